@@ -1,0 +1,357 @@
+package learning
+
+import (
+	"errors"
+	"math"
+	"sync"
+	"testing"
+	"time"
+
+	fsrs "github.com/open-spaced-repetition/go-fsrs/v4"
+	"github.com/stretchr/testify/require"
+)
+
+// fakeClock is a manually advanced Clock for tests.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newFakeClock(t time.Time) *fakeClock { return &fakeClock{t: t} }
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = t
+}
+
+// fsrs6DefaultWeights are the published FSRS-6 default weights w0..w20,
+// written out so that a change in go-fsrs' DefaultWeights is noticed.
+var fsrs6DefaultWeights = [21]float64{
+	0.212, 1.2931, 2.3065, 8.2956, 6.4133, 0.8334, 3.0194, 0.001, 1.8722, 0.1666,
+	0.796, 1.4835, 0.0614, 0.2629, 1.6483, 0.6014, 1.8729, 0.5425, 0.0912, 0.0658,
+	0.1542,
+}
+
+var t0 = time.Date(2022, 11, 29, 12, 30, 0, 0, time.UTC)
+
+func newTestScheduler(t *testing.T, p Params, clk *fakeClock) *Scheduler {
+	t.Helper()
+	s, err := NewScheduler(p, clk.Now)
+	require.NoError(t, err)
+	return s
+}
+
+// noFuzz returns DefaultParams with fuzz off, for deterministic intervals.
+func noFuzz() Params {
+	p := DefaultParams()
+	p.EnableFuzz = false
+	return p
+}
+
+func TestDefaultWeightsMatchGoFSRS(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, fsrs6DefaultWeights, [21]float64(fsrs.DefaultWeights()))
+	p := DefaultParams()
+	require.Equal(t, fsrs6DefaultWeights, p.Weights)
+	require.Equal(t, 0.9, p.DesiredRetention)
+	require.Equal(t, 36500.0, p.MaximumInterval)
+	require.True(t, p.EnableFuzz, "production default must fuzz")
+	require.True(t, p.EnableShortTerm)
+	require.Equal(t, []time.Duration{time.Minute, 10 * time.Minute}, p.LearningSteps)
+	require.Equal(t, []time.Duration{10 * time.Minute}, p.RelearningSteps)
+}
+
+// TestKnownAnswerVector reproduces the published FSRS-6 scheduling example
+// used by the reference implementations (go-fsrs v4 fsrs_test.go
+// TestBasicSchedulerExample; the same ratings/intervals appear in ts-fsrs and
+// py-fsrs).
+//
+// Configuration that reproduces it is go-fsrs' DefaultParam() with fuzz off:
+//   - FSRS-6 default weights (below), desired retention 0.9, maximum
+//     interval 36500 days, fuzz OFF;
+//   - short-term scheduling ON (go-fsrs "basic" scheduler, not the
+//     long-term one);
+//   - learning steps [1m, 10m] and relearning steps [10m].
+//
+// Why: the 0s in the vector are minute-scale steps. The first Good on a New
+// card moves it to the 10m learning step (0 days); the next Good graduates
+// it using the short-term (same-day) stability (2 days). The first Again on
+// a Review card enters the single 10m relearning step (0), the second Again
+// restarts that step (0), and the following Good graduates (2 days). With
+// short-term off (go-fsrs long-term scheduler) the same ratings give
+// 3,14,57,196,586,1559,10,1,3,5,9,15,25 instead, and with fuzz on the
+// intervals >= 3 days would be randomised.
+func TestKnownAnswerVector(t *testing.T) {
+	t.Parallel()
+	p := Params{
+		Weights:          fsrs6DefaultWeights,
+		DesiredRetention: 0.9,
+		MaximumInterval:  36500,
+		EnableFuzz:       false,
+		EnableShortTerm:  true,
+		LearningSteps:    []time.Duration{time.Minute, 10 * time.Minute},
+		RelearningSteps:  []time.Duration{10 * time.Minute},
+	}
+	clk := newFakeClock(t0)
+	s := newTestScheduler(t, p, clk)
+
+	card := s.NewCard()
+	require.Equal(t, t0, card.Due)
+
+	ratings := []Rating{Good, Good, Good, Good, Good, Good, Again, Again, Good, Good, Good, Good, Good}
+	wantIntervals := []uint64{0, 2, 11, 46, 163, 498, 0, 0, 2, 4, 7, 12, 21}
+	wantStatesBefore := []State{New, Learning, Review, Review, Review, Review, Review, Relearning, Relearning, Review, Review, Review, Review}
+
+	var intervals []uint64
+	var statesBefore []State
+	for _, r := range ratings {
+		clk.Set(card.Due) // review exactly when due
+		next, log, err := s.Review(card, r)
+		require.NoError(t, err)
+		require.Equal(t, card.Due, log.Reviewed)
+		require.Equal(t, next.ScheduledDays, log.ScheduledDays)
+		intervals = append(intervals, next.ScheduledDays)
+		statesBefore = append(statesBefore, log.State)
+		card = next
+	}
+	require.Equal(t, wantIntervals, intervals)
+	require.Equal(t, wantStatesBefore, statesBefore)
+	require.Equal(t, uint64(len(ratings)), card.Reps)
+	require.Equal(t, uint64(1), card.Lapses)
+}
+
+// TestLongTermVector pins the go-fsrs long-term scheduler (short-term off)
+// against go-fsrs' TestLongTermScheduler, to show EnableShortTerm is wired.
+func TestLongTermVector(t *testing.T) {
+	t.Parallel()
+	p := noFuzz()
+	p.EnableShortTerm = false
+	clk := newFakeClock(t0)
+	s := newTestScheduler(t, p, clk)
+	card := s.NewCard()
+	ratings := []Rating{Good, Good, Good, Good, Good, Good, Again, Again, Good, Good, Good, Good, Good}
+	var intervals []uint64
+	for _, r := range ratings {
+		clk.Set(card.Due)
+		next, _, err := s.Review(card, r)
+		require.NoError(t, err)
+		intervals = append(intervals, next.ScheduledDays)
+		card = next
+	}
+	require.Equal(t, []uint64{3, 14, 57, 196, 586, 1559, 10, 1, 3, 5, 9, 15, 25}, intervals)
+}
+
+func TestNewCardDueNow(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2031, 4, 5, 6, 7, 8, 0, time.UTC)
+	s := newTestScheduler(t, noFuzz(), newFakeClock(now))
+	c := s.NewCard()
+	require.Equal(t, Card{State: New, Due: now}, c)
+}
+
+func TestInvalidRatingRejected(t *testing.T) {
+	t.Parallel()
+	s := newTestScheduler(t, noFuzz(), newFakeClock(t0))
+	c := s.NewCard()
+	for _, r := range []Rating{0, -1, 5, 100} {
+		_, _, err := s.Review(c, r)
+		require.ErrorIs(t, err, ErrInvalidRating, "rating %d", r)
+	}
+}
+
+func TestClockInjectionHonoured(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2030, 1, 1, 8, 0, 0, 0, time.UTC)
+	clk := newFakeClock(start)
+	s := newTestScheduler(t, noFuzz(), clk)
+
+	c := s.NewCard()
+	require.Equal(t, start, c.Due)
+
+	// New + Good -> second learning step (10 minutes) from the injected now.
+	later := start.Add(3 * time.Hour)
+	clk.Set(later)
+	c, log, err := s.Review(c, Good)
+	require.NoError(t, err)
+	require.Equal(t, Learning, c.State)
+	require.Equal(t, 1, c.Step)
+	require.Equal(t, later.Add(10*time.Minute), c.Due)
+	require.Equal(t, later, c.LastReview)
+	require.Equal(t, later, log.Reviewed)
+	require.Equal(t, start, log.Due)
+	require.Equal(t, New, log.State)
+
+	// Good again graduates: due a whole number of days after the injected now.
+	later2 := later.Add(10 * time.Minute)
+	clk.Set(later2)
+	c, _, err = s.Review(c, Good)
+	require.NoError(t, err)
+	require.Equal(t, Review, c.State)
+	require.Equal(t, 0, c.Step)
+	require.Positive(t, c.ScheduledDays)
+	require.Equal(t, later2.Add(time.Duration(c.ScheduledDays)*24*time.Hour), c.Due)
+}
+
+func TestAgainOnReviewCardIncrementsLapses(t *testing.T) {
+	t.Parallel()
+	clk := newFakeClock(t0)
+	s := newTestScheduler(t, noFuzz(), clk)
+	c := s.NewCard()
+	c, _, err := s.Review(c, Easy) // graduates straight to Review
+	require.NoError(t, err)
+	require.Equal(t, Review, c.State)
+	require.Zero(t, c.Lapses)
+
+	clk.Set(c.Due)
+	before := c
+	c, log, err := s.Review(c, Again)
+	require.NoError(t, err)
+	require.Equal(t, uint64(1), c.Lapses)
+	require.Equal(t, Relearning, c.State)
+	require.Equal(t, 0, c.Step)
+	require.Equal(t, before.Due.Add(10*time.Minute), c.Due)
+	require.Equal(t, before.ScheduledDays, log.ElapsedDays)
+	require.Equal(t, log.ElapsedDays, c.ElapsedDays)
+	require.Equal(t, c.Stability, log.Stability)
+	require.Equal(t, c.Difficulty, log.Difficulty)
+	require.Less(t, c.Stability, before.Stability)
+
+	// Again while relearning is not another lapse.
+	clk.Set(c.Due)
+	c, _, err = s.Review(c, Again)
+	require.NoError(t, err)
+	require.Equal(t, uint64(1), c.Lapses)
+}
+
+func TestReviewDoesNotMutateInputAndIsRepeatable(t *testing.T) {
+	t.Parallel()
+	p := DefaultParams() // fuzz on: still deterministic for the same input
+	clk := newFakeClock(t0)
+	s := newTestScheduler(t, p, clk)
+	c, _, err := s.Review(s.NewCard(), Easy)
+	require.NoError(t, err)
+	clk.Set(c.Due.Add(48 * time.Hour))
+	orig := c
+	a, _, err := s.Review(c, Good)
+	require.NoError(t, err)
+	b, _, err := s.Review(c, Good)
+	require.NoError(t, err)
+	require.Equal(t, orig, c)
+	require.Equal(t, a, b)
+}
+
+func TestReviewRejectsInvalidCard(t *testing.T) {
+	t.Parallel()
+	clk := newFakeClock(t0)
+	s := newTestScheduler(t, noFuzz(), clk)
+
+	_, _, err := s.Review(Card{State: 9, Due: t0}, Good)
+	require.ErrorIs(t, err, ErrInvalidCard)
+
+	_, _, err = s.Review(Card{State: Learning, Due: t0, Stability: 1, Difficulty: 5, Step: -1}, Good)
+	require.ErrorIs(t, err, ErrInvalidCard)
+
+	_, _, err = s.Review(Card{State: Review, Due: t0, Stability: 0, Difficulty: 5, LastReview: t0}, Good)
+	require.ErrorIs(t, err, ErrInvalidCard)
+
+	_, _, err = s.Review(Card{State: Review, Due: t0, Stability: 3, Difficulty: 5, LastReview: t0.Add(time.Hour)}, Good)
+	require.ErrorIs(t, err, ErrInvalidCard, "last review after now")
+}
+
+func TestNewSchedulerValidation(t *testing.T) {
+	t.Parallel()
+	clk := newFakeClock(t0).Now
+	cases := map[string]func(p *Params){
+		"nan weight":          func(p *Params) { p.Weights[3] = math.NaN() },
+		"zero decay":          func(p *Params) { p.Weights[20] = 0 },
+		"weight out of range": func(p *Params) { p.Weights[4] = 42 },
+		"retention zero":      func(p *Params) { p.DesiredRetention = 0 },
+		"retention one":       func(p *Params) { p.DesiredRetention = 1 },
+		"max interval zero":   func(p *Params) { p.MaximumInterval = 0 },
+		"max interval huge":   func(p *Params) { p.MaximumInterval = 40000 },
+		"zero learning step":  func(p *Params) { p.LearningSteps = []time.Duration{0} },
+		"negative relearning": func(p *Params) { p.RelearningSteps = []time.Duration{-time.Minute} },
+		"zero value params":   func(p *Params) { *p = Params{} },
+	}
+	for name, mutate := range cases {
+		p := DefaultParams()
+		mutate(&p)
+		_, err := NewScheduler(p, clk)
+		require.ErrorIs(t, err, ErrInvalidParams, name)
+	}
+
+	_, err := NewScheduler(DefaultParams(), nil)
+	require.ErrorIs(t, err, ErrInvalidParams)
+
+	// Several relearning steps: go-fsrs' FSRS-6 ceiling on w17/w18 is allowed.
+	p := DefaultParams()
+	p.RelearningSteps = []time.Duration{time.Minute, 10 * time.Minute, time.Hour}
+	_, err = NewScheduler(p, clk)
+	require.NoError(t, err)
+
+	// Empty steps are valid: cards graduate at their first review.
+	p = noFuzz()
+	p.LearningSteps = nil
+	s, err := NewScheduler(p, clk)
+	require.NoError(t, err)
+	c, _, err := s.Review(s.NewCard(), Good)
+	require.NoError(t, err)
+	require.Equal(t, Review, c.State)
+}
+
+func TestSchedulerCopiesParams(t *testing.T) {
+	t.Parallel()
+	p := noFuzz()
+	s := newTestScheduler(t, p, newFakeClock(t0))
+	p.LearningSteps[0] = time.Hour
+	require.Equal(t, time.Minute, s.Params().LearningSteps[0])
+	got := s.Params()
+	got.LearningSteps[0] = time.Hour
+	require.Equal(t, time.Minute, s.Params().LearningSteps[0])
+}
+
+func TestRatingParseAndString(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   string
+		want Rating
+	}{
+		{"again", Again}, {"hard", Hard}, {"good", Good}, {"easy", Easy},
+		{"1", Again}, {"2", Hard}, {"3", Good}, {"4", Easy}, {" Good ", Good},
+	} {
+		got, err := ParseRating(tc.in)
+		require.NoError(t, err, tc.in)
+		require.Equal(t, tc.want, got, tc.in)
+	}
+	for _, in := range []string{"", "0", "5", "ok", "good!"} {
+		_, err := ParseRating(in)
+		require.True(t, errors.Is(err, ErrInvalidRating), in)
+	}
+	for _, r := range []Rating{Again, Hard, Good, Easy} {
+		require.True(t, r.Valid())
+		back, err := ParseRating(r.String())
+		require.NoError(t, err)
+		require.Equal(t, r, back)
+	}
+	require.False(t, Rating(0).Valid())
+	require.Equal(t, "rating(7)", Rating(7).String())
+}
+
+func TestStateNumberingAndString(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, int(fsrs.New), int(New))
+	require.Equal(t, int(fsrs.Learning), int(Learning))
+	require.Equal(t, int(fsrs.Review), int(Review))
+	require.Equal(t, int(fsrs.Relearning), int(Relearning))
+	require.Equal(t, int(fsrs.Again), int(Again))
+	require.Equal(t, int(fsrs.Easy), int(Easy))
+	require.Equal(t, []string{"new", "learning", "review", "relearning", "state(4)"},
+		[]string{New.String(), Learning.String(), Review.String(), Relearning.String(), State(4).String()})
+}

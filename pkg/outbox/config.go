@@ -1,0 +1,101 @@
+package outbox
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+)
+
+// Defaults for Config, written once next to the setting they fill.
+const (
+	DefaultMaxDuration   = 45 * time.Second
+	DefaultMaxDeliveries = 100_000
+	DefaultBatchSize     = 500
+	DefaultConcurrency   = 16
+	DefaultLeaseDuration = 30 * time.Second
+	DefaultMaxAttempts   = 12
+	DefaultBackoffBase   = time.Second
+	DefaultBackoffMax    = time.Hour
+	DefaultPollInterval  = time.Second
+)
+
+// Config bounds one drain run. Zero fields take the defaults above.
+type Config struct {
+	// MaxDuration is how long a run keeps claiming work. Handlers already
+	// started may finish after it, within their lease.
+	MaxDuration time.Duration
+	// MaxDeliveries caps how many deliveries one run claims.
+	MaxDeliveries int
+	// BatchSize is how many deliveries one claim statement takes.
+	BatchSize int
+	// Concurrency is how many handlers run at once.
+	Concurrency int
+	// LeaseDuration is how long a claimed delivery stays with its worker
+	// before another may take it. Handlers get a deadline a little shorter.
+	LeaseDuration time.Duration
+	// MaxAttempts is the number of attempts after which a failing delivery
+	// becomes dead.
+	MaxAttempts int
+	// BackoffBase is the delay before the second attempt; each later attempt
+	// doubles it, up to BackoffMax, with jitter (see Config.Backoff).
+	BackoffBase time.Duration
+	// BackoffMax caps the delay between attempts.
+	BackoffMax time.Duration
+	// StopWhenIdle ends the run as soon as a claim finds nothing due.
+	StopWhenIdle bool
+	// PollInterval is how long an idle run waits before claiming again.
+	PollInterval time.Duration
+}
+
+func (c Config) withDefaults() Config {
+	c.MaxDuration = cmp.Or(c.MaxDuration, DefaultMaxDuration)
+	c.MaxDeliveries = cmp.Or(c.MaxDeliveries, DefaultMaxDeliveries)
+	c.BatchSize = cmp.Or(c.BatchSize, DefaultBatchSize)
+	c.Concurrency = cmp.Or(c.Concurrency, DefaultConcurrency)
+	c.LeaseDuration = cmp.Or(c.LeaseDuration, DefaultLeaseDuration)
+	c.MaxAttempts = cmp.Or(c.MaxAttempts, DefaultMaxAttempts)
+	c.BackoffBase = cmp.Or(c.BackoffBase, DefaultBackoffBase)
+	c.BackoffMax = cmp.Or(c.BackoffMax, DefaultBackoffMax)
+	c.PollInterval = cmp.Or(c.PollInterval, DefaultPollInterval)
+	return c
+}
+
+// Validate rejects settings that cannot work, after applying defaults.
+func (c Config) Validate() error {
+	c = c.withDefaults()
+	var errs []error
+	if c.MaxDuration < 0 || c.MaxDeliveries < 0 || c.BatchSize < 0 || c.Concurrency < 0 ||
+		c.MaxAttempts < 0 || c.BackoffBase < 0 || c.BackoffMax < 0 || c.PollInterval < 0 {
+		errs = append(errs, errors.New("outbox config: limits must not be negative"))
+	}
+	if c.LeaseDuration < time.Second {
+		errs = append(errs, fmt.Errorf("outbox config: lease duration %s is under 1s", c.LeaseDuration))
+	}
+	if c.BackoffMax < c.BackoffBase {
+		errs = append(errs, fmt.Errorf("outbox config: backoff max %s is below backoff base %s", c.BackoffMax, c.BackoffBase))
+	}
+	return errors.Join(errs...)
+}
+
+// Backoff returns the delay before the attempt after attempt number attempt
+// (1-based): min(BackoffMax, BackoffBase * 2^(attempt-1)), of which the upper
+// half is random ("equal jitter"), so delays grow while retries of many
+// deliveries spread out.
+func (c Config) Backoff(attempt int) time.Duration {
+	c = c.withDefaults()
+	d := c.BackoffBase
+	for i := 1; i < attempt && d < c.BackoffMax; i++ {
+		d *= 2
+	}
+	d = min(d, c.BackoffMax)
+	half := d / 2
+	return half + time.Duration(rand.Int64N(int64(half)+1))
+}
+
+// handlerTimeout leaves a margin between a handler's deadline and the lease
+// expiry so that its result is written while the lease is still held.
+func (c Config) handlerTimeout() time.Duration {
+	return c.LeaseDuration - min(c.LeaseDuration/5, 5*time.Second)
+}

@@ -1,0 +1,45 @@
+package outbox
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+const markProcessedSQL = `
+INSERT INTO outbox_processed (subscriber, event_id) VALUES ($1, $2)
+ON CONFLICT (subscriber, event_id) DO NOTHING`
+
+// MarkProcessed records that subscriber has processed eventID, inside tx, and
+// reports whether this is the first time. Call it as the first statement of
+// the consumer's transaction: a concurrent duplicate blocks on the row until
+// the first commits (then sees false) or rolls back (then sees true), so two
+// copies of one delivery can never both pass.
+func MarkProcessed(ctx context.Context, tx pgx.Tx, subscriber string, eventID uuid.UUID) (bool, error) {
+	tag, err := tx.Exec(ctx, markProcessedSQL, subscriber, eventID)
+	if err != nil {
+		return false, fmt.Errorf("mark %s processed by %s: %w", eventID, subscriber, err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// HandleOnce runs fn in a new transaction on pool that first records
+// (d.Subscriber, d.Event.ID). If the record already exists the delivery is a
+// duplicate: fn is not called and HandleOnce returns nil. Otherwise fn's
+// changes and the record commit together, or neither does. It returns fn's
+// error or the database error, wrapped.
+func HandleOnce(ctx context.Context, pool *pgxpool.Pool, d Delivery, fn func(pgx.Tx) error) error {
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		first, err := MarkProcessed(ctx, tx, d.Subscriber, d.Event.ID)
+		if err != nil || !first {
+			return err
+		}
+		if err := fn(tx); err != nil {
+			return fmt.Errorf("%s on %s %s: %w", d.Subscriber, d.Event.Topic, d.Event.ID, err)
+		}
+		return nil
+	})
+}

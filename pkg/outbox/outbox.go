@@ -1,0 +1,127 @@
+package outbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// DBTX is the part of pgx.Tx, *pgx.Conn and *pgxpool.Pool that Enqueue needs.
+type DBTX interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// Outbox writes events and their fan-out into the caller's transaction.
+// It is safe for concurrent use.
+type Outbox struct {
+	topics   []string
+	names    []string
+	bySub    map[string]bool
+	hasTopic map[string]bool
+}
+
+// ErrUnknownTopic is returned by Enqueue for a topic no subscription names.
+// Enqueuing such an event would store it and deliver it to no one, which is
+// almost always a typo.
+var ErrUnknownTopic = errors.New("outbox: no subscription for topic")
+
+// New returns an Outbox routing events by subs. It returns an error for an
+// empty topic or subscriber name, or a duplicated pair.
+func New(subs ...Subscription) (*Outbox, error) {
+	o := &Outbox{bySub: map[string]bool{}, hasTopic: map[string]bool{}}
+	seen := map[Subscription]bool{}
+	for _, s := range subs {
+		if s.Topic == "" || s.Subscriber == "" {
+			return nil, fmt.Errorf("outbox: subscription %+v needs a topic and a subscriber", s)
+		}
+		if seen[s] {
+			return nil, fmt.Errorf("outbox: subscription %s -> %s declared twice", s.Topic, s.Subscriber)
+		}
+		seen[s] = true
+		o.topics = append(o.topics, s.Topic)
+		o.names = append(o.names, s.Subscriber)
+		o.bySub[s.Subscriber] = true
+		o.hasTopic[s.Topic] = true
+	}
+	return o, nil
+}
+
+// Subscribers returns the distinct subscriber names, in declaration order.
+func (o *Outbox) Subscribers() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, n := range o.names {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+const enqueueSQL = `
+WITH ev AS (
+    INSERT INTO outbox_events (event_id, topic, ordering_key, payload, headers, not_before)
+    SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[], $5::jsonb[], $6::timestamptz[])
+    RETURNING id, topic, not_before
+)
+INSERT INTO outbox_deliveries (event_id, subscriber, available_at)
+SELECT ev.id, s.subscriber, greatest(coalesce(ev.not_before, now()), now())
+FROM ev JOIN unnest($7::text[], $8::text[]) AS s (topic, subscriber) ON s.topic = ev.topic
+ORDER BY ev.id, s.subscriber`
+
+// Enqueue stores events and one pending delivery per subscriber of each
+// event's topic, in one statement inside tx (a pgx.Tx in practice: the point
+// is to share the caller's transaction). Events with a zero ID get a random
+// one, written back into the slice. It returns ErrUnknownTopic for a topic
+// without subscribers, an error for a payload that is not valid JSON, and any
+// database error.
+func (o *Outbox) Enqueue(ctx context.Context, tx DBTX, events ...Event) error {
+	if len(events) == 0 {
+		return nil
+	}
+	n := len(events)
+	ids := make([]uuid.UUID, n)
+	topics := make([]string, n)
+	keys := make([]string, n)
+	payloads := make([]string, n)
+	headers := make([]string, n)
+	notBefore := make([]*time.Time, n)
+	for i := range events {
+		e := &events[i]
+		if !o.hasTopic[e.Topic] {
+			return fmt.Errorf("enqueue %q: %w", e.Topic, ErrUnknownTopic)
+		}
+		if !json.Valid(e.Payload) {
+			return fmt.Errorf("enqueue %q: payload is not valid JSON", e.Topic)
+		}
+		if e.ID == uuid.Nil {
+			e.ID = uuid.New()
+		}
+		h, err := json.Marshal(e.Headers)
+		if err != nil {
+			return fmt.Errorf("enqueue %q: encode headers: %w", e.Topic, err)
+		}
+		if e.Headers == nil {
+			h = []byte("{}")
+		}
+		ids[i], topics[i], keys[i] = e.ID, e.Topic, e.OrderingKey
+		payloads[i], headers[i] = string(e.Payload), string(h)
+		if !e.NotBefore.IsZero() {
+			t := e.NotBefore
+			notBefore[i] = &t
+		}
+	}
+	if _, err := tx.Exec(ctx, enqueueSQL, ids, topics, keys, payloads, headers, notBefore, o.topics, o.names); err != nil {
+		return fmt.Errorf("enqueue %d events: %w", n, err)
+	}
+	return nil
+}

@@ -1,0 +1,447 @@
+package outbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lexora-app/lexora/pkg/platform/pgtest"
+)
+
+type bundle struct {
+	pool   *pgxpool.Pool
+	outbox *Outbox
+}
+
+// setup gives the test its own database and an outbox routing "t.a" to
+// subscribers "s1" and "s2", and "t.b" to "s1".
+func setup(t *testing.T) bundle {
+	t.Helper()
+	ob, err := New(
+		Subscription{Topic: "t.a", Subscriber: "s1"},
+		Subscription{Topic: "t.a", Subscriber: "s2"},
+		Subscription{Topic: "t.b", Subscriber: "s1"},
+	)
+	require.NoError(t, err)
+	return bundle{pool: pgtest.New(t), outbox: ob}
+}
+
+func event(t *testing.T, topic string, n int) Event {
+	t.Helper()
+	e, err := NewEvent(topic, fmt.Sprintf("key-%d", n%7), map[string]int{"n": n})
+	require.NoError(t, err)
+	return e
+}
+
+func (b bundle) enqueue(t *testing.T, events ...Event) {
+	t.Helper()
+	require.NoError(t, pgx.BeginFunc(context.Background(), b.pool, func(tx pgx.Tx) error {
+		return b.outbox.Enqueue(context.Background(), tx, events...)
+	}))
+}
+
+func (b bundle) drainer(t *testing.T, handlers map[string]Handler, cfg Config) *Drainer {
+	t.Helper()
+	d, err := NewDrainer(b.pool, handlers, cfg, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	return d
+}
+
+func (b bundle) count(t *testing.T, sql string, args ...any) int {
+	t.Helper()
+	var n int
+	require.NoError(t, b.pool.QueryRow(context.Background(), sql, args...).Scan(&n))
+	return n
+}
+
+// recorder is a handler that counts calls per (subscriber, event).
+type recorder struct {
+	mu    sync.Mutex
+	calls map[string]int
+	order []uuid.UUID
+}
+
+func newRecorder() *recorder { return &recorder{calls: map[string]int{}} }
+
+func (r *recorder) Handle(_ context.Context, d Delivery) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls[d.Subscriber+"/"+d.Event.ID.String()]++
+	r.order = append(r.order, d.Event.ID)
+	return nil
+}
+
+func (r *recorder) count(sub string, id uuid.UUID) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.calls[sub+"/"+id.String()]
+}
+
+func TestEnqueueFansOutPerSubscriber(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	a, bb := event(t, "t.a", 1), event(t, "t.b", 2)
+	a.Headers = map[string]string{"request_id": "r-1"}
+	b.enqueue(t, a, bb)
+
+	require.Equal(t, 2, b.count(t, "SELECT count(*) FROM outbox_events"))
+	require.Equal(t, 2, b.count(t, `SELECT count(*) FROM outbox_deliveries d JOIN outbox_events e ON e.id = d.event_id
+		WHERE e.event_id = $1 AND d.state = 'pending'`, a.ID))
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM outbox_deliveries d JOIN outbox_events e ON e.id = d.event_id
+		WHERE e.event_id = $1 AND d.subscriber = 's1'`, bb.ID))
+
+	rec := newRecorder()
+	var got Delivery
+	d := b.drainer(t, map[string]Handler{
+		"s1": rec,
+		"s2": HandlerFunc(func(ctx context.Context, dl Delivery) error { got = dl; return rec.Handle(ctx, dl) }),
+	}, Config{StopWhenIdle: true})
+	rep, err := d.Run(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, 3, rep.Delivered)
+	require.Equal(t, a.ID, got.Event.ID)
+	require.Equal(t, "r-1", got.Event.Headers["request_id"])
+	require.Equal(t, "key-1", got.Event.OrderingKey)
+	require.JSONEq(t, `{"n":1}`, string(got.Event.Payload))
+	require.Equal(t, 1, got.Attempt)
+}
+
+func TestEnqueueRejectsUnknownTopicAndBadPayload(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	err := pgx.BeginFunc(context.Background(), b.pool, func(tx pgx.Tx) error {
+		return b.outbox.Enqueue(context.Background(), tx, event(t, "t.a", 1), event(t, "t.nobody", 2))
+	})
+	require.ErrorIs(t, err, ErrUnknownTopic)
+	err = pgx.BeginFunc(context.Background(), b.pool, func(tx pgx.Tx) error {
+		return b.outbox.Enqueue(context.Background(), tx, Event{Topic: "t.a", Payload: json.RawMessage(`{`)})
+	})
+	require.ErrorContains(t, err, "not valid JSON")
+	require.Zero(t, b.count(t, "SELECT count(*) FROM outbox_events"))
+}
+
+func TestRolledBackTransactionLeavesNoEvents(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	tx, err := b.pool.Begin(ctx)
+	require.NoError(t, err)
+	_, err = tx.Exec(ctx, `INSERT INTO users (email, display_name, role) VALUES ('a@example.com', 'A', 'learner')`)
+	require.NoError(t, err)
+	require.NoError(t, b.outbox.Enqueue(ctx, tx, event(t, "t.a", 1)))
+	require.NoError(t, tx.Rollback(ctx))
+
+	// A connection that dies before COMMIT is the same as a rollback.
+	conn, err := pgx.Connect(ctx, pgtest.URL(b.pool))
+	require.NoError(t, err)
+	_, err = conn.Exec(ctx, "BEGIN")
+	require.NoError(t, err)
+	require.NoError(t, b.outbox.Enqueue(ctx, conn, event(t, "t.a", 2)))
+	require.NoError(t, conn.Close(ctx))
+
+	require.Zero(t, b.count(t, "SELECT count(*) FROM users"))
+	require.Zero(t, b.count(t, "SELECT count(*) FROM outbox_events"))
+	require.Zero(t, b.count(t, "SELECT count(*) FROM outbox_deliveries"))
+}
+
+func TestLateCommitIsNotSkipped(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	late, early := event(t, "t.b", 1), event(t, "t.b", 2)
+
+	txA, err := b.pool.Begin(ctx)
+	require.NoError(t, err)
+	require.NoError(t, b.outbox.Enqueue(ctx, txA, late)) // lower ids, still open
+	b.enqueue(t, early)
+
+	rec := newRecorder()
+	d := b.drainer(t, map[string]Handler{"s1": rec}, Config{StopWhenIdle: true})
+	rep, err := d.Run(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, rep.Delivered)
+	require.Equal(t, 1, rec.count("s1", early.ID))
+	require.Zero(t, rec.count("s1", late.ID))
+
+	require.NoError(t, txA.Commit(ctx))
+	rep, err = d.Run(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, rep.Delivered)
+	require.Equal(t, 1, rec.count("s1", late.ID))
+}
+
+func TestConcurrentDrainsNeverShareADelivery(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	events := make([]Event, 500)
+	for i := range events {
+		events[i] = event(t, "t.a", i) // two subscribers: 1,000 deliveries
+	}
+	b.enqueue(t, events...)
+
+	var mu sync.Mutex
+	holding := map[int64]bool{}
+	handled := map[int64]int{}
+	var overlaps atomic.Int64
+	h := HandlerFunc(func(ctx context.Context, d Delivery) error {
+		mu.Lock()
+		if holding[d.ID] {
+			overlaps.Add(1)
+		}
+		holding[d.ID] = true
+		handled[d.ID]++
+		mu.Unlock()
+		time.Sleep(100 * time.Microsecond)
+		mu.Lock()
+		delete(holding, d.ID)
+		mu.Unlock()
+		return nil
+	})
+	cfg := Config{StopWhenIdle: true, BatchSize: 50, Concurrency: 4}
+	reports := make([]Report, 2)
+	var wg sync.WaitGroup
+	for i := range reports {
+		d := b.drainer(t, map[string]Handler{"s1": h, "s2": h}, cfg)
+		wg.Go(func() {
+			rep, err := d.Run(context.Background())
+			require.NoError(t, err)
+			reports[i] = rep
+		})
+	}
+	wg.Wait()
+
+	require.Zero(t, overlaps.Load())
+	require.Len(t, handled, 1000)
+	for id, n := range handled {
+		require.Equal(t, 1, n, "delivery %d handled %d times", id, n)
+	}
+	require.Equal(t, 1000, reports[0].Delivered+reports[1].Delivered)
+	require.Equal(t, 1000, b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'delivered'"))
+}
+
+// effects is a table a handler writes through HandleOnce, so that the test
+// can count effects in the database.
+func (b bundle) effects(t *testing.T) {
+	t.Helper()
+	_, err := b.pool.Exec(context.Background(), "CREATE TABLE effects (event_id uuid, subscriber text)")
+	require.NoError(t, err)
+}
+
+func (b bundle) effectHandler() Handler {
+	return HandlerFunc(func(ctx context.Context, d Delivery) error {
+		return HandleOnce(ctx, b.pool, d, func(tx pgx.Tx) error {
+			_, err := tx.Exec(ctx, "INSERT INTO effects VALUES ($1, $2)", d.Event.ID, d.Subscriber)
+			return err
+		})
+	})
+}
+
+func TestCrashAfterEffectBeforeAckRedeliversOnce(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.effects(t)
+	ctx := context.Background()
+	e := event(t, "t.b", 1)
+	b.enqueue(t, e)
+
+	h := b.effectHandler()
+	crashed := b.drainer(t, map[string]Handler{"s1": h}, Config{LeaseDuration: time.Second})
+	batch, _, err := crashed.claim(ctx, 10)
+	require.NoError(t, err)
+	require.Len(t, batch, 1)
+	require.NoError(t, h.Handle(ctx, batch[0])) // the effect happens, the ack never does
+
+	d := b.drainer(t, map[string]Handler{"s1": h}, Config{StopWhenIdle: true})
+	rep, err := d.Run(ctx)
+	require.NoError(t, err)
+	require.Zero(t, rep.Claimed, "the lease is still held")
+
+	require.Eventually(t, func() bool {
+		rep, err = d.Run(ctx)
+		require.NoError(t, err)
+		return rep.Delivered == 1
+	}, 5*time.Second, 50*time.Millisecond)
+	require.Equal(t, 1, b.count(t, "SELECT count(*) FROM effects WHERE event_id = $1", e.ID))
+	require.Equal(t, 2, b.count(t, "SELECT attempts FROM outbox_deliveries"))
+}
+
+func TestExpiredLeaseCannotAcknowledgeOrFail(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	b.enqueue(t, event(t, "t.b", 1), event(t, "t.b", 2))
+	d := b.drainer(t, map[string]Handler{"s1": newRecorder()}, Config{})
+
+	first, oldToken, err := d.claim(ctx, 10)
+	require.NoError(t, err)
+	require.Len(t, first, 2)
+	_, err = b.pool.Exec(ctx, "UPDATE outbox_deliveries SET available_at = now() - interval '1 second'")
+	require.NoError(t, err)
+	second, newToken, err := d.claim(ctx, 10)
+	require.NoError(t, err)
+	require.Len(t, second, 2)
+
+	acked, err := d.ack(ctx, []int64{first[0].ID}, oldToken)
+	require.NoError(t, err)
+	require.Zero(t, acked)
+	retried, dead, err := d.fail(ctx, []failure{{id: first[1].ID, err: "stale", dead: true}}, oldToken)
+	require.NoError(t, err)
+	require.Zero(t, retried+dead)
+	require.Equal(t, 2, b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'running' AND lease_token = $1", newToken))
+
+	acked, err = d.ack(ctx, []int64{second[0].ID, second[1].ID}, newToken)
+	require.NoError(t, err)
+	require.Equal(t, 2, acked)
+}
+
+func TestFailingSubscriberBacksOffThenDiesWithoutHoldingOthers(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	poison, other := event(t, "t.a", 1), event(t, "t.b", 2)
+	b.enqueue(t, poison, other)
+
+	var mu sync.Mutex
+	var attemptsAt []time.Time
+	rec := newRecorder()
+	failing := HandlerFunc(func(_ context.Context, d Delivery) error {
+		mu.Lock()
+		defer mu.Unlock()
+		attemptsAt = append(attemptsAt, time.Now())
+		return errors.New("smtp: 451 try again later")
+	})
+	cfg := Config{MaxAttempts: 5, BackoffBase: 40 * time.Millisecond, BackoffMax: time.Second,
+		PollInterval: 5 * time.Millisecond, MaxDuration: 10 * time.Second, StopWhenIdle: false}
+	d := b.drainer(t, map[string]Handler{"s1": rec, "s2": failing}, cfg)
+
+	done := make(chan Report)
+	go func() {
+		rep, err := d.Run(ctx)
+		require.NoError(t, err)
+		done <- rep
+	}()
+	require.Eventually(t, func() bool {
+		return b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'dead'") == 1
+	}, 10*time.Second, 10*time.Millisecond)
+	// Other subscribers of the same event and other events went through at once.
+	require.Equal(t, 1, rec.count("s1", poison.ID))
+	require.Equal(t, 1, rec.count("s1", other.ID))
+
+	mu.Lock()
+	require.Len(t, attemptsAt, 5)
+	for i := 1; i < len(attemptsAt); i++ {
+		gap := attemptsAt[i].Sub(attemptsAt[i-1])
+		least := cfg.BackoffBase << (i - 1) / 2
+		require.GreaterOrEqual(t, gap, least, "gap before attempt %d", i+1)
+	}
+	mu.Unlock()
+
+	var lastErr string
+	var attempts int
+	require.NoError(t, b.pool.QueryRow(ctx,
+		"SELECT last_error, attempts FROM outbox_deliveries WHERE state = 'dead' AND subscriber = 's2'").Scan(&lastErr, &attempts))
+	require.Equal(t, "smtp: 451 try again later", lastErr)
+	require.Equal(t, 5, attempts)
+	rep := <-done
+	require.Equal(t, 4, rep.Retried)
+	require.Equal(t, 1, rep.Dead)
+	require.Equal(t, 2, rep.Delivered)
+}
+
+func TestPermanentErrorAndPanicAreFailedAttempts(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	b.enqueue(t, event(t, "t.a", 1))
+	d := b.drainer(t, map[string]Handler{
+		"s1": HandlerFunc(func(context.Context, Delivery) error { return Permanent(errors.New("no such learner")) }),
+		"s2": HandlerFunc(func(context.Context, Delivery) error { panic("boom") }),
+	}, Config{StopWhenIdle: true})
+	rep, err := d.Run(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, rep.Dead)
+	require.Equal(t, 1, rep.Retried)
+	require.Equal(t, 1, b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE subscriber = 's1' AND state = 'dead' AND attempts = 1"))
+	require.Equal(t, 1, b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE subscriber = 's2' AND state = 'pending' AND last_error LIKE 'handler panicked: boom%'"))
+}
+
+func TestHandleOnceRunsConcurrentDuplicatesOnce(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.effects(t)
+	e := event(t, "t.a", 1)
+	h := b.effectHandler()
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			require.NoError(t, h.Handle(context.Background(), Delivery{Subscriber: "s1", Event: e}))
+		})
+	}
+	wg.Wait()
+	require.NoError(t, h.Handle(context.Background(), Delivery{Subscriber: "s2", Event: e}))
+	require.Equal(t, 1, b.count(t, "SELECT count(*) FROM effects WHERE subscriber = 's1'"))
+	require.Equal(t, 1, b.count(t, "SELECT count(*) FROM effects WHERE subscriber = 's2'"), "dedup is per subscriber")
+}
+
+func TestPruneDeletesOnlyDeliveredEventsPastRetention(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	oldDelivered, oldPending, oldDead, newDelivered := event(t, "t.b", 1), event(t, "t.b", 2), event(t, "t.b", 3), event(t, "t.b", 4)
+	b.enqueue(t, oldDelivered, oldPending, oldDead, newDelivered)
+	for q, arg := range map[string]any{
+		"UPDATE outbox_events SET created_at = now() - interval '2 hours' WHERE event_id = ANY($1)": []uuid.UUID{oldDelivered.ID, oldPending.ID, oldDead.ID},
+		`UPDATE outbox_deliveries d SET state = 'delivered' FROM outbox_events e
+			WHERE e.id = d.event_id AND e.event_id = ANY($1)`: []uuid.UUID{oldDelivered.ID, newDelivered.ID},
+		`UPDATE outbox_deliveries d SET state = 'dead' FROM outbox_events e
+			WHERE e.id = d.event_id AND e.event_id = $1`: oldDead.ID,
+	} {
+		_, err := b.pool.Exec(ctx, q, arg)
+		require.NoError(t, err)
+	}
+	_, err := b.pool.Exec(ctx, `INSERT INTO outbox_processed (subscriber, event_id, processed_at)
+		VALUES ('s1', gen_random_uuid(), now() - interval '3 hours'), ('s1', gen_random_uuid(), now())`)
+	require.NoError(t, err)
+
+	rep, err := Prune(ctx, b.pool, PruneConfig{Retention: time.Hour, DedupRetention: 150 * time.Minute, BatchSize: 1})
+	require.NoError(t, err)
+	require.EqualValues(t, 1, rep.Events)
+	require.EqualValues(t, 1, rep.DedupRecords)
+	require.Zero(t, b.count(t, "SELECT count(*) FROM outbox_events WHERE event_id = $1", oldDelivered.ID))
+	require.Zero(t, b.count(t, "SELECT count(*) FROM outbox_deliveries d WHERE NOT EXISTS (SELECT 1 FROM outbox_events e WHERE e.id = d.event_id)"))
+	require.Equal(t, 3, b.count(t, "SELECT count(*) FROM outbox_events"))
+	require.Equal(t, 1, b.count(t, "SELECT count(*) FROM outbox_processed"))
+
+	_, err = Prune(ctx, b.pool, PruneConfig{Retention: time.Hour, DedupRetention: time.Hour})
+	require.ErrorContains(t, err, "must exceed")
+}
+
+func TestBackoffGrowsWithinBounds(t *testing.T) {
+	t.Parallel()
+	cfg := Config{BackoffBase: time.Second, BackoffMax: time.Minute}
+	for attempt := 1; attempt <= 80; attempt++ {
+		full := min(time.Minute, time.Second<<min(attempt-1, 10))
+		got := cfg.Backoff(attempt)
+		require.GreaterOrEqual(t, got, full/2, "attempt %d", attempt)
+		require.LessOrEqual(t, got, full, "attempt %d", attempt)
+	}
+}
+
+func TestConfigValidateRejectsNonsense(t *testing.T) {
+	t.Parallel()
+	require.NoError(t, Config{}.Validate())
+	require.ErrorContains(t, Config{LeaseDuration: time.Millisecond}.Validate(), "lease duration")
+	require.ErrorContains(t, Config{BackoffBase: time.Hour, BackoffMax: time.Minute}.Validate(), "backoff max")
+	require.ErrorContains(t, Config{BatchSize: -1}.Validate(), "negative")
+}

@@ -1,0 +1,114 @@
+package outbox
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Defaults for PruneConfig.
+const (
+	DefaultRetention       = 7 * 24 * time.Hour
+	DefaultDedupRetention  = 30 * 24 * time.Hour
+	DefaultPruneBatchSize  = 5_000
+	DefaultPruneMaxRuntime = 45 * time.Second
+)
+
+// PruneConfig bounds one prune run. Zero fields take the defaults above.
+type PruneConfig struct {
+	// Retention is how long a fully delivered event is kept after its creation.
+	Retention time.Duration
+	// DedupRetention is how long dedup records are kept. It must exceed
+	// Retention plus the longest redelivery window, so that a redelivered
+	// event is still recognised; Prune refuses a shorter one.
+	DedupRetention time.Duration
+	// BatchSize is how many events one DELETE removes.
+	BatchSize int
+	// MaxDuration stops the run between batches.
+	MaxDuration time.Duration
+}
+
+func (c PruneConfig) withDefaults() PruneConfig {
+	c.Retention = cmp.Or(c.Retention, DefaultRetention)
+	c.DedupRetention = cmp.Or(c.DedupRetention, DefaultDedupRetention)
+	c.BatchSize = cmp.Or(c.BatchSize, DefaultPruneBatchSize)
+	c.MaxDuration = cmp.Or(c.MaxDuration, DefaultPruneMaxRuntime)
+	return c
+}
+
+// PruneReport says what one prune run removed.
+type PruneReport struct {
+	Events          int64         `json:"events"`
+	DedupRecords    int64         `json:"dedup_records"`
+	Batches         int           `json:"batches"`
+	Duration        time.Duration `json:"-"`
+	ReachedDeadline bool          `json:"reached_deadline"`
+}
+
+// Events qualify when older than the retention and none of their deliveries
+// is pending, running or dead. Deliveries go with them (ON DELETE CASCADE).
+const pruneEventsSQL = `
+WITH doomed AS (
+    SELECT e.id FROM outbox_events e
+    WHERE e.created_at < now() - make_interval(secs => $1)
+      AND NOT EXISTS (
+          SELECT 1 FROM outbox_deliveries d WHERE d.event_id = e.id AND d.state <> 'delivered')
+    ORDER BY e.created_at
+    LIMIT $2
+    FOR UPDATE SKIP LOCKED
+)
+DELETE FROM outbox_events WHERE id IN (SELECT id FROM doomed)`
+
+const pruneDedupSQL = `
+DELETE FROM outbox_processed WHERE ctid = ANY (ARRAY(
+    SELECT ctid FROM outbox_processed
+    WHERE processed_at < now() - make_interval(secs => $1)
+    LIMIT $2))`
+
+// Prune deletes fully delivered events older than the retention, then dedup
+// records older than the dedup retention, each in batches of cfg.BatchSize
+// rows, one short transaction per batch, until nothing qualifies or
+// cfg.MaxDuration has passed. Pending and dead events are never deleted. It
+// returns an error for a dedup retention not longer than the retention, or a
+// database error, with the report of what was done before it.
+func Prune(ctx context.Context, pool *pgxpool.Pool, cfg PruneConfig) (PruneReport, error) {
+	cfg = cfg.withDefaults()
+	var rep PruneReport
+	start := time.Now()
+	if cfg.DedupRetention <= cfg.Retention {
+		return rep, fmt.Errorf("prune: dedup retention %s must exceed event retention %s", cfg.DedupRetention, cfg.Retention)
+	}
+	deadline := start.Add(cfg.MaxDuration)
+	steps := []struct {
+		sql       string
+		retention time.Duration
+		count     *int64
+	}{
+		{pruneEventsSQL, cfg.Retention, &rep.Events},
+		{pruneDedupSQL, cfg.DedupRetention, &rep.DedupRecords},
+	}
+	for _, s := range steps {
+		for {
+			if time.Now().After(deadline) {
+				rep.ReachedDeadline = true
+				rep.Duration = time.Since(start)
+				return rep, nil
+			}
+			tag, err := pool.Exec(ctx, s.sql, s.retention.Seconds(), cfg.BatchSize)
+			if err != nil {
+				rep.Duration = time.Since(start)
+				return rep, fmt.Errorf("prune batch: %w", err)
+			}
+			rep.Batches++
+			*s.count += tag.RowsAffected()
+			if tag.RowsAffected() < int64(cfg.BatchSize) {
+				break
+			}
+		}
+	}
+	rep.Duration = time.Since(start)
+	return rep, nil
+}

@@ -1,0 +1,69 @@
+// Package database opens Lexora's PostgreSQL connection pools and applies the
+// embedded schema migrations.
+//
+// Locally and in tests the pool connects with a plain DATABASE_URL; on Cloud
+// Run the same pool dials through the Cloud SQL connector (added with the
+// deployment).
+package database
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+
+	"github.com/lexora-app/lexora/schema"
+)
+
+// Config is the database part of every binary's configuration.
+type Config struct {
+	// URL is a libpq connection string or URL, e.g.
+	// postgres://postgres@127.0.0.1:5432/lexora?sslmode=disable.
+	URL string `env:"DATABASE_URL, default=postgres://postgres@127.0.0.1:5432/lexora?sslmode=disable"`
+	// MaxConns caps the pool size.
+	MaxConns int32 `env:"DATABASE_MAX_CONNS, default=8"`
+}
+
+// Open returns a pool for cfg after checking that the database answers. It
+// returns an error for an unparsable URL or an unreachable database.
+func Open(ctx context.Context, cfg Config) (*pgxpool.Pool, error) {
+	pc, err := pgxpool.ParseConfig(cfg.URL)
+	if err != nil {
+		return nil, fmt.Errorf("parse DATABASE_URL: %w", err)
+	}
+	if cfg.MaxConns > 0 {
+		pc.MaxConns = cfg.MaxConns
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("reach database %s:%d: %w", pc.ConnConfig.Host, pc.ConnConfig.Port, err)
+	}
+	return pool, nil
+}
+
+// Migrate applies every pending migration of package schema to the database
+// behind pool and logs each one. It returns the first failing migration's error.
+func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
+	db := stdlib.OpenDBFromPool(pool)
+	defer db.Close()
+	p, err := goose.NewProvider(goose.DialectPostgres, db, schema.FS)
+	if err != nil {
+		return fmt.Errorf("load migrations: %w", err)
+	}
+	results, err := p.Up(ctx)
+	for _, r := range results {
+		log.Info("migration applied", slog.Int64("version", r.Source.Version),
+			slog.String("file", r.Source.Path), slog.Float64("duration_seconds", r.Duration.Seconds()))
+	}
+	if err != nil {
+		return fmt.Errorf("apply migrations: %w", err)
+	}
+	return nil
+}

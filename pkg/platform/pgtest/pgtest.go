@@ -1,0 +1,160 @@
+// Package pgtest gives each test its own PostgreSQL database, cloned from a
+// template that holds the migrated schema, so tests run in parallel without
+// sharing rows.
+//
+// The server comes from LEXORA_TEST_DATABASE_URL (default
+// postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable); `make test`
+// starts PostgreSQL when it is not running. A test that cannot reach it fails:
+// it is never skipped.
+package pgtest
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/lexora-app/lexora/pkg/platform/database"
+	"github.com/lexora-app/lexora/schema"
+)
+
+const defaultURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+
+// AdminURL is the connection string of the server's maintenance database.
+func AdminURL() string {
+	if u := os.Getenv("LEXORA_TEST_DATABASE_URL"); u != "" {
+		return u
+	}
+	return defaultURL
+}
+
+var template = sync.OnceValues(prepareTemplate)
+
+// New creates an empty database migrated to the current schema and returns a
+// pool on it; both are removed when the test ends. It fails the test when the
+// server cannot be reached.
+func New(t testing.TB) *pgxpool.Pool {
+	t.Helper()
+	ctx := context.Background()
+	tpl, err := template()
+	if err != nil {
+		t.Fatalf("pgtest: prepare template database: %v", err)
+	}
+	name := "lexora_test_" + strings.ToLower(rand.Text()[:16])
+	admin, err := pgx.Connect(ctx, AdminURL())
+	if err != nil {
+		t.Fatalf("pgtest: connect to %s: %v", AdminURL(), err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, tpl)); err != nil {
+		t.Fatalf("pgtest: create database: %v", err)
+	}
+	cfg, err := pgxpool.ParseConfig(AdminURL())
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	cfg.ConnConfig.Database = name
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatalf("pgtest: open %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		pool.Close()
+		conn, err := pgx.Connect(context.Background(), AdminURL())
+		if err != nil {
+			t.Errorf("pgtest: drop %s: %v", name, err)
+			return
+		}
+		defer conn.Close(context.Background())
+		if _, err := conn.Exec(context.Background(), fmt.Sprintf("DROP DATABASE %s WITH (FORCE)", name)); err != nil {
+			t.Errorf("pgtest: drop %s: %v", name, err)
+		}
+	})
+	return pool
+}
+
+// URL returns a connection URL for pool's database, for subprocesses: the
+// admin URL with its path replaced.
+func URL(pool *pgxpool.Pool) string {
+	u, err := url.Parse(AdminURL())
+	if err != nil {
+		panic(fmt.Sprintf("pgtest: LEXORA_TEST_DATABASE_URL must be a URL: %v", err))
+	}
+	u.Path = "/" + pool.Config().ConnConfig.Database
+	return u.String()
+}
+
+// prepareTemplate creates, once per schema version, a template database
+// named after a hash of the migration files. Test binaries of several
+// packages run at once, so creation is serialised with an advisory lock and
+// published by a rename only once migrated.
+func prepareTemplate() (string, error) {
+	ctx := context.Background()
+	h := sha256.New()
+	err := fs.WalkDir(schema.FS, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(schema.FS, path)
+		fmt.Fprintf(h, "%s\x00%s\x00", path, b)
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	name := "lexora_template_" + hex.EncodeToString(h.Sum(nil))[:16]
+	admin, err := pgx.Connect(ctx, AdminURL())
+	if err != nil {
+		return "", fmt.Errorf("connect to %s: %w", AdminURL(), err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, "SELECT pg_advisory_lock(7301)"); err != nil {
+		return "", err
+	}
+	defer admin.Exec(ctx, "SELECT pg_advisory_unlock(7301)")
+	var exists bool
+	if err := admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
+		return "", err
+	}
+	if exists {
+		return name, nil
+	}
+	building := name + "_building"
+	for _, stmt := range []string{
+		"DROP DATABASE IF EXISTS " + building + " WITH (FORCE)",
+		"CREATE DATABASE " + building,
+	} {
+		if _, err := admin.Exec(ctx, stmt); err != nil {
+			return "", err
+		}
+	}
+	cfg, err := pgxpool.ParseConfig(AdminURL())
+	if err != nil {
+		return "", err
+	}
+	cfg.ConnConfig.Database = building
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return "", err
+	}
+	err = database.Migrate(ctx, pool, slog.New(slog.DiscardHandler))
+	pool.Close()
+	if err != nil {
+		return "", err
+	}
+	if _, err := admin.Exec(ctx, fmt.Sprintf("ALTER DATABASE %s RENAME TO %s", building, name)); err != nil {
+		return "", err
+	}
+	return name, nil
+}
