@@ -1,0 +1,157 @@
+package functions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/lexora-app/lexora/pkg/events"
+	"github.com/lexora-app/lexora/pkg/outbox"
+	"github.com/lexora-app/lexora/pkg/platform/httpx"
+)
+
+// CreateAssignmentRequest is the body of CreateAssignment.
+type CreateAssignmentRequest struct {
+	LearnerID string `json:"learner_id" validate:"required,uuid"`
+	DeckID    string `json:"deck_id" validate:"required,uuid"`
+	// DueAt is an RFC 3339 instant in the future.
+	DueAt string `json:"due_at" validate:"required,datetime=2006-01-02T15:04:05Z07:00"`
+}
+
+// assignmentInput is a validated CreateAssignmentRequest.
+type assignmentInput struct {
+	learnerID, deckID uuid.UUID
+	dueAt             time.Time
+}
+
+// Assignment is the answer of CreateAssignment.
+type Assignment struct {
+	ID        uuid.UUID `json:"id"`
+	DeckID    uuid.UUID `json:"deck_id"`
+	LearnerID uuid.UUID `json:"learner_id"`
+	TeacherID uuid.UUID `json:"teacher_id"`
+	DueAt     time.Time `json:"due_at"`
+	// Cards is the number of lexemes in the deck; the learner has a card for each.
+	Cards int `json:"cards"`
+	// NewCards is how many of those cards this assignment created; the others
+	// already existed, from another deck, and keep their schedule.
+	NewCards int `json:"new_cards"`
+}
+
+// CreateAssignment lets a teacher assign one of their own or a library deck
+// to a learner of one of their classes, with a due date. In one transaction it
+// stores the assignment, creates the learner's missing cards (due now) and
+// enqueues assignment.created. Answers: 201 with an Assignment; 400 for an
+// invalid body or a due date in the past; 401 without a valid acting user;
+// 404 when the learner is not in the teacher's classes, the deck is not
+// visible to the teacher, or the caller is not a teacher; 409 when the deck is
+// already assigned to that learner.
+func (s *Service) CreateAssignment(w http.ResponseWriter, r *http.Request) {
+	if !allow(w, r, http.MethodPost) {
+		return
+	}
+	var req CreateAssignmentRequest
+	if err := httpx.DecodeJSON(r, &req); err != nil {
+		httpx.WriteError(w, r, s.log, err)
+		return
+	}
+	in := assignmentInput{learnerID: uuid.MustParse(req.LearnerID), deckID: uuid.MustParse(req.DeckID)}
+	in.dueAt, _ = time.Parse(time.RFC3339, req.DueAt)
+	if !in.dueAt.After(s.now()) {
+		p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", "one or more fields are invalid")
+		p.Errors = []httpx.FieldError{{Field: "due_at", Reason: "must be in the future"}}
+		httpx.WriteError(w, r, s.log, p)
+		return
+	}
+	var out Assignment
+	if s.inTx(w, r, func(tx pgx.Tx) error {
+		var err error
+		out, err = s.createAssignment(r.Context(), tx, r, in)
+		return err
+	}) {
+		httpx.WriteJSON(w, http.StatusCreated, out)
+	}
+}
+
+const lockLearnerOfTeacherSQL = `
+SELECT u.id FROM users u
+WHERE u.id = $1 AND u.role = 'learner'
+  AND EXISTS (SELECT 1 FROM class_members m JOIN classes c ON c.id = m.class_id
+              WHERE m.learner_id = u.id AND c.teacher_id = $2)
+FOR NO KEY UPDATE OF u`
+
+const insertAssignmentSQL = `
+INSERT INTO assignments (deck_id, learner_id, teacher_id, due_at)
+SELECT d.id, $2::uuid, $3::uuid, $4::timestamptz FROM decks d WHERE d.id = $1 AND (d.owner_id IS NULL OR d.owner_id = $3::uuid)
+RETURNING id`
+
+const createCardsSQL = `
+WITH items AS (SELECT lexeme_id FROM deck_items WHERE deck_id = $1),
+inserted AS (
+    INSERT INTO cards (learner_id, lexeme_id, due)
+    SELECT $2::uuid, lexeme_id, $3::timestamptz FROM items
+    ON CONFLICT (learner_id, lexeme_id) DO NOTHING
+    RETURNING 1)
+SELECT (SELECT count(*) FROM items), (SELECT count(*) FROM inserted)`
+
+func (s *Service) createAssignment(ctx context.Context, tx pgx.Tx, r *http.Request, in assignmentInput) (Assignment, error) {
+	teacher, err := s.actor(ctx, tx, r)
+	if err != nil {
+		return Assignment{}, err
+	}
+	if teacher.Role != "teacher" {
+		return Assignment{}, httpx.NotFound("learner")
+	}
+	// Locking the learner's row serialises the learner's writes, so the
+	// outbox ids of one learner's events follow commit order.
+	if err := tx.QueryRow(ctx, lockLearnerOfTeacherSQL, in.learnerID, teacher.ID).Scan(new(uuid.UUID)); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return Assignment{}, httpx.NotFound("learner")
+		}
+		return Assignment{}, fmt.Errorf("lock learner: %w", err)
+	}
+	a := Assignment{DeckID: in.deckID, LearnerID: in.learnerID, TeacherID: teacher.ID, DueAt: in.dueAt.UTC()}
+	err = tx.QueryRow(ctx, insertAssignmentSQL, in.deckID, in.learnerID, teacher.ID, a.DueAt).Scan(&a.ID)
+	var pgErr *pgconn.PgError
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return Assignment{}, httpx.NotFound("deck")
+	case errors.As(err, &pgErr) && pgErr.Code == "23505":
+		return Assignment{}, httpx.NewProblem(http.StatusConflict, httpx.TypeConflict, "Already assigned",
+			"this deck is already assigned to this learner")
+	case err != nil:
+		return Assignment{}, fmt.Errorf("insert assignment: %w", err)
+	}
+	if err := tx.QueryRow(ctx, createCardsSQL, in.deckID, in.learnerID, s.now()).Scan(&a.Cards, &a.NewCards); err != nil {
+		return Assignment{}, fmt.Errorf("create cards: %w", err)
+	}
+	ev, err := outbox.NewEvent(events.AssignmentCreated, in.learnerID.String(), events.AssignmentCreatedPayload{
+		AssignmentID: a.ID, DeckID: a.DeckID, LearnerID: a.LearnerID, TeacherID: a.TeacherID, DueAt: a.DueAt, Cards: a.Cards,
+	})
+	if err != nil {
+		return Assignment{}, err
+	}
+	ev.Headers = requestHeaders(r, teacher)
+	return a, s.outbox.Enqueue(ctx, tx, ev)
+}
+
+// requestHeaders are the event headers that tie an event to its request.
+func requestHeaders(r *http.Request, actor user) map[string]string {
+	h := map[string]string{"actor": actor.ID.String()}
+	if v := r.Header.Get("traceparent"); v != "" {
+		h["traceparent"] = v
+	}
+	if v := r.Header.Get("X-Cloud-Trace-Context"); v != "" {
+		h["x_cloud_trace_context"] = v
+	}
+	if v := r.Header.Get("X-Request-Id"); v != "" {
+		h["request_id"] = v
+	}
+	return h
+}

@@ -1,0 +1,153 @@
+// Package functions holds Lexora's HTTP functions, one per request type,
+// registered with the Functions Framework for Go under their own names:
+//
+//   - CreateAssignment (POST): a teacher assigns a deck to a learner.
+//   - SubmitReview (POST): a learner rates a card.
+//   - GetSchedule (GET): a learner's due cards and forecast.
+//
+// Every write is one transaction: validate, authorize, change state, enqueue
+// events (pkg/outbox), commit, answer. Nothing slow happens in a request; the
+// consequences are delivered later by jobs/drain.
+//
+// Until real authentication lands, the acting user is the id in the
+// development header X-Lexora-Dev-User-Id; it is trusted as is, so it must
+// never be exposed beyond a developer's machine.
+package functions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/GoogleCloudPlatform/functions-framework-go/functions"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/sethvargo/go-envconfig"
+
+	"github.com/lexora-app/lexora/pkg/events"
+	"github.com/lexora-app/lexora/pkg/learning"
+	"github.com/lexora-app/lexora/pkg/outbox"
+	"github.com/lexora-app/lexora/pkg/platform/database"
+	"github.com/lexora-app/lexora/pkg/platform/httpx"
+	"github.com/lexora-app/lexora/pkg/platform/logging"
+)
+
+// DevUserHeader carries the acting user's id in development.
+const DevUserHeader = "X-Lexora-Dev-User-Id"
+
+func init() {
+	functions.HTTP("CreateAssignment", serve((*Service).CreateAssignment))
+	functions.HTTP("SubmitReview", serve((*Service).SubmitReview))
+	functions.HTTP("GetSchedule", serve((*Service).GetSchedule))
+}
+
+// Config is the functions' environment.
+type Config struct {
+	Database database.Config
+}
+
+// Service holds what every function needs. Build it with NewService.
+type Service struct {
+	pool      *pgxpool.Pool
+	outbox    *outbox.Outbox
+	scheduler *learning.Scheduler
+	now       learning.Clock
+	log       *slog.Logger
+}
+
+// NewService returns a Service on pool whose clock is now (time.Now in
+// production; tests inject their own). It returns an error only for an
+// invalid scheduler configuration.
+func NewService(pool *pgxpool.Pool, now learning.Clock, log *slog.Logger) (*Service, error) {
+	sched, err := learning.NewScheduler(learning.DefaultParams(), now)
+	if err != nil {
+		return nil, fmt.Errorf("build scheduler: %w", err)
+	}
+	return &Service{pool: pool, outbox: events.NewOutbox(), scheduler: sched, now: now, log: log}, nil
+}
+
+// service is built on first use, from the environment, so that cold starts
+// that never get a request do not open a pool.
+var service = sync.OnceValues(func() (*Service, error) {
+	log := logging.New(os.Stdout, "functions")
+	var cfg Config
+	ctx := context.Background()
+	if err := envconfig.Process(ctx, &cfg); err != nil {
+		return nil, fmt.Errorf("read configuration: %w", err)
+	}
+	pool, err := database.Open(ctx, cfg.Database)
+	if err != nil {
+		return nil, err
+	}
+	return NewService(pool, time.Now, log)
+})
+
+func serve(fn func(*Service, http.ResponseWriter, *http.Request)) func(http.ResponseWriter, *http.Request) {
+	return func(w http.ResponseWriter, r *http.Request) {
+		s, err := service()
+		if err != nil {
+			httpx.WriteError(w, r, slog.Default(), err)
+			return
+		}
+		fn(s, w, r)
+	}
+}
+
+// user is the acting user.
+type user struct {
+	ID       uuid.UUID
+	Role     string
+	Timezone string
+}
+
+// actor resolves the development header to a user. It returns a 401 problem
+// when the header is missing, malformed or names no user.
+func (s *Service) actor(ctx context.Context, q outbox.DBTX, r *http.Request) (user, error) {
+	unauthenticated := func(detail string) error {
+		return httpx.NewProblem(http.StatusUnauthorized, httpx.TypeUnauthenticated, "Unauthenticated", detail)
+	}
+	raw := r.Header.Get(DevUserHeader)
+	if raw == "" {
+		return user{}, unauthenticated("send the acting user's id in the " + DevUserHeader + " header")
+	}
+	id, err := uuid.Parse(raw)
+	if err != nil {
+		return user{}, unauthenticated(DevUserHeader + " must be a UUID")
+	}
+	u := user{ID: id}
+	err = q.QueryRow(ctx, "SELECT role, timezone FROM users WHERE id = $1", id).Scan(&u.Role, &u.Timezone)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return user{}, unauthenticated("no user has the id in " + DevUserHeader)
+	}
+	if err != nil {
+		return user{}, fmt.Errorf("load acting user: %w", err)
+	}
+	return u, nil
+}
+
+// allow answers 405 unless r uses method.
+func allow(w http.ResponseWriter, r *http.Request, method string) bool {
+	if r.Method == method {
+		return true
+	}
+	w.Header().Set("Allow", method)
+	httpx.WriteProblem(w, httpx.NewProblem(http.StatusMethodNotAllowed, httpx.TypeMethodNotAllowed,
+		"Method not allowed", "use "+method))
+	return false
+}
+
+// inTx runs fn in one transaction and writes its error, if any, as a problem.
+// It reports whether fn committed.
+func (s *Service) inTx(w http.ResponseWriter, r *http.Request, fn func(pgx.Tx) error) bool {
+	if err := pgx.BeginFunc(r.Context(), s.pool, fn); err != nil {
+		httpx.WriteError(w, r, s.log, err)
+		return false
+	}
+	return true
+}

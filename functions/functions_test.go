@@ -1,0 +1,327 @@
+package functions
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lexora-app/lexora/pkg/events"
+	"github.com/lexora-app/lexora/pkg/platform/pgtest"
+)
+
+// clock is a settable test clock.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Set(t time.Time) { c.mu.Lock(); defer c.mu.Unlock(); c.t = t }
+
+// fixture is one teacher with a class holding one learner, a second teacher
+// and learner outside it, and a deck of three lexemes.
+type fixture struct {
+	pool                  *pgxpool.Pool
+	svc                   *Service
+	clock                 *clock
+	teacher, otherTeacher uuid.UUID
+	learner, otherLearner uuid.UUID
+	deck                  uuid.UUID
+}
+
+func setup(t *testing.T) fixture {
+	t.Helper()
+	pool := pgtest.New(t)
+	f := fixture{pool: pool, clock: &clock{t: time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)}}
+	var err error
+	f.svc, err = NewService(pool, f.clock.Now, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	ctx := context.Background()
+	user := func(email, role string) uuid.UUID {
+		var id uuid.UUID
+		require.NoError(t, pool.QueryRow(ctx, `INSERT INTO users (email, display_name, role, timezone)
+			VALUES ($1, $1, $2, 'Europe/Paris') RETURNING id`, email, role).Scan(&id))
+		return id
+	}
+	f.teacher, f.otherTeacher = user("t@example.com", "teacher"), user("t2@example.com", "teacher")
+	f.learner, f.otherLearner = user("l@example.com", "learner"), user("l2@example.com", "learner")
+	_, err = pool.Exec(ctx, `
+		WITH c1 AS (INSERT INTO classes (teacher_id, name) VALUES ($1, 'A') RETURNING id),
+		     c2 AS (INSERT INTO classes (teacher_id, name) VALUES ($2, 'B') RETURNING id)
+		INSERT INTO class_members (class_id, learner_id)
+		SELECT id, $3::uuid FROM c1 UNION ALL SELECT id, $4::uuid FROM c2`, f.teacher, f.otherTeacher, f.learner, f.otherLearner)
+	require.NoError(t, err)
+	require.NoError(t, pool.QueryRow(ctx, `
+		WITH d AS (INSERT INTO decks (owner_id, title) VALUES ($1, 'Deck') RETURNING id),
+		     l AS (INSERT INTO lexemes (lemma, part_of_speech, definition, example, source)
+		           VALUES ('cat', 'noun', 'a feline', 'the cat sat', 'test'),
+		                  ('run', 'verb', 'move fast', 'run home', 'test'),
+		                  ('red', 'adjective', 'of the colour red', 'a red hat', 'test') RETURNING id, lemma),
+		     i AS (INSERT INTO deck_items (deck_id, lexeme_id, position)
+		           SELECT d.id, l.id, row_number() OVER (ORDER BY l.lemma) FROM d, l)
+		SELECT id FROM d`, f.teacher).Scan(&f.deck))
+	return f
+}
+
+func (f fixture) call(t *testing.T, h func(*Service, http.ResponseWriter, *http.Request), method, target string, actor uuid.UUID, body string) (int, map[string]any) {
+	t.Helper()
+	req := httptest.NewRequest(method, target, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if actor != uuid.Nil {
+		req.Header.Set(DevUserHeader, actor.String())
+	}
+	rec := httptest.NewRecorder()
+	h(f.svc, rec, req)
+	var out map[string]any
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &out), rec.Body.String())
+	if rec.Code >= 400 {
+		require.Equal(t, "application/problem+json", rec.Header().Get("Content-Type"))
+		require.NotEmpty(t, out["type"])
+		require.NotEmpty(t, out["title"])
+	}
+	return rec.Code, out
+}
+
+func (f fixture) count(t *testing.T, sql string, args ...any) int {
+	t.Helper()
+	var n int
+	require.NoError(t, f.pool.QueryRow(context.Background(), sql, args...).Scan(&n))
+	return n
+}
+
+// snapshot counts the rows every write could touch, to prove a rejected
+// request changed nothing.
+func (f fixture) snapshot(t *testing.T) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for _, table := range []string{"assignments", "cards", "review_log", "outbox_events", "outbox_deliveries"} {
+		out[table] = f.count(t, "SELECT count(*) FROM "+table)
+	}
+	out["reviewed cards"] = f.count(t, "SELECT count(*) FROM cards WHERE reps > 0")
+	return out
+}
+
+func (f fixture) topics(t *testing.T) []string {
+	t.Helper()
+	rows, err := f.pool.Query(context.Background(), "SELECT topic FROM outbox_events ORDER BY id")
+	require.NoError(t, err)
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		require.NoError(t, rows.Scan(&s))
+		out = append(out, s)
+	}
+	return out
+}
+
+func (f fixture) assign(t *testing.T) uuid.UUID {
+	t.Helper()
+	code, body := f.call(t, (*Service).CreateAssignment, http.MethodPost, "/CreateAssignment", f.teacher,
+		`{"learner_id":"`+f.learner.String()+`","deck_id":"`+f.deck.String()+`","due_at":"2026-03-20T18:00:00Z"}`)
+	require.Equal(t, http.StatusCreated, code, body)
+	return uuid.MustParse(body["id"].(string))
+}
+
+func TestCreateAssignmentStoresCardsAndOneEvent(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	id := f.assign(t)
+
+	require.Equal(t, 3, f.count(t, "SELECT count(*) FROM cards WHERE learner_id = $1 AND state = 0 AND due = $2", f.learner, f.clock.Now()))
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM assignments WHERE id = $1 AND teacher_id = $2", id, f.teacher))
+	require.Equal(t, []string{events.AssignmentCreated}, f.topics(t))
+	require.Equal(t, 2, f.count(t, `SELECT count(*) FROM outbox_deliveries WHERE subscriber IN ('progress', 'email')`))
+	var payload events.AssignmentCreatedPayload
+	var key string
+	require.NoError(t, f.pool.QueryRow(context.Background(), "SELECT payload, ordering_key FROM outbox_events").Scan(&payload, &key))
+	require.Equal(t, id, payload.AssignmentID)
+	require.Equal(t, 3, payload.Cards)
+	require.Equal(t, f.learner.String(), key)
+}
+
+func TestCreateAssignmentRejectsBadInputAndChangesNothing(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	before := f.snapshot(t)
+	valid := func(learner, deck uuid.UUID, due string) string {
+		return `{"learner_id":"` + learner.String() + `","deck_id":"` + deck.String() + `","due_at":"` + due + `"}`
+	}
+	for _, tc := range []struct {
+		name   string
+		actor  uuid.UUID
+		body   string
+		status int
+		field  string
+	}{
+		{"malformed JSON", f.teacher, `{"learner_id":`, http.StatusBadRequest, ""},
+		{"missing field", f.teacher, `{"learner_id":"` + f.learner.String() + `","due_at":"2026-03-20T18:00:00Z"}`, http.StatusBadRequest, "deck_id"},
+		{"wrong type", f.teacher, `{"learner_id":"` + f.learner.String() + `","deck_id":"` + f.deck.String() + `","due_at":17}`, http.StatusBadRequest, "due_at"},
+		{"not a uuid", f.teacher, `{"learner_id":"bob","deck_id":"` + f.deck.String() + `","due_at":"2026-03-20T18:00:00Z"}`, http.StatusBadRequest, ""},
+		{"unknown field", f.teacher, `{"learner_id":"` + f.learner.String() + `","deck_id":"` + f.deck.String() + `","due_at":"2026-03-20T18:00:00Z","x":1}`, http.StatusBadRequest, "x"},
+		{"due in the past", f.teacher, valid(f.learner, f.deck, "2026-03-01T00:00:00Z"), http.StatusBadRequest, "due_at"},
+		{"no acting user", uuid.Nil, valid(f.learner, f.deck, "2026-03-20T18:00:00Z"), http.StatusUnauthorized, ""},
+		{"unknown acting user", uuid.New(), valid(f.learner, f.deck, "2026-03-20T18:00:00Z"), http.StatusUnauthorized, ""},
+		{"learner as actor", f.learner, valid(f.learner, f.deck, "2026-03-20T18:00:00Z"), http.StatusNotFound, ""},
+		{"learner of another class", f.teacher, valid(f.otherLearner, f.deck, "2026-03-20T18:00:00Z"), http.StatusNotFound, ""},
+		{"deck of another teacher", f.otherTeacher, valid(f.otherLearner, f.deck, "2026-03-20T18:00:00Z"), http.StatusNotFound, ""},
+		{"unknown deck", f.teacher, valid(f.learner, uuid.New(), "2026-03-20T18:00:00Z"), http.StatusNotFound, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, body := f.call(t, (*Service).CreateAssignment, http.MethodPost, "/CreateAssignment", tc.actor, tc.body)
+			require.Equal(t, tc.status, code, body)
+			if tc.field != "" {
+				require.Contains(t, body["errors"], map[string]any{"field": tc.field, "reason": body["errors"].([]any)[0].(map[string]any)["reason"]})
+			}
+			require.Equal(t, before, f.snapshot(t))
+		})
+	}
+
+	f.assign(t)
+	after := f.snapshot(t)
+	code, body := f.call(t, (*Service).CreateAssignment, http.MethodPost, "/CreateAssignment", f.teacher,
+		valid(f.learner, f.deck, "2026-03-21T18:00:00Z"))
+	require.Equal(t, http.StatusConflict, code, body)
+	require.Equal(t, after, f.snapshot(t))
+}
+
+func (f fixture) cards(t *testing.T) []uuid.UUID {
+	t.Helper()
+	rows, err := f.pool.Query(context.Background(), "SELECT id FROM cards WHERE learner_id = $1 ORDER BY id", f.learner)
+	require.NoError(t, err)
+	defer rows.Close()
+	var ids []uuid.UUID
+	for rows.Next() {
+		var id uuid.UUID
+		require.NoError(t, rows.Scan(&id))
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+func (f fixture) review(t *testing.T, card uuid.UUID, rating int) map[string]any {
+	t.Helper()
+	code, body := f.call(t, (*Service).SubmitReview, http.MethodPost, "/SubmitReview", f.learner,
+		`{"card_id":"`+card.String()+`","rating":`+string(rune('0'+rating))+`}`)
+	require.Equal(t, http.StatusOK, code, body)
+	return body
+}
+
+func TestSubmitReviewUpdatesStateAndCompletesAssignmentOnce(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	assignment := f.assign(t)
+	cards := f.cards(t)
+	require.Len(t, cards, 3)
+
+	body := f.review(t, cards[0], 3)
+	card := body["card"].(map[string]any)
+	require.Equal(t, "learning", card["state"])
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM review_log WHERE card_id = $1 AND rating = 3 AND state_before = 0 AND state_after = 1", cards[0]))
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM cards WHERE id = $1 AND reps = 1 AND state = 1 AND due > $2", cards[0], f.clock.Now()))
+	require.Equal(t, []string{events.AssignmentCreated, events.ReviewSubmitted}, f.topics(t))
+	var p events.ReviewSubmittedPayload
+	require.NoError(t, f.pool.QueryRow(context.Background(),
+		"SELECT payload FROM outbox_events WHERE topic = $1", events.ReviewSubmitted).Scan(&p))
+	require.Equal(t, []uuid.UUID{assignment}, p.AssignmentIDs)
+	require.Equal(t, "2026-03-02", p.LocalDay)
+
+	// Easy graduates a card to Review at once; the last one completes the assignment.
+	require.Empty(t, f.review(t, cards[0], 4)["completed_assignments"])
+	require.Empty(t, f.review(t, cards[1], 4)["completed_assignments"])
+	require.Zero(t, f.count(t, "SELECT count(*) FROM outbox_events WHERE topic = $1", events.AssignmentCompleted))
+	done := f.review(t, cards[2], 4)
+	require.Equal(t, []any{assignment.String()}, done["completed_assignments"])
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM outbox_events WHERE topic = $1", events.AssignmentCompleted))
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM assignments WHERE completed_at IS NOT NULL"))
+
+	// Reviewing again later never completes it twice.
+	f.clock.Set(f.clock.Now().Add(30 * 24 * time.Hour))
+	f.review(t, cards[2], 3)
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM outbox_events WHERE topic = $1", events.AssignmentCompleted))
+	require.Equal(t, 5, f.count(t, "SELECT count(*) FROM outbox_events WHERE topic = $1", events.ReviewSubmitted))
+}
+
+func TestSubmitReviewRejectsBadInputAndChangesNothing(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	f.assign(t)
+	card := f.cards(t)[0].String()
+	before := f.snapshot(t)
+	for _, tc := range []struct {
+		name   string
+		actor  uuid.UUID
+		body   string
+		status int
+	}{
+		{"malformed JSON", f.learner, `{"card_id":"` + card + `",`, http.StatusBadRequest},
+		{"missing rating", f.learner, `{"card_id":"` + card + `"}`, http.StatusBadRequest},
+		{"missing card", f.learner, `{"rating":3}`, http.StatusBadRequest},
+		{"rating as a word", f.learner, `{"card_id":"` + card + `","rating":"good"}`, http.StatusBadRequest},
+		{"rating 0", f.learner, `{"card_id":"` + card + `","rating":0}`, http.StatusBadRequest},
+		{"rating 5", f.learner, `{"card_id":"` + card + `","rating":5}`, http.StatusBadRequest},
+		{"fractional rating", f.learner, `{"card_id":"` + card + `","rating":2.5}`, http.StatusBadRequest},
+		{"two objects", f.learner, `{"card_id":"` + card + `","rating":3}{}`, http.StatusBadRequest},
+		{"empty body", f.learner, ``, http.StatusBadRequest},
+		{"another learner's card", f.otherLearner, `{"card_id":"` + card + `","rating":3}`, http.StatusNotFound},
+		{"teacher reviewing", f.teacher, `{"card_id":"` + card + `","rating":3}`, http.StatusNotFound},
+		{"unknown card", f.learner, `{"card_id":"` + uuid.NewString() + `","rating":3}`, http.StatusNotFound},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, body := f.call(t, (*Service).SubmitReview, http.MethodPost, "/SubmitReview", tc.actor, tc.body)
+			require.Equal(t, tc.status, code, body)
+			require.Equal(t, before, f.snapshot(t))
+		})
+	}
+	req := httptest.NewRequest(http.MethodPost, "/SubmitReview", strings.NewReader(`{"card_id":"`+card+`","rating":3}`))
+	req.Header.Set("Content-Type", "text/plain")
+	req.Header.Set(DevUserHeader, f.learner.String())
+	rec := httptest.NewRecorder()
+	f.svc.SubmitReview(rec, req)
+	require.Equal(t, http.StatusUnsupportedMediaType, rec.Code)
+	require.Equal(t, before, f.snapshot(t))
+}
+
+func TestGetScheduleListsDueCardsAndForecast(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	f.assign(t)
+	cards := f.cards(t)
+	f.review(t, cards[0], 4) // due in a few days
+
+	code, body := f.call(t, (*Service).GetSchedule, http.MethodGet, "/GetSchedule?days=30", f.learner, "")
+	require.Equal(t, http.StatusOK, code, body)
+	require.EqualValues(t, 2, body["due_count"])
+	require.Len(t, body["due"], 2)
+	forecast := body["forecast"].([]any)
+	require.Len(t, forecast, 30)
+	total := 0
+	for _, d := range forecast {
+		total += int(d.(map[string]any)["due"].(float64))
+	}
+	require.Equal(t, 3, total)
+	require.EqualValues(t, 2, forecast[0].(map[string]any)["due"])
+	require.Equal(t, "2026-03-02", forecast[0].(map[string]any)["date"])
+
+	code, _ = f.call(t, (*Service).GetSchedule, http.MethodGet, "/GetSchedule?learner_id="+f.learner.String(), f.teacher, "")
+	require.Equal(t, http.StatusOK, code)
+	code, _ = f.call(t, (*Service).GetSchedule, http.MethodGet, "/GetSchedule?learner_id="+f.learner.String(), f.otherTeacher, "")
+	require.Equal(t, http.StatusNotFound, code)
+	code, _ = f.call(t, (*Service).GetSchedule, http.MethodGet, "/GetSchedule?learner_id="+f.learner.String(), f.otherLearner, "")
+	require.Equal(t, http.StatusNotFound, code)
+	code, body = f.call(t, (*Service).GetSchedule, http.MethodGet, "/GetSchedule?days=0&limit=x", f.learner, "")
+	require.Equal(t, http.StatusBadRequest, code)
+	require.Len(t, body["errors"], 2)
+	code, _ = f.call(t, (*Service).GetSchedule, http.MethodPost, "/GetSchedule", f.learner, "")
+	require.Equal(t, http.StatusMethodNotAllowed, code)
+}

@@ -1,0 +1,196 @@
+package functions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/lexora-app/lexora/pkg/learning"
+	"github.com/lexora-app/lexora/pkg/platform/httpx"
+)
+
+// Schedule is the answer of GetSchedule.
+type Schedule struct {
+	LearnerID uuid.UUID `json:"learner_id"`
+	Timezone  string    `json:"timezone"`
+	Now       time.Time `json:"now"`
+	// DueCount is the number of cards due now; Due lists the first of them,
+	// most overdue first.
+	DueCount int       `json:"due_count"`
+	Due      []DueCard `json:"due"`
+	// Forecast counts cards falling due on each of the coming local days,
+	// today first; today includes the cards already due.
+	Forecast []ForecastDay `json:"forecast"`
+}
+
+// DueCard is a card due now, with what the learner reviews.
+type DueCard struct {
+	CardID       uuid.UUID `json:"card_id"`
+	Lemma        string    `json:"lemma"`
+	PartOfSpeech string    `json:"part_of_speech"`
+	Definition   string    `json:"definition"`
+	Example      string    `json:"example"`
+	State        string    `json:"state"`
+	Due          time.Time `json:"due"`
+	// Stability is in days; Difficulty in [1, 10]; both 0 for a new card.
+	Stability  float64 `json:"stability"`
+	Difficulty float64 `json:"difficulty"`
+}
+
+// ForecastDay is the number of cards due on one local date (YYYY-MM-DD).
+type ForecastDay struct {
+	Date string `json:"date"`
+	Due  int    `json:"due"`
+}
+
+// Query parameter limits of GetSchedule.
+const (
+	defaultDueLimit = 20
+	maxDueLimit     = 200
+	defaultDays     = 7
+	maxDays         = 60
+)
+
+// GetSchedule returns a learner's due cards and a forecast of the coming
+// days, read-only. Query parameters: learner_id (default: the caller),
+// limit (cards listed, 1..200, default 20), days (forecast length, 1..60,
+// default 7). A learner may read only their own schedule; a teacher may read
+// the schedule of a learner in one of their classes. Answers: 200 with a
+// Schedule; 400 for invalid parameters; 401 without a valid acting user; 404
+// for a learner the caller may not see.
+func (s *Service) GetSchedule(w http.ResponseWriter, r *http.Request) {
+	if !allow(w, r, http.MethodGet) {
+		return
+	}
+	q := r.URL.Query()
+	var fieldErrs []httpx.FieldError
+	intParam := func(name string, def, lo, hi int) int {
+		raw := q.Get(name)
+		if raw == "" {
+			return def
+		}
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < lo || n > hi {
+			fieldErrs = append(fieldErrs, httpx.FieldError{Field: name, Reason: fmt.Sprintf("must be an integer from %d to %d", lo, hi)})
+		}
+		return n
+	}
+	limit := intParam("limit", defaultDueLimit, 1, maxDueLimit)
+	days := intParam("days", defaultDays, 1, maxDays)
+	var learnerID uuid.UUID
+	if raw := q.Get("learner_id"); raw != "" {
+		id, err := uuid.Parse(raw)
+		if err != nil {
+			fieldErrs = append(fieldErrs, httpx.FieldError{Field: "learner_id", Reason: "must be a UUID"})
+		}
+		learnerID = id
+	}
+	if len(fieldErrs) > 0 {
+		p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", "one or more query parameters are invalid")
+		p.Errors = fieldErrs
+		httpx.WriteError(w, r, s.log, p)
+		return
+	}
+	var out Schedule
+	err := pgx.BeginTxFunc(r.Context(), s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead},
+		func(tx pgx.Tx) error {
+			var err error
+			out, err = s.schedule(r.Context(), tx, r, learnerID, limit, days)
+			return err
+		})
+	if err != nil {
+		httpx.WriteError(w, r, s.log, err)
+		return
+	}
+	httpx.WriteJSON(w, http.StatusOK, out)
+}
+
+const visibleLearnerSQL = `
+SELECT u.timezone FROM users u
+WHERE u.id = $1 AND u.role = 'learner'
+  AND (u.id = $2 OR EXISTS (
+      SELECT 1 FROM class_members m JOIN classes c ON c.id = m.class_id
+      WHERE m.learner_id = u.id AND c.teacher_id = $2))`
+
+const dueCardsSQL = `
+SELECT c.id, l.lemma, l.part_of_speech, l.definition, l.example, c.state, c.due, c.stability, c.difficulty,
+       count(*) OVER ()
+FROM cards c JOIN lexemes l ON l.id = c.lexeme_id
+WHERE c.learner_id = $1 AND c.due <= $2
+ORDER BY c.due, c.id
+LIMIT $3`
+
+// Overdue cards count on the first day.
+const forecastSQL = `
+SELECT greatest((c.due AT TIME ZONE $3)::date, ($2::timestamptz AT TIME ZONE $3)::date) AS day, count(*)
+FROM cards c
+WHERE c.learner_id = $1 AND c.due < $4
+GROUP BY day ORDER BY day`
+
+func (s *Service) schedule(ctx context.Context, tx pgx.Tx, r *http.Request, learnerID uuid.UUID, limit, days int) (Schedule, error) {
+	caller, err := s.actor(ctx, tx, r)
+	if err != nil {
+		return Schedule{}, err
+	}
+	if learnerID == uuid.Nil {
+		learnerID = caller.ID
+	}
+	out := Schedule{LearnerID: learnerID, Now: s.now().UTC(), Due: []DueCard{}}
+	err = tx.QueryRow(ctx, visibleLearnerSQL, learnerID, caller.ID).Scan(&out.Timezone)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Schedule{}, httpx.NotFound("learner")
+	}
+	if err != nil {
+		return Schedule{}, fmt.Errorf("load learner: %w", err)
+	}
+	loc, err := time.LoadLocation(out.Timezone)
+	if err != nil {
+		loc, out.Timezone = time.UTC, "UTC"
+	}
+
+	rows, err := tx.Query(ctx, dueCardsSQL, learnerID, out.Now, limit)
+	if err != nil {
+		return Schedule{}, fmt.Errorf("list due cards: %w", err)
+	}
+	var total int
+	out.Due, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (DueCard, error) {
+		var c DueCard
+		var st learning.State
+		err := row.Scan(&c.CardID, &c.Lemma, &c.PartOfSpeech, &c.Definition, &c.Example, &st, &c.Due,
+			&c.Stability, &c.Difficulty, &total)
+		c.State = st.String()
+		return c, err
+	})
+	if err != nil {
+		return Schedule{}, fmt.Errorf("list due cards: %w", err)
+	}
+	out.DueCount = total
+
+	today := out.Now.In(loc)
+	start := time.Date(today.Year(), today.Month(), today.Day(), 0, 0, 0, 0, loc)
+	end := start.AddDate(0, 0, days)
+	counts := map[string]int{}
+	rows, err = tx.Query(ctx, forecastSQL, learnerID, out.Now, loc.String(), end)
+	if err != nil {
+		return Schedule{}, fmt.Errorf("forecast: %w", err)
+	}
+	var day time.Time
+	var n int
+	if _, err := pgx.ForEachRow(rows, []any{&day, &n}, func() error {
+		counts[day.Format(time.DateOnly)] = n
+		return nil
+	}); err != nil {
+		return Schedule{}, fmt.Errorf("forecast: %w", err)
+	}
+	for d := start; d.Before(end); d = d.AddDate(0, 0, 1) {
+		date := d.Format(time.DateOnly)
+		out.Forecast = append(out.Forecast, ForecastDay{Date: date, Due: counts[date]})
+	}
+	return out, nil
+}

@@ -1,0 +1,87 @@
+// Package events names Lexora's topics, the JSON payload of each, and the
+// routing from topics to subscribers. Producers (functions) and consumers
+// (pkg/consumers) both depend on it; it depends on neither.
+package events
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/lexora-app/lexora/pkg/outbox"
+)
+
+// Topics.
+const (
+	AssignmentCreated   = "assignment.created"
+	AssignmentCompleted = "assignment.completed"
+	ReviewSubmitted     = "review.submitted"
+)
+
+// Subscriber names. They key delivery rows and dedup records: never rename one.
+const (
+	SubscriberProgress = "progress"
+	SubscriberEmail    = "email"
+)
+
+// Subscriptions routes each topic to its subscribers.
+var Subscriptions = []outbox.Subscription{
+	{Topic: AssignmentCreated, Subscriber: SubscriberProgress},
+	{Topic: AssignmentCreated, Subscriber: SubscriberEmail},
+	{Topic: ReviewSubmitted, Subscriber: SubscriberProgress},
+	{Topic: AssignmentCompleted, Subscriber: SubscriberEmail},
+}
+
+// NewOutbox returns the outbox routed by Subscriptions.
+func NewOutbox() *outbox.Outbox {
+	ob, err := outbox.New(Subscriptions...)
+	if err != nil {
+		panic(err) // Subscriptions is a constant of the program.
+	}
+	return ob
+}
+
+// AssignmentCreatedPayload is the payload of AssignmentCreated; its ordering
+// key is the learner id.
+type AssignmentCreatedPayload struct {
+	AssignmentID uuid.UUID `json:"assignment_id"`
+	DeckID       uuid.UUID `json:"deck_id"`
+	LearnerID    uuid.UUID `json:"learner_id"`
+	TeacherID    uuid.UUID `json:"teacher_id"`
+	DueAt        time.Time `json:"due_at"`
+	// Cards is the number of lexemes in the deck, hence of the assignment's cards.
+	Cards int `json:"cards"`
+}
+
+// ReviewSubmittedPayload is the payload of ReviewSubmitted; its ordering key
+// is the learner id.
+type ReviewSubmittedPayload struct {
+	ReviewID  int64     `json:"review_id"`
+	CardID    uuid.UUID `json:"card_id"`
+	LearnerID uuid.UUID `json:"learner_id"`
+	LexemeID  uuid.UUID `json:"lexeme_id"`
+	// Rating is 1 Again, 2 Hard, 3 Good, 4 Easy.
+	Rating int `json:"rating"`
+	// StateBefore and StateAfter are FSRS states: 0 New, 1 Learning,
+	// 2 Review, 3 Relearning.
+	StateBefore int       `json:"state_before"`
+	StateAfter  int       `json:"state_after"`
+	ReviewedAt  time.Time `json:"reviewed_at"`
+	// LocalDay is the review's calendar day (YYYY-MM-DD) in the learner's time zone.
+	LocalDay string    `json:"local_day"`
+	Due      time.Time `json:"due"`
+	// AssignmentIDs are the learner's assignments whose deck holds the lexeme.
+	AssignmentIDs []uuid.UUID `json:"assignment_ids"`
+}
+
+// AssignmentCompletedPayload is the payload of AssignmentCompleted, emitted
+// once, when every card of the assignment has reached the Review state; its
+// ordering key is the learner id.
+type AssignmentCompletedPayload struct {
+	AssignmentID uuid.UUID `json:"assignment_id"`
+	DeckID       uuid.UUID `json:"deck_id"`
+	LearnerID    uuid.UUID `json:"learner_id"`
+	TeacherID    uuid.UUID `json:"teacher_id"`
+	DueAt        time.Time `json:"due_at"`
+	CompletedAt  time.Time `json:"completed_at"`
+}

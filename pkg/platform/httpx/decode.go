@@ -1,0 +1,138 @@
+package httpx
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"reflect"
+	"strings"
+
+	"github.com/go-playground/validator/v10"
+)
+
+// MaxBodyBytes caps a request body.
+const MaxBodyBytes = 64 << 10
+
+var validate = newValidator()
+
+func newValidator() *validator.Validate {
+	v := validator.New(validator.WithRequiredStructEnabled())
+	v.RegisterTagNameFunc(func(f reflect.StructField) string {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			return ""
+		}
+		return name
+	})
+	return v
+}
+
+// DecodeJSON reads one JSON object from r's body into dst and validates it
+// with dst's `validate` tags. It returns a *Problem for a wrong Content-Type
+// (415), a body over MaxBodyBytes (413), malformed JSON, a wrong type, an
+// unknown field or trailing data (400), and failed validation (400 with one
+// FieldError per field).
+func DecodeJSON(r *http.Request, dst any) error {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "application/json" {
+		return NewProblem(http.StatusUnsupportedMediaType, TypeUnsupportedMedia, "Unsupported media type",
+			"send the body as application/json")
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, MaxBodyBytes))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return decodeProblem(err)
+	}
+	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
+		return NewProblem(http.StatusBadRequest, TypeBadRequest, "Malformed JSON", "the body must hold exactly one JSON object")
+	}
+	return Validate(dst)
+}
+
+func decodeProblem(err error) *Problem {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	var tooLarge *http.MaxBytesError
+	bad := func(detail string) *Problem {
+		return NewProblem(http.StatusBadRequest, TypeBadRequest, "Malformed JSON", detail)
+	}
+	switch {
+	case errors.As(err, &tooLarge):
+		return NewProblem(http.StatusRequestEntityTooLarge, TypeRequestTooLarge, "Request too large",
+			fmt.Sprintf("the body must not exceed %d bytes", MaxBodyBytes))
+	case errors.As(err, &syntax):
+		return bad(fmt.Sprintf("invalid JSON at byte %d", syntax.Offset))
+	case errors.Is(err, io.EOF):
+		return bad("the body is empty")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return bad("the body ends in the middle of a JSON value")
+	case errors.As(err, &typ):
+		p := NewProblem(http.StatusBadRequest, TypeValidation, "Invalid request", "a field has the wrong type")
+		p.Errors = []FieldError{{Field: typ.Field, Reason: fmt.Sprintf("must be a JSON %s", jsonKind(typ.Type))}}
+		return p
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		p := NewProblem(http.StatusBadRequest, TypeValidation, "Invalid request", "the body has a field this function does not accept")
+		p.Errors = []FieldError{{Field: field, Reason: "unknown field"}}
+		return p
+	default:
+		return bad(err.Error())
+	}
+}
+
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return "number"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.Map, reflect.Struct:
+		if t.String() == "time.Time" {
+			return "string (RFC 3339 time)"
+		}
+		return "object"
+	default:
+		return "string (" + t.String() + ")"
+	}
+}
+
+// Validate checks v's `validate` tags and returns a 400 *Problem listing
+// every failing field by its JSON name, or nil.
+func Validate(v any) error {
+	err := validate.Struct(v)
+	if err == nil {
+		return nil
+	}
+	var verrs validator.ValidationErrors
+	if !errors.As(err, &verrs) {
+		return fmt.Errorf("validate request: %w", err)
+	}
+	p := NewProblem(http.StatusBadRequest, TypeValidation, "Invalid request", "one or more fields are invalid")
+	for _, fe := range verrs {
+		p.Errors = append(p.Errors, FieldError{Field: fe.Field(), Reason: reason(fe)})
+	}
+	return p
+}
+
+func reason(fe validator.FieldError) string {
+	switch fe.Tag() {
+	case "required":
+		return "is required"
+	case "min":
+		return "must be at least " + fe.Param()
+	case "max":
+		return "must be at most " + fe.Param()
+	case "oneof":
+		return "must be one of " + fe.Param()
+	case "uuid", "uuid4":
+		return "must be a UUID"
+	default:
+		return "fails the " + fe.Tag() + " rule"
+	}
+}
