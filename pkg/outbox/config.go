@@ -21,32 +21,34 @@ const (
 	DefaultPollInterval  = time.Second
 )
 
-// Config bounds one drain run. Zero fields take the defaults above.
+// Config bounds one drain run. Zero fields take the defaults above. The env
+// tags name the jobs/drain environment variables (Go duration syntax for
+// durations, e.g. "45s").
 type Config struct {
 	// MaxDuration is how long a run keeps claiming work. Handlers already
 	// started may finish after it, within their lease.
-	MaxDuration time.Duration
+	MaxDuration time.Duration `env:"DRAIN_MAX_DURATION"`
 	// MaxDeliveries caps how many deliveries one run claims.
-	MaxDeliveries int
+	MaxDeliveries int `env:"DRAIN_MAX_DELIVERIES"`
 	// BatchSize is how many deliveries one claim statement takes.
-	BatchSize int
+	BatchSize int `env:"DRAIN_BATCH_SIZE"`
 	// Concurrency is how many handlers run at once.
-	Concurrency int
+	Concurrency int `env:"DRAIN_CONCURRENCY"`
 	// LeaseDuration is how long a claimed delivery stays with its worker
 	// before another may take it. Handlers get a deadline a little shorter.
-	LeaseDuration time.Duration
+	LeaseDuration time.Duration `env:"DRAIN_LEASE_DURATION"`
 	// MaxAttempts is the number of attempts after which a failing delivery
 	// becomes dead.
-	MaxAttempts int
+	MaxAttempts int `env:"DRAIN_MAX_ATTEMPTS"`
 	// BackoffBase is the delay before the second attempt; each later attempt
 	// doubles it, up to BackoffMax, with jitter (see Config.Backoff).
-	BackoffBase time.Duration
+	BackoffBase time.Duration `env:"DRAIN_BACKOFF_BASE"`
 	// BackoffMax caps the delay between attempts.
-	BackoffMax time.Duration
+	BackoffMax time.Duration `env:"DRAIN_BACKOFF_MAX"`
 	// StopWhenIdle ends the run as soon as a claim finds nothing due.
-	StopWhenIdle bool
+	StopWhenIdle bool `env:"DRAIN_STOP_WHEN_IDLE"`
 	// PollInterval is how long an idle run waits before claiming again.
-	PollInterval time.Duration
+	PollInterval time.Duration `env:"DRAIN_POLL_INTERVAL"`
 }
 
 func (c Config) withDefaults() Config {

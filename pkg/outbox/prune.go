@@ -17,18 +17,19 @@ const (
 	DefaultPruneMaxRuntime = 45 * time.Second
 )
 
-// PruneConfig bounds one prune run. Zero fields take the defaults above.
+// PruneConfig bounds one prune run. Zero fields take the defaults above; the
+// env tags name the jobs/prune environment variables.
 type PruneConfig struct {
 	// Retention is how long a fully delivered event is kept after its creation.
-	Retention time.Duration
+	Retention time.Duration `env:"PRUNE_RETENTION"`
 	// DedupRetention is how long dedup records are kept. It must exceed
 	// Retention plus the longest redelivery window, so that a redelivered
 	// event is still recognised; Prune refuses a shorter one.
-	DedupRetention time.Duration
+	DedupRetention time.Duration `env:"PRUNE_DEDUP_RETENTION"`
 	// BatchSize is how many events one DELETE removes.
-	BatchSize int
+	BatchSize int `env:"PRUNE_BATCH_SIZE"`
 	// MaxDuration stops the run between batches.
-	MaxDuration time.Duration
+	MaxDuration time.Duration `env:"PRUNE_MAX_DURATION"`
 }
 
 func (c PruneConfig) withDefaults() PruneConfig {

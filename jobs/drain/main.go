@@ -1,0 +1,77 @@
+// Command drain is the Cloud Run Job that drains the outbox in one bounded
+// run (see outbox.Config for the DRAIN_* limits) into the consumers of
+// pkg/consumers, logs one JSON summary line and exits: 0 when it ran, 1 when
+// it could not (bad configuration, database unreachable). Failed deliveries
+// are not a failed run; they are retried or dead-lettered and reported.
+//
+// Cloud Run runs CLOUD_RUN_TASK_COUNT tasks of one execution in parallel;
+// they share the work through FOR UPDATE SKIP LOCKED, so each task takes an
+// equal share of DRAIN_MAX_DELIVERIES. SIGTERM or SIGINT stops claiming; the
+// claimed batch is finished and reported.
+package main
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/sethvargo/go-envconfig"
+
+	"github.com/lexora-app/lexora/pkg/consumers"
+	"github.com/lexora-app/lexora/pkg/mail"
+	"github.com/lexora-app/lexora/pkg/outbox"
+	"github.com/lexora-app/lexora/pkg/platform/database"
+	"github.com/lexora-app/lexora/pkg/platform/logging"
+)
+
+type config struct {
+	Database  database.Config
+	Mail      mail.Config
+	Drain     outbox.Config
+	TaskIndex int `env:"CLOUD_RUN_TASK_INDEX, default=0"`
+	TaskCount int `env:"CLOUD_RUN_TASK_COUNT, default=1"`
+}
+
+func main() {
+	log := logging.New(os.Stdout, "drain")
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := run(ctx, log); err != nil {
+		log.Error("drain could not run", slog.String("error", err.Error()))
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, log *slog.Logger) error {
+	var cfg config
+	if err := envconfig.Process(ctx, &cfg); err != nil {
+		return err
+	}
+	if cfg.TaskCount > 1 {
+		total := cfg.Drain.MaxDeliveries
+		if total == 0 {
+			total = outbox.DefaultMaxDeliveries
+		}
+		cfg.Drain.MaxDeliveries = (total + cfg.TaskCount - 1) / cfg.TaskCount
+	}
+	sender, err := mail.NewSMTP(cfg.Mail)
+	if err != nil {
+		return err
+	}
+	pool, err := database.Open(ctx, cfg.Database)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	log = log.With(slog.Int("task_index", cfg.TaskIndex), slog.Int("task_count", cfg.TaskCount))
+	handlers := consumers.Handlers(consumers.Deps{Pool: pool, Mail: sender, Log: log})
+	drainer, err := outbox.NewDrainer(pool, handlers, cfg.Drain, log)
+	if err != nil {
+		return err
+	}
+	rep, err := drainer.Run(ctx)
+	log.Info("drain run", slog.Any("report", rep))
+	return err
+}

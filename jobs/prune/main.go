@@ -1,0 +1,51 @@
+// Command prune is the Cloud Run Job that deletes fully delivered outbox
+// events past their retention, and old dedup records, in bounded batches
+// (see outbox.PruneConfig for the PRUNE_* settings). It logs one JSON summary
+// line and exits 0 when it ran, 1 when it could not.
+package main
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/sethvargo/go-envconfig"
+
+	"github.com/lexora-app/lexora/pkg/outbox"
+	"github.com/lexora-app/lexora/pkg/platform/database"
+	"github.com/lexora-app/lexora/pkg/platform/logging"
+)
+
+type config struct {
+	Database database.Config
+	Prune    outbox.PruneConfig
+}
+
+func main() {
+	log := logging.New(os.Stdout, "prune")
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := run(ctx, log); err != nil {
+		log.Error("prune could not run", slog.String("error", err.Error()))
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, log *slog.Logger) error {
+	var cfg config
+	if err := envconfig.Process(ctx, &cfg); err != nil {
+		return err
+	}
+	pool, err := database.Open(ctx, cfg.Database)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	rep, err := outbox.Prune(ctx, pool, cfg.Prune)
+	log.Info("prune run", slog.Int64("events", rep.Events), slog.Int64("dedup_records", rep.DedupRecords),
+		slog.Int("batches", rep.Batches), slog.Bool("reached_deadline", rep.ReachedDeadline),
+		slog.Float64("duration_seconds", rep.Duration.Seconds()))
+	return err
+}

@@ -1,0 +1,120 @@
+// Package mailpit reads the messages held by a mailpit SMTP sink through its
+// HTTP API (/api/v1/messages), and starts a private mailpit for a test.
+//
+// The run and test commands install mailpit (github.com/axllent/mailpit)
+// into bin/; tests find it through LEXORA_MAILPIT or on the PATH and fail,
+// never skip, when it is missing.
+package mailpit
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// Address is one mailbox of a message.
+type Address struct {
+	Name    string `json:"Name"`
+	Address string `json:"Address"`
+}
+
+// Message is the summary mailpit lists for one stored message.
+type Message struct {
+	ID        string    `json:"ID"`
+	MessageID string    `json:"MessageID"`
+	Subject   string    `json:"Subject"`
+	To        []Address `json:"To"`
+	Created   time.Time `json:"Created"`
+}
+
+// Client talks to one mailpit's HTTP API.
+type Client struct {
+	// URL is the base URL of the web UI and API, e.g. http://127.0.0.1:8025.
+	URL string
+}
+
+// Messages returns up to 1,000 stored messages, newest first. It returns an
+// error when mailpit cannot be reached or answers with a non-200 status.
+func (c Client) Messages(ctx context.Context) ([]Message, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.URL+"/api/v1/messages?limit=1000", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("mailpit: list messages: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("mailpit: list messages: status %s", resp.Status)
+	}
+	var out struct {
+		Messages []Message `json:"messages"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return nil, fmt.Errorf("mailpit: decode messages: %w", err)
+	}
+	return out.Messages, nil
+}
+
+// Start runs a private mailpit on free loopback ports for the duration of
+// the test and returns its SMTP port and an API client. It fails the test
+// when the binary cannot be found or does not start within 10 seconds.
+func Start(t testing.TB) (smtpPort int, client Client) {
+	t.Helper()
+	bin := os.Getenv("LEXORA_MAILPIT")
+	if bin == "" {
+		var err error
+		if bin, err = exec.LookPath("mailpit"); err != nil {
+			t.Fatalf("mailpit: set LEXORA_MAILPIT to the mailpit binary (make test installs it in bin/): %v", err)
+		}
+	}
+	smtpPort, httpPort := freePort(t), freePort(t)
+	cmd := exec.Command(bin,
+		"--smtp", "127.0.0.1:"+strconv.Itoa(smtpPort),
+		"--listen", "127.0.0.1:"+strconv.Itoa(httpPort),
+		"--database", filepath.Join(t.TempDir(), "mailpit.db"),
+		"--disable-version-check")
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("mailpit: start %s: %v", bin, err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	client = Client{URL: (&url.URL{Scheme: "http", Host: "127.0.0.1:" + strconv.Itoa(httpPort)}).String()}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, err := client.Messages(context.Background())
+		conn, dialErr := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(smtpPort))
+		if dialErr == nil {
+			conn.Close()
+		}
+		if err == nil && dialErr == nil {
+			return smtpPort, client
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("mailpit: not ready after 10s: %v %v", err, dialErr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("mailpit: find a free port: %v", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}

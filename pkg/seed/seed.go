@@ -1,0 +1,159 @@
+// Package seed loads Lexora's starting data: the WordNet word list shipped in
+// data/words.tsv (see data/README.md for its source and licence) as lexemes,
+// split by frequency into library decks of DeckSize words, and a demo class:
+// one teacher and three learners with fixed ids.
+//
+// Loading is idempotent: running it again adds nothing and changes nothing.
+package seed
+
+import (
+	"bufio"
+	"bytes"
+	_ "embed"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+//go:embed data/words.tsv
+var wordsTSV []byte
+
+// DeckSize is the number of words in each library deck.
+const DeckSize = 25
+
+// Fixed ids of the demo users and their class, so that examples and the demo
+// can name them.
+var (
+	TeacherID = uuid.MustParse("00000000-0000-4000-8000-00000000000a")
+	ClassID   = uuid.MustParse("00000000-0000-4000-8000-0000000000c1")
+	Learners  = []User{
+		{ID: uuid.MustParse("00000000-0000-4000-8000-000000000001"), Email: "mia@lexora.test", Name: "Mia Laurent", Timezone: "Europe/Paris"},
+		{ID: uuid.MustParse("00000000-0000-4000-8000-000000000002"), Email: "noah@lexora.test", Name: "Noah Brooks", Timezone: "America/New_York"},
+		{ID: uuid.MustParse("00000000-0000-4000-8000-000000000003"), Email: "yui@lexora.test", Name: "Yui Tanaka", Timezone: "Asia/Tokyo"},
+	}
+	Teacher = User{ID: TeacherID, Email: "ada@lexora.test", Name: "Ada Okafor", Timezone: "Europe/London"}
+)
+
+// User is a seeded user.
+type User struct {
+	ID       uuid.UUID
+	Email    string
+	Name     string
+	Timezone string
+}
+
+// Word is one row of data/words.tsv.
+type Word struct {
+	Lemma, PartOfSpeech, Definition, Example string
+}
+
+// Words parses the embedded word list, most frequent first. It returns an
+// error for a row without five tab-separated fields.
+func Words() ([]Word, error) {
+	var out []Word
+	sc := bufio.NewScanner(bytes.NewReader(wordsTSV))
+	for line := 0; sc.Scan(); line++ {
+		if line == 0 {
+			continue // header
+		}
+		f := strings.Split(sc.Text(), "\t")
+		if len(f) != 5 {
+			return nil, fmt.Errorf("words.tsv line %d: want 5 fields, got %d", line+1, len(f))
+		}
+		out = append(out, Word{Lemma: f[0], PartOfSpeech: f[1], Definition: f[2], Example: f[3]})
+	}
+	return out, sc.Err()
+}
+
+// Report counts what Load inserted.
+type Report struct {
+	Lexemes, Decks, Users int64
+}
+
+const insertLexemesSQL = `
+INSERT INTO lexemes (lemma, part_of_speech, definition, example, source)
+SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS w, (VALUES ('wordnet-3.0')) AS s
+ON CONFLICT (lemma, part_of_speech) DO NOTHING`
+
+// Each deck takes DeckSize consecutive words of the frequency order.
+const insertDecksSQL = `
+WITH words AS (
+    SELECT w.ord, l.id AS lexeme_id, ((w.ord - 1) / $3) + 1 AS deck_no
+    FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS w (lemma, pos, ord)
+    JOIN lexemes l ON l.lemma = w.lemma AND l.part_of_speech = w.pos),
+decks_in AS (
+    INSERT INTO decks (title, description)
+    SELECT format('Core English %s', lpad(deck_no::text, 2, '0')),
+           format('Words %s to %s of the WordNet 3.0 frequency list', min(ord), max(ord))
+    FROM words GROUP BY deck_no
+    ON CONFLICT (title) DO NOTHING
+    RETURNING id, title)
+INSERT INTO deck_items (deck_id, lexeme_id, position)
+SELECT d.id, w.lexeme_id, w.ord - (w.deck_no - 1) * $3
+FROM words w JOIN decks_in d ON d.title = format('Core English %s', lpad(w.deck_no::text, 2, '0'))`
+
+// Load inserts the word list, the library decks and the demo class into the
+// database behind pool, in one transaction. It returns what it inserted, or
+// an error, having changed nothing.
+func Load(ctx context.Context, pool *pgxpool.Pool) (Report, error) {
+	words, err := Words()
+	if err != nil {
+		return Report{}, err
+	}
+	cols := make([][]string, 4)
+	for _, w := range words {
+		cols[0] = append(cols[0], w.Lemma)
+		cols[1] = append(cols[1], w.PartOfSpeech)
+		cols[2] = append(cols[2], w.Definition)
+		cols[3] = append(cols[3], w.Example)
+	}
+	var rep Report
+	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, insertLexemesSQL, cols[0], cols[1], cols[2], cols[3])
+		if err != nil {
+			return fmt.Errorf("insert lexemes: %w", err)
+		}
+		rep.Lexemes = tag.RowsAffected()
+		before := 0
+		if err := tx.QueryRow(ctx, "SELECT count(*) FROM decks").Scan(&before); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, insertDecksSQL, cols[0], cols[1], DeckSize); err != nil {
+			return fmt.Errorf("insert decks: %w", err)
+		}
+		if err := tx.QueryRow(ctx, "SELECT count(*) - $1 FROM decks", before).Scan(&rep.Decks); err != nil {
+			return err
+		}
+		for _, u := range append([]User{Teacher}, Learners...) {
+			role := "learner"
+			if u.ID == TeacherID {
+				role = "teacher"
+			}
+			tag, err := tx.Exec(ctx, `INSERT INTO users (id, email, display_name, role, timezone)
+				VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`, u.ID, u.Email, u.Name, role, u.Timezone)
+			if err != nil {
+				return fmt.Errorf("insert user %s: %w", u.Email, err)
+			}
+			rep.Users += tag.RowsAffected()
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO classes (id, teacher_id, name) VALUES ($1, $2, 'Demo class')
+			ON CONFLICT DO NOTHING`, ClassID, TeacherID); err != nil {
+			return fmt.Errorf("insert class: %w", err)
+		}
+		for _, l := range Learners {
+			if _, err := tx.Exec(ctx, `INSERT INTO class_members (class_id, learner_id) VALUES ($1, $2)
+				ON CONFLICT DO NOTHING`, ClassID, l.ID); err != nil {
+				return fmt.Errorf("insert class member: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return Report{}, err
+	}
+	return rep, nil
+}
