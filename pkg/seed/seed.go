@@ -9,8 +9,8 @@ package seed
 import (
 	"bufio"
 	"bytes"
-	_ "embed"
 	"context"
+	_ "embed"
 	"fmt"
 	"strings"
 

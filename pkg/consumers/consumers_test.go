@@ -1,0 +1,147 @@
+package consumers
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lexora-app/lexora/pkg/events"
+	"github.com/lexora-app/lexora/pkg/mail"
+	"github.com/lexora-app/lexora/pkg/outbox"
+	"github.com/lexora-app/lexora/pkg/platform/mailpit"
+	"github.com/lexora-app/lexora/pkg/platform/pgtest"
+	"github.com/lexora-app/lexora/pkg/seed"
+)
+
+type bundle struct {
+	pool       *pgxpool.Pool
+	mailpit    mailpit.Client
+	handlers   map[string]outbox.Handler
+	assignment uuid.UUID
+	learner    seed.User
+}
+
+// setup seeds a database, assigns the first library deck to the first demo
+// learner and starts a private SMTP sink.
+func setup(t *testing.T) bundle {
+	t.Helper()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	_, err := seed.Load(ctx, pool)
+	require.NoError(t, err)
+	port, client := mailpit.Start(t)
+	sender, err := mail.NewSMTP(mail.Config{Host: "127.0.0.1", Port: port, TLS: "none", From: "Lexora <no-reply@lexora.app>", Timeout: 5 * time.Second})
+	require.NoError(t, err)
+	b := bundle{pool: pool, mailpit: client, learner: seed.Learners[0],
+		handlers: Handlers(Deps{Pool: pool, Mail: sender, Log: slog.New(slog.DiscardHandler)})}
+	require.NoError(t, pool.QueryRow(ctx, `INSERT INTO assignments (deck_id, learner_id, teacher_id, due_at)
+		SELECT id, $1, $2, now() + interval '7 days' FROM decks ORDER BY title LIMIT 1 RETURNING id`,
+		b.learner.ID, seed.TeacherID).Scan(&b.assignment))
+	return b
+}
+
+func delivery(t *testing.T, topic, subscriber string, payload any) outbox.Delivery {
+	t.Helper()
+	ev, err := outbox.NewEvent(topic, "k", payload)
+	require.NoError(t, err)
+	return outbox.Delivery{ID: 1, Subscriber: subscriber, Attempt: 1, Event: ev}
+}
+
+func TestEmailIsSentOnceWithTheEventInItsMessageID(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	created := delivery(t, events.AssignmentCreated, events.SubscriberEmail,
+		events.AssignmentCreatedPayload{AssignmentID: b.assignment, LearnerID: b.learner.ID, Cards: seed.DeckSize})
+	completed := delivery(t, events.AssignmentCompleted, events.SubscriberEmail,
+		events.AssignmentCompletedPayload{AssignmentID: b.assignment, LearnerID: b.learner.ID})
+
+	h := b.handlers[events.SubscriberEmail]
+	for range 3 { // redeliveries
+		require.NoError(t, h.Handle(ctx, created))
+	}
+	require.NoError(t, h.Handle(ctx, completed))
+
+	msgs, err := b.mailpit.Messages(ctx)
+	require.NoError(t, err)
+	require.Len(t, msgs, 2)
+	byID := map[string]mailpit.Message{}
+	for _, m := range msgs {
+		byID[m.MessageID] = m
+	}
+	toLearner := byID[MessageID(created.Event, events.SubscriberEmail)]
+	require.Equal(t, b.learner.Email, toLearner.To[0].Address)
+	require.Equal(t, "New assignment: Core English 01", toLearner.Subject)
+	toTeacher := byID[MessageID(completed.Event, events.SubscriberEmail)]
+	require.Equal(t, seed.Teacher.Email, toTeacher.To[0].Address)
+	require.Contains(t, toTeacher.Subject, "finished Core English 01")
+
+	var sends int
+	require.NoError(t, b.pool.QueryRow(ctx, "SELECT count(*) FROM email_sends").Scan(&sends))
+	require.Equal(t, 2, sends)
+}
+
+func TestEmailFailuresAreRetryableOrPermanent(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	down, err := mail.NewSMTP(mail.Config{Host: "127.0.0.1", Port: 1, TLS: "none", From: "x@lexora.app", Timeout: time.Second})
+	require.NoError(t, err)
+	h := Handlers(Deps{Pool: b.pool, Mail: down})[events.SubscriberEmail]
+	d := delivery(t, events.AssignmentCreated, events.SubscriberEmail, events.AssignmentCreatedPayload{AssignmentID: b.assignment})
+	err = h.Handle(ctx, d)
+	require.Error(t, err)
+	require.False(t, outbox.IsPermanent(err), "an SMTP outage is retried")
+	var marked int
+	require.NoError(t, b.pool.QueryRow(ctx, "SELECT count(*) FROM outbox_processed").Scan(&marked))
+	require.Zero(t, marked, "a failed send leaves no dedup record, so the retry sends")
+
+	gone := delivery(t, events.AssignmentCreated, events.SubscriberEmail, events.AssignmentCreatedPayload{AssignmentID: uuid.New()})
+	require.True(t, outbox.IsPermanent(b.handlers[events.SubscriberEmail].Handle(ctx, gone)))
+	bad := delivery(t, events.AssignmentCreated, events.SubscriberEmail, "not an object")
+	require.True(t, outbox.IsPermanent(b.handlers[events.SubscriberEmail].Handle(ctx, bad)))
+	other := delivery(t, events.ReviewSubmitted, events.SubscriberEmail, events.ReviewSubmittedPayload{})
+	require.True(t, outbox.IsPermanent(b.handlers[events.SubscriberEmail].Handle(ctx, other)))
+}
+
+func TestProgressCountsEachReviewOnce(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	h := b.handlers[events.SubscriberProgress]
+	review := func(before, after int, day string) outbox.Delivery {
+		return delivery(t, events.ReviewSubmitted, events.SubscriberProgress, events.ReviewSubmittedPayload{
+			LearnerID: b.learner.ID, StateBefore: before, StateAfter: after, LocalDay: day,
+			AssignmentIDs: []uuid.UUID{b.assignment}})
+	}
+	steps := []outbox.Delivery{
+		review(0, 1, "2026-03-01"), // seen
+		review(1, 2, "2026-03-01"), // learned
+		review(0, 2, "2026-03-02"), // seen and learned
+		review(2, 3, "2026-03-02"), // lapse: no longer learned
+		delivery(t, events.AssignmentCreated, events.SubscriberProgress, events.AssignmentCreatedPayload{
+			AssignmentID: b.assignment, LearnerID: b.learner.ID, Cards: 25}),
+	}
+	for _, d := range steps {
+		require.NoError(t, h.Handle(ctx, d))
+		require.NoError(t, h.Handle(ctx, d), "a redelivery changes nothing")
+	}
+	var total, seen, learned, reviews int
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT cards_total, cards_seen, cards_learned, reviews
+		FROM assignment_progress WHERE assignment_id = $1`, b.assignment).Scan(&total, &seen, &learned, &reviews))
+	require.Equal(t, []int{25, 2, 1, 4}, []int{total, seen, learned, reviews})
+	var day1, day2 int
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT
+		(SELECT reviews FROM assignment_daily_reviews WHERE assignment_id = $1 AND day = '2026-03-01'),
+		(SELECT reviews FROM assignment_daily_reviews WHERE assignment_id = $1 AND day = '2026-03-02')`,
+		b.assignment).Scan(&day1, &day2))
+	require.Equal(t, []int{2, 2}, []int{day1, day2})
+
+	err := h.Handle(ctx, delivery(t, events.AssignmentCompleted, events.SubscriberProgress, events.AssignmentCompletedPayload{}))
+	require.True(t, outbox.IsPermanent(err))
+}
