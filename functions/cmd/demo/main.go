@@ -1,0 +1,208 @@
+// Command demo plays a teacher's assignment and a learner's review session
+// against a running local stack (make run), over HTTP, then waits for the
+// downstream effects and prints them with the time each took to appear after
+// the request committed: the emails in the mailpit sink and the progress
+// projection.
+//
+// Environment: LEXORA_URL (default http://127.0.0.1:8080), MAILPIT_URL
+// (default http://127.0.0.1:8025), DATABASE_URL (the local database, read to
+// pick a deck not yet assigned and to show the progress rows).
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/lexora-app/lexora/functions"
+	"github.com/lexora-app/lexora/pkg/platform/mailpit"
+	"github.com/lexora-app/lexora/pkg/seed"
+)
+
+func main() {
+	if err := run(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, "demo:", err)
+		os.Exit(1)
+	}
+}
+
+type demo struct {
+	api  string
+	box  mailpit.Client
+	pool *pgxpool.Pool
+}
+
+func run(ctx context.Context) error {
+	d := demo{
+		api: cmp.Or(os.Getenv("LEXORA_URL"), "http://127.0.0.1:8080"),
+		box: mailpit.Client{URL: cmp.Or(os.Getenv("MAILPIT_URL"), "http://127.0.0.1:8025")},
+	}
+	pool, err := pgxpool.New(ctx, cmp.Or(os.Getenv("DATABASE_URL"), "postgres://postgres@127.0.0.1:5432/lexora?sslmode=disable"))
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	d.pool = pool
+	learner := seed.Learners[0]
+
+	var deck uuid.UUID
+	var title string
+	err = pool.QueryRow(ctx, `SELECT d.id, d.title FROM decks d
+		WHERE NOT EXISTS (SELECT 1 FROM assignments a WHERE a.deck_id = d.id AND a.learner_id = $1)
+		ORDER BY d.title LIMIT 1`, learner.ID).Scan(&deck, &title)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return errors.New("every deck is already assigned to the demo learner; reset with `make reset`")
+	}
+	if err != nil {
+		return fmt.Errorf("pick a deck (is `make run` running?): %w", err)
+	}
+
+	fmt.Printf("1. %s (teacher) assigns %q to %s\n", seed.Teacher.Name, title, learner.Name)
+	var a functions.Assignment
+	if err := d.call(http.MethodPost, "/CreateAssignment", seed.TeacherID, map[string]any{
+		"learner_id": learner.ID, "deck_id": deck, "due_at": time.Now().Add(7 * 24 * time.Hour).Format(time.RFC3339),
+	}, &a); err != nil {
+		return err
+	}
+	assigned := time.Now()
+	fmt.Printf("   committed: assignment %s, %d cards (%d new)\n", a.ID, a.Cards, a.NewCards)
+	welcome, err := d.waitForMail(ctx, learner.Email, "New assignment: "+title)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("   effect: email to %s %q, %s after commit\n", welcome.To[0].Address, welcome.Subject, ms(welcome.Created.Sub(assigned)))
+
+	fmt.Printf("2. %s reviews the deck's cards (Easy moves a new card straight to Review)\n", learner.Name)
+	var sched functions.Schedule
+	if err := d.call(http.MethodGet, "/GetSchedule?limit=200&days=7", learner.ID, nil, &sched); err != nil {
+		return err
+	}
+	fmt.Printf("   schedule: %d cards due now; forecast %v\n", sched.DueCount, sched.Forecast)
+	var last functions.ReviewResult
+	reviewed := 0
+	var firstCommit time.Time
+	for _, c := range sched.Due {
+		if err := d.call(http.MethodPost, "/SubmitReview", learner.ID, map[string]any{"card_id": c.CardID, "rating": 4}, &last); err != nil {
+			return err
+		}
+		if reviewed == 0 {
+			firstCommit = time.Now()
+			latency, err := d.waitForProgress(ctx, a.ID, 1, firstCommit)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("   %-12s rated Easy -> %s, due %s; progress row updated %s after commit\n",
+				c.Lemma, last.Card.State, last.Card.Due.Format(time.DateOnly), ms(latency))
+		}
+		reviewed++
+	}
+	finished := time.Now()
+	fmt.Printf("   %d reviews committed; completed assignments: %v\n", reviewed, last.CompletedAssignments)
+
+	done, err := d.waitForMail(ctx, seed.Teacher.Email, learner.Name+" finished "+title)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("   effect: email to %s %q, %s after the last review's commit\n", done.To[0].Address, done.Subject, ms(done.Created.Sub(finished)))
+	latency, err := d.waitForProgress(ctx, a.ID, a.Cards, finished)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("   effect: progress caught up %s after the last review's commit\n", ms(latency))
+
+	fmt.Println("3. Effects now in place")
+	var seen, learned, reviews, total int
+	if err := pool.QueryRow(ctx, `SELECT cards_total, cards_seen, cards_learned, reviews FROM assignment_progress
+		WHERE assignment_id = $1`, a.ID).Scan(&total, &seen, &learned, &reviews); err != nil {
+		return err
+	}
+	fmt.Printf("   progress: %d cards, %d seen, %d learned, %d reviews\n", total, seen, learned, reviews)
+	msgs, err := d.box.Messages(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("   mailbox (%s): %d messages\n", d.box.URL, len(msgs))
+	for _, m := range msgs[:min(len(msgs), 5)] {
+		fmt.Printf("     %-20s %-45q <%s>\n", m.To[0].Address, m.Subject, m.MessageID)
+	}
+	return nil
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%d ms", max(d, 0).Milliseconds()) }
+
+func (d demo) call(method, path string, actor uuid.UUID, body, out any) error {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, d.api+path, rd)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(functions.DevUserHeader, actor.String())
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("%s %s (is `make run` running?): %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode >= 300 {
+		return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, raw)
+	}
+	return json.Unmarshal(raw, out)
+}
+
+// waitForMail polls the sink until a message to to with subject arrives.
+func (d demo) waitForMail(ctx context.Context, to, subject string) (mailpit.Message, error) {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		msgs, err := d.box.Messages(ctx)
+		if err != nil {
+			return mailpit.Message{}, err
+		}
+		for _, m := range msgs {
+			if m.Subject == subject && len(m.To) > 0 && m.To[0].Address == to {
+				return m, nil
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return mailpit.Message{}, fmt.Errorf("no email %q to %s within 30 s: is the drain running?", subject, to)
+}
+
+// waitForProgress polls the projection until it counts reviews reviews and
+// returns the time since since.
+func (d demo) waitForProgress(ctx context.Context, assignment uuid.UUID, reviews int, since time.Time) (time.Duration, error) {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		var n int
+		err := d.pool.QueryRow(ctx, "SELECT reviews FROM assignment_progress WHERE assignment_id = $1", assignment).Scan(&n)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return 0, err
+		}
+		if n >= reviews {
+			return time.Since(since), nil
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return 0, fmt.Errorf("progress of %s did not reach %d reviews within 30 s: is the drain running?", assignment, reviews)
+}
