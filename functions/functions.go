@@ -4,6 +4,8 @@
 //   - CreateAssignment (POST): a teacher assigns a deck to a learner.
 //   - SubmitReview (POST): a learner rates a card.
 //   - GetSchedule (GET): a learner's due cards and forecast.
+//   - OutboxHealth, ListDeadLetters (GET), ReplayDeadLetters,
+//     SkipDeadLetters (POST): the operators' view of the event core.
 //
 // Every write is one transaction: validate, authorize, change state, enqueue
 // events (pkg/outbox), commit, answer. Nothing slow happens in a request; the
@@ -45,6 +47,10 @@ func init() {
 	functions.HTTP("CreateAssignment", serve((*Service).CreateAssignment))
 	functions.HTTP("SubmitReview", serve((*Service).SubmitReview))
 	functions.HTTP("GetSchedule", serve((*Service).GetSchedule))
+	functions.HTTP("OutboxHealth", serve((*Service).OutboxHealth))
+	functions.HTTP("ListDeadLetters", serve((*Service).ListDeadLetters))
+	functions.HTTP("ReplayDeadLetters", serve((*Service).ReplayDeadLetters))
+	functions.HTTP("SkipDeadLetters", serve((*Service).SkipDeadLetters))
 }
 
 // Config is the functions' environment.

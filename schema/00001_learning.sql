@@ -5,7 +5,7 @@ CREATE TABLE users (
     id           uuid PRIMARY KEY DEFAULT gen_random_uuid(),
     email        text NOT NULL UNIQUE CHECK (email = lower(email) AND length(email) BETWEEN 3 AND 254),
     display_name text NOT NULL CHECK (length(display_name) BETWEEN 1 AND 200),
-    role         text NOT NULL CHECK (role IN ('learner', 'teacher')),
+    role         text NOT NULL CHECK (role IN ('learner', 'teacher', 'operator')),
     -- IANA time zone name; streaks and "today" are computed in it.
     timezone     text NOT NULL DEFAULT 'UTC',
     created_at   timestamptz NOT NULL DEFAULT now()

@@ -200,7 +200,8 @@ func (s *stack) run(ctx context.Context) error {
 	dbEnv := []string{"DATABASE_URL=" + cfg.databaseURL}
 
 	// 1. mailpit
-	mailpitArgs := []string{"--smtp", cfg.smtpAddr, "--listen", cfg.mailpitUI}
+	// No version check: it calls GitHub, which local and CI machines may not reach.
+	mailpitArgs := []string{"--smtp", cfg.smtpAddr, "--listen", cfg.mailpitUI, "--disable-version-check"}
 	if cfg.mailpitDB != "" {
 		if err := os.MkdirAll(filepath.Dir(cfg.mailpitDB), 0o755); err != nil {
 			return err

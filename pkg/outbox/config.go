@@ -10,15 +10,17 @@ import (
 
 // Defaults for Config, written once next to the setting they fill.
 const (
-	DefaultMaxDuration   = 45 * time.Second
-	DefaultMaxDeliveries = 100_000
-	DefaultBatchSize     = 500
-	DefaultConcurrency   = 16
-	DefaultLeaseDuration = 30 * time.Second
-	DefaultMaxAttempts   = 12
-	DefaultBackoffBase   = time.Second
-	DefaultBackoffMax    = time.Hour
-	DefaultPollInterval  = time.Second
+	DefaultMaxDuration    = 45 * time.Second
+	DefaultMaxDeliveries  = 100_000
+	DefaultBatchSize      = 500
+	DefaultConcurrency    = 16
+	DefaultLeaseDuration  = 30 * time.Second
+	DefaultMaxAttempts    = 12
+	DefaultBackoffBase    = time.Second
+	DefaultBackoffMax     = time.Hour
+	DefaultPollInterval   = time.Second
+	DefaultHandlerTimeout = time.Minute
+	DefaultShutdownGrace  = 8 * time.Second
 )
 
 // Config bounds one drain run. Zero fields take the defaults above. The env
@@ -35,8 +37,16 @@ type Config struct {
 	// Concurrency is how many handlers run at once.
 	Concurrency int `env:"DRAIN_CONCURRENCY"`
 	// LeaseDuration is how long a claimed delivery stays with its worker
-	// before another may take it. Handlers get a deadline a little shorter.
+	// before another may take it. While a handler runs, the lease is extended
+	// (a heartbeat) every third of it; a handler whose lease was taken over
+	// anyway has its context cancelled and its result is not written.
 	LeaseDuration time.Duration `env:"DRAIN_LEASE_DURATION"`
+	// HandlerTimeout is the deadline of one handler call.
+	HandlerTimeout time.Duration `env:"DRAIN_HANDLER_TIMEOUT"`
+	// ShutdownGrace is how long handlers may go on once the run's context is
+	// cancelled (SIGTERM); then their contexts are cancelled and unfinished
+	// deliveries are released for another worker, without using an attempt.
+	ShutdownGrace time.Duration `env:"DRAIN_SHUTDOWN_GRACE"`
 	// MaxAttempts is the number of attempts after which a failing delivery
 	// becomes dead.
 	MaxAttempts int `env:"DRAIN_MAX_ATTEMPTS"`
@@ -61,6 +71,8 @@ func (c Config) withDefaults() Config {
 	c.BackoffBase = cmp.Or(c.BackoffBase, DefaultBackoffBase)
 	c.BackoffMax = cmp.Or(c.BackoffMax, DefaultBackoffMax)
 	c.PollInterval = cmp.Or(c.PollInterval, DefaultPollInterval)
+	c.HandlerTimeout = cmp.Or(c.HandlerTimeout, DefaultHandlerTimeout)
+	c.ShutdownGrace = cmp.Or(c.ShutdownGrace, DefaultShutdownGrace)
 	return c
 }
 
@@ -69,7 +81,8 @@ func (c Config) Validate() error {
 	c = c.withDefaults()
 	var errs []error
 	if c.MaxDuration < 0 || c.MaxDeliveries < 0 || c.BatchSize < 0 || c.Concurrency < 0 ||
-		c.MaxAttempts < 0 || c.BackoffBase < 0 || c.BackoffMax < 0 || c.PollInterval < 0 {
+		c.MaxAttempts < 0 || c.BackoffBase < 0 || c.BackoffMax < 0 || c.PollInterval < 0 ||
+		c.HandlerTimeout < 0 || c.ShutdownGrace < 0 {
 		errs = append(errs, errors.New("outbox config: limits must not be negative"))
 	}
 	if c.LeaseDuration < time.Second {
@@ -94,10 +107,4 @@ func (c Config) Backoff(attempt int) time.Duration {
 	d = min(d, c.BackoffMax)
 	half := d / 2
 	return half + time.Duration(rand.Int64N(int64(half)+1))
-}
-
-// handlerTimeout leaves a margin between a handler's deadline and the lease
-// expiry so that its result is written while the lease is still held.
-func (c Config) handlerTimeout() time.Duration {
-	return c.LeaseDuration - min(c.LeaseDuration/5, 5*time.Second)
 }

@@ -50,8 +50,10 @@ type Report struct {
 	Dead      int `json:"dead"`
 	// LostLeases counts results not written because the lease had passed to
 	// another worker; that worker's result stands.
-	LostLeases int           `json:"lost_leases"`
-	Duration   time.Duration `json:"-"`
+	LostLeases int `json:"lost_leases"`
+	// Released counts deliveries handed back unfinished at shutdown.
+	Released int           `json:"released"`
+	Duration time.Duration `json:"-"`
 	// Backlog is what is left per subscriber when the run ends.
 	Backlog []Backlog `json:"backlog"`
 }
@@ -84,6 +86,7 @@ func (r Report) LogValue() slog.Value {
 		slog.Int("retried", r.Retried),
 		slog.Int("dead", r.Dead),
 		slog.Int("lost_leases", r.LostLeases),
+		slog.Int("released", r.Released),
 		slog.Float64("duration_seconds", r.Duration.Seconds()),
 		slog.Int64("backlog", pending),
 		slog.Float64("oldest_pending_age_seconds", oldest.Seconds()),
@@ -114,7 +117,7 @@ func (d *Drainer) Run(ctx context.Context) (Report, error) {
 			continue
 		}
 		rep.Claimed += len(batch)
-		if err := d.process(batch, token, &rep); err != nil {
+		if err := d.process(ctx, batch, token, &rep); err != nil {
 			runErr = err
 			break
 		}
@@ -141,8 +144,12 @@ func sleep(ctx context.Context, d time.Duration) bool {
 
 const claimSQL = `
 WITH due AS (
-    SELECT id FROM outbox_deliveries
+    SELECT id FROM outbox_deliveries d
     WHERE state IN ('pending', 'running') AND available_at <= now() AND subscriber = ANY($1::text[])
+      AND NOT (ordered AND EXISTS (
+          SELECT 1 FROM outbox_deliveries p
+          WHERE p.ordered AND p.subscriber = d.subscriber AND p.ordering_key = d.ordering_key
+            AND p.id < d.id AND p.state IN ('pending', 'running', 'dead')))
     ORDER BY available_at, id
     LIMIT $2
     FOR UPDATE SKIP LOCKED
@@ -179,74 +186,213 @@ func (d *Drainer) claim(ctx context.Context, n int) ([]Delivery, uuid.UUID, erro
 	return batch, token, nil
 }
 
-// process runs the handlers of one claimed batch and writes the results.
-// Results are written with a context that outlives a cancelled run, so a
-// shutdown does not throw away finished work.
-func (d *Drainer) process(batch []Delivery, token uuid.UUID, rep *Report) error {
-	errs := make([]error, len(batch))
+// outcome is what became of one claimed delivery.
+type outcome struct {
+	err error
+	// lost: the heartbeat found the lease taken over; nothing is written.
+	lost bool
+	// released: cut short by shutdown; handed back without using an attempt.
+	released bool
+}
+
+// process runs the handlers of one claimed batch, keeps their leases alive,
+// and writes the results. Once ctx is cancelled, handlers get ShutdownGrace
+// to finish; then they are cancelled and what they held is released. Results
+// are written with a context that outlives ctx, so a shutdown does not throw
+// away finished work.
+func (d *Drainer) process(ctx context.Context, batch []Delivery, token uuid.UUID, rep *Report) error {
+	outcomes := make([]outcome, len(batch))
+	cancels := make([]context.CancelFunc, len(batch))
+	running := make([]bool, len(batch))
+	var mu sync.Mutex // guards outcomes, cancels and running
+
+	base, stopAll := context.WithCancel(context.Background())
+	defer stopAll()
+	var helpers sync.WaitGroup
+	done := make(chan struct{})
+	helpers.Go(func() {
+		select {
+		case <-ctx.Done():
+		case <-done:
+			return
+		}
+		t := time.NewTimer(d.cfg.ShutdownGrace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			stopAll()
+		case <-done:
+		}
+	})
+	helpers.Go(func() { d.heartbeat(batch, token, &mu, running, cancels, outcomes, done) })
+
 	work := make(chan int)
 	var wg sync.WaitGroup
 	for range min(d.cfg.Concurrency, len(batch)) {
 		wg.Go(func() {
 			for i := range work {
-				errs[i] = d.handle(batch[i])
+				hctx, cancel := context.WithTimeout(base, d.cfg.HandlerTimeout)
+				mu.Lock()
+				cancels[i], running[i] = cancel, true
+				mu.Unlock()
+				err := d.handle(hctx, batch[i])
+				mu.Lock()
+				running[i] = false
+				outcomes[i].err = err
+				outcomes[i].released = err != nil && base.Err() != nil
+				mu.Unlock()
+				cancel()
 			}
 		})
 	}
 	for i := range batch {
+		if base.Err() != nil {
+			outcomes[i] = outcome{err: context.Canceled, released: true}
+			continue
+		}
 		work <- i
 	}
 	close(work)
 	wg.Wait()
+	close(done)
+	helpers.Wait()
 
-	var ok []int64
+	var ok, released []int64
 	var failed []failure
 	for i, dl := range batch {
-		if errs[i] == nil {
+		o := outcomes[i]
+		switch {
+		case o.lost:
+			rep.LostLeases++
+		case o.released:
+			released = append(released, dl.ID)
+		case o.err == nil:
 			ok = append(ok, dl.ID)
-			continue
+		default:
+			failed = append(failed, d.failure(dl, o.err))
 		}
-		dead := IsPermanent(errs[i]) || dl.Attempt >= d.cfg.MaxAttempts
-		f := failure{id: dl.ID, err: errs[i].Error(), dead: dead}
-		if !dead {
-			f.delay = d.cfg.Backoff(dl.Attempt)
-		}
-		failed = append(failed, f)
-		d.log.Warn("delivery failed",
-			slog.Int64("delivery_id", dl.ID), slog.String("subscriber", dl.Subscriber),
-			slog.String("topic", dl.Event.Topic), slog.String("event_id", dl.Event.ID.String()),
-			slog.Int("attempt", dl.Attempt), slog.Bool("dead", dead), slog.String("error", f.err))
 	}
-	ctx := context.Background()
-	acked, err := d.ack(ctx, ok, token)
+	wctx := context.WithoutCancel(ctx)
+	acked, err := d.ack(wctx, ok, token)
+	if err != nil {
+		return err
+	}
+	retried, dead, err := d.fail(wctx, failed, token)
+	if err != nil {
+		return err
+	}
+	back, err := d.release(wctx, released, token)
 	if err != nil {
 		return err
 	}
 	rep.Delivered += acked
-	retried, dead, err := d.fail(ctx, failed, token)
-	if err != nil {
-		return err
-	}
 	rep.Retried += retried
 	rep.Dead += dead
-	rep.LostLeases += len(batch) - acked - retried - dead
+	rep.Released += back
+	rep.LostLeases += len(ok) - acked + len(failed) - retried - dead + len(released) - back
 	return nil
 }
 
-// handle calls the subscriber's handler with a deadline inside the lease,
-// turning a panic into a failed attempt.
-func (d *Drainer) handle(dl Delivery) (err error) {
+// failure turns a handler error into a retry or a dead letter, and logs it.
+func (d *Drainer) failure(dl Delivery, err error) failure {
+	dead := IsPermanent(err) || dl.Attempt >= d.cfg.MaxAttempts
+	f := failure{id: dl.ID, err: err.Error(), dead: dead}
+	if !dead {
+		f.delay = d.cfg.Backoff(dl.Attempt)
+	}
+	d.log.Warn("delivery failed",
+		slog.Int64("delivery_id", dl.ID), slog.String("subscriber", dl.Subscriber),
+		slog.String("topic", dl.Event.Topic), slog.String("event_id", dl.Event.ID.String()),
+		slog.Int("attempt", dl.Attempt), slog.Bool("dead", dead), slog.String("error", f.err))
+	return f
+}
+
+const extendSQL = `
+UPDATE outbox_deliveries SET available_at = now() + make_interval(secs => $3)
+WHERE id = ANY($1::bigint[]) AND lease_token = $2 AND state = 'running'
+RETURNING id`
+
+// heartbeat extends the leases of the batch's running handlers every third
+// of the lease until done is closed. A delivery whose lease could not be
+// extended was taken over: its handler is cancelled and marked lost.
+func (d *Drainer) heartbeat(batch []Delivery, token uuid.UUID, mu *sync.Mutex, running []bool,
+	cancels []context.CancelFunc, outcomes []outcome, done <-chan struct{}) {
+	t := time.NewTicker(d.cfg.LeaseDuration / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+		}
+		held := map[int64]int{}
+		var ids []int64
+		mu.Lock()
+		for i, r := range running {
+			if r {
+				ids = append(ids, batch[i].ID)
+				held[batch[i].ID] = i
+			}
+		}
+		mu.Unlock()
+		if len(ids) == 0 {
+			continue
+		}
+		rows, err := d.pool.Query(context.Background(), extendSQL, ids, token, d.cfg.LeaseDuration.Seconds())
+		var kept []int64
+		if err == nil {
+			kept, err = pgx.CollectRows(rows, pgx.RowTo[int64])
+		}
+		if err != nil {
+			d.log.Warn("lease heartbeat failed", slog.String("error", err.Error()))
+			continue
+		}
+		for _, id := range kept {
+			delete(held, id)
+		}
+		mu.Lock()
+		for id, i := range held {
+			if running[i] {
+				outcomes[i].lost = true
+				cancels[i]()
+				d.log.Warn("lease lost to another worker", slog.Int64("delivery_id", id),
+					slog.String("subscriber", batch[i].Subscriber))
+			}
+		}
+		mu.Unlock()
+	}
+}
+
+// handle calls the subscriber's handler, turning a panic into a failed
+// attempt.
+func (d *Drainer) handle(ctx context.Context, dl Delivery) (err error) {
 	if dl.Attempt > d.cfg.MaxAttempts {
 		return fmt.Errorf("lease expired during attempt %d of %d: the worker died or overran", dl.Attempt-1, d.cfg.MaxAttempts)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), d.cfg.handlerTimeout())
-	defer cancel()
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("handler panicked: %v\n%s", r, debug.Stack())
 		}
 	}()
 	return d.handlers[dl.Subscriber].Handle(ctx, dl)
+}
+
+const releaseSQL = `
+UPDATE outbox_deliveries
+SET state = 'pending', available_at = now(), lease_token = NULL, attempts = attempts - 1
+WHERE id = ANY($1::bigint[]) AND lease_token = $2 AND state = 'running'`
+
+// release hands deliveries back unattempted, where this worker still holds
+// the lease, and returns how many it released.
+func (d *Drainer) release(ctx context.Context, ids []int64, token uuid.UUID) (int, error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	tag, err := d.pool.Exec(ctx, releaseSQL, ids, token)
+	if err != nil {
+		return 0, fmt.Errorf("release %d deliveries: %w", len(ids), err)
+	}
+	return int(tag.RowsAffected()), nil
 }
 
 const ackSQL = `

@@ -72,6 +72,13 @@ func (f HandlerFunc) Handle(ctx context.Context, d Delivery) error { return f(ct
 type Subscription struct {
 	Topic      string
 	Subscriber string
+	// Ordered makes the subscriber receive the deliveries of one ordering
+	// key one at a time, in commit order: a delivery is not handed out while
+	// an earlier one of the same key for the same subscriber is pending,
+	// running or dead. Different keys proceed in parallel. A dead head keeps
+	// its key blocked (and reported) until an operator replays or skips it.
+	// A subscriber's subscriptions must agree on Ordered.
+	Ordered bool
 }
 
 // PermanentError marks a failure that retrying cannot fix; the delivery goes

@@ -24,7 +24,7 @@ type DBTX interface {
 type Outbox struct {
 	topics   []string
 	names    []string
-	bySub    map[string]bool
+	ordered  []bool
 	hasTopic map[string]bool
 }
 
@@ -36,19 +36,24 @@ var ErrUnknownTopic = errors.New("outbox: no subscription for topic")
 // New returns an Outbox routing events by subs. It returns an error for an
 // empty topic or subscriber name, or a duplicated pair.
 func New(subs ...Subscription) (*Outbox, error) {
-	o := &Outbox{bySub: map[string]bool{}, hasTopic: map[string]bool{}}
-	seen := map[Subscription]bool{}
+	o := &Outbox{hasTopic: map[string]bool{}}
+	seen := map[[2]string]bool{}
+	ordered := map[string]bool{}
 	for _, s := range subs {
 		if s.Topic == "" || s.Subscriber == "" {
 			return nil, fmt.Errorf("outbox: subscription %+v needs a topic and a subscriber", s)
 		}
-		if seen[s] {
+		pair := [2]string{s.Topic, s.Subscriber}
+		if seen[pair] {
 			return nil, fmt.Errorf("outbox: subscription %s -> %s declared twice", s.Topic, s.Subscriber)
 		}
-		seen[s] = true
+		if o, ok := ordered[s.Subscriber]; ok && o != s.Ordered {
+			return nil, fmt.Errorf("outbox: subscriber %s is ordered for some topics and not others", s.Subscriber)
+		}
+		seen[pair], ordered[s.Subscriber] = true, s.Ordered
 		o.topics = append(o.topics, s.Topic)
 		o.names = append(o.names, s.Subscriber)
-		o.bySub[s.Subscriber] = true
+		o.ordered = append(o.ordered, s.Ordered)
 		o.hasTopic[s.Topic] = true
 	}
 	return o, nil
@@ -71,11 +76,11 @@ const enqueueSQL = `
 WITH ev AS (
     INSERT INTO outbox_events (event_id, topic, ordering_key, payload, headers, not_before)
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[], $5::jsonb[], $6::timestamptz[])
-    RETURNING id, topic, not_before
+    RETURNING id, topic, ordering_key, not_before
 )
-INSERT INTO outbox_deliveries (event_id, subscriber, available_at)
-SELECT ev.id, s.subscriber, greatest(coalesce(ev.not_before, now()), now())
-FROM ev JOIN unnest($7::text[], $8::text[]) AS s (topic, subscriber) ON s.topic = ev.topic
+INSERT INTO outbox_deliveries (event_id, subscriber, ordering_key, ordered, available_at)
+SELECT ev.id, s.subscriber, ev.ordering_key, s.ordered, greatest(coalesce(ev.not_before, now()), now())
+FROM ev JOIN unnest($7::text[], $8::text[], $9::bool[]) AS s (topic, subscriber, ordered) ON s.topic = ev.topic
 ORDER BY ev.id, s.subscriber`
 
 // Enqueue stores events and one pending delivery per subscriber of each
@@ -120,7 +125,7 @@ func (o *Outbox) Enqueue(ctx context.Context, tx DBTX, events ...Event) error {
 			notBefore[i] = &t
 		}
 	}
-	if _, err := tx.Exec(ctx, enqueueSQL, ids, topics, keys, payloads, headers, notBefore, o.topics, o.names); err != nil {
+	if _, err := tx.Exec(ctx, enqueueSQL, ids, topics, keys, payloads, headers, notBefore, o.topics, o.names, o.ordered); err != nil {
 		return fmt.Errorf("enqueue %d events: %w", n, err)
 	}
 	return nil

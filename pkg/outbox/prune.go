@@ -49,14 +49,14 @@ type PruneReport struct {
 	ReachedDeadline bool          `json:"reached_deadline"`
 }
 
-// Events qualify when older than the retention and none of their deliveries
-// is pending, running or dead. Deliveries go with them (ON DELETE CASCADE).
+// Events qualify when older than the retention and every one of their
+// deliveries is delivered or skipped. Deliveries go with them (ON DELETE CASCADE).
 const pruneEventsSQL = `
 WITH doomed AS (
     SELECT e.id FROM outbox_events e
     WHERE e.created_at < now() - make_interval(secs => $1)
       AND NOT EXISTS (
-          SELECT 1 FROM outbox_deliveries d WHERE d.event_id = e.id AND d.state <> 'delivered')
+          SELECT 1 FROM outbox_deliveries d WHERE d.event_id = e.id AND d.state NOT IN ('delivered', 'skipped'))
     ORDER BY e.created_at
     LIMIT $2
     FOR UPDATE SKIP LOCKED

@@ -1,0 +1,51 @@
+# Lexora developer entry points. `make` alone lists the targets.
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+GO ?= go
+BIN := $(CURDIR)/bin
+# The binaries `make build` produces, each named after its directory:
+# bin/server, bin/migrate, bin/seed, bin/drain, bin/prune, bin/demo, bin/devstack.
+CMDS := ./functions/cmd/server ./functions/cmd/demo \
+	./jobs/migrate ./jobs/seed ./jobs/drain ./jobs/prune ./jobs/devstack
+
+TEST_ENV := LEXORA_MAILPIT=$(BIN)/mailpit \
+	LEXORA_TEST_DATABASE_URL='postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable'
+
+.PHONY: help build run demo reset test bench clean
+
+help: ## List the targets.
+	@echo "usage: make <target>"
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  %-7s %s\n", $$1, $$2 }'
+
+build: ## Build every binary into bin/.
+	$(GO) build -o $(BIN)/ $(CMDS)
+
+run: ## Run the whole stack locally (PostgreSQL, mailpit, server, drain/prune schedule).
+	.ci/ensure-postgres
+	.ci/ensure-mailpit
+	$(MAKE) --no-print-directory build
+	exec $(BIN)/devstack -bin $(BIN)
+
+demo: build ## Play the demo against `make run` (start that in another terminal).
+	$(BIN)/demo
+
+reset: ## Drop the local lexora database; the next `make run` recreates and seeds it.
+	.ci/ensure-postgres
+	psql -h 127.0.0.1 -U postgres -d postgres -Xqc 'DROP DATABASE IF EXISTS lexora WITH (FORCE)'
+
+test: ## go vet, gofmt check and all tests with -race against the local PostgreSQL.
+	.ci/ensure-postgres
+	.ci/ensure-mailpit
+	@unformatted=$$(find . -name '*.go' -not -path './.git/*' -not -path '*/node_modules/*' -print0 | xargs -0 -r gofmt -l); \
+	if [ -n "$$unformatted" ]; then echo "gofmt -l lists files that need formatting (run gofmt -w):"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(TEST_ENV) $(GO) test -race -count=1 ./...
+
+bench: ## Outbox benchmarks (one iteration each) against the local PostgreSQL.
+	.ci/ensure-postgres
+	$(TEST_ENV) $(GO) test -run '^$$' -bench . -benchtime 1x ./pkg/outbox/...
+
+clean: ## Remove build output and local state (bin/, .run/).
+	rm -rf bin .run

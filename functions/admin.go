@@ -1,0 +1,150 @@
+package functions
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/lexora-app/lexora/pkg/outbox"
+	"github.com/lexora-app/lexora/pkg/platform/httpx"
+)
+
+// The operator functions expose the outbox's health and dead letters. Only a
+// user with the operator role may call them; anyone else gets 404, as if they
+// did not exist.
+
+// operator resolves the acting user and requires the operator role.
+func (s *Service) operator(r *http.Request) (user, error) {
+	u, err := s.actor(r.Context(), s.pool, r)
+	if err != nil {
+		return user{}, err
+	}
+	if u.Role != "operator" {
+		return user{}, httpx.NotFound("function")
+	}
+	return u, nil
+}
+
+// OutboxHealth (GET) answers the outbox's live health figures
+// (outbox.Health): backlog and oldest age per subscriber and topic, dead
+// counts, blocked ordered keys, deliveries per minute over the last hour.
+func (s *Service) OutboxHealth(w http.ResponseWriter, r *http.Request) {
+	if !allow(w, r, http.MethodGet) {
+		return
+	}
+	if _, err := s.operator(r); err != nil {
+		httpx.WriteError(w, r, s.log, err)
+		return
+	}
+	h, err := outbox.ReadHealth(r.Context(), s.pool)
+	if err != nil {
+		httpx.WriteError(w, r, s.log, err)
+		return
+	}
+	httpx.WriteJSON(w, http.StatusOK, h)
+}
+
+// ListDeadLetters (GET) lists dead deliveries, most recent first. Query
+// parameters: topic, subscriber, since and until (RFC 3339, on the time the
+// delivery went dead), limit (1..1000, default 100).
+func (s *Service) ListDeadLetters(w http.ResponseWriter, r *http.Request) {
+	if !allow(w, r, http.MethodGet) {
+		return
+	}
+	if _, err := s.operator(r); err != nil {
+		httpx.WriteError(w, r, s.log, err)
+		return
+	}
+	q := r.URL.Query()
+	f := outbox.DeadFilter{Topic: q.Get("topic"), Subscriber: q.Get("subscriber")}
+	var errs []httpx.FieldError
+	for name, dst := range map[string]*time.Time{"since": &f.Since, "until": &f.Until} {
+		if v := q.Get(name); v != "" {
+			t, err := time.Parse(time.RFC3339, v)
+			if err != nil {
+				errs = append(errs, httpx.FieldError{Field: name, Reason: "must be an RFC 3339 time"})
+			}
+			*dst = t
+		}
+	}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000 {
+			errs = append(errs, httpx.FieldError{Field: "limit", Reason: "must be an integer from 1 to 1000"})
+		}
+		f.Limit = n
+	}
+	if len(errs) > 0 {
+		p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", "one or more query parameters are invalid")
+		p.Errors = errs
+		httpx.WriteError(w, r, s.log, p)
+		return
+	}
+	dead, err := outbox.ListDead(r.Context(), s.pool, f)
+	if err != nil {
+		httpx.WriteError(w, r, s.log, err)
+		return
+	}
+	httpx.WriteJSON(w, http.StatusOK, map[string]any{"dead": dead})
+}
+
+// ResolveDeadLettersRequest selects dead deliveries to replay or skip. At
+// least one selector, or all, must be given.
+type ResolveDeadLettersRequest struct {
+	IDs        []int64 `json:"ids" validate:"max=1000,dive,min=1"`
+	Topic      string  `json:"topic" validate:"max=200"`
+	Subscriber string  `json:"subscriber" validate:"max=200"`
+	Since      string  `json:"since" validate:"omitempty,datetime=2006-01-02T15:04:05Z07:00"`
+	Until      string  `json:"until" validate:"omitempty,datetime=2006-01-02T15:04:05Z07:00"`
+	All        bool    `json:"all"`
+	// Reason is recorded in the audit table; required to skip.
+	Reason string `json:"reason" validate:"max=1000"`
+}
+
+// ReplayDeadLetters (POST) makes the selected dead deliveries pending again
+// with a fresh attempt budget; SkipDeadLetters (POST) resolves them without
+// delivery and needs a reason. Both write one outbox_audit row per delivery
+// and answer {"replayed": n} or {"skipped": n}.
+func (s *Service) ReplayDeadLetters(w http.ResponseWriter, r *http.Request) {
+	s.resolveDead(w, r, "replayed", outbox.Replay)
+}
+
+// SkipDeadLetters: see ReplayDeadLetters.
+func (s *Service) SkipDeadLetters(w http.ResponseWriter, r *http.Request) {
+	s.resolveDead(w, r, "skipped", outbox.Skip)
+}
+
+func (s *Service) resolveDead(w http.ResponseWriter, r *http.Request, verb string,
+	apply func(context.Context, *pgxpool.Pool, outbox.DeadFilter, string, string) (int, error)) {
+	if !allow(w, r, http.MethodPost) {
+		return
+	}
+	op, err := s.operator(r)
+	if err != nil {
+		httpx.WriteError(w, r, s.log, err)
+		return
+	}
+	var req ResolveDeadLettersRequest
+	if err := httpx.DecodeJSON(r, &req); err != nil {
+		httpx.WriteError(w, r, s.log, err)
+		return
+	}
+	f := outbox.DeadFilter{IDs: req.IDs, Topic: req.Topic, Subscriber: req.Subscriber, All: req.All}
+	f.Since, _ = time.Parse(time.RFC3339, req.Since)
+	f.Until, _ = time.Parse(time.RFC3339, req.Until)
+	n, err := apply(r.Context(), s.pool, f, op.ID.String(), req.Reason)
+	if err != nil {
+		if errors.Is(err, outbox.ErrEmptyFilter) || errors.Is(err, outbox.ErrNoReason) {
+			p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", err.Error())
+			httpx.WriteError(w, r, s.log, p)
+			return
+		}
+		httpx.WriteError(w, r, s.log, err)
+		return
+	}
+	httpx.WriteJSON(w, http.StatusOK, map[string]int{verb: n})
+}

@@ -1,0 +1,57 @@
+package functions
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+)
+
+func TestOperatorFunctionsAreForOperatorsOnly(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	ctx := context.Background()
+	var op uuid.UUID
+	require.NoError(t, f.pool.QueryRow(ctx, `INSERT INTO users (email, display_name, role)
+		VALUES ('ops@example.com', 'Ops', 'operator') RETURNING id`).Scan(&op))
+	f.assign(t)
+	// The email delivery went dead.
+	_, err := f.pool.Exec(ctx, `UPDATE outbox_deliveries SET state = 'dead', finished_at = now(), attempts = 12,
+		last_error = 'smtp: 550 mailbox unavailable' WHERE subscriber = 'email'`)
+	require.NoError(t, err)
+
+	for _, who := range []uuid.UUID{f.teacher, f.learner} {
+		code, _ := f.call(t, (*Service).OutboxHealth, http.MethodGet, "/OutboxHealth", who, "")
+		require.Equal(t, http.StatusNotFound, code)
+		code, _ = f.call(t, (*Service).ReplayDeadLetters, http.MethodPost, "/ReplayDeadLetters", who, `{"all":true}`)
+		require.Equal(t, http.StatusNotFound, code)
+	}
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'dead'"))
+
+	code, body := f.call(t, (*Service).OutboxHealth, http.MethodGet, "/OutboxHealth", op, "")
+	require.Equal(t, http.StatusOK, code)
+	require.Equal(t, []any{map[string]any{"subscriber": "email", "topic": "assignment.created", "count": float64(1)}}, body["dead"])
+	require.Len(t, body["backlog"], 1)
+
+	code, body = f.call(t, (*Service).ListDeadLetters, http.MethodGet, "/ListDeadLetters?subscriber=email", op, "")
+	require.Equal(t, http.StatusOK, code)
+	dead := body["dead"].([]any)
+	require.Len(t, dead, 1)
+	require.Equal(t, "smtp: 550 mailbox unavailable", dead[0].(map[string]any)["last_error"])
+	code, _ = f.call(t, (*Service).ListDeadLetters, http.MethodGet, "/ListDeadLetters?since=yesterday", op, "")
+	require.Equal(t, http.StatusBadRequest, code)
+
+	code, _ = f.call(t, (*Service).ReplayDeadLetters, http.MethodPost, "/ReplayDeadLetters", op, `{}`)
+	require.Equal(t, http.StatusBadRequest, code, "an empty filter never replays everything")
+	code, _ = f.call(t, (*Service).SkipDeadLetters, http.MethodPost, "/SkipDeadLetters", op, `{"all":true}`)
+	require.Equal(t, http.StatusBadRequest, code, "skipping needs a reason")
+	require.Zero(t, f.count(t, "SELECT count(*) FROM outbox_audit"))
+
+	code, body = f.call(t, (*Service).ReplayDeadLetters, http.MethodPost, "/ReplayDeadLetters", op, `{"subscriber":"email","reason":"mailbox fixed"}`)
+	require.Equal(t, http.StatusOK, code)
+	require.EqualValues(t, 1, body["replayed"])
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM outbox_audit WHERE action = 'replay' AND actor = $1", op.String()))
+	require.Zero(t, f.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'dead'"))
+}

@@ -1,0 +1,165 @@
+package outbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// DeadFilter selects dead deliveries. Empty fields match everything; a filter
+// with no field set at all matches every dead delivery only when All is true,
+// so that "replay everything" is never an accident.
+type DeadFilter struct {
+	IDs        []int64
+	Topic      string
+	Subscriber string
+	// Since and Until bound the time the delivery went dead.
+	Since, Until time.Time
+	All          bool
+	// Limit caps a listing (default 100); replay and skip ignore it.
+	Limit int
+}
+
+func (f DeadFilter) empty() bool {
+	return len(f.IDs) == 0 && f.Topic == "" && f.Subscriber == "" && f.Since.IsZero() && f.Until.IsZero()
+}
+
+// ErrEmptyFilter is returned by Replay and Skip for a filter that names
+// nothing and does not set All.
+var ErrEmptyFilter = errors.New("outbox: the filter selects nothing; set ids, topic, subscriber, a time range, or all")
+
+// ErrNoReason is returned by Skip without a reason.
+var ErrNoReason = errors.New("outbox: skipping needs a reason")
+
+// DeadDelivery is one dead letter as operators see it.
+type DeadDelivery struct {
+	ID          int64     `json:"id"`
+	EventID     uuid.UUID `json:"event_id"`
+	Topic       string    `json:"topic"`
+	Subscriber  string    `json:"subscriber"`
+	OrderingKey string    `json:"ordering_key"`
+	Attempts    int       `json:"attempts"`
+	LastError   string    `json:"last_error"`
+	DeadAt      time.Time `json:"dead_at"`
+	CreatedAt   time.Time `json:"created_at"`
+	// Blocking counts later deliveries of the same ordered key held back by
+	// this one.
+	Blocking int `json:"blocking"`
+}
+
+const deadWhere = `
+d.state = 'dead'
+  AND (cardinality($1::bigint[]) = 0 OR d.id = ANY($1::bigint[]))
+  AND ($2 = '' OR e.topic = $2)
+  AND ($3 = '' OR d.subscriber = $3)
+  AND ($4::timestamptz IS NULL OR d.finished_at >= $4)
+  AND ($5::timestamptz IS NULL OR d.finished_at < $5)`
+
+const listDeadSQL = `
+SELECT d.id, e.event_id, e.topic, d.subscriber, d.ordering_key, d.attempts, coalesce(d.last_error, ''),
+       d.finished_at, d.created_at,
+       CASE WHEN d.ordered THEN (
+           SELECT count(*) FROM outbox_deliveries n
+           WHERE n.ordered AND n.subscriber = d.subscriber AND n.ordering_key = d.ordering_key
+             AND n.id > d.id AND n.state IN ('pending', 'running')) ELSE 0 END
+FROM outbox_deliveries d JOIN outbox_events e ON e.id = d.event_id
+WHERE` + deadWhere + `
+ORDER BY d.finished_at DESC, d.id DESC
+LIMIT $6`
+
+func (f DeadFilter) args() []any {
+	var since, until *time.Time
+	if !f.Since.IsZero() {
+		since = &f.Since
+	}
+	if !f.Until.IsZero() {
+		until = &f.Until
+	}
+	ids := f.IDs
+	if ids == nil {
+		ids = []int64{}
+	}
+	return []any{ids, f.Topic, f.Subscriber, since, until}
+}
+
+// ListDead returns the dead deliveries matching f, most recent first, up to
+// f.Limit (default 100, at most 1,000).
+func ListDead(ctx context.Context, pool *pgxpool.Pool, f DeadFilter) ([]DeadDelivery, error) {
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	rows, err := pool.Query(ctx, listDeadSQL, append(f.args(), min(limit, 1000))...)
+	if err != nil {
+		return nil, fmt.Errorf("list dead deliveries: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (DeadDelivery, error) {
+		var d DeadDelivery
+		err := row.Scan(&d.ID, &d.EventID, &d.Topic, &d.Subscriber, &d.OrderingKey, &d.Attempts, &d.LastError,
+			&d.DeadAt, &d.CreatedAt, &d.Blocking)
+		return d, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list dead deliveries: %w", err)
+	}
+	return out, nil
+}
+
+// Replay and skip change matching dead rows and write one audit row each,
+// in one statement.
+const resolveDeadSQL = `
+WITH target AS (
+    SELECT d.id, e.event_id, d.subscriber, d.last_error, d.attempts
+    FROM outbox_deliveries d JOIN outbox_events e ON e.id = d.event_id
+    WHERE` + deadWhere + `
+    FOR UPDATE OF d
+),
+changed AS (
+    UPDATE outbox_deliveries d
+    SET state = CASE WHEN $6 = 'replay' THEN 'pending' ELSE 'skipped' END,
+        attempts = CASE WHEN $6 = 'replay' THEN 0 ELSE d.attempts END,
+        available_at = now(),
+        finished_at = CASE WHEN $6 = 'replay' THEN NULL ELSE now() END,
+        last_error = CASE WHEN $6 = 'replay' THEN d.last_error ELSE 'skipped: ' || $8 END
+    FROM target t WHERE d.id = t.id AND d.state = 'dead'
+    RETURNING d.id)
+INSERT INTO outbox_audit (delivery_id, event_id, subscriber, action, actor, reason, last_error, attempts)
+SELECT t.id, t.event_id, t.subscriber, $6, $7, $8, t.last_error, t.attempts
+FROM target t JOIN changed c ON c.id = t.id`
+
+// Replay makes the dead deliveries matching f pending again with a fresh
+// attempt budget, and records each in outbox_audit with actor and reason. It
+// returns how many it replayed, or ErrEmptyFilter.
+func Replay(ctx context.Context, pool *pgxpool.Pool, f DeadFilter, actor, reason string) (int, error) {
+	return resolveDead(ctx, pool, f, "replay", actor, reason)
+}
+
+// Skip resolves the dead deliveries matching f without delivering them
+// (state skipped, which also unblocks an ordered key), and records each in
+// outbox_audit. The reason is required. It returns how many it skipped, or
+// ErrEmptyFilter.
+func Skip(ctx context.Context, pool *pgxpool.Pool, f DeadFilter, actor, reason string) (int, error) {
+	if reason == "" {
+		return 0, ErrNoReason
+	}
+	return resolveDead(ctx, pool, f, "skip", actor, reason)
+}
+
+func resolveDead(ctx context.Context, pool *pgxpool.Pool, f DeadFilter, action, actor, reason string) (int, error) {
+	if f.empty() && !f.All {
+		return 0, ErrEmptyFilter
+	}
+	if actor == "" {
+		return 0, errors.New("outbox: an audit record needs an actor")
+	}
+	tag, err := pool.Exec(ctx, resolveDeadSQL, append(f.args(), action, actor, reason)...)
+	if err != nil {
+		return 0, fmt.Errorf("%s dead deliveries: %w", action, err)
+	}
+	return int(tag.RowsAffected()), nil
+}

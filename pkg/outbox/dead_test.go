@@ -1,0 +1,91 @@
+package outbox
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// killAll makes every delivery of subscriber s2 dead and delivers s1.
+func deadSetup(t *testing.T) (bundle, *Drainer) {
+	t.Helper()
+	b := setup(t)
+	b.enqueue(t, event(t, "t.a", 1), event(t, "t.a", 2), event(t, "t.b", 3))
+	d := b.drainer(t, map[string]Handler{
+		"s1": HandlerFunc(func(context.Context, Delivery) error { return nil }),
+		"s2": HandlerFunc(func(context.Context, Delivery) error { return Permanent(errors.New("410 gone")) }),
+	}, Config{StopWhenIdle: true})
+	rep, err := d.Run(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, 2, rep.Dead)
+	return b, d
+}
+
+func TestDeadLettersAreListedFilteredAndCounted(t *testing.T) {
+	t.Parallel()
+	b, _ := deadSetup(t)
+	ctx := context.Background()
+	all, err := ListDead(ctx, b.pool, DeadFilter{})
+	require.NoError(t, err)
+	require.Len(t, all, 2)
+	require.Equal(t, "permanent: 410 gone", all[0].LastError)
+	require.Equal(t, 1, all[0].Attempts)
+	require.Equal(t, "s2", all[0].Subscriber)
+
+	none, err := ListDead(ctx, b.pool, DeadFilter{Subscriber: "s1"})
+	require.NoError(t, err)
+	require.Empty(t, none)
+	byTopic, err := ListDead(ctx, b.pool, DeadFilter{Topic: "t.a", Since: time.Now().Add(-time.Minute)})
+	require.NoError(t, err)
+	require.Len(t, byTopic, 2)
+	future, err := ListDead(ctx, b.pool, DeadFilter{Since: time.Now().Add(time.Hour)})
+	require.NoError(t, err)
+	require.Empty(t, future)
+
+	h, err := ReadHealth(ctx, b.pool)
+	require.NoError(t, err)
+	require.Equal(t, []TopicCount{{Subscriber: "s2", Topic: "t.a", Count: 2}}, h.Dead)
+	require.Len(t, h.DeliveredPerMinute, 60)
+	require.Equal(t, 3, h.DeliveredPerMinute[59]+h.DeliveredPerMinute[58])
+	require.Empty(t, h.Backlog)
+}
+
+func TestReplayAndSkipAreAudited(t *testing.T) {
+	t.Parallel()
+	b, d := deadSetup(t)
+	ctx := context.Background()
+	dead, err := ListDead(ctx, b.pool, DeadFilter{})
+	require.NoError(t, err)
+
+	_, err = Replay(ctx, b.pool, DeadFilter{}, "ops", "")
+	require.ErrorIs(t, err, ErrEmptyFilter)
+	_, err = Skip(ctx, b.pool, DeadFilter{IDs: []int64{dead[0].ID}}, "ops", "")
+	require.ErrorContains(t, err, "reason")
+
+	n, err := Skip(ctx, b.pool, DeadFilter{IDs: []int64{dead[0].ID}}, "ops@lexora.app", "partner endpoint retired")
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	n, err = Replay(ctx, b.pool, DeadFilter{All: true}, "ops@lexora.app", "after the fix")
+	require.NoError(t, err)
+	require.Equal(t, 1, n, "only the remaining dead delivery is replayed")
+	require.Equal(t, 1, b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'pending' AND attempts = 0"))
+	require.Equal(t, 1, b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'skipped'"))
+	require.Equal(t, 2, b.count(t, `SELECT count(*) FROM outbox_audit WHERE actor = 'ops@lexora.app'
+		AND last_error = 'permanent: 410 gone' AND attempts = 1`))
+	require.Equal(t, 1, b.count(t, "SELECT count(*) FROM outbox_audit WHERE action = 'skip' AND reason = 'partner endpoint retired'"))
+
+	h, err := ReadHealth(ctx, b.pool)
+	require.NoError(t, err)
+	require.Equal(t, []TopicBacklog{{Subscriber: "s2", Topic: "t.a", Pending: 1, Due: 1, OldestAgeSeconds: h.Backlog[0].OldestAgeSeconds}}, h.Backlog)
+
+	rep, err := d.Run(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, rep.Dead, "the replayed delivery ran again")
+
+	n, err = Replay(ctx, b.pool, DeadFilter{Subscriber: "nobody"}, "ops", "")
+	require.NoError(t, err)
+	require.Zero(t, n)
+}

@@ -1,0 +1,158 @@
+package outbox
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lexora-app/lexora/pkg/platform/pgtest"
+)
+
+// orderedSetup routes "o" to the ordered subscriber "ord" and the unordered
+// "free".
+func orderedSetup(t *testing.T) bundle {
+	t.Helper()
+	ob, err := New(
+		Subscription{Topic: "o", Subscriber: "ord", Ordered: true},
+		Subscription{Topic: "o", Subscriber: "free"},
+	)
+	require.NoError(t, err)
+	return bundle{pool: pgtest.New(t), outbox: ob}
+}
+
+func keyed(t *testing.T, key string, n int) Event {
+	t.Helper()
+	e, err := NewEvent("o", key, map[string]int{"n": n})
+	require.NoError(t, err)
+	return e
+}
+
+func TestOrderedKeyWaitsForItsFailingHeadWhileOtherKeysFlow(t *testing.T) {
+	t.Parallel()
+	b := orderedSetup(t)
+	ctx := context.Background()
+	first, second, other := keyed(t, "learner-1", 1), keyed(t, "learner-1", 2), keyed(t, "learner-2", 3)
+	b.enqueue(t, first)
+	b.enqueue(t, second)
+	b.enqueue(t, other)
+
+	var mu sync.Mutex
+	var seen []uuid.UUID
+	failures := 0
+	ord := HandlerFunc(func(_ context.Context, d Delivery) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if d.Event.ID == first.ID && failures < 2 {
+			failures++
+			return errors.New("transient")
+		}
+		seen = append(seen, d.Event.ID)
+		return nil
+	})
+	free := newRecorder()
+	d := b.drainer(t, map[string]Handler{"ord": ord, "free": free},
+		Config{StopWhenIdle: true, BackoffBase: 20 * time.Millisecond, BackoffMax: 50 * time.Millisecond})
+
+	rep, err := d.Run(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, rep.Retried)
+	mu.Lock()
+	require.Equal(t, []uuid.UUID{other.ID}, seen, "the other key is delivered while learner-1 is blocked")
+	mu.Unlock()
+	require.Equal(t, 1, free.count("free", second.ID), "an unordered subscriber is never held back")
+
+	require.Eventually(t, func() bool {
+		_, err := d.Run(ctx)
+		require.NoError(t, err)
+		mu.Lock()
+		defer mu.Unlock()
+		return len(seen) == 3
+	}, 5*time.Second, 10*time.Millisecond)
+	require.Equal(t, []uuid.UUID{other.ID, first.ID, second.ID}, seen)
+	require.Equal(t, 2, failures)
+}
+
+func TestOrderedKeyStaysBlockedBehindDeadHeadUntilReplayOrSkip(t *testing.T) {
+	t.Parallel()
+	b := orderedSetup(t)
+	ctx := context.Background()
+	head, next := keyed(t, "k", 1), keyed(t, "k", 2)
+	b.enqueue(t, head, next)
+
+	poisoned := true
+	var got []uuid.UUID
+	ord := HandlerFunc(func(_ context.Context, d Delivery) error {
+		if d.Event.ID == head.ID && poisoned {
+			return Permanent(errors.New("bad payload"))
+		}
+		got = append(got, d.Event.ID)
+		return nil
+	})
+	d := b.drainer(t, map[string]Handler{"ord": ord, "free": newRecorder()}, Config{StopWhenIdle: true})
+	rep, err := d.Run(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, rep.Dead)
+	require.Empty(t, got)
+	rep, err = d.Run(ctx)
+	require.NoError(t, err)
+	require.Zero(t, rep.Claimed, "the key stays blocked behind its dead head")
+	require.Equal(t, 1, b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE subscriber = 'ord' AND state = 'pending'"))
+
+	poisoned = false
+	var deadID int64
+	require.NoError(t, b.pool.QueryRow(ctx, "SELECT id FROM outbox_deliveries WHERE state = 'dead'").Scan(&deadID))
+	n, err := Replay(ctx, b.pool, DeadFilter{IDs: []int64{deadID}}, "ops@example.com", "fixed the payload parser")
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	_, err = d.Run(ctx)
+	require.NoError(t, err)
+	require.Equal(t, []uuid.UUID{head.ID, next.ID}, got, "replay unblocks the key, in order")
+}
+
+func TestNotBeforeHoldsDeliveryBack(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	later, now := event(t, "t.b", 1), event(t, "t.b", 2)
+	later.NotBefore = time.Now().Add(time.Hour)
+	b.enqueue(t, later, now)
+	rec := newRecorder()
+	d := b.drainer(t, map[string]Handler{"s1": rec}, Config{StopWhenIdle: true})
+	rep, err := d.Run(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, rep.Delivered)
+	require.Zero(t, rec.count("s1", later.ID))
+
+	_, err = b.pool.Exec(ctx, "UPDATE outbox_deliveries SET available_at = now() WHERE state = 'pending'")
+	require.NoError(t, err)
+	rep, err = d.Run(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, rep.Delivered)
+	require.Equal(t, 1, rec.count("s1", later.ID))
+}
+
+func TestApplicationClockSkewChangesNothing(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	e := event(t, "t.b", 1)
+	e.NotBefore = time.Now().Add(-10 * time.Minute) // written by a client whose clock is 10 minutes slow
+	b.enqueue(t, e)
+	var notBefore, availableAt time.Time
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT e.not_before, d.available_at FROM outbox_events e
+		JOIN outbox_deliveries d ON d.event_id = e.id`).Scan(&notBefore, &availableAt))
+	require.True(t, availableAt.After(notBefore), "availability never precedes the database's now()")
+
+	d := b.drainer(t, map[string]Handler{"s1": newRecorder()}, Config{LeaseDuration: time.Minute})
+	batch, _, err := d.claim(ctx, 10)
+	require.NoError(t, err)
+	require.Len(t, batch, 1)
+	var lease float64
+	require.NoError(t, b.pool.QueryRow(ctx, "SELECT extract(epoch FROM available_at - now()) FROM outbox_deliveries").Scan(&lease))
+	require.InDelta(t, 60, lease, 5, "the lease expiry is the database's now() plus the lease")
+}
