@@ -56,6 +56,9 @@ func init() {
 // Config is the functions' environment.
 type Config struct {
 	Database database.Config
+	// Wakeup sends a NOTIFY hint at each commit that enqueues events, so a
+	// drain in loop mode delivers at once instead of at its next poll.
+	Wakeup bool `env:"OUTBOX_WAKEUP, default=true"`
 }
 
 // Service holds what every function needs. Build it with NewService.
@@ -91,7 +94,14 @@ var service = sync.OnceValues(func() (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewService(pool, time.Now, log)
+	svc, err := NewService(pool, time.Now, log)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Wakeup {
+		svc.outbox = svc.outbox.WithWakeup(outbox.DefaultWakeupChannel)
+	}
+	return svc, nil
 })
 
 func serve(fn func(*Service, http.ResponseWriter, *http.Request)) func(http.ResponseWriter, *http.Request) {

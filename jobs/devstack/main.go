@@ -30,7 +30,7 @@
 //	all      DATABASE_URL (-database-url; default $DATABASE_URL or the local database)
 //	server   PORT
 //	drain    SMTP_HOST, SMTP_PORT, DRAIN_MAX_DURATION=2s,
-//	         DRAIN_POLL_INTERVAL=200ms, DRAIN_STOP_WHEN_IDLE=false
+//	         DRAIN_POLL_INTERVAL=200ms, DRAIN_STOP_WHEN_IDLE=false, DRAIN_LISTEN=true
 //
 // Binaries are looked up in -bin (default ./bin, relative to the working
 // directory, which `make run` sets to the repository root):
@@ -69,11 +69,13 @@ import (
 const localDatabaseURL = "postgres://postgres@127.0.0.1:5432/lexora?sslmode=disable"
 
 // Drain settings for the local scheduler: short bounded runs that keep
-// polling while they last, so a new event is picked up within about 200 ms.
+// polling while they last, so a new event is picked up within about 200 ms,
+// and sooner when the LISTEN/NOTIFY hint wakes them.
 var drainEnv = []string{
 	"DRAIN_MAX_DURATION=2s",
 	"DRAIN_POLL_INTERVAL=200ms",
 	"DRAIN_STOP_WHEN_IDLE=false",
+	"DRAIN_LISTEN=true",
 }
 
 // config is the command line.

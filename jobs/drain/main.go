@@ -27,11 +27,16 @@ import (
 )
 
 type config struct {
-	Database  database.Config
-	Mail      mail.Config
-	Drain     outbox.Config
-	TaskIndex int `env:"CLOUD_RUN_TASK_INDEX, default=0"`
-	TaskCount int `env:"CLOUD_RUN_TASK_COUNT, default=1"`
+	Database database.Config
+	Mail     mail.Config
+	Drain    outbox.Config
+	// Listen starts a LISTEN/NOTIFY listener whose hints wake an idle run
+	// early (loop mode: set DRAIN_MAX_DURATION long and
+	// DRAIN_STOP_WHEN_IDLE=false). Polling goes on regardless. Not through
+	// PgBouncer in transaction pooling.
+	Listen    bool `env:"DRAIN_LISTEN"`
+	TaskIndex int  `env:"CLOUD_RUN_TASK_INDEX, default=0"`
+	TaskCount int  `env:"CLOUD_RUN_TASK_COUNT, default=1"`
 }
 
 func main() {
@@ -70,6 +75,13 @@ func run(ctx context.Context, log *slog.Logger) error {
 	drainer, err := outbox.NewDrainer(pool, handlers, cfg.Drain, log)
 	if err != nil {
 		return err
+	}
+	if cfg.Listen {
+		l := outbox.NewListener(cfg.Database.URL, outbox.DefaultWakeupChannel, log)
+		lctx, stop := context.WithCancel(ctx)
+		defer stop()
+		go l.Run(lctx)
+		drainer.WakeOn(l.Wake())
 	}
 	rep, err := drainer.Run(ctx)
 	log.Info("drain run", slog.Any("report", rep))

@@ -17,6 +17,7 @@ import (
 
 // Drainer hands due deliveries to their subscribers' handlers.
 type Drainer struct {
+	wake     <-chan struct{}
 	pool     *pgxpool.Pool
 	handlers map[string]Handler
 	names    []string
@@ -41,6 +42,10 @@ func NewDrainer(pool *pgxpool.Pool, handlers map[string]Handler, cfg Config, log
 	sort.Strings(names)
 	return &Drainer{pool: pool, handlers: handlers, names: names, cfg: cfg.withDefaults(), log: log}, nil
 }
+
+// WakeOn makes an idle run claim again as soon as wake fires, instead of at
+// the end of its poll interval (see Listener). Call it before Run.
+func (d *Drainer) WakeOn(wake <-chan struct{}) { d.wake = wake }
 
 // Report says what one run did. Counts are deliveries.
 type Report struct {
@@ -111,7 +116,7 @@ func (d *Drainer) Run(ctx context.Context) (Report, error) {
 			break
 		}
 		if len(batch) == 0 {
-			if d.cfg.StopWhenIdle || !sleep(ctx, min(d.cfg.PollInterval, time.Until(deadline))) {
+			if d.cfg.StopWhenIdle || !d.idle(ctx, min(d.cfg.PollInterval, time.Until(deadline))) {
 				break
 			}
 			continue
@@ -126,6 +131,23 @@ func (d *Drainer) Run(ctx context.Context) (Report, error) {
 	rep.Backlog = backlog
 	rep.Duration = time.Since(start)
 	return rep, errors.Join(runErr, err)
+}
+
+// idle waits up to wait for a wake-up; it reports false when ctx ended or
+// there was no time left to wait.
+func (d *Drainer) idle(ctx context.Context, wait time.Duration) bool {
+	if wait <= 0 {
+		return false
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+	case <-d.wake:
+	}
+	return true
 }
 
 func sleep(ctx context.Context, d time.Duration) bool {

@@ -10,7 +10,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strconv"
+	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
@@ -25,6 +28,16 @@ type Config struct {
 	URL string `env:"DATABASE_URL, default=postgres://postgres@127.0.0.1:5432/lexora?sslmode=disable"`
 	// MaxConns caps the pool size.
 	MaxConns int32 `env:"DATABASE_MAX_CONNS, default=8"`
+	// StatementTimeout and IdleInTransactionTimeout are set on every
+	// connection so that no statement or forgotten transaction holds locks or
+	// the xmin horizon (and so table bloat) for long. Zero leaves the
+	// server's setting: use that behind PgBouncer in transaction pooling,
+	// which refuses these startup parameters, and set them with ALTER ROLE.
+	StatementTimeout         time.Duration `env:"DATABASE_STATEMENT_TIMEOUT, default=30s"`
+	IdleInTransactionTimeout time.Duration `env:"DATABASE_IDLE_IN_TRANSACTION_TIMEOUT, default=60s"`
+	// SimpleProtocol sends statements without server-side prepared
+	// statements, as PgBouncer in transaction pooling mode needs.
+	SimpleProtocol bool `env:"DATABASE_SIMPLE_PROTOCOL"`
 }
 
 // Open returns a pool for cfg after checking that the database answers. It
@@ -36,6 +49,17 @@ func Open(ctx context.Context, cfg Config) (*pgxpool.Pool, error) {
 	}
 	if cfg.MaxConns > 0 {
 		pc.MaxConns = cfg.MaxConns
+	}
+	for name, d := range map[string]time.Duration{
+		"statement_timeout":                   cfg.StatementTimeout,
+		"idle_in_transaction_session_timeout": cfg.IdleInTransactionTimeout,
+	} {
+		if d > 0 {
+			pc.ConnConfig.RuntimeParams[name] = strconv.FormatInt(d.Milliseconds(), 10)
+		}
+	}
+	if cfg.SimpleProtocol {
+		pc.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
