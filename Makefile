@@ -38,6 +38,7 @@ reset: ## Drop the local lexora database; the next `make run` recreates and seed
 test: ## go vet, gofmt check and all tests with -race against the local PostgreSQL.
 	.ci/ensure-postgres
 	.ci/ensure-mailpit
+	.ci/ensure-pgbouncer
 	@unformatted=$$(find . -name '*.go' -not -path './.git/*' -not -path '*/node_modules/*' -print0 | xargs -0 -r gofmt -l); \
 	if [ -n "$$unformatted" ]; then echo "gofmt -l lists files that need formatting (run gofmt -w):"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...

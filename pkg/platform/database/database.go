@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -60,6 +61,14 @@ func Open(ctx context.Context, cfg Config) (*pgxpool.Pool, error) {
 	}
 	if cfg.SimpleProtocol {
 		pc.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+		// Without a server-side description of each statement, pgx encodes
+		// parameters from their Go type alone: name the PostgreSQL types of
+		// the id types Lexora passes.
+		pc.AfterConnect = func(_ context.Context, conn *pgx.Conn) error {
+			conn.TypeMap().RegisterDefaultPgType(uuid.UUID{}, "uuid")
+			conn.TypeMap().RegisterDefaultPgType([]uuid.UUID{}, "_uuid")
+			return nil
+		}
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {

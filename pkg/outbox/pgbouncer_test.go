@@ -1,0 +1,51 @@
+package outbox
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lexora-app/lexora/pkg/platform/database"
+	"github.com/lexora-app/lexora/pkg/platform/pgtest"
+)
+
+// In poll-only mode everything, enqueue, claim, acknowledge and idempotent
+// consumers, works through PgBouncer in transaction pooling mode.
+func TestPollOnlyThroughPgBouncerTransactionPooling(t *testing.T) {
+	t.Parallel()
+	direct := setup(t)
+	direct.effects(t)
+	ctx := context.Background()
+	pool, err := database.Open(ctx, database.Config{URL: pgtest.PgBouncer(t, direct.pool), MaxConns: 8, SimpleProtocol: true})
+	require.NoError(t, err)
+	defer pool.Close()
+	b := bundle{pool: pool, outbox: direct.outbox}
+
+	events := make([]Event, 200)
+	for i := range events {
+		events[i] = event(t, "t.a", i)
+	}
+	for i := 0; i < len(events); i += 20 {
+		require.NoError(t, pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+			return b.outbox.Enqueue(ctx, tx, events[i:i+20]...)
+		}))
+	}
+	h := b.effectHandler()
+	var wg sync.WaitGroup
+	delivered := make([]int, 2)
+	for i := range delivered {
+		d := b.drainer(t, map[string]Handler{"s1": h, "s2": h}, Config{StopWhenIdle: true, BatchSize: 25, Concurrency: 4})
+		wg.Go(func() {
+			rep, err := d.Run(ctx)
+			require.NoError(t, err)
+			delivered[i] = rep.Delivered
+		})
+	}
+	wg.Wait()
+	require.Equal(t, 400, delivered[0]+delivered[1])
+	require.Equal(t, 400, direct.count(t, "SELECT count(DISTINCT (event_id, subscriber)) FROM effects"))
+	require.Equal(t, 400, direct.count(t, "SELECT count(*) FROM effects"))
+}
