@@ -1,0 +1,104 @@
+package outbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lexora-app/lexora/pkg/platform/pgtest"
+)
+
+// TestMain lets the test binary double as a drain worker process, so that
+// tests can SIGKILL a real drain.
+func TestMain(m *testing.M) {
+	if url := os.Getenv("LEXORA_OUTBOX_WORKER_URL"); url != "" {
+		os.Exit(worker(url))
+	}
+	os.Exit(m.Run())
+}
+
+// worker drains "s1" into the effects table, slowly enough to be killed
+// mid-batch, and prints its report as JSON.
+func worker(url string) int {
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	defer pool.Close()
+	h := HandlerFunc(func(ctx context.Context, d Delivery) error {
+		time.Sleep(2 * time.Millisecond)
+		return HandleOnce(ctx, pool, d, func(tx pgx.Tx) error {
+			_, err := tx.Exec(ctx, "INSERT INTO effects VALUES ($1, $2)", d.Event.ID, d.Subscriber)
+			return err
+		})
+	})
+	d, err := NewDrainer(pool, map[string]Handler{"s1": h},
+		Config{StopWhenIdle: true, BatchSize: 50, Concurrency: 4, LeaseDuration: time.Second}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	rep, err := d.Run(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	_ = json.NewEncoder(os.Stdout).Encode(rep)
+	return 0
+}
+
+func TestFourDrainsWithOneKilledDeliverEverythingOnce(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.effects(t)
+	ctx := context.Background()
+	const n = 2000
+	events := make([]Event, n)
+	for i := range events {
+		events[i] = event(t, "t.b", i)
+	}
+	b.enqueue(t, events...)
+
+	workers := make([]*exec.Cmd, 4)
+	for i := range workers {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "LEXORA_OUTBOX_WORKER_URL="+pgtest.URL(b.pool))
+		cmd.Stderr = os.Stderr
+		require.NoError(t, cmd.Start())
+		workers[i] = cmd
+	}
+	require.Eventually(t, func() bool {
+		return b.count(t, "SELECT count(*) FROM effects") > 200
+	}, 30*time.Second, 5*time.Millisecond)
+	require.NoError(t, workers[0].Process.Signal(syscall.SIGKILL))
+	require.Error(t, workers[0].Wait(), "killed")
+	for _, w := range workers[1:] {
+		require.NoError(t, w.Wait())
+	}
+
+	// What the killed worker held comes back when its leases expire.
+	d := b.drainer(t, map[string]Handler{"s1": b.effectHandler()}, Config{StopWhenIdle: true})
+	require.Eventually(t, func() bool {
+		_, err := d.Run(ctx)
+		require.NoError(t, err)
+		return b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'delivered'") == n
+	}, 30*time.Second, 100*time.Millisecond)
+
+	require.Equal(t, n, b.count(t, "SELECT count(*) FROM effects"), "every effect exactly once")
+	require.Equal(t, n, b.count(t, "SELECT count(DISTINCT event_id) FROM effects"))
+	redelivered := b.count(t, "SELECT coalesce(sum(attempts - 1), 0) FROM outbox_deliveries")
+	t.Logf("redeliveries after the SIGKILL: %d", redelivered)
+	require.Positive(t, redelivered, "the killed worker held deliveries mid-batch")
+}
