@@ -6,9 +6,9 @@ SHELL := /bin/bash
 GO ?= go
 BIN := $(CURDIR)/bin
 # The binaries `make build` produces, each named after its directory:
-# bin/server, bin/migrate, bin/seed, bin/drain, bin/prune, bin/demo, bin/devstack.
+# bin/server, bin/migrate, bin/seed, bin/drain, bin/prune, bin/demo, bin/devstack, bin/outboxctl.
 CMDS := ./functions/cmd/server ./functions/cmd/demo \
-	./jobs/migrate ./jobs/seed ./jobs/drain ./jobs/prune ./jobs/devstack
+	./jobs/migrate ./jobs/seed ./jobs/drain ./jobs/prune ./jobs/devstack ./jobs/outboxctl
 
 TEST_ENV := LEXORA_MAILPIT=$(BIN)/mailpit \
 	LEXORA_TEST_DATABASE_URL='postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable'

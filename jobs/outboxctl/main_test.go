@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lexora-app/lexora/pkg/outbox"
+	"github.com/lexora-app/lexora/pkg/platform/pgtest"
+)
+
+func TestDeadLetterCommands(t *testing.T) {
+	pool := pgtest.New(t)
+	ctx := context.Background()
+	t.Setenv("DATABASE_URL", pgtest.URL(pool))
+	ob, err := outbox.New(outbox.Subscription{Topic: "x", Subscriber: "webhook"})
+	require.NoError(t, err)
+	e, err := outbox.NewEvent("x", "k", map[string]int{})
+	require.NoError(t, err)
+	require.NoError(t, pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return ob.Enqueue(ctx, tx, e) }))
+	d, err := outbox.NewDrainer(pool, map[string]outbox.Handler{"webhook": outbox.HandlerFunc(
+		func(context.Context, outbox.Delivery) error { return outbox.Permanent(errors.New("410 gone")) })},
+		outbox.Config{StopWhenIdle: true}, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	_, err = d.Run(ctx)
+	require.NoError(t, err)
+
+	cli := func(args ...string) (int, string) {
+		var out, errOut bytes.Buffer
+		code := run(ctx, args, &out, &errOut)
+		return code, out.String() + errOut.String()
+	}
+	code, out := cli("dead", "list", "-subscriber", "webhook")
+	require.Equal(t, 0, code, out)
+	var list struct{ Dead []outbox.DeadDelivery }
+	require.NoError(t, json.Unmarshal([]byte(out), &list))
+	require.Len(t, list.Dead, 1)
+	require.Equal(t, "permanent: 410 gone", list.Dead[0].LastError)
+
+	code, out = cli("dead", "replay")
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, "selects nothing")
+	code, _ = cli("dead", "skip", "-all")
+	require.Equal(t, 1, code)
+	code, _ = cli("dead", "list", "-since", "yesterday")
+	require.Equal(t, 2, code)
+	code, _ = cli("bogus")
+	require.Equal(t, 2, code)
+
+	code, out = cli("dead", "skip", "-all", "-reason", "endpoint retired", "-actor", "oncall@lexora.app")
+	require.Equal(t, 0, code, out)
+	require.JSONEq(t, `{"skipped":1}`, out)
+	var actor, reason string
+	require.NoError(t, pool.QueryRow(ctx, "SELECT actor, reason FROM outbox_audit").Scan(&actor, &reason))
+	require.Equal(t, []string{"oncall@lexora.app", "endpoint retired"}, []string{actor, reason})
+
+	code, out = cli("health")
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, "delivered_per_minute")
+}
