@@ -141,15 +141,11 @@ func (s *Service) createAssignment(ctx context.Context, tx pgx.Tx, r *http.Reque
 	return a, s.outbox.Enqueue(ctx, tx, ev)
 }
 
-// requestHeaders are the event headers that tie an event to its request.
+// requestHeaders are the event headers that tie an event to its request:
+// the actor and the request id. The trace context is added by
+// outbox.Enqueue from the request's span (see traced).
 func requestHeaders(r *http.Request, actor user) map[string]string {
 	h := map[string]string{"actor": actor.ID.String()}
-	if v := r.Header.Get("traceparent"); v != "" {
-		h["traceparent"] = v
-	}
-	if v := r.Header.Get("X-Cloud-Trace-Context"); v != "" {
-		h["x_cloud_trace_context"] = v
-	}
 	if v := r.Header.Get("X-Request-Id"); v != "" {
 		h["request_id"] = v
 	}

@@ -31,6 +31,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/sethvargo/go-envconfig"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/learning"
@@ -44,13 +47,17 @@ import (
 const DevUserHeader = "X-Lexora-Dev-User-Id"
 
 func init() {
-	functions.HTTP("CreateAssignment", serve((*Service).CreateAssignment))
-	functions.HTTP("SubmitReview", serve((*Service).SubmitReview))
-	functions.HTTP("GetSchedule", serve((*Service).GetSchedule))
-	functions.HTTP("OutboxHealth", serve((*Service).OutboxHealth))
-	functions.HTTP("ListDeadLetters", serve((*Service).ListDeadLetters))
-	functions.HTTP("ReplayDeadLetters", serve((*Service).ReplayDeadLetters))
-	functions.HTTP("SkipDeadLetters", serve((*Service).SkipDeadLetters))
+	for name, fn := range map[string]func(*Service, http.ResponseWriter, *http.Request){
+		"CreateAssignment":  (*Service).CreateAssignment,
+		"SubmitReview":      (*Service).SubmitReview,
+		"GetSchedule":       (*Service).GetSchedule,
+		"OutboxHealth":      (*Service).OutboxHealth,
+		"ListDeadLetters":   (*Service).ListDeadLetters,
+		"ReplayDeadLetters": (*Service).ReplayDeadLetters,
+		"SkipDeadLetters":   (*Service).SkipDeadLetters,
+	} {
+		functions.HTTP(name, serve(name, fn))
+	}
 }
 
 // Config is the functions' environment.
@@ -104,14 +111,29 @@ var service = sync.OnceValues(func() (*Service, error) {
 	return svc, nil
 })
 
-func serve(fn func(*Service, http.ResponseWriter, *http.Request)) func(http.ResponseWriter, *http.Request) {
-	return func(w http.ResponseWriter, r *http.Request) {
+func serve(name string, fn func(*Service, http.ResponseWriter, *http.Request)) func(http.ResponseWriter, *http.Request) {
+	return traced(name, func(w http.ResponseWriter, r *http.Request) {
 		s, err := service()
 		if err != nil {
 			httpx.WriteError(w, r, slog.Default(), err)
 			return
 		}
 		fn(s, w, r)
+	})
+}
+
+var tracer = otel.Tracer("github.com/lexora-app/lexora/functions")
+
+// traced continues the caller's W3C trace context (the traceparent header,
+// which Cloud Run and browsers' instrumentation send) in a server span named
+// after the function. Events enqueued during the request carry that span's
+// context, so their deliveries join the same trace.
+func traced(name string, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx := propagation.TraceContext{}.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
+		ctx, span := tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindServer))
+		defer span.End()
+		h(w, r.WithContext(ctx))
 	}
 }
 

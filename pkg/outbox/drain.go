@@ -322,7 +322,9 @@ func (d *Drainer) failure(dl Delivery, err error) failure {
 	if !dead {
 		f.delay = d.cfg.Backoff(dl.Attempt)
 	}
-	d.log.Warn("delivery failed",
+	// The event's trace context links the log line to the request's trace.
+	ctx := propagator.Extract(context.Background(), headerCarrier(dl.Event.Headers))
+	d.log.WarnContext(ctx, "delivery failed",
 		slog.Int64("delivery_id", dl.ID), slog.String("subscriber", dl.Subscriber),
 		slog.String("topic", dl.Event.Topic), slog.String("event_id", dl.Event.ID.String()),
 		slog.Int("attempt", dl.Attempt), slog.Bool("dead", dead), slog.String("error", f.err))
@@ -391,10 +393,12 @@ func (d *Drainer) handle(ctx context.Context, dl Delivery) (err error) {
 	if dl.Attempt > d.cfg.MaxAttempts {
 		return fmt.Errorf("lease expired during attempt %d of %d: the worker died or overran", dl.Attempt-1, d.cfg.MaxAttempts)
 	}
+	ctx, span := startDeliverySpan(ctx, dl)
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("handler panicked: %v\n%s", r, debug.Stack())
 		}
+		endDeliverySpan(span, err)
 	}()
 	return d.handlers[dl.Subscriber].Handle(ctx, dl)
 }

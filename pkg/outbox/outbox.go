@@ -97,7 +97,8 @@ ORDER BY ev.id, s.subscriber`
 // Enqueue stores events and one pending delivery per subscriber of each
 // event's topic, in one statement inside tx (a pgx.Tx in practice: the point
 // is to share the caller's transaction). Events with a zero ID get a random
-// one, written back into the slice. It returns ErrUnknownTopic for a topic
+// one, written back into the slice; the trace context of ctx, if any, is
+// added to each event's headers (see trace.go). It returns ErrUnknownTopic for a topic
 // without subscribers, an error for a payload that is not valid JSON, and any
 // database error.
 func (o *Outbox) Enqueue(ctx context.Context, tx DBTX, events ...Event) error {
@@ -122,6 +123,7 @@ func (o *Outbox) Enqueue(ctx context.Context, tx DBTX, events ...Event) error {
 		if e.ID == uuid.Nil {
 			e.ID = uuid.New()
 		}
+		injectTrace(ctx, e)
 		h, err := json.Marshal(e.Headers)
 		if err != nil {
 			return fmt.Errorf("enqueue %q: encode headers: %w", e.Topic, err)

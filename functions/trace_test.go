@@ -1,0 +1,67 @@
+package functions
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/lexora-app/lexora/pkg/outbox"
+)
+
+// One trace shows the request and every delivery it caused.
+func TestTraceContinuesFromRequestToDelivery(t *testing.T) {
+	recorder := tracetest.NewSpanRecorder()
+	otel.SetTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(recorder)))
+	f := setup(t)
+	ctx := context.Background()
+	const traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
+
+	req := httptest.NewRequest(http.MethodPost, "/CreateAssignment", strings.NewReader(
+		`{"learner_id":"`+f.learner.String()+`","deck_id":"`+f.deck.String()+`","due_at":"2026-03-20T18:00:00Z"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(DevUserHeader, f.teacher.String())
+	req.Header.Set("traceparent", "00-"+traceID+"-00f067aa0ba902b7-01")
+	rec := httptest.NewRecorder()
+	traced("CreateAssignment", f.svc.CreateAssignment)(rec, req)
+	require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
+
+	var stored string
+	require.NoError(t, f.pool.QueryRow(ctx, "SELECT headers->>'traceparent' FROM outbox_events").Scan(&stored))
+	require.Contains(t, stored, traceID)
+
+	seen := make(chan trace.TraceID, 2)
+	h := outbox.HandlerFunc(func(ctx context.Context, d outbox.Delivery) error {
+		seen <- trace.SpanContextFromContext(ctx).TraceID()
+		return nil
+	})
+	d, err := outbox.NewDrainer(f.pool, map[string]outbox.Handler{"progress": h, "email": h},
+		outbox.Config{StopWhenIdle: true}, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	rep, err := d.Run(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 2, rep.Delivered)
+	for range 2 {
+		require.Equal(t, traceID, (<-seen).String())
+	}
+
+	names := map[string]bool{}
+	for _, s := range recorder.Ended() {
+		if s.SpanContext().TraceID().String() == traceID {
+			names[s.Name()] = true
+		}
+	}
+	require.Equal(t, map[string]bool{
+		"CreateAssignment":                       true,
+		"deliver assignment.created to progress": true,
+		"deliver assignment.created to email":    true,
+	}, names)
+}
