@@ -51,8 +51,12 @@ func (d *Drainer) WakeOn(wake <-chan struct{}) { d.wake = wake }
 type Report struct {
 	Claimed   int `json:"claimed"`
 	Delivered int `json:"delivered"`
-	Retried   int `json:"retried"`
-	Dead      int `json:"dead"`
+	// Skipped counts delivered deliveries whose subscriber had already
+	// processed the event (outbox.HandleOnce found its record): redeliveries
+	// made harmless.
+	Skipped int `json:"skipped"`
+	Retried int `json:"retried"`
+	Dead    int `json:"dead"`
 	// LostLeases counts results not written because the lease had passed to
 	// another worker; that worker's result stands.
 	LostLeases int `json:"lost_leases"`
@@ -88,6 +92,7 @@ func (r Report) LogValue() slog.Value {
 	return slog.GroupValue(
 		slog.Int("claimed", r.Claimed),
 		slog.Int("delivered", r.Delivered),
+		slog.Int("skipped", r.Skipped),
 		slog.Int("retried", r.Retried),
 		slog.Int("dead", r.Dead),
 		slog.Int("lost_leases", r.LostLeases),
@@ -211,6 +216,8 @@ func (d *Drainer) claim(ctx context.Context, n int) ([]Delivery, uuid.UUID, erro
 // outcome is what became of one claimed delivery.
 type outcome struct {
 	err error
+	// duplicate: the handler found the event already processed.
+	duplicate bool
 	// lost: the heartbeat found the lease taken over; nothing is written.
 	lost bool
 	// released: cut short by shutdown; handed back without using an attempt.
@@ -254,6 +261,7 @@ func (d *Drainer) process(ctx context.Context, batch []Delivery, token uuid.UUID
 		wg.Go(func() {
 			for i := range work {
 				hctx, cancel := context.WithTimeout(base, d.cfg.HandlerTimeout)
+				hctx, duplicate := withDuplicateFlag(hctx)
 				mu.Lock()
 				cancels[i], running[i] = cancel, true
 				mu.Unlock()
@@ -261,6 +269,7 @@ func (d *Drainer) process(ctx context.Context, batch []Delivery, token uuid.UUID
 				mu.Lock()
 				running[i] = false
 				outcomes[i].err = err
+				outcomes[i].duplicate = duplicate.Load()
 				outcomes[i].released = err != nil && base.Err() != nil
 				mu.Unlock()
 				cancel()
@@ -281,6 +290,7 @@ func (d *Drainer) process(ctx context.Context, batch []Delivery, token uuid.UUID
 
 	var ok, released []int64
 	var failed []failure
+	duplicates := 0
 	for i, dl := range batch {
 		o := outcomes[i]
 		switch {
@@ -290,6 +300,9 @@ func (d *Drainer) process(ctx context.Context, batch []Delivery, token uuid.UUID
 			released = append(released, dl.ID)
 		case o.err == nil:
 			ok = append(ok, dl.ID)
+			if o.duplicate {
+				duplicates++
+			}
 		default:
 			failed = append(failed, d.failure(dl, o.err))
 		}
@@ -308,6 +321,7 @@ func (d *Drainer) process(ctx context.Context, batch []Delivery, token uuid.UUID
 		return err
 	}
 	rep.Delivered += acked
+	rep.Skipped += min(duplicates, acked)
 	rep.Retried += retried
 	rep.Dead += dead
 	rep.Released += back

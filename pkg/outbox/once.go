@@ -3,6 +3,7 @@ package outbox
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -28,18 +29,38 @@ func MarkProcessed(ctx context.Context, tx pgx.Tx, subscriber string, eventID uu
 
 // HandleOnce runs fn in a new transaction on pool that first records
 // (d.Subscriber, d.Event.ID). If the record already exists the delivery is a
-// duplicate: fn is not called and HandleOnce returns nil. Otherwise fn's
+// duplicate: fn is not called, HandleOnce returns nil and the drain counts
+// the delivery as skipped. Otherwise fn's
 // changes and the record commit together, or neither does. It returns fn's
 // error or the database error, wrapped.
 func HandleOnce(ctx context.Context, pool *pgxpool.Pool, d Delivery, fn func(pgx.Tx) error) error {
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		first, err := MarkProcessed(ctx, tx, d.Subscriber, d.Event.ID)
-		if err != nil || !first {
+		if err != nil {
 			return err
+		}
+		if !first {
+			markDuplicate(ctx)
+			return nil
 		}
 		if err := fn(tx); err != nil {
 			return fmt.Errorf("%s on %s %s: %w", d.Subscriber, d.Event.Topic, d.Event.ID, err)
 		}
 		return nil
 	})
+}
+
+type duplicateKey struct{}
+
+// withDuplicateFlag returns a context in which markDuplicate records that
+// the handler found its delivery already processed.
+func withDuplicateFlag(ctx context.Context) (context.Context, *atomic.Bool) {
+	flag := new(atomic.Bool)
+	return context.WithValue(ctx, duplicateKey{}, flag), flag
+}
+
+func markDuplicate(ctx context.Context) {
+	if flag, ok := ctx.Value(duplicateKey{}).(*atomic.Bool); ok {
+		flag.Store(true)
+	}
 }

@@ -272,6 +272,7 @@ func TestCrashAfterEffectBeforeAckRedeliversOnce(t *testing.T) {
 		require.NoError(t, err)
 		return rep.Delivered == 1
 	}, 5*time.Second, 50*time.Millisecond)
+	require.Equal(t, 1, rep.Skipped, "the redelivery found the effect already done")
 	require.Equal(t, 1, b.count(t, "SELECT count(*) FROM effects WHERE event_id = $1", e.ID))
 	require.Equal(t, 2, b.count(t, "SELECT attempts FROM outbox_deliveries"))
 }
