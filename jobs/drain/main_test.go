@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lexora-app/lexora/pkg/platform/pgtest"
+)
+
+// TestMain lets the test binary run as the drain job itself.
+func TestMain(m *testing.M) {
+	if os.Getenv("LEXORA_RUN_DRAIN_MAIN") == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func drainCmd(t *testing.T, env ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), append([]string{"LEXORA_RUN_DRAIN_MAIN=1"}, env...)...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	return cmd, &out
+}
+
+// lastLine decodes the last JSON line the job wrote.
+func lastLine(t *testing.T, out *bytes.Buffer) map[string]any {
+	t.Helper()
+	var last map[string]any
+	sc := bufio.NewScanner(bytes.NewReader(out.Bytes()))
+	for sc.Scan() {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &m), sc.Text())
+		last = m
+	}
+	require.NotNil(t, last, "no output")
+	return last
+}
+
+func TestSIGTERMEndsALoopRunWithItsSummary(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t)
+	cmd, out := drainCmd(t, "DATABASE_URL="+pgtest.URL(pool), "DRAIN_MAX_DURATION=1m",
+		"DRAIN_STOP_WHEN_IDLE=false", "DRAIN_LISTEN=true", "CLOUD_RUN_TASK_INDEX=1", "CLOUD_RUN_TASK_COUNT=2")
+	require.NoError(t, cmd.Start())
+	time.Sleep(500 * time.Millisecond)
+	start := time.Now()
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, cmd.Wait(), out.String())
+	require.Less(t, time.Since(start), 5*time.Second)
+
+	line := lastLine(t, out)
+	require.Equal(t, "drain run", line["message"])
+	require.Equal(t, "INFO", line["severity"])
+	require.EqualValues(t, 1, line["task_index"])
+	require.Contains(t, line["report"], "claimed")
+}
+
+func TestExitsNonZeroOnlyWhenItCannotRun(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t)
+	cmd, out := drainCmd(t, "DATABASE_URL="+pgtest.URL(pool), "DRAIN_LEASE_DURATION=1ms")
+	err := cmd.Run()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	require.Equal(t, 1, exit.ExitCode())
+	require.Contains(t, lastLine(t, out)["error"], "lease duration")
+
+	cmd, out = drainCmd(t, "DATABASE_URL=postgres://postgres@127.0.0.1:1/nowhere?sslmode=disable&connect_timeout=2")
+	require.Error(t, cmd.Run())
+	require.Equal(t, "ERROR", lastLine(t, out)["severity"])
+
+	cmd, out = drainCmd(t, "DATABASE_URL="+pgtest.URL(pool), "DRAIN_STOP_WHEN_IDLE=true")
+	require.NoError(t, cmd.Run(), out.String())
+	require.Equal(t, "drain run", lastLine(t, out)["message"])
+}
