@@ -31,9 +31,10 @@ run: ## Run the whole stack locally (PostgreSQL, mailpit, server, drain/prune sc
 demo: build ## Play the demo against `make run` (start that in another terminal).
 	$(BIN)/demo
 
-reset: ## Drop the local lexora database; the next `make run` recreates and seeds it.
+reset: ## Drop the local lexora database and mailbox; the next `make run` recreates and seeds them.
 	.ci/ensure-postgres
 	psql -h 127.0.0.1 -U postgres -d postgres -Xqc 'DROP DATABASE IF EXISTS lexora WITH (FORCE)'
+	rm -f .run/mailpit.db*
 
 test: ## go vet, gofmt check and all tests with -race against the local PostgreSQL.
 	.ci/ensure-postgres
@@ -46,7 +47,8 @@ test: ## go vet, gofmt check and all tests with -race against the local PostgreS
 
 bench: ## Outbox benchmarks (one iteration each) against the local PostgreSQL.
 	.ci/ensure-postgres
-	$(TEST_ENV) $(GO) test -run '^$$' -bench . -benchtime 1x ./pkg/outbox/...
+	$(TEST_ENV) $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./pkg/outbox/...
+	cd pkg/outbox/internal/riverbench && $(TEST_ENV) $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./...
 
 clean: ## Remove build output and local state (bin/, .run/).
 	rm -rf bin .run

@@ -20,9 +20,12 @@ import (
 type CreateAssignmentRequest struct {
 	LearnerID string `json:"learner_id" validate:"required,uuid"`
 	DeckID    string `json:"deck_id" validate:"required,uuid"`
-	// DueAt is an RFC 3339 instant in the future.
+	// DueAt is an RFC 3339 instant in the future, at most 366 days ahead.
 	DueAt string `json:"due_at" validate:"required,datetime=2006-01-02T15:04:05Z07:00"`
 }
+
+// maxDueDays bounds how far ahead an assignment may be due.
+const maxDueDays = 366
 
 // assignmentInput is a validated CreateAssignmentRequest.
 type assignmentInput struct {
@@ -63,9 +66,9 @@ func (s *Service) CreateAssignment(w http.ResponseWriter, r *http.Request) {
 	}
 	in := assignmentInput{learnerID: uuid.MustParse(req.LearnerID), deckID: uuid.MustParse(req.DeckID)}
 	in.dueAt, _ = time.Parse(time.RFC3339, req.DueAt)
-	if !in.dueAt.After(s.now()) {
+	if !in.dueAt.After(s.now()) || in.dueAt.After(s.now().AddDate(0, 0, maxDueDays)) {
 		p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", "one or more fields are invalid")
-		p.Errors = []httpx.FieldError{{Field: "due_at", Reason: "must be in the future"}}
+		p.Errors = []httpx.FieldError{{Field: "due_at", Reason: fmt.Sprintf("must be in the future and within %d days", maxDueDays)}}
 		httpx.WriteError(w, r, s.log, p)
 		return
 	}

@@ -170,6 +170,7 @@ func TestCreateAssignmentRejectsBadInputAndChangesNothing(t *testing.T) {
 		{"not a uuid", f.teacher, `{"learner_id":"bob","deck_id":"` + f.deck.String() + `","due_at":"2026-03-20T18:00:00Z"}`, http.StatusBadRequest, ""},
 		{"unknown field", f.teacher, `{"learner_id":"` + f.learner.String() + `","deck_id":"` + f.deck.String() + `","due_at":"2026-03-20T18:00:00Z","x":1}`, http.StatusBadRequest, "x"},
 		{"due in the past", f.teacher, valid(f.learner, f.deck, "2026-03-01T00:00:00Z"), http.StatusBadRequest, "due_at"},
+		{"due too far ahead", f.teacher, valid(f.learner, f.deck, "9999-12-31T23:59:59-23:59"), http.StatusBadRequest, "due_at"},
 		{"no acting user", uuid.Nil, valid(f.learner, f.deck, "2026-03-20T18:00:00Z"), http.StatusUnauthorized, ""},
 		{"unknown acting user", uuid.New(), valid(f.learner, f.deck, "2026-03-20T18:00:00Z"), http.StatusUnauthorized, ""},
 		{"learner as actor", f.learner, valid(f.learner, f.deck, "2026-03-20T18:00:00Z"), http.StatusNotFound, ""},

@@ -20,7 +20,7 @@ import (
 type SubmitReviewRequest struct {
 	CardID string `json:"card_id" validate:"required,uuid"`
 	// Rating is 1 Again, 2 Hard, 3 Good or 4 Easy.
-	Rating int `json:"rating" validate:"required,min=1,max=4"`
+	Rating *int `json:"rating" validate:"required,min=1,max=4"`
 }
 
 // CardView is a card's schedule as the client sees it.
@@ -63,7 +63,7 @@ func (s *Service) SubmitReview(w http.ResponseWriter, r *http.Request) {
 	var out ReviewResult
 	if s.inTx(w, r, func(tx pgx.Tx) error {
 		var err error
-		out, err = s.submitReview(r.Context(), tx, r, uuid.MustParse(req.CardID), learning.Rating(req.Rating))
+		out, err = s.submitReview(r.Context(), tx, r, uuid.MustParse(req.CardID), learning.Rating(*req.Rating))
 		return err
 	}) {
 		httpx.WriteJSON(w, http.StatusOK, out)

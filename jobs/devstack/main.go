@@ -20,7 +20,7 @@
 // shown only when the run claimed work, logged a warning or an error, or
 // exited with a failure.
 //
-// On SIGINT or SIGTERM, devstack stops every child it started (SIGTERM to the
+// On SIGINT, SIGTERM or SIGHUP (the terminal closed), devstack stops every child it started (SIGTERM to the
 // child's process group, SIGKILL after -stop-timeout) and exits 0; a second
 // signal kills the children at once. If mailpit or the server dies on its
 // own, or migrate or seed fails, it stops everything and exits 1.
@@ -39,7 +39,7 @@
 // Usage:
 //
 //	devstack [-bin ./bin] [-port 8080] [-smtp 127.0.0.1:1025] [-mailpit-ui 127.0.0.1:8025]
-//	         [-mailpit-db ""] [-database-url URL] [-drain-every 2s] [-prune-every 60s]
+//	         [-mailpit-db .run/mailpit.db] [-database-url URL] [-drain-every 2s] [-prune-every 60s]
 //	         [-stop-timeout 5s]
 package main
 
@@ -76,6 +76,8 @@ var drainEnv = []string{
 	"DRAIN_POLL_INTERVAL=200ms",
 	"DRAIN_STOP_WHEN_IDLE=false",
 	"DRAIN_LISTEN=true",
+	// Shorter than -stop-timeout, so a stopping drain hands its work back.
+	"DRAIN_SHUTDOWN_GRACE=3s",
 }
 
 // config is the command line.
@@ -101,7 +103,7 @@ func parseFlags() config {
 	flag.IntVar(&c.port, "port", 8080, "port of the HTTP functions server")
 	flag.StringVar(&c.smtpAddr, "smtp", "127.0.0.1:1025", "mailpit SMTP address (host:port)")
 	flag.StringVar(&c.mailpitUI, "mailpit-ui", "127.0.0.1:8025", "mailpit web UI and API address (host:port)")
-	flag.StringVar(&c.mailpitDB, "mailpit-db", "", "mailpit database file (e.g. .run/mailpit.db); empty keeps mail in memory")
+	flag.StringVar(&c.mailpitDB, "mailpit-db", ".run/mailpit.db", "mailpit database file; empty keeps mail in memory")
 	flag.StringVar(&c.databaseURL, "database-url", dbURL, "PostgreSQL URL passed to every child as DATABASE_URL")
 	flag.DurationVar(&c.drainEvery, "drain-every", 2*time.Second, "interval between drain executions")
 	flag.DurationVar(&c.pruneEvery, "prune-every", 60*time.Second, "interval between prune executions")
@@ -147,7 +149,7 @@ func run(cfg config) int {
 	}
 
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		sig := <-sigs
 		log.Info("stopping", "signal", sig.String())
@@ -410,7 +412,9 @@ func (s *stack) start(name, path string, args, env []string, f *filter) (*child,
 	cmd.Stdout, cmd.Stderr = w, w
 	// Own process group: a Ctrl-C in the terminal reaches only devstack, which
 	// then stops the children in order; and stop reaches grandchildren too.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Own process group, so a terminal's Ctrl-C reaches devstack alone; and
+	// SIGKILL when devstack dies, so that no child outlives it (Linux).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	err = cmd.Start()
 	w.Close()
 	if err != nil {

@@ -1,7 +1,7 @@
 // Package seed loads Lexora's starting data: the WordNet word list shipped in
 // data/words.tsv (see data/README.md for its source and licence) as lexemes,
 // split by frequency into library decks of DeckSize words, and a demo class:
-// one teacher and three learners with fixed ids.
+// one teacher and three learners with fixed ids, and an operator.
 //
 // Loading is idempotent: running it again adds nothing and changes nothing.
 package seed
@@ -36,6 +36,8 @@ var (
 		{ID: uuid.MustParse("00000000-0000-4000-8000-000000000003"), Email: "yui@lexora.test", Name: "Yui Tanaka", Timezone: "Asia/Tokyo"},
 	}
 	Teacher = User{ID: TeacherID, Email: "ada@lexora.test", Name: "Ada Okafor", Timezone: "Europe/London"}
+	// Operator may call the operator functions (outbox health, dead letters).
+	Operator = User{ID: uuid.MustParse("00000000-0000-4000-8000-0000000000f0"), Email: "ops@lexora.test", Name: "Ops On-Call", Timezone: "UTC"}
 )
 
 // User is a seeded user.
@@ -128,10 +130,13 @@ func Load(ctx context.Context, pool *pgxpool.Pool) (Report, error) {
 		if err := tx.QueryRow(ctx, "SELECT count(*) - $1 FROM decks", before).Scan(&rep.Decks); err != nil {
 			return err
 		}
-		for _, u := range append([]User{Teacher}, Learners...) {
+		for _, u := range append([]User{Teacher, Operator}, Learners...) {
 			role := "learner"
-			if u.ID == TeacherID {
+			switch u.ID {
+			case TeacherID:
 				role = "teacher"
+			case Operator.ID:
+				role = "operator"
 			}
 			tag, err := tx.Exec(ctx, `INSERT INTO users (id, email, display_name, role, timezone)
 				VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`, u.ID, u.Email, u.Name, role, u.Timezone)

@@ -33,7 +33,7 @@ func TestLoadIsIdempotent(t *testing.T) {
 	require.NoError(t, err)
 	require.EqualValues(t, len(words), rep.Lexemes)
 	require.EqualValues(t, (len(words)+DeckSize-1)/DeckSize, rep.Decks)
-	require.EqualValues(t, 4, rep.Users)
+	require.EqualValues(t, 5, rep.Users)
 
 	var items, members int
 	require.NoError(t, pool.QueryRow(ctx, "SELECT count(*) FROM deck_items").Scan(&items))

@@ -84,9 +84,14 @@ func decodeProblem(err error) *Problem {
 }
 
 func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
 	switch t.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "integer in range"
+	case reflect.Float32, reflect.Float64:
 		return "number"
 	case reflect.Bool:
 		return "boolean"
@@ -97,8 +102,10 @@ func jsonKind(t reflect.Type) string {
 			return "string (RFC 3339 time)"
 		}
 		return "object"
+	case reflect.String:
+		return "string"
 	default:
-		return "string (" + t.String() + ")"
+		return t.String()
 	}
 }
 

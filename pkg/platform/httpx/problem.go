@@ -5,8 +5,14 @@ package httpx
 
 import (
 	"encoding/json"
+	"errors"
+	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Problem type URIs. They are stable: clients may switch on them.
@@ -20,6 +26,7 @@ const (
 	TypeUnsupportedMedia = "https://lexora.app/problems/unsupported-media-type"
 	TypeInternal         = "https://lexora.app/problems/internal"
 	TypeRequestTooLarge  = "https://lexora.app/problems/request-too-large"
+	TypeUnavailable      = "https://lexora.app/problems/unavailable"
 )
 
 // FieldError names one invalid field of a request, by its JSON name.
@@ -65,16 +72,38 @@ func WriteProblem(w http.ResponseWriter, p *Problem) {
 	_ = json.NewEncoder(w).Encode(p)
 }
 
-// WriteError writes err as a problem document: a *Problem as it is, anything
-// else as a 500 whose detail is not shown to the client but logged.
+// WriteError writes err as a problem document: a *Problem as it is; a lost
+// or refused database connection as 503 with Retry-After; anything else as a
+// 500 whose detail is logged, not shown to the client.
 func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	if p, ok := err.(*Problem); ok {
 		WriteProblem(w, p)
 		return
 	}
 	log.ErrorContext(r.Context(), "request failed", slog.String("path", r.URL.Path), slog.String("error", err.Error()))
+	if unavailable(err) {
+		w.Header().Set("Retry-After", "5")
+		WriteProblem(w, NewProblem(http.StatusServiceUnavailable, TypeUnavailable, "Service unavailable",
+			"the database cannot be reached; retry in a few seconds"))
+		return
+	}
 	WriteProblem(w, NewProblem(http.StatusInternalServerError, TypeInternal, "Internal error",
-		"the request could not be completed; it changed nothing and may be retried"))
+		"the request could not be completed"))
+}
+
+// unavailable reports whether err means the database could not be reached
+// or went away (connection exceptions, class 08, and shutdowns, class 57P).
+func unavailable(err error) bool {
+	var connErr *pgconn.ConnectError
+	var pgErr *pgconn.PgError
+	var netErr net.Error
+	switch {
+	case errors.As(err, &connErr), errors.As(err, &netErr), errors.Is(err, io.ErrUnexpectedEOF), pgconn.Timeout(err):
+		return true
+	case errors.As(err, &pgErr):
+		return strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "57P")
+	}
+	return false
 }
 
 // WriteJSON writes v as JSON with the given status.

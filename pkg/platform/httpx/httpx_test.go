@@ -1,0 +1,87 @@
+package httpx
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/stretchr/testify/require"
+)
+
+type body struct {
+	Name   string `json:"name" validate:"required,max=5"`
+	Rating *int   `json:"rating" validate:"required,min=1,max=4"`
+}
+
+func decode(t *testing.T, contentType, raw string) *Problem {
+	t.Helper()
+	r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(raw))
+	r.Header.Set("Content-Type", contentType)
+	var b body
+	err := DecodeJSON(r, &b)
+	if err == nil {
+		return nil
+	}
+	var p *Problem
+	require.ErrorAs(t, err, &p)
+	return p
+}
+
+func TestDecodeJSONExplainsEachMistake(t *testing.T) {
+	t.Parallel()
+	require.Nil(t, decode(t, "application/json; charset=utf-8", `{"name":"ab","rating":2}`))
+	for _, tc := range []struct {
+		raw, contentType string
+		status           int
+		field, reason    string
+	}{
+		{`{"name":"ab","rating":0}`, "application/json", 400, "rating", "must be at least 1"},
+		{`{"name":"ab"}`, "application/json", 400, "rating", "is required"},
+		{`{"name":"ab","rating":2.5}`, "application/json", 400, "rating", "must be a JSON integer in range"},
+		{`{"name":7,"rating":2}`, "application/json", 400, "name", "must be a JSON string"},
+		{`{"name":"abcdefgh","rating":2}`, "application/json", 400, "name", "must be at most 5"},
+		{`{"name":"ab","rating":2,"extra":1}`, "application/json", 400, "extra", "unknown field"},
+		{`{"name":"ab",`, "application/json", 400, "", ""},
+		{`{"name":"ab","rating":2} {}`, "application/json", 400, "", ""},
+		{``, "application/json", 400, "", ""},
+		{`{"name":"ab","rating":2}`, "text/plain", 415, "", ""},
+		{`{"name":"` + strings.Repeat("a", MaxBodyBytes) + `"}`, "application/json", 413, "", ""},
+	} {
+		p := decode(t, tc.contentType, tc.raw)
+		require.NotNil(t, p, tc.raw)
+		require.Equal(t, tc.status, p.Status, tc.raw)
+		if tc.field != "" {
+			require.Equal(t, []FieldError{{Field: tc.field, Reason: tc.reason}}, p.Errors, tc.raw)
+		}
+	}
+}
+
+func TestWriteErrorHidesInternalsAndMapsOutagesTo503(t *testing.T) {
+	t.Parallel()
+	write := func(err error) (*httptest.ResponseRecorder, Problem) {
+		rec := httptest.NewRecorder()
+		WriteError(rec, httptest.NewRequest(http.MethodGet, "/", nil), slog.New(slog.DiscardHandler), err)
+		var p Problem
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &p))
+		require.Equal(t, "application/problem+json", rec.Header().Get("Content-Type"))
+		return rec, p
+	}
+	rec, p := write(fmt.Errorf("insert: %w", errors.New(`duplicate key value violates "secret_index"`)))
+	require.Equal(t, 500, rec.Code)
+	require.NotContains(t, rec.Body.String(), "secret_index")
+	require.Equal(t, TypeInternal, p.Type)
+
+	rec, p = write(fmt.Errorf("load: %w", &pgconn.PgError{Code: "57P01", Message: "terminating connection due to administrator command"}))
+	require.Equal(t, 503, rec.Code)
+	require.Equal(t, "5", rec.Header().Get("Retry-After"))
+	require.Equal(t, TypeUnavailable, p.Type)
+
+	rec, _ = write(NotFound("card"))
+	require.Equal(t, 404, rec.Code)
+}
