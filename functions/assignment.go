@@ -45,12 +45,16 @@ type Assignment struct {
 	// NewCards is how many of those cards this assignment created; the others
 	// already existed, from another deck, and keep their schedule.
 	NewCards int `json:"new_cards"`
+	// CompletedAt is set when every card was already learned (in the Review
+	// state) at creation, because the learner met the words in other decks.
+	CompletedAt *time.Time `json:"completed_at"`
 }
 
 // CreateAssignment lets a teacher assign one of their own or a library deck
 // to a learner of one of their classes, with a due date. In one transaction it
 // stores the assignment, creates the learner's missing cards (due now) and
-// enqueues assignment.created. Answers: 201 with an Assignment; 400 for an
+// enqueues assignment.created (and assignment.completed when the learner
+// already knows every word from other decks). Answers: 201 with an Assignment; 400 for an
 // invalid body or a due date in the past; 401 without a valid acting user;
 // 404 when the learner is not in the teacher's classes, the deck is not
 // visible to the teacher, or the caller is not a teacher; 409 when the deck is
@@ -94,6 +98,12 @@ INSERT INTO assignments (deck_id, learner_id, teacher_id, due_at)
 SELECT d.id, $2::uuid, $3::uuid, $4::timestamptz FROM decks d WHERE d.id = $1 AND (d.owner_id IS NULL OR d.owner_id = $3::uuid)
 RETURNING id`
 
+// The assignment's cards the learner has reviewed, and has learned, already.
+const assignmentCardStatesSQL = `
+SELECT count(*) FILTER (WHERE c.reps > 0), count(*) FILTER (WHERE c.state = 2)
+FROM deck_items di JOIN cards c ON c.lexeme_id = di.lexeme_id AND c.learner_id = $2
+WHERE di.deck_id = $1`
+
 const createCardsSQL = `
 WITH items AS (SELECT lexeme_id FROM deck_items WHERE deck_id = $1),
 inserted AS (
@@ -134,14 +144,36 @@ func (s *Service) createAssignment(ctx context.Context, tx pgx.Tx, r *http.Reque
 	if err := tx.QueryRow(ctx, createCardsSQL, in.deckID, in.learnerID, s.now()).Scan(&a.Cards, &a.NewCards); err != nil {
 		return Assignment{}, fmt.Errorf("create cards: %w", err)
 	}
-	ev, err := outbox.NewEvent(events.AssignmentCreated, in.learnerID.String(), events.AssignmentCreatedPayload{
+	created := events.AssignmentCreatedPayload{
 		AssignmentID: a.ID, DeckID: a.DeckID, LearnerID: a.LearnerID, TeacherID: a.TeacherID, DueAt: a.DueAt, Cards: a.Cards,
-	})
+	}
+	if err := tx.QueryRow(ctx, assignmentCardStatesSQL, in.deckID, in.learnerID).Scan(&created.CardsSeen, &created.CardsLearned); err != nil {
+		return Assignment{}, fmt.Errorf("count known cards: %w", err)
+	}
+	ev, err := outbox.NewEvent(events.AssignmentCreated, in.learnerID.String(), created)
 	if err != nil {
 		return Assignment{}, err
 	}
-	ev.Headers = requestHeaders(r, teacher)
-	return a, s.outbox.Enqueue(ctx, tx, ev)
+	evs := []outbox.Event{ev}
+	if a.Cards > 0 && created.CardsLearned == a.Cards {
+		now := s.now().UTC()
+		if _, err := tx.Exec(ctx, "UPDATE assignments SET completed_at = $2 WHERE id = $1", a.ID, now); err != nil {
+			return Assignment{}, fmt.Errorf("complete assignment: %w", err)
+		}
+		a.CompletedAt = &now
+		done, err := outbox.NewEvent(events.AssignmentCompleted, in.learnerID.String(), events.AssignmentCompletedPayload{
+			AssignmentID: a.ID, DeckID: a.DeckID, LearnerID: a.LearnerID, TeacherID: a.TeacherID, DueAt: a.DueAt, CompletedAt: now,
+		})
+		if err != nil {
+			return Assignment{}, err
+		}
+		evs = append(evs, done)
+	}
+	headers := requestHeaders(r, teacher)
+	for i := range evs {
+		evs[i].Headers = headers
+	}
+	return a, s.outbox.Enqueue(ctx, tx, evs...)
 }
 
 // requestHeaders are the event headers that tie an event to its request:

@@ -326,3 +326,40 @@ func TestGetScheduleListsDueCardsAndForecast(t *testing.T) {
 	code, _ = f.call(t, (*Service).GetSchedule, http.MethodPost, "/GetSchedule", f.learner, "")
 	require.Equal(t, http.StatusMethodNotAllowed, code)
 }
+
+// A second deck sharing words: its assignment starts from what the learner
+// already knows, and completes at once when every word is learned.
+func TestAssignmentOfKnownWordsStartsFromTheirState(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	ctx := context.Background()
+	first := f.assign(t)
+	for _, c := range f.cards(t) {
+		f.review(t, c, 4)
+	}
+	var overlap uuid.UUID
+	require.NoError(t, f.pool.QueryRow(ctx, `
+		WITH d AS (INSERT INTO decks (owner_id, title) VALUES ($1, 'Overlap') RETURNING id)
+		INSERT INTO deck_items (deck_id, lexeme_id, position)
+		SELECT d.id, di.lexeme_id, di.position FROM d, deck_items di WHERE di.deck_id = $2
+		RETURNING deck_id`, f.teacher, f.deck).Scan(&overlap))
+
+	code, body := f.call(t, (*Service).CreateAssignment, http.MethodPost, "/CreateAssignment", f.teacher,
+		`{"learner_id":"`+f.learner.String()+`","deck_id":"`+overlap.String()+`","due_at":"2026-03-20T18:00:00Z"}`)
+	require.Equal(t, http.StatusCreated, code, body)
+	require.EqualValues(t, 0, body["new_cards"])
+	require.NotNil(t, body["completed_at"])
+	var p events.AssignmentCreatedPayload
+	require.NoError(t, f.pool.QueryRow(ctx, "SELECT payload FROM outbox_events WHERE topic = $1 AND payload->>'deck_id' = $2",
+		events.AssignmentCreated, overlap.String()).Scan(&p))
+	require.Equal(t, []int{3, 3, 3}, []int{p.Cards, p.CardsSeen, p.CardsLearned})
+	require.Equal(t, 2, f.count(t, "SELECT count(*) FROM outbox_events WHERE topic = $1", events.AssignmentCompleted))
+
+	code, body = f.call(t, (*Service).GetSchedule, http.MethodGet, "/GetSchedule?assignment_id="+first.String(), f.learner, "")
+	require.Equal(t, http.StatusOK, code)
+	require.EqualValues(t, 0, body["due_count"])
+	code, _ = f.call(t, (*Service).GetSchedule, http.MethodGet, "/GetSchedule?assignment_id="+first.String(), f.otherLearner, "")
+	require.Equal(t, http.StatusNotFound, code)
+	code, _ = f.call(t, (*Service).GetSchedule, http.MethodGet, "/GetSchedule?assignment_id="+uuid.NewString(), f.learner, "")
+	require.Equal(t, http.StatusNotFound, code)
+}

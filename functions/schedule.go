@@ -59,11 +59,12 @@ const (
 
 // GetSchedule returns a learner's due cards and a forecast of the coming
 // days, read-only. Query parameters: learner_id (default: the caller),
-// limit (cards listed, 1..200, default 20), days (forecast length, 1..60,
-// default 7). A learner may read only their own schedule; a teacher may read
-// the schedule of a learner in one of their classes. Answers: 200 with a
+// assignment_id (only the cards of that assignment of the learner), limit
+// (cards listed, 1..200, default 20), days (forecast length, 1..60, default
+// 7). A learner may read only their own schedule; a teacher may read the
+// schedule of a learner in one of their classes. Answers: 200 with a
 // Schedule; 400 for invalid parameters; 401 without a valid acting user; 404
-// for a learner the caller may not see.
+// for a learner or assignment the caller may not see.
 func (s *Service) GetSchedule(w http.ResponseWriter, r *http.Request) {
 	if !allow(w, r, http.MethodGet) {
 		return
@@ -83,14 +84,22 @@ func (s *Service) GetSchedule(w http.ResponseWriter, r *http.Request) {
 	}
 	limit := intParam("limit", defaultDueLimit, 1, maxDueLimit)
 	days := intParam("days", defaultDays, 1, maxDays)
-	var learnerID uuid.UUID
-	if raw := q.Get("learner_id"); raw != "" {
+	uuidParam := func(name string) *uuid.UUID {
+		raw := q.Get(name)
+		if raw == "" {
+			return nil
+		}
 		id, err := uuid.Parse(raw)
 		if err != nil {
-			fieldErrs = append(fieldErrs, httpx.FieldError{Field: "learner_id", Reason: "must be a UUID"})
+			fieldErrs = append(fieldErrs, httpx.FieldError{Field: name, Reason: "must be a UUID"})
 		}
-		learnerID = id
+		return &id
 	}
+	var learnerID uuid.UUID
+	if id := uuidParam("learner_id"); id != nil {
+		learnerID = *id
+	}
+	assignmentID := uuidParam("assignment_id")
 	if len(fieldErrs) > 0 {
 		p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", "one or more query parameters are invalid")
 		p.Errors = fieldErrs
@@ -101,7 +110,7 @@ func (s *Service) GetSchedule(w http.ResponseWriter, r *http.Request) {
 	err := pgx.BeginTxFunc(r.Context(), s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead},
 		func(tx pgx.Tx) error {
 			var err error
-			out, err = s.schedule(r.Context(), tx, r, learnerID, limit, days)
+			out, err = s.schedule(r.Context(), tx, r, learnerID, assignmentID, limit, days)
 			return err
 		})
 	if err != nil {
@@ -118,11 +127,17 @@ WHERE u.id = $1 AND u.role = 'learner'
       SELECT 1 FROM class_members m JOIN classes c ON c.id = m.class_id
       WHERE m.learner_id = u.id AND c.teacher_id = $2))`
 
+// inAssignment restricts cards to one assignment's deck when $4 is set.
+const inAssignment = `
+  AND ($4::uuid IS NULL OR c.lexeme_id IN (
+      SELECT di.lexeme_id FROM assignments a JOIN deck_items di ON di.deck_id = a.deck_id
+      WHERE a.id = $4 AND a.learner_id = $1))`
+
 const dueCardsSQL = `
 SELECT c.id, l.lemma, l.part_of_speech, l.definition, l.example, c.state, c.due, c.stability, c.difficulty,
        count(*) OVER ()
 FROM cards c JOIN lexemes l ON l.id = c.lexeme_id
-WHERE c.learner_id = $1 AND c.due <= $2
+WHERE c.learner_id = $1 AND c.due <= $2` + inAssignment + `
 ORDER BY c.due, c.id
 LIMIT $3`
 
@@ -130,10 +145,10 @@ LIMIT $3`
 const forecastSQL = `
 SELECT greatest((c.due AT TIME ZONE $3)::date, ($2::timestamptz AT TIME ZONE $3)::date) AS day, count(*)
 FROM cards c
-WHERE c.learner_id = $1 AND c.due < $4
+WHERE c.learner_id = $1 AND c.due < $5` + inAssignment + `
 GROUP BY day ORDER BY day`
 
-func (s *Service) schedule(ctx context.Context, tx pgx.Tx, r *http.Request, learnerID uuid.UUID, limit, days int) (Schedule, error) {
+func (s *Service) schedule(ctx context.Context, tx pgx.Tx, r *http.Request, learnerID uuid.UUID, assignmentID *uuid.UUID, limit, days int) (Schedule, error) {
 	caller, err := s.actor(ctx, tx, r)
 	if err != nil {
 		return Schedule{}, err
@@ -154,7 +169,17 @@ func (s *Service) schedule(ctx context.Context, tx pgx.Tx, r *http.Request, lear
 		loc, out.Timezone = time.UTC, "UTC"
 	}
 
-	rows, err := tx.Query(ctx, dueCardsSQL, learnerID, out.Now, limit)
+	if assignmentID != nil {
+		var ok bool
+		if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM assignments WHERE id = $1 AND learner_id = $2)",
+			*assignmentID, learnerID).Scan(&ok); err != nil {
+			return Schedule{}, fmt.Errorf("load assignment: %w", err)
+		}
+		if !ok {
+			return Schedule{}, httpx.NotFound("assignment")
+		}
+	}
+	rows, err := tx.Query(ctx, dueCardsSQL, learnerID, out.Now, limit, assignmentID)
 	if err != nil {
 		return Schedule{}, fmt.Errorf("list due cards: %w", err)
 	}
@@ -176,7 +201,7 @@ func (s *Service) schedule(ctx context.Context, tx pgx.Tx, r *http.Request, lear
 	start := time.Date(today.Year(), today.Month(), today.Day(), 0, 0, 0, 0, loc)
 	end := start.AddDate(0, 0, days)
 	counts := map[string]int{}
-	rows, err = tx.Query(ctx, forecastSQL, learnerID, out.Now, loc.String(), end)
+	rows, err = tx.Query(ctx, forecastSQL, learnerID, out.Now, loc.String(), assignmentID, end)
 	if err != nil {
 		return Schedule{}, fmt.Errorf("forecast: %w", err)
 	}

@@ -125,7 +125,7 @@ func TestProgressCountsEachReviewOnce(t *testing.T) {
 		review(0, 2, "2026-03-02"), // seen and learned
 		review(2, 3, "2026-03-02"), // lapse: no longer learned
 		delivery(t, events.AssignmentCreated, events.SubscriberProgress, events.AssignmentCreatedPayload{
-			AssignmentID: b.assignment, LearnerID: b.learner.ID, Cards: 25}),
+			AssignmentID: b.assignment, LearnerID: b.learner.ID, Cards: 25, CardsSeen: 1, CardsLearned: 1}),
 	}
 	for _, d := range steps {
 		require.NoError(t, h.Handle(ctx, d))
@@ -134,7 +134,8 @@ func TestProgressCountsEachReviewOnce(t *testing.T) {
 	var total, seen, learned, reviews int
 	require.NoError(t, b.pool.QueryRow(ctx, `SELECT cards_total, cards_seen, cards_learned, reviews
 		FROM assignment_progress WHERE assignment_id = $1`, b.assignment).Scan(&total, &seen, &learned, &reviews))
-	require.Equal(t, []int{25, 2, 1, 4}, []int{total, seen, learned, reviews})
+	// Known at creation (1 seen, 1 learned) plus the reviews' increments.
+	require.Equal(t, []int{25, 3, 2, 4}, []int{total, seen, learned, reviews})
 	var day1, day2 int
 	require.NoError(t, b.pool.QueryRow(ctx, `SELECT
 		(SELECT reviews FROM assignment_daily_reviews WHERE assignment_id = $1 AND day = '2026-03-01'),

@@ -20,10 +20,16 @@ type Progress struct {
 	pool *pgxpool.Pool
 }
 
+// Reviews delivered before the creation event left increments in the row;
+// the cards' states at creation add to them.
 const upsertProgressTotalSQL = `
-INSERT INTO assignment_progress (assignment_id, learner_id, cards_total)
-VALUES ($1, $2, $3)
-ON CONFLICT (assignment_id) DO UPDATE SET cards_total = excluded.cards_total, updated_at = now()`
+INSERT INTO assignment_progress (assignment_id, learner_id, cards_total, cards_seen, cards_learned)
+VALUES ($1, $2, $3, $4, $5)
+ON CONFLICT (assignment_id) DO UPDATE SET
+    cards_total = excluded.cards_total,
+    cards_seen = assignment_progress.cards_seen + excluded.cards_seen,
+    cards_learned = assignment_progress.cards_learned + excluded.cards_learned,
+    updated_at = now()`
 
 // seen: the card left New; learned: +1 on entering Review, -1 on leaving it.
 const applyReviewSQL = `
@@ -50,7 +56,7 @@ func (p *Progress) Handle(ctx context.Context, d outbox.Delivery) error {
 			return err
 		}
 		return outbox.HandleOnce(ctx, p.pool, d, func(tx pgx.Tx) error {
-			_, err := tx.Exec(ctx, upsertProgressTotalSQL, e.AssignmentID, e.LearnerID, e.Cards)
+			_, err := tx.Exec(ctx, upsertProgressTotalSQL, e.AssignmentID, e.LearnerID, e.Cards, e.CardsSeen, e.CardsLearned)
 			return err
 		})
 	case events.ReviewSubmitted:

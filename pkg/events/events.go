@@ -51,6 +51,11 @@ type AssignmentCreatedPayload struct {
 	DueAt        time.Time `json:"due_at"`
 	// Cards is the number of lexemes in the deck, hence of the assignment's cards.
 	Cards int `json:"cards"`
+	// CardsSeen and CardsLearned count the assignment's cards that the
+	// learner had already reviewed, and that were already in the Review
+	// state, when it was created (decks may share lexemes).
+	CardsSeen    int `json:"cards_seen"`
+	CardsLearned int `json:"cards_learned"`
 }
 
 // ReviewSubmittedPayload is the payload of ReviewSubmitted; its ordering key

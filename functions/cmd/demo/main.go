@@ -85,10 +85,10 @@ func run(ctx context.Context) error {
 
 	fmt.Printf("2. %s reviews the deck's cards (Easy moves a new card straight to Review)\n", learner.Name)
 	var sched functions.Schedule
-	if err := d.call(http.MethodGet, "/GetSchedule?limit=200&days=7", learner.ID, nil, &sched); err != nil {
+	if err := d.call(http.MethodGet, "/GetSchedule?limit=200&days=7&assignment_id="+a.ID.String(), learner.ID, nil, &sched); err != nil {
 		return err
 	}
-	fmt.Printf("   schedule: %d cards due now; forecast %v\n", sched.DueCount, sched.Forecast)
+	fmt.Printf("   schedule of the assignment: %d cards due now; forecast %v\n", sched.DueCount, sched.Forecast)
 	var last functions.ReviewResult
 	reviewed := 0
 	var firstCommit time.Time
@@ -109,6 +109,9 @@ func run(ctx context.Context) error {
 	}
 	finished := time.Now()
 	fmt.Printf("   %d reviews committed; completed assignments: %v\n", reviewed, last.CompletedAssignments)
+	if len(last.CompletedAssignments) == 0 {
+		return fmt.Errorf("the assignment is not complete after reviewing its due cards")
+	}
 
 	done, err := d.waitForMail(ctx, seed.Teacher.Email, learner.Name+" finished "+title)
 	if err != nil {
@@ -132,7 +135,7 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("   mailbox (%s): %d messages\n", d.box.URL, len(msgs))
+	fmt.Printf("   mailbox (%s): %d messages, newest first:\n", d.box.URL, len(msgs))
 	for _, m := range msgs[:min(len(msgs), 5)] {
 		fmt.Printf("     %-20s %-45q <%s>\n", m.To[0].Address, m.Subject, m.MessageID)
 	}
