@@ -12,7 +12,7 @@ import (
 const (
 	DefaultMaxDuration    = 45 * time.Second
 	DefaultMaxDeliveries  = 100_000
-	DefaultBatchSize      = 500
+	DefaultBatchSize      = 1000
 	DefaultConcurrency    = 16
 	DefaultLeaseDuration  = 30 * time.Second
 	DefaultMaxAttempts    = 12

@@ -110,8 +110,10 @@ func ListDead(ctx context.Context, pool *pgxpool.Pool, f DeadFilter) ([]DeadDeli
 	return out, nil
 }
 
-// Replay and skip change matching dead rows and write one audit row each,
-// in one statement.
+// Replay and skip change the matching dead rows and write one audit row
+// each, in one statement: replay makes them pending with a fresh attempt
+// budget; skip deletes them, as an acknowledgement would, which also
+// unblocks an ordered key.
 const resolveDeadSQL = `
 WITH target AS (
     SELECT d.id, e.event_id, d.subscriber, d.last_error, d.attempts
@@ -119,18 +121,19 @@ WITH target AS (
     WHERE` + deadWhere + `
     FOR UPDATE OF d
 ),
-changed AS (
+replayed AS (
     UPDATE outbox_deliveries d
-    SET state = CASE WHEN $6 = 'replay' THEN 'pending' ELSE 'skipped' END,
-        attempts = CASE WHEN $6 = 'replay' THEN 0 ELSE d.attempts END,
-        available_at = now(),
-        finished_at = CASE WHEN $6 = 'replay' THEN NULL ELSE now() END,
-        last_error = CASE WHEN $6 = 'replay' THEN d.last_error ELSE 'skipped: ' || $8 END
-    FROM target t WHERE d.id = t.id AND d.state = 'dead'
+    SET state = 'pending', attempts = 0, available_at = now(), finished_at = NULL
+    WHERE $6 = 'replay' AND d.id = ANY (ARRAY(SELECT id FROM target)) AND d.state = 'dead'
+    RETURNING d.id),
+skipped AS (
+    DELETE FROM outbox_deliveries d
+    WHERE $6 = 'skip' AND d.id = ANY (ARRAY(SELECT id FROM target)) AND d.state = 'dead'
     RETURNING d.id)
 INSERT INTO outbox_audit (delivery_id, event_id, subscriber, action, actor, reason, last_error, attempts)
 SELECT t.id, t.event_id, t.subscriber, $6, $7, $8, t.last_error, t.attempts
-FROM target t JOIN changed c ON c.id = t.id`
+FROM target t
+WHERE t.id IN (SELECT id FROM replayed UNION ALL SELECT id FROM skipped)`
 
 // Replay makes the dead deliveries matching f pending again with a fresh
 // attempt budget, and records each in outbox_audit with actor and reason. It
@@ -139,8 +142,8 @@ func Replay(ctx context.Context, pool *pgxpool.Pool, f DeadFilter, actor, reason
 	return resolveDead(ctx, pool, f, "replay", actor, reason)
 }
 
-// Skip resolves the dead deliveries matching f without delivering them
-// (state skipped, which also unblocks an ordered key), and records each in
+// Skip resolves the dead deliveries matching f without delivering them (the
+// rows are removed, which also unblocks an ordered key), and records each in
 // outbox_audit. The reason is required. It returns how many it skipped, or
 // ErrEmptyFilter.
 func Skip(ctx context.Context, pool *pgxpool.Pool, f DeadFilter, actor, reason string) (int, error) {

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime/debug"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -104,71 +102,11 @@ func (r Report) LogValue() slog.Value {
 	)
 }
 
-// Run drains until cfg.MaxDuration has passed, cfg.MaxDeliveries have been
-// claimed, ctx ends, or (with StopWhenIdle) nothing is due. Claimed batches
-// are always finished, so a run may last up to one lease longer than
-// MaxDuration. It returns the report and an error only when the database
-// cannot be used; handler failures are counted, not returned.
-func (d *Drainer) Run(ctx context.Context) (Report, error) {
-	start := time.Now()
-	deadline := start.Add(d.cfg.MaxDuration)
-	var rep Report
-	var runErr error
-	for rep.Claimed < d.cfg.MaxDeliveries && ctx.Err() == nil && time.Now().Before(deadline) {
-		batch, token, err := d.claim(ctx, min(d.cfg.BatchSize, d.cfg.MaxDeliveries-rep.Claimed))
-		if err != nil {
-			runErr = err
-			break
-		}
-		if len(batch) == 0 {
-			if d.cfg.StopWhenIdle || !d.idle(ctx, min(d.cfg.PollInterval, time.Until(deadline))) {
-				break
-			}
-			continue
-		}
-		rep.Claimed += len(batch)
-		if err := d.process(ctx, batch, token, &rep); err != nil {
-			runErr = err
-			break
-		}
-	}
-	backlog, err := d.backlog(context.WithoutCancel(ctx))
-	rep.Backlog = backlog
-	rep.Duration = time.Since(start)
-	return rep, errors.Join(runErr, err)
-}
-
-// idle waits up to wait for a wake-up; it reports false when ctx ended or
-// there was no time left to wait.
-func (d *Drainer) idle(ctx context.Context, wait time.Duration) bool {
-	if wait <= 0 {
-		return false
-	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-	case <-d.wake:
-	}
-	return true
-}
-
-func sleep(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return false
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
-
+// The claim locks due rows through the partial index, then updates them by
+// primary key: "d.id = ANY (ARRAY(...))" keeps the planner from joining the
+// batch to the whole table with a hash join over a sequential scan, which
+// made the claim's cost grow with the table (36 ms against 22 ms per 1,000
+// at 100,000 rows, EXPLAIN ANALYZE).
 const claimSQL = `
 WITH due AS (
     SELECT id FROM outbox_deliveries d
@@ -184,8 +122,8 @@ WITH due AS (
 UPDATE outbox_deliveries d
 SET state = 'running', attempts = d.attempts + 1, lease_token = $3,
     available_at = now() + make_interval(secs => $4)
-FROM due, outbox_events e
-WHERE d.id = due.id AND e.id = d.event_id
+FROM outbox_events e
+WHERE d.id = ANY (ARRAY(SELECT id FROM due)) AND e.id = d.event_id
 RETURNING d.id, d.subscriber, d.attempts, e.event_id, e.topic, e.ordering_key, e.payload, e.headers,
     e.not_before, e.created_at`
 
@@ -213,248 +151,57 @@ func (d *Drainer) claim(ctx context.Context, n int) ([]Delivery, uuid.UUID, erro
 	return batch, token, nil
 }
 
-// outcome is what became of one claimed delivery.
-type outcome struct {
-	err error
-	// duplicate: the handler found the event already processed.
-	duplicate bool
-	// lost: the heartbeat found the lease taken over; nothing is written.
-	lost bool
-	// released: cut short by shutdown; handed back without using an attempt.
-	released bool
+// lease identifies one claimed delivery and the token it was claimed under.
+type lease struct {
+	id    int64
+	token uuid.UUID
 }
 
-// process runs the handlers of one claimed batch, keeps their leases alive,
-// and writes the results. Once ctx is cancelled, handlers get ShutdownGrace
-// to finish; then they are cancelled and what they held is released. Results
-// are written with a context that outlives ctx, so a shutdown does not throw
-// away finished work.
-func (d *Drainer) process(ctx context.Context, batch []Delivery, token uuid.UUID, rep *Report) error {
-	outcomes := make([]outcome, len(batch))
-	cancels := make([]context.CancelFunc, len(batch))
-	running := make([]bool, len(batch))
-	var mu sync.Mutex // guards outcomes, cancels and running
-
-	base, stopAll := context.WithCancel(context.Background())
-	defer stopAll()
-	var helpers sync.WaitGroup
-	done := make(chan struct{})
-	helpers.Go(func() {
-		select {
-		case <-ctx.Done():
-		case <-done:
-			return
-		}
-		t := time.NewTimer(d.cfg.ShutdownGrace)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			stopAll()
-		case <-done:
-		}
-	})
-	helpers.Go(func() { d.heartbeat(batch, token, &mu, running, cancels, outcomes, done) })
-
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for range min(d.cfg.Concurrency, len(batch)) {
-		wg.Go(func() {
-			for i := range work {
-				hctx, cancel := context.WithTimeout(base, d.cfg.HandlerTimeout)
-				hctx, duplicate := withDuplicateFlag(hctx)
-				mu.Lock()
-				cancels[i], running[i] = cancel, true
-				mu.Unlock()
-				err := d.handle(hctx, batch[i])
-				mu.Lock()
-				running[i] = false
-				outcomes[i].err = err
-				outcomes[i].duplicate = duplicate.Load()
-				outcomes[i].released = err != nil && base.Err() != nil
-				mu.Unlock()
-				cancel()
-			}
-		})
+func leaseArrays(ls []lease) ([]int64, []uuid.UUID) {
+	ids := make([]int64, len(ls))
+	tokens := make([]uuid.UUID, len(ls))
+	for i, l := range ls {
+		ids[i], tokens[i] = l.id, l.token
 	}
-	for i := range batch {
-		if base.Err() != nil {
-			outcomes[i] = outcome{err: context.Canceled, released: true}
-			continue
-		}
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	close(done)
-	helpers.Wait()
-
-	var ok, released []int64
-	var failed []failure
-	duplicates := 0
-	for i, dl := range batch {
-		o := outcomes[i]
-		switch {
-		case o.lost:
-			rep.LostLeases++
-		case o.released:
-			released = append(released, dl.ID)
-		case o.err == nil:
-			ok = append(ok, dl.ID)
-			if o.duplicate {
-				duplicates++
-			}
-		default:
-			failed = append(failed, d.failure(dl, o.err))
-		}
-	}
-	wctx := context.WithoutCancel(ctx)
-	acked, err := d.ack(wctx, ok, token)
-	if err != nil {
-		return err
-	}
-	retried, dead, err := d.fail(wctx, failed, token)
-	if err != nil {
-		return err
-	}
-	back, err := d.release(wctx, released, token)
-	if err != nil {
-		return err
-	}
-	rep.Delivered += acked
-	rep.Skipped += min(duplicates, acked)
-	rep.Retried += retried
-	rep.Dead += dead
-	rep.Released += back
-	rep.LostLeases += len(ok) - acked + len(failed) - retried - dead + len(released) - back
-	return nil
+	return ids, tokens
 }
 
-// failure turns a handler error into a retry or a dead letter, and logs it.
-func (d *Drainer) failure(dl Delivery, err error) failure {
-	dead := IsPermanent(err) || dl.Attempt >= d.cfg.MaxAttempts
-	f := failure{id: dl.ID, err: err.Error(), dead: dead}
-	if !dead {
-		f.delay = d.cfg.Backoff(dl.Attempt)
-	}
-	// The event's trace context links the log line to the request's trace.
-	ctx := propagator.Extract(context.Background(), headerCarrier(dl.Event.Headers))
-	d.log.WarnContext(ctx, "delivery failed",
-		slog.Int64("delivery_id", dl.ID), slog.String("subscriber", dl.Subscriber),
-		slog.String("topic", dl.Event.Topic), slog.String("event_id", dl.Event.ID.String()),
-		slog.Int("attempt", dl.Attempt), slog.Bool("dead", dead), slog.String("error", f.err))
-	return f
-}
+// Every write below is a compare-and-set on (id, lease_token): a worker
+// whose lease was taken over changes nothing.
 
-const extendSQL = `
-UPDATE outbox_deliveries SET available_at = now() + make_interval(secs => $3)
-WHERE id = ANY($1::bigint[]) AND lease_token = $2 AND state = 'running'
-RETURNING id`
-
-// heartbeat extends the leases of the batch's running handlers every third
-// of the lease until done is closed. A delivery whose lease could not be
-// extended was taken over: its handler is cancelled and marked lost.
-func (d *Drainer) heartbeat(batch []Delivery, token uuid.UUID, mu *sync.Mutex, running []bool,
-	cancels []context.CancelFunc, outcomes []outcome, done <-chan struct{}) {
-	t := time.NewTicker(d.cfg.LeaseDuration / 3)
-	defer t.Stop()
-	for {
-		select {
-		case <-done:
-			return
-		case <-t.C:
-		}
-		held := map[int64]int{}
-		var ids []int64
-		mu.Lock()
-		for i, r := range running {
-			if r {
-				ids = append(ids, batch[i].ID)
-				held[batch[i].ID] = i
-			}
-		}
-		mu.Unlock()
-		if len(ids) == 0 {
-			continue
-		}
-		rows, err := d.pool.Query(context.Background(), extendSQL, ids, token, d.cfg.LeaseDuration.Seconds())
-		var kept []int64
-		if err == nil {
-			kept, err = pgx.CollectRows(rows, pgx.RowTo[int64])
-		}
-		if err != nil {
-			d.log.Warn("lease heartbeat failed", slog.String("error", err.Error()))
-			continue
-		}
-		for _, id := range kept {
-			delete(held, id)
-		}
-		mu.Lock()
-		for id, i := range held {
-			if running[i] {
-				outcomes[i].lost = true
-				cancels[i]()
-				d.log.Warn("lease lost to another worker", slog.Int64("delivery_id", id),
-					slog.String("subscriber", batch[i].Subscriber))
-			}
-		}
-		mu.Unlock()
-	}
-}
-
-// handle calls the subscriber's handler, turning a panic into a failed
-// attempt.
-func (d *Drainer) handle(ctx context.Context, dl Delivery) (err error) {
-	if dl.Attempt > d.cfg.MaxAttempts {
-		return fmt.Errorf("lease expired during attempt %d of %d: the worker died or overran", dl.Attempt-1, d.cfg.MaxAttempts)
-	}
-	ctx, span := startDeliverySpan(ctx, dl)
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("handler panicked: %v\n%s", r, debug.Stack())
-		}
-		endDeliverySpan(span, err)
-	}()
-	return d.handlers[dl.Subscriber].Handle(ctx, dl)
-}
-
-const releaseSQL = `
-UPDATE outbox_deliveries
-SET state = 'pending', available_at = now(), lease_token = NULL, attempts = attempts - 1
-WHERE id = ANY($1::bigint[]) AND lease_token = $2 AND state = 'running'`
-
-// release hands deliveries back unattempted, where this worker still holds
-// the lease, and returns how many it released.
-func (d *Drainer) release(ctx context.Context, ids []int64, token uuid.UUID) (int, error) {
-	if len(ids) == 0 {
-		return 0, nil
-	}
-	tag, err := d.pool.Exec(ctx, releaseSQL, ids, token)
-	if err != nil {
-		return 0, fmt.Errorf("release %d deliveries: %w", len(ids), err)
-	}
-	return int(tag.RowsAffected()), nil
-}
-
+// The acknowledgement deletes the delivered rows and counts them in the
+// per-minute statistics.
 const ackSQL = `
-UPDATE outbox_deliveries
-SET state = 'delivered', finished_at = now(), lease_token = NULL, last_error = NULL
-WHERE id = ANY($1::bigint[]) AND lease_token = $2 AND state = 'running'`
+WITH acked AS (
+    DELETE FROM outbox_deliveries d
+    USING unnest($1::bigint[], $2::uuid[]) AS l (id, token)
+    WHERE d.id = l.id AND d.lease_token = l.token AND d.state = 'running'
+    RETURNING d.subscriber
+),
+counted AS (
+    INSERT INTO outbox_delivery_stats (minute, subscriber, delivered)
+    SELECT date_trunc('minute', now()), subscriber, count(*) FROM acked GROUP BY subscriber
+    ON CONFLICT (minute, subscriber) DO UPDATE
+    SET delivered = outbox_delivery_stats.delivered + excluded.delivered
+)
+SELECT count(*) FROM acked`
 
-// ack marks deliveries delivered if this worker still holds their lease and
-// returns how many it marked.
-func (d *Drainer) ack(ctx context.Context, ids []int64, token uuid.UUID) (int, error) {
-	if len(ids) == 0 {
+// ack removes delivered deliveries where this worker still holds their lease
+// and returns how many it removed.
+func (d *Drainer) ack(ctx context.Context, ls []lease) (int, error) {
+	if len(ls) == 0 {
 		return 0, nil
 	}
-	tag, err := d.pool.Exec(ctx, ackSQL, ids, token)
-	if err != nil {
-		return 0, fmt.Errorf("acknowledge %d deliveries: %w", len(ids), err)
+	ids, tokens := leaseArrays(ls)
+	var n int
+	if err := d.pool.QueryRow(ctx, ackSQL, ids, tokens).Scan(&n); err != nil {
+		return 0, fmt.Errorf("acknowledge %d deliveries: %w", len(ls), err)
 	}
-	return int(tag.RowsAffected()), nil
+	return n, nil
 }
 
 type failure struct {
-	id    int64
+	lease
 	err   string
 	delay time.Duration
 	dead  bool
@@ -467,24 +214,25 @@ SET state = CASE WHEN f.dead THEN 'dead' ELSE 'pending' END,
     finished_at = CASE WHEN f.dead THEN now() END,
     lease_token = NULL,
     last_error = f.error
-FROM unnest($1::bigint[], $2::text[], $3::float8[], $4::bool[]) AS f (id, error, delay, dead)
-WHERE d.id = f.id AND d.lease_token = $5 AND d.state = 'running'
+FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::float8[], $5::bool[]) AS f (id, token, error, delay, dead)
+WHERE d.id = f.id AND d.lease_token = f.token AND d.state = 'running'
 RETURNING f.dead`
 
 // fail records failed attempts, as retries or dead letters, where this worker
 // still holds the lease. It returns how many became retries and dead.
-func (d *Drainer) fail(ctx context.Context, fs []failure, token uuid.UUID) (retried, dead int, err error) {
+func (d *Drainer) fail(ctx context.Context, fs []failure) (retried, dead int, err error) {
 	if len(fs) == 0 {
 		return 0, 0, nil
 	}
-	ids := make([]int64, len(fs))
+	ls := make([]lease, len(fs))
 	msgs := make([]string, len(fs))
 	delays := make([]float64, len(fs))
 	deads := make([]bool, len(fs))
 	for i, f := range fs {
-		ids[i], msgs[i], delays[i], deads[i] = f.id, truncate(f.err, 4000), f.delay.Seconds(), f.dead
+		ls[i], msgs[i], delays[i], deads[i] = f.lease, truncate(f.err, 4000), f.delay.Seconds(), f.dead
 	}
-	rows, err := d.pool.Query(ctx, failSQL, ids, msgs, delays, deads, token)
+	ids, tokens := leaseArrays(ls)
+	rows, err := d.pool.Query(ctx, failSQL, ids, tokens, msgs, delays, deads)
 	if err != nil {
 		return 0, 0, fmt.Errorf("record %d failed deliveries: %w", len(fs), err)
 	}
@@ -500,6 +248,47 @@ func (d *Drainer) fail(ctx context.Context, fs []failure, token uuid.UUID) (retr
 		}
 	}
 	return retried, dead, nil
+}
+
+const releaseSQL = `
+UPDATE outbox_deliveries d
+SET state = 'pending', available_at = now(), lease_token = NULL, attempts = d.attempts - 1
+FROM unnest($1::bigint[], $2::uuid[]) AS l (id, token)
+WHERE d.id = l.id AND d.lease_token = l.token AND d.state = 'running'`
+
+// release hands deliveries back unattempted, where this worker still holds
+// the lease, and returns how many it released.
+func (d *Drainer) release(ctx context.Context, ls []lease) (int, error) {
+	if len(ls) == 0 {
+		return 0, nil
+	}
+	ids, tokens := leaseArrays(ls)
+	tag, err := d.pool.Exec(ctx, releaseSQL, ids, tokens)
+	if err != nil {
+		return 0, fmt.Errorf("release %d deliveries: %w", len(ls), err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+const extendSQL = `
+UPDATE outbox_deliveries d SET available_at = now() + make_interval(secs => $3)
+FROM unnest($1::bigint[], $2::uuid[]) AS l (id, token)
+WHERE d.id = l.id AND d.lease_token = l.token AND d.state = 'running'
+RETURNING d.id`
+
+// extend pushes back the expiry of leases this worker still holds and
+// returns the ids it extended; the others were taken over.
+func (d *Drainer) extend(ctx context.Context, ls []lease) ([]int64, error) {
+	ids, tokens := leaseArrays(ls)
+	rows, err := d.pool.Query(ctx, extendSQL, ids, tokens, d.cfg.LeaseDuration.Seconds())
+	if err != nil {
+		return nil, fmt.Errorf("extend %d leases: %w", len(ls), err)
+	}
+	kept, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("extend %d leases: %w", len(ls), err)
+	}
+	return kept, nil
 }
 
 func truncate(s string, n int) string {

@@ -58,19 +58,19 @@ const healthBlockedSQL = `
 SELECT count(DISTINCT (subscriber, ordering_key)) FROM outbox_deliveries WHERE ordered AND state = 'dead'`
 
 const healthRateSQL = `
-SELECT m, coalesce(n, 0)
+SELECT m, coalesce(n, 0)::int
 FROM generate_series(date_trunc('minute', now()) - interval '59 minutes', date_trunc('minute', now()), interval '1 minute') AS m
 LEFT JOIN (
-    SELECT date_trunc('minute', finished_at) AS minute, count(*) AS n
-    FROM outbox_deliveries
-    WHERE state = 'delivered' AND finished_at >= date_trunc('minute', now()) - interval '59 minutes'
+    SELECT minute, sum(delivered) AS n
+    FROM outbox_delivery_stats
+    WHERE minute >= date_trunc('minute', now()) - interval '59 minutes'
     GROUP BY 1) r ON r.minute = m
 ORDER BY m`
 
 // ReadHealth reads the outbox's health figures in one repeatable-read,
 // read-only transaction. The backlog and dead queries read only the partial
 // indexes of unfinished and dead work; the rate reads the last hour of
-// finished deliveries.
+// outbox_delivery_stats.
 func ReadHealth(ctx context.Context, pool *pgxpool.Pool) (Health, error) {
 	h := Health{Backlog: []TopicBacklog{}, Dead: []TopicCount{}}
 	err := pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {

@@ -109,3 +109,33 @@ func TestShutdownFinishesWithinGraceThenReleases(t *testing.T) {
 	require.Equal(t, 1, rep.Released)
 	require.Equal(t, 1, b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'pending' AND attempts = 0 AND lease_token IS NULL"))
 }
+
+func TestSlowHandlerDoesNotHoldBackOtherAcknowledgements(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	b.enqueue(t, event(t, "t.a", 1)) // to s1 (fast) and s2 (stuck)
+	unblock := make(chan struct{})
+	stuck := HandlerFunc(func(ctx context.Context, d Delivery) error {
+		select {
+		case <-unblock:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	})
+	d := b.drainer(t, map[string]Handler{"s1": newRecorder(), "s2": stuck}, Config{StopWhenIdle: true})
+	done := make(chan Report)
+	go func() {
+		rep, err := d.Run(ctx)
+		require.NoError(t, err)
+		done <- rep
+	}()
+	require.Eventually(t, func() bool {
+		return b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE subscriber = 's1'") == 0
+	}, 5*time.Second, 5*time.Millisecond, "s1 is acknowledged while s2 still runs")
+	require.Equal(t, 1, b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE subscriber = 's2' AND state = 'running'"))
+	close(unblock)
+	rep := <-done
+	require.Equal(t, 2, rep.Delivered)
+}

@@ -44,24 +44,34 @@ func (c PruneConfig) withDefaults() PruneConfig {
 type PruneReport struct {
 	Events          int64         `json:"events"`
 	DedupRecords    int64         `json:"dedup_records"`
+	StatsRows       int64         `json:"stats_rows"`
 	Batches         int           `json:"batches"`
 	Duration        time.Duration `json:"-"`
 	ReachedDeadline bool          `json:"reached_deadline"`
 }
 
-// Events qualify when older than the retention and every one of their
-// deliveries is delivered or skipped. Deliveries go with them (ON DELETE CASCADE).
+// Events qualify when older than the retention and none of their deliveries
+// is left (acknowledged and skipped deliveries are deleted; pending, running
+// and dead ones stay).
 const pruneEventsSQL = `
 WITH doomed AS (
     SELECT e.id FROM outbox_events e
     WHERE e.created_at < now() - make_interval(secs => $1)
-      AND NOT EXISTS (
-          SELECT 1 FROM outbox_deliveries d WHERE d.event_id = e.id AND d.state NOT IN ('delivered', 'skipped'))
+      AND NOT EXISTS (SELECT 1 FROM outbox_deliveries d WHERE d.event_id = e.id)
     ORDER BY e.created_at
     LIMIT $2
     FOR UPDATE SKIP LOCKED
 )
 DELETE FROM outbox_events WHERE id IN (SELECT id FROM doomed)`
+
+// StatsRetention is how long the per-minute delivery statistics are kept.
+const StatsRetention = 3 * 24 * time.Hour
+
+const pruneStatsSQL = `
+DELETE FROM outbox_delivery_stats WHERE ctid = ANY (ARRAY(
+    SELECT ctid FROM outbox_delivery_stats
+    WHERE minute < now() - make_interval(secs => $1)
+    LIMIT $2))`
 
 const pruneDedupSQL = `
 DELETE FROM outbox_processed WHERE ctid = ANY (ARRAY(
@@ -70,7 +80,8 @@ DELETE FROM outbox_processed WHERE ctid = ANY (ARRAY(
     LIMIT $2))`
 
 // Prune deletes fully delivered events older than the retention, then dedup
-// records older than the dedup retention, each in batches of cfg.BatchSize
+// records older than the dedup retention, then delivery statistics older
+// than StatsRetention, each in batches of cfg.BatchSize
 // rows, one short transaction per batch, until nothing qualifies or
 // cfg.MaxDuration has passed. Pending and dead events are never deleted. It
 // returns an error for a dedup retention not longer than the retention, or a
@@ -90,6 +101,7 @@ func Prune(ctx context.Context, pool *pgxpool.Pool, cfg PruneConfig) (PruneRepor
 	}{
 		{pruneEventsSQL, cfg.Retention, &rep.Events},
 		{pruneDedupSQL, cfg.DedupRetention, &rep.DedupRecords},
+		{pruneStatsSQL, StatsRetention, &rep.StatsRows},
 	}
 	for _, s := range steps {
 		for {
