@@ -203,22 +203,22 @@ func benchRiver(b *testing.B) float64 {
 	return float64(jobs) / last.Sub(start).Seconds()
 }
 
+// The ceiling uses the statement shapes of the drain (claim by primary key,
+// acknowledgement by DELETE) with nothing else around them: no event join,
+// no handlers, no statistics.
 const ceilingClaimSQL = `
 UPDATE outbox_deliveries d
 SET state = 'running', attempts = d.attempts + 1, lease_token = $1, available_at = now() + interval '30 seconds'
-FROM (
+WHERE d.id = ANY (ARRAY(
     SELECT id FROM outbox_deliveries
     WHERE state IN ('pending', 'running') AND available_at <= now()
     ORDER BY available_at, id
     LIMIT 1000
-    FOR UPDATE SKIP LOCKED
-) due
-WHERE d.id = due.id
+    FOR UPDATE SKIP LOCKED))
 RETURNING d.id`
 
 const ceilingAckSQL = `
-UPDATE outbox_deliveries
-SET state = 'delivered', finished_at = now(), lease_token = NULL, last_error = NULL
+DELETE FROM outbox_deliveries
 WHERE id = ANY($1::bigint[]) AND lease_token = $2 AND state = 'running'`
 
 func benchCeiling(b *testing.B) float64 {
