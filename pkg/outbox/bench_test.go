@@ -98,7 +98,7 @@ func BenchmarkDrainNoop(b *testing.B) {
 // BenchmarkDrainBatch compares claim batch sizes over the 100,000 backlog.
 func BenchmarkDrainBatch(b *testing.B) {
 	const backlog = 100_000
-	for _, batch := range []int{DefaultBatchSize, 1000, 2000} {
+	for _, batch := range []int{500, 1000, 2000} {
 		b.Run(fmt.Sprintf("backlog=%d/batch=%d", backlog, batch), func(b *testing.B) {
 			pool := pgtest.New(b)
 			var delivered int
