@@ -13,9 +13,6 @@ package main
 import (
 	"context"
 	"log/slog"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/sethvargo/go-envconfig"
 
@@ -23,7 +20,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/mail"
 	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/platform/database"
-	"github.com/lexora-app/lexora/pkg/platform/logging"
+	"github.com/lexora-app/lexora/pkg/platform/jobrun"
 )
 
 type config struct {
@@ -39,15 +36,7 @@ type config struct {
 	TaskCount int  `env:"CLOUD_RUN_TASK_COUNT, default=1"`
 }
 
-func main() {
-	log := logging.New(os.Stdout, "drain")
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
-	if err := run(ctx, log); err != nil {
-		log.Error("drain could not run", slog.String("error", err.Error()))
-		os.Exit(1)
-	}
-}
+func main() { jobrun.Main("drain", run) }
 
 func run(ctx context.Context, log *slog.Logger) error {
 	var cfg config

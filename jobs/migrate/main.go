@@ -6,22 +6,14 @@ package main
 import (
 	"context"
 	"log/slog"
-	"os"
 
 	"github.com/sethvargo/go-envconfig"
 
 	"github.com/lexora-app/lexora/pkg/platform/database"
-	"github.com/lexora-app/lexora/pkg/platform/logging"
+	"github.com/lexora-app/lexora/pkg/platform/jobrun"
 )
 
-func main() {
-	log := logging.New(os.Stdout, "migrate")
-	if err := run(context.Background(), log); err != nil {
-		log.Error("migration failed", slog.String("error", err.Error()))
-		os.Exit(1)
-	}
-	log.Info("schema is current")
-}
+func main() { jobrun.Main("migrate", run) }
 
 func run(ctx context.Context, log *slog.Logger) error {
 	var cfg database.Config
@@ -33,5 +25,9 @@ func run(ctx context.Context, log *slog.Logger) error {
 		return err
 	}
 	defer pool.Close()
-	return database.Migrate(ctx, pool, log)
+	if err := database.Migrate(ctx, pool, log); err != nil {
+		return err
+	}
+	log.Info("schema is current")
+	return nil
 }

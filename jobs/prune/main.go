@@ -7,15 +7,12 @@ package main
 import (
 	"context"
 	"log/slog"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/sethvargo/go-envconfig"
 
 	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/platform/database"
-	"github.com/lexora-app/lexora/pkg/platform/logging"
+	"github.com/lexora-app/lexora/pkg/platform/jobrun"
 )
 
 type config struct {
@@ -23,15 +20,7 @@ type config struct {
 	Prune    outbox.PruneConfig
 }
 
-func main() {
-	log := logging.New(os.Stdout, "prune")
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
-	if err := run(ctx, log); err != nil {
-		log.Error("prune could not run", slog.String("error", err.Error()))
-		os.Exit(1)
-	}
-}
+func main() { jobrun.Main("prune", run) }
 
 func run(ctx context.Context, log *slog.Logger) error {
 	var cfg config

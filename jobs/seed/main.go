@@ -6,22 +6,15 @@ package main
 import (
 	"context"
 	"log/slog"
-	"os"
 
 	"github.com/sethvargo/go-envconfig"
 
 	"github.com/lexora-app/lexora/pkg/platform/database"
-	"github.com/lexora-app/lexora/pkg/platform/logging"
+	"github.com/lexora-app/lexora/pkg/platform/jobrun"
 	"github.com/lexora-app/lexora/pkg/seed"
 )
 
-func main() {
-	log := logging.New(os.Stdout, "seed")
-	if err := run(context.Background(), log); err != nil {
-		log.Error("seed failed", slog.String("error", err.Error()))
-		os.Exit(1)
-	}
-}
+func main() { jobrun.Main("seed", run) }
 
 func run(ctx context.Context, log *slog.Logger) error {
 	var cfg database.Config
