@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 	"github.com/stretchr/testify/require"
 
 	"github.com/lexora-app/lexora/pkg/consumers"
@@ -19,11 +23,13 @@ import (
 	"github.com/lexora-app/lexora/pkg/platform/mailpit"
 	"github.com/lexora-app/lexora/pkg/platform/pgtest"
 	"github.com/lexora-app/lexora/pkg/seed"
+	"github.com/lexora-app/lexora/pkg/webhooks"
 )
 
 // TestEndToEnd plays a teacher's assignment and a learner's session over
 // HTTP, runs one drain, and checks every downstream effect: the two emails in
-// a real SMTP sink and the progress projection.
+// a real SMTP sink, the two signed webhooks at the teacher's receiver and the
+// progress projection.
 func TestEndToEnd(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -32,7 +38,9 @@ func TestEndToEnd(t *testing.T) {
 	require.NoError(t, err)
 	svc, err := NewService(pool, time.Now, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
+	svc.webhooks.AllowHTTP = true // the test's receiver is plain HTTP on loopback
 	mux := http.NewServeMux()
+	mux.HandleFunc("/RegisterWebhookEndpoint", svc.RegisterWebhookEndpoint)
 	mux.HandleFunc("/CreateAssignment", svc.CreateAssignment)
 	mux.HandleFunc("/SubmitReview", svc.SubmitReview)
 	mux.HandleFunc("/GetSchedule", svc.GetSchedule)
@@ -54,6 +62,28 @@ func TestEndToEnd(t *testing.T) {
 		require.NoError(t, json.NewDecoder(resp.Body).Decode(out))
 	}
 
+	// The teacher's webhook receiver verifies every signature.
+	var secret atomic.Value
+	var hooks []string
+	var hooksMu sync.Mutex
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		wh, err := standardwebhooks.NewWebhook(secret.Load().(string))
+		if err != nil || wh.Verify(body, r.Header) != nil {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		var m struct{ Type string }
+		_ = json.Unmarshal(body, &m)
+		hooksMu.Lock()
+		hooks = append(hooks, m.Type)
+		hooksMu.Unlock()
+	}))
+	defer receiver.Close()
+	var ep WebhookEndpoint
+	call(http.MethodPost, "/RegisterWebhookEndpoint", seed.TeacherID, map[string]any{"url": receiver.URL}, &ep)
+	secret.Store(ep.Secret)
+
 	learner := seed.Learners[1]
 	var deck uuid.UUID
 	require.NoError(t, pool.QueryRow(ctx, "SELECT id FROM decks ORDER BY title LIMIT 1").Scan(&deck))
@@ -74,15 +104,17 @@ func TestEndToEnd(t *testing.T) {
 	port, box := mailpit.Start(t)
 	sender, err := mail.NewSMTP(mail.Config{Host: "127.0.0.1", Port: port, TLS: "none", From: "Lexora <no-reply@lexora.app>", Timeout: 5 * time.Second})
 	require.NoError(t, err)
-	drainer, err := outbox.NewDrainer(pool, consumers.Handlers(consumers.Deps{Pool: pool, Mail: sender}),
+	drainer, err := outbox.NewDrainer(pool, consumers.Handlers(consumers.Deps{Pool: pool, Mail: sender,
+		Webhooks: webhooks.NewSender(webhooks.Config{Timeout: 5 * time.Second})}),
 		outbox.Config{StopWhenIdle: true}, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	rep, err := drainer.Run(ctx)
 	require.NoError(t, err)
-	// assignment.created to progress and email, 25 review.submitted to
-	// progress, assignment.completed to email.
-	require.Equal(t, 2+seed.DeckSize+1, rep.Delivered)
+	// assignment.created to progress, email and webhook, 25 review.submitted
+	// to progress, assignment.completed to email and webhook.
+	require.Equal(t, 3+seed.DeckSize+2, rep.Delivered)
 	require.Zero(t, rep.Retried+rep.Dead)
+	require.ElementsMatch(t, []string{"assignment.created", "assignment.completed"}, hooks)
 
 	msgs, err := box.Messages(ctx)
 	require.NoError(t, err)

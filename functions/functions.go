@@ -6,6 +6,8 @@
 //   - GetSchedule (GET): a learner's due cards and forecast.
 //   - OutboxHealth, ListDeadLetters (GET), ReplayDeadLetters,
 //     SkipDeadLetters (POST): the operators' view of the event core.
+//   - RegisterWebhookEndpoint, RotateWebhookSecret, DeleteWebhookEndpoint
+//     (POST), ListWebhookEndpoints (GET): a teacher's webhooks.
 //
 // Every write is one transaction: validate, authorize, change state, enqueue
 // events (pkg/outbox), commit, answer. Nothing slow happens in a request; the
@@ -41,6 +43,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/platform/database"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
 	"github.com/lexora-app/lexora/pkg/platform/logging"
+	"github.com/lexora-app/lexora/pkg/webhooks"
 )
 
 // DevUserHeader carries the acting user's id in development.
@@ -48,13 +51,17 @@ const DevUserHeader = "X-Lexora-Dev-User-Id"
 
 func init() {
 	for name, fn := range map[string]func(*Service, http.ResponseWriter, *http.Request){
-		"CreateAssignment":  (*Service).CreateAssignment,
-		"SubmitReview":      (*Service).SubmitReview,
-		"GetSchedule":       (*Service).GetSchedule,
-		"OutboxHealth":      (*Service).OutboxHealth,
-		"ListDeadLetters":   (*Service).ListDeadLetters,
-		"ReplayDeadLetters": (*Service).ReplayDeadLetters,
-		"SkipDeadLetters":   (*Service).SkipDeadLetters,
+		"CreateAssignment":        (*Service).CreateAssignment,
+		"SubmitReview":            (*Service).SubmitReview,
+		"GetSchedule":             (*Service).GetSchedule,
+		"OutboxHealth":            (*Service).OutboxHealth,
+		"ListDeadLetters":         (*Service).ListDeadLetters,
+		"ReplayDeadLetters":       (*Service).ReplayDeadLetters,
+		"SkipDeadLetters":         (*Service).SkipDeadLetters,
+		"RegisterWebhookEndpoint": (*Service).RegisterWebhookEndpoint,
+		"ListWebhookEndpoints":    (*Service).ListWebhookEndpoints,
+		"RotateWebhookSecret":     (*Service).RotateWebhookSecret,
+		"DeleteWebhookEndpoint":   (*Service).DeleteWebhookEndpoint,
 	} {
 		functions.HTTP(name, serve(name, fn))
 	}
@@ -63,6 +70,7 @@ func init() {
 // Config is the functions' environment.
 type Config struct {
 	Database database.Config
+	Webhooks webhooks.Config
 	// Wakeup sends a NOTIFY hint at each commit that enqueues events, so a
 	// drain in loop mode delivers at once instead of at its next poll.
 	Wakeup bool `env:"OUTBOX_WAKEUP, default=true"`
@@ -70,6 +78,7 @@ type Config struct {
 
 // Service holds what every function needs. Build it with NewService.
 type Service struct {
+	webhooks  webhooks.Config
 	pool      *pgxpool.Pool
 	outbox    *outbox.Outbox
 	scheduler *learning.Scheduler
@@ -105,6 +114,7 @@ var service = sync.OnceValues(func() (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
+	svc.webhooks = cfg.Webhooks
 	if cfg.Wakeup {
 		svc.outbox = svc.outbox.WithWakeup(outbox.DefaultWakeupChannel)
 	}

@@ -21,11 +21,13 @@ import (
 	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/platform/database"
 	"github.com/lexora-app/lexora/pkg/platform/jobrun"
+	"github.com/lexora-app/lexora/pkg/webhooks"
 )
 
 type config struct {
 	Database database.Config
 	Mail     mail.Config
+	Webhooks webhooks.Config
 	Drain    outbox.Config
 	// Listen starts a LISTEN/NOTIFY listener whose hints wake an idle run
 	// early (loop mode: set DRAIN_MAX_DURATION long and
@@ -60,7 +62,7 @@ func run(ctx context.Context, log *slog.Logger) error {
 	}
 	defer pool.Close()
 	log = log.With(slog.Int("task_index", cfg.TaskIndex), slog.Int("task_count", cfg.TaskCount))
-	handlers := consumers.Handlers(consumers.Deps{Pool: pool, Mail: sender, Log: log})
+	handlers := consumers.Handlers(consumers.Deps{Pool: pool, Mail: sender, Webhooks: webhooks.NewSender(cfg.Webhooks), Log: log})
 	drainer, err := outbox.NewDrainer(pool, handlers, cfg.Drain, log)
 	if err != nil {
 		return err

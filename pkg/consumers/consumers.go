@@ -1,5 +1,6 @@
 // Package consumers holds the subscribers that turn Lexora's events into
-// their downstream effects: the progress projection and the emails. Each is
+// their downstream effects: the progress projection, the emails and the
+// teachers' webhooks. Each is
 // an outbox.Handler keyed by its subscriber name from pkg/events; each is
 // idempotent, because the outbox delivers at least once.
 package consumers
@@ -14,13 +15,15 @@ import (
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/mail"
 	"github.com/lexora-app/lexora/pkg/outbox"
+	"github.com/lexora-app/lexora/pkg/webhooks"
 )
 
 // Deps are what the consumers need.
 type Deps struct {
-	Pool *pgxpool.Pool
-	Mail mail.Sender
-	Log  *slog.Logger
+	Pool     *pgxpool.Pool
+	Mail     mail.Sender
+	Webhooks *webhooks.Sender
+	Log      *slog.Logger
 }
 
 // Handlers returns one handler per subscriber named in events.Subscriptions.
@@ -28,6 +31,7 @@ func Handlers(d Deps) map[string]outbox.Handler {
 	return map[string]outbox.Handler{
 		events.SubscriberProgress: &Progress{pool: d.Pool},
 		events.SubscriberEmail:    &Email{pool: d.Pool, mail: d.Mail},
+		events.SubscriberWebhook:  &Webhook{pool: d.Pool, sender: d.Webhooks},
 	}
 }
 

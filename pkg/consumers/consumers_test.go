@@ -16,6 +16,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/platform/mailpit"
 	"github.com/lexora-app/lexora/pkg/platform/pgtest"
 	"github.com/lexora-app/lexora/pkg/seed"
+	"github.com/lexora-app/lexora/pkg/webhooks"
 )
 
 type bundle struct {
@@ -38,7 +39,8 @@ func setup(t *testing.T) bundle {
 	sender, err := mail.NewSMTP(mail.Config{Host: "127.0.0.1", Port: port, TLS: "none", From: "Lexora <no-reply@lexora.app>", Timeout: 5 * time.Second})
 	require.NoError(t, err)
 	b := bundle{pool: pool, mailpit: client, learner: seed.Learners[0],
-		handlers: Handlers(Deps{Pool: pool, Mail: sender, Log: slog.New(slog.DiscardHandler)})}
+		handlers: Handlers(Deps{Pool: pool, Mail: sender, Webhooks: webhooks.NewSender(webhooks.Config{Timeout: 5 * time.Second}),
+			Log: slog.New(slog.DiscardHandler)})}
 	require.NoError(t, pool.QueryRow(ctx, `INSERT INTO assignments (deck_id, learner_id, teacher_id, due_at)
 		SELECT id, $1, $2, now() + interval '7 days' FROM decks ORDER BY title LIMIT 1 RETURNING id`,
 		b.learner.ID, seed.TeacherID).Scan(&b.assignment))

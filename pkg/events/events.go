@@ -22,6 +22,7 @@ const (
 const (
 	SubscriberProgress = "progress"
 	SubscriberEmail    = "email"
+	SubscriberWebhook  = "webhook"
 )
 
 // Subscriptions routes each topic to its subscribers.
@@ -30,6 +31,8 @@ var Subscriptions = []outbox.Subscription{
 	{Topic: AssignmentCreated, Subscriber: SubscriberEmail},
 	{Topic: ReviewSubmitted, Subscriber: SubscriberProgress},
 	{Topic: AssignmentCompleted, Subscriber: SubscriberEmail},
+	{Topic: AssignmentCreated, Subscriber: SubscriberWebhook},
+	{Topic: AssignmentCompleted, Subscriber: SubscriberWebhook},
 }
 
 // NewOutbox returns the outbox routed by Subscriptions.

@@ -1,8 +1,9 @@
 // Command demo plays a teacher's assignment and a learner's review session
 // against a running local stack (make run), over HTTP, then waits for the
 // downstream effects and prints them with the time each took to appear after
-// the request committed: the emails in the mailpit sink and the progress
-// projection.
+// the request committed: the emails in the mailpit sink, the signed webhooks
+// at a receiver the demo starts and registers as the teacher's endpoint, and
+// the progress projection.
 //
 // Environment: LEXORA_URL (default http://127.0.0.1:8080), MAILPIT_URL
 // (default http://127.0.0.1:8025), DATABASE_URL (the local database, read to
@@ -17,13 +18,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/lexora-app/lexora/functions"
 	"github.com/lexora-app/lexora/pkg/platform/mailpit"
@@ -56,6 +61,20 @@ func run(ctx context.Context) error {
 	d.pool = pool
 	learner := seed.Learners[0]
 
+	hooks, err := startReceiver()
+	if err != nil {
+		return err
+	}
+	defer hooks.Close()
+	var ep functions.WebhookEndpoint
+	if err := d.call(http.MethodPost, "/RegisterWebhookEndpoint", seed.TeacherID, map[string]any{"url": hooks.url}, &ep); err != nil {
+		return err
+	}
+	hooks.secret.Store(ep.Secret)
+	defer d.call(http.MethodPost, "/DeleteWebhookEndpoint", seed.TeacherID, map[string]any{"id": ep.ID}, &ep)
+	fmt.Printf("0. %s registers a webhook endpoint at %s (the demo's receiver, which checks every signature)\n",
+		seed.Teacher.Name, hooks.url)
+
 	var deck uuid.UUID
 	var title string
 	err = pool.QueryRow(ctx, `SELECT d.id, d.title FROM decks d
@@ -82,6 +101,11 @@ func run(ctx context.Context) error {
 		return err
 	}
 	fmt.Printf("   effect: email to %s %q, %s after commit\n", welcome.To[0].Address, welcome.Subject, ms(welcome.Created.Sub(assigned)))
+	at, err := hooks.wait("assignment.created")
+	if err != nil {
+		return err
+	}
+	fmt.Printf("   effect: signed webhook assignment.created at the teacher's endpoint, %s after commit\n", ms(at.Sub(assigned)))
 
 	fmt.Printf("2. %s reviews the deck's cards (Easy moves a new card straight to Review)\n", learner.Name)
 	var sched functions.Schedule
@@ -118,6 +142,11 @@ func run(ctx context.Context) error {
 		return err
 	}
 	fmt.Printf("   effect: email to %s %q, %s after the last review's commit\n", done.To[0].Address, done.Subject, ms(done.Created.Sub(finished)))
+	at, err = hooks.wait("assignment.completed")
+	if err != nil {
+		return err
+	}
+	fmt.Printf("   effect: signed webhook assignment.completed at the teacher's endpoint, %s after the last review's commit\n", ms(at.Sub(finished)))
 	latency, err := d.waitForProgress(ctx, a.ID, a.Cards, finished)
 	if err != nil {
 		return err
@@ -208,4 +237,55 @@ func (d demo) waitForProgress(ctx context.Context, assignment uuid.UUID, reviews
 		time.Sleep(5 * time.Millisecond)
 	}
 	return 0, fmt.Errorf("progress of %s did not reach %d reviews within 30 s: is the drain running?", assignment, reviews)
+}
+
+// receiver is the teacher's webhook endpoint for the demo: it verifies each
+// request's Standard Webhooks signature and records when each type arrived.
+type receiver struct {
+	url    string
+	secret atomic.Value
+	srv    *http.Server
+	mu     sync.Mutex
+	got    map[string]time.Time
+}
+
+func startReceiver() (*receiver, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	r := &receiver{url: "http://" + l.Addr().String() + "/hooks", got: map[string]time.Time{}}
+	r.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		secret, _ := r.secret.Load().(string)
+		wh, err := standardwebhooks.NewWebhook(secret)
+		if err != nil || wh.Verify(body, req.Header) != nil {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		var m struct{ Type string }
+		_ = json.Unmarshal(body, &m)
+		r.mu.Lock()
+		r.got[m.Type] = time.Now()
+		r.mu.Unlock()
+	}), ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = r.srv.Serve(l) }()
+	return r, nil
+}
+
+func (r *receiver) Close() { _ = r.srv.Close() }
+
+// wait returns when a verified webhook of the type arrived.
+func (r *receiver) wait(typ string) (time.Time, error) {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		r.mu.Lock()
+		at, ok := r.got[typ]
+		r.mu.Unlock()
+		if ok {
+			return at, nil
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return time.Time{}, fmt.Errorf("no signed %s webhook within 30 s: is the drain running?", typ)
 }

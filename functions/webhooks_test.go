@@ -1,0 +1,59 @@
+package functions
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+)
+
+func TestWebhookEndpointsBelongToTheirTeacher(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	code, body := f.call(t, (*Service).RegisterWebhookEndpoint, http.MethodPost, "/RegisterWebhookEndpoint", f.teacher,
+		`{"url":"https://school.example/hooks","topics":["assignment.completed"]}`)
+	require.Equal(t, http.StatusCreated, code, body)
+	id := body["id"].(string)
+	secret := body["secret"].(string)
+	require.Regexp(t, `^whsec_[A-Za-z0-9+/]{43}=$`, secret)
+
+	for _, tc := range []struct{ name, body string }{
+		{"plain http", `{"url":"http://school.example/hooks"}`},
+		{"credentials in the URL", `{"url":"https://u:p@school.example/hooks"}`},
+		{"not a URL", `{"url":"hooks"}`},
+		{"unknown topic", `{"url":"https://school.example/hooks","topics":["review.submitted"]}`},
+		{"missing url", `{}`},
+	} {
+		code, body := f.call(t, (*Service).RegisterWebhookEndpoint, http.MethodPost, "/RegisterWebhookEndpoint", f.teacher, tc.body)
+		require.Equal(t, http.StatusBadRequest, code, "%s: %v", tc.name, body)
+	}
+	code, _ = f.call(t, (*Service).RegisterWebhookEndpoint, http.MethodPost, "/RegisterWebhookEndpoint", f.learner,
+		`{"url":"https://school.example/hooks"}`)
+	require.Equal(t, http.StatusNotFound, code)
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM webhook_endpoints"))
+
+	code, body = f.call(t, (*Service).ListWebhookEndpoints, http.MethodGet, "/ListWebhookEndpoints", f.teacher, "")
+	require.Equal(t, http.StatusOK, code)
+	eps := body["endpoints"].([]any)
+	require.Len(t, eps, 1)
+	require.NotContains(t, eps[0], "secret", "a listed endpoint never shows its secret")
+	code, body = f.call(t, (*Service).ListWebhookEndpoints, http.MethodGet, "/ListWebhookEndpoints", f.otherTeacher, "")
+	require.Equal(t, http.StatusOK, code)
+	require.Empty(t, body["endpoints"])
+
+	for _, fn := range []func(*Service, http.ResponseWriter, *http.Request){(*Service).RotateWebhookSecret, (*Service).DeleteWebhookEndpoint} {
+		code, _ = f.call(t, fn, http.MethodPost, "/", f.otherTeacher, `{"id":"`+id+`"}`)
+		require.Equal(t, http.StatusNotFound, code, "another teacher's endpoint")
+		code, _ = f.call(t, fn, http.MethodPost, "/", f.teacher, `{"id":"`+uuid.NewString()+`"}`)
+		require.Equal(t, http.StatusNotFound, code)
+	}
+	code, body = f.call(t, (*Service).RotateWebhookSecret, http.MethodPost, "/RotateWebhookSecret", f.teacher, `{"id":"`+id+`"}`)
+	require.Equal(t, http.StatusOK, code)
+	require.NotEqual(t, secret, body["secret"])
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM webhook_endpoints WHERE secret = $1", body["secret"]))
+
+	code, _ = f.call(t, (*Service).DeleteWebhookEndpoint, http.MethodPost, "/DeleteWebhookEndpoint", f.teacher, `{"id":"`+id+`"}`)
+	require.Equal(t, http.StatusOK, code)
+	require.Zero(t, f.count(t, "SELECT count(*) FROM webhook_endpoints"))
+}

@@ -1,0 +1,147 @@
+package consumers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/lexora-app/lexora/pkg/outbox"
+	"github.com/lexora-app/lexora/pkg/webhooks"
+)
+
+// Webhook posts each event to the active endpoints of the event's teacher
+// (the payload's teacher_id) that subscribe to its topic.
+//
+// Each endpoint's outcome is recorded in webhook_attempts: a 2xx is
+// accepted, a 4xx other than 410 is rejected for good, 410 Gone disables the
+// endpoint. A redelivery skips endpoints with a recorded outcome, so a
+// receiver accepts each event once (and can deduplicate on webhook-id, the
+// event id, if the process dies between its 2xx and the record). A 5xx, a
+// timeout or a network error leaves no record and fails the delivery, which
+// the outbox retries with backoff; when only permanent rejections remain the
+// delivery is failed permanently, so that it is listed as a dead letter.
+type Webhook struct {
+	pool   *pgxpool.Pool
+	sender *webhooks.Sender
+}
+
+type endpoint struct {
+	id          uuid.UUID
+	url, secret string
+}
+
+const endpointsSQL = `
+SELECT w.id, w.url, w.secret FROM webhook_endpoints w
+WHERE w.teacher_id = $1 AND w.disabled_at IS NULL
+  AND (cardinality(w.topics) = 0 OR $2 = ANY (w.topics))
+  AND NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.endpoint_id = w.id AND a.event_id = $3)
+ORDER BY w.id`
+
+const recordAttemptSQL = `
+INSERT INTO webhook_attempts (endpoint_id, event_id, status, accepted) VALUES ($1, $2, $3, $4)
+ON CONFLICT (endpoint_id, event_id) DO NOTHING`
+
+const disableEndpointSQL = `
+UPDATE webhook_endpoints SET disabled_at = now(), disabled_reason = $2
+WHERE id = $1 AND disabled_at IS NULL`
+
+// Handle delivers one event to its teacher's endpoints. See Webhook for the
+// errors it returns.
+func (h *Webhook) Handle(ctx context.Context, d outbox.Delivery) error {
+	var owner struct {
+		TeacherID uuid.UUID `json:"teacher_id"`
+	}
+	if err := decode(d, &owner); err != nil {
+		return err
+	}
+	if owner.TeacherID == uuid.Nil {
+		return outbox.Permanent(fmt.Errorf("%s payload has no teacher_id", d.Event.Topic))
+	}
+	rows, err := h.pool.Query(ctx, endpointsSQL, owner.TeacherID, d.Event.Topic, d.Event.ID)
+	if err != nil {
+		return fmt.Errorf("load webhook endpoints: %w", err)
+	}
+	eps, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (endpoint, error) {
+		var e endpoint
+		return e, r.Scan(&e.id, &e.url, &e.secret)
+	})
+	if err != nil {
+		return fmt.Errorf("load webhook endpoints: %w", err)
+	}
+	msg := webhooks.Message{Type: d.Event.Topic, Timestamp: d.Event.CreatedAt, Data: json.RawMessage(d.Event.Payload)}
+	var retry, rejected []string
+	for _, ep := range eps {
+		outcome, err := h.deliver(ctx, ep, d.Event.ID, msg)
+		if err != nil {
+			return err
+		}
+		switch {
+		case outcome.retry != "":
+			retry = append(retry, fmt.Sprintf("endpoint %s: %s", ep.id, outcome.retry))
+		case outcome.rejected != "":
+			rejected = append(rejected, fmt.Sprintf("endpoint %s: %s", ep.id, outcome.rejected))
+		}
+	}
+	switch {
+	case len(retry) > 0:
+		return errors.New(strings.Join(append(retry, rejected...), "; "))
+	case len(rejected) > 0:
+		return outbox.Permanent(errors.New(strings.Join(rejected, "; ")))
+	}
+	return nil
+}
+
+func describe(status int, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	return fmt.Sprintf("status %d %s", status, http.StatusText(status))
+}
+
+type webhookOutcome struct {
+	retry, rejected string
+}
+
+// deliver sends one event to one endpoint and records the outcome, in a
+// transaction that holds an advisory lock on (endpoint, event): a concurrent
+// copy of the delivery waits, then finds the record and sends nothing.
+func (h *Webhook) deliver(ctx context.Context, ep endpoint, eventID uuid.UUID, msg webhooks.Message) (webhookOutcome, error) {
+	var out webhookOutcome
+	err := pgx.BeginFunc(ctx, h.pool, func(tx pgx.Tx) error {
+		var done bool
+		if err := tx.QueryRow(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1::uuid::text || $2::uuid::text, 0)),
+			EXISTS (SELECT 1 FROM webhook_attempts WHERE endpoint_id = $1::uuid AND event_id = $2::uuid)`,
+			ep.id, eventID).Scan(nil, &done); err != nil {
+			return fmt.Errorf("lock webhook attempt: %w", err)
+		}
+		if done {
+			return nil
+		}
+		status, err := h.sender.Send(ctx, ep.url, ep.secret, eventID.String(), msg)
+		switch {
+		case err != nil || status >= 500 || status == http.StatusTooManyRequests || status == http.StatusRequestTimeout:
+			out.retry = describe(status, err)
+			return nil
+		case status == http.StatusGone:
+			_, err := tx.Exec(ctx, disableEndpointSQL, ep.id, "the receiver answered 410 Gone")
+			return err
+		}
+		accepted := status >= 200 && status < 300
+		if !accepted {
+			out.rejected = describe(status, nil)
+		}
+		_, err = tx.Exec(ctx, recordAttemptSQL, ep.id, eventID, status, accepted)
+		return err
+	})
+	if err != nil {
+		return out, fmt.Errorf("webhook to endpoint %s: %w", ep.id, err)
+	}
+	return out, nil
+}

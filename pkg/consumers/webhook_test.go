@@ -1,0 +1,163 @@
+package consumers
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lexora-app/lexora/pkg/events"
+	"github.com/lexora-app/lexora/pkg/outbox"
+	"github.com/lexora-app/lexora/pkg/seed"
+	"github.com/lexora-app/lexora/pkg/webhooks"
+)
+
+// receiver is a webhook endpoint on loopback that verifies every request
+// with the Standard Webhooks reference library and answers from a script.
+type receiver struct {
+	*httptest.Server
+	secret string
+
+	mu       sync.Mutex
+	statuses []int // answers to give, in order; then 200
+	accepted []string
+	invalid  int
+	calls    int
+}
+
+func newReceiver(t *testing.T, statuses ...int) *receiver {
+	t.Helper()
+	r := &receiver{secret: webhooks.NewSecret(), statuses: statuses}
+	wh, err := standardwebhooks.NewWebhook(r.secret)
+	require.NoError(t, err)
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.calls++
+		if err := wh.Verify(body, req.Header); err != nil {
+			r.invalid++
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		status := http.StatusOK
+		if len(r.statuses) > 0 {
+			status, r.statuses = r.statuses[0], r.statuses[1:]
+		}
+		if status == http.StatusOK {
+			r.accepted = append(r.accepted, req.Header.Get("webhook-id"))
+		}
+		w.WriteHeader(status)
+	}))
+	t.Cleanup(r.Close)
+	return r
+}
+
+func (r *receiver) snapshot() (accepted []string, invalid, calls int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.accepted...), r.invalid, r.calls
+}
+
+func (b bundle) endpoint(t *testing.T, r *receiver) uuid.UUID {
+	t.Helper()
+	var id uuid.UUID
+	require.NoError(t, b.pool.QueryRow(context.Background(), `INSERT INTO webhook_endpoints (teacher_id, url, secret)
+		VALUES ($1, $2, $3) RETURNING id`, seed.TeacherID, r.URL, r.secret).Scan(&id))
+	return id
+}
+
+func (b bundle) webhookDelivery(t *testing.T) outbox.Delivery {
+	t.Helper()
+	return delivery(t, events.AssignmentCreated, events.SubscriberWebhook, events.AssignmentCreatedPayload{
+		AssignmentID: b.assignment, LearnerID: b.learner.ID, TeacherID: seed.TeacherID, Cards: 25})
+}
+
+func TestWebhookIsSignedAndAcceptedOncePerEndpoint(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	r1, r2 := newReceiver(t), newReceiver(t)
+	b.endpoint(t, r1)
+	b.endpoint(t, r2)
+	d := b.webhookDelivery(t)
+	h := b.handlers[events.SubscriberWebhook]
+
+	require.NoError(t, h.Handle(ctx, d))
+	require.NoError(t, h.Handle(ctx, d), "a redelivery sends nothing")
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() { require.NoError(t, h.Handle(ctx, d)) })
+	}
+	wg.Wait()
+	for _, r := range []*receiver{r1, r2} {
+		accepted, invalid, calls := r.snapshot()
+		require.Equal(t, []string{d.Event.ID.String()}, accepted, "webhook-id is the event id")
+		require.Zero(t, invalid)
+		require.Equal(t, 1, calls)
+	}
+}
+
+func TestWebhookRetriesUntilAcceptedAndDisablesOnGone(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	flaky := newReceiver(t, 503, 500, 503)
+	gone := newReceiver(t, http.StatusGone)
+	flakyID, goneID := b.endpoint(t, flaky), b.endpoint(t, gone)
+
+	ob := events.NewOutbox()
+	tx, err := b.pool.Begin(ctx)
+	require.NoError(t, err)
+	e, err := outbox.NewEvent(events.AssignmentCreated, b.learner.ID.String(), events.AssignmentCreatedPayload{
+		AssignmentID: b.assignment, LearnerID: b.learner.ID, TeacherID: seed.TeacherID, Cards: 25})
+	require.NoError(t, err)
+	require.NoError(t, ob.Enqueue(ctx, tx, e))
+	require.NoError(t, tx.Commit(ctx))
+
+	d, err := outbox.NewDrainer(b.pool, map[string]outbox.Handler{events.SubscriberWebhook: b.handlers[events.SubscriberWebhook]},
+		outbox.Config{BackoffBase: 20 * time.Millisecond, BackoffMax: 100 * time.Millisecond, PollInterval: 10 * time.Millisecond,
+			MaxDuration: 10 * time.Second}, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() { _, _ = d.Run(runCtx) }()
+	require.Eventually(t, func() bool {
+		var n int
+		require.NoError(t, b.pool.QueryRow(ctx, "SELECT count(*) FROM outbox_deliveries WHERE subscriber = 'webhook'").Scan(&n))
+		return n == 0
+	}, 10*time.Second, 10*time.Millisecond, "the delivery ends acknowledged")
+	cancel()
+
+	accepted, invalid, calls := flaky.snapshot()
+	require.Equal(t, []string{e.ID.String()}, accepted)
+	require.Zero(t, invalid)
+	require.Equal(t, 4, calls, "three failures, then the accepted attempt")
+	_, _, goneCalls := gone.snapshot()
+	require.Equal(t, 1, goneCalls, "a disabled endpoint gets nothing more")
+
+	var reason string
+	require.NoError(t, b.pool.QueryRow(ctx, "SELECT disabled_reason FROM webhook_endpoints WHERE id = $1 AND disabled_at IS NOT NULL",
+		goneID).Scan(&reason))
+	require.Contains(t, reason, "410")
+	var n int
+	require.NoError(t, b.pool.QueryRow(ctx, "SELECT count(*) FROM webhook_attempts WHERE endpoint_id = $1 AND accepted", flakyID).Scan(&n))
+	require.Equal(t, 1, n)
+}
+
+func TestWebhookRejectionIsPermanent(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.endpoint(t, newReceiver(t, http.StatusBadRequest))
+	err := b.handlers[events.SubscriberWebhook].Handle(context.Background(), b.webhookDelivery(t))
+	require.True(t, outbox.IsPermanent(err), "a 4xx is not retried")
+	require.ErrorContains(t, err, "400")
+}
