@@ -158,6 +158,7 @@ func (s *Service) submitReview(ctx context.Context, tx pgx.Tx, r *http.Request, 
 		ReviewID: out.ReviewID, CardID: cardID, LearnerID: learner.ID, LexemeID: lexemeID, Rating: int(rating),
 		StateBefore: int(card.State), StateAfter: int(next.State), ReviewedAt: rlog.Reviewed,
 		LocalDay: localDay(rlog.Reviewed, learner.Timezone), Due: next.Due, AssignmentIDs: assignmentIDs,
+		StudyDay: localDay(rlog.Reviewed.Add(-events.RolloverHour*time.Hour), learner.Timezone),
 	})
 	if err != nil {
 		return ReviewResult{}, err

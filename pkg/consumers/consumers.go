@@ -32,6 +32,8 @@ func Handlers(d Deps) map[string]outbox.Handler {
 		events.SubscriberProgress: &Progress{pool: d.Pool},
 		events.SubscriberEmail:    &Email{pool: d.Pool, mail: d.Mail},
 		events.SubscriberWebhook:  &Webhook{pool: d.Pool, sender: d.Webhooks},
+		events.SubscriberActivity: &Activity{pool: d.Pool, outbox: events.NewOutbox()},
+		events.SubscriberFeed:     &Feed{pool: d.Pool},
 	}
 }
 

@@ -16,6 +16,8 @@ const (
 	AssignmentCreated   = "assignment.created"
 	AssignmentCompleted = "assignment.completed"
 	ReviewSubmitted     = "review.submitted"
+	StreakExtended      = "streak.extended"
+	AchievementEarned   = "achievement.earned"
 )
 
 // Subscriber names. They key delivery rows and dedup records: never rename one.
@@ -23,6 +25,8 @@ const (
 	SubscriberProgress = "progress"
 	SubscriberEmail    = "email"
 	SubscriberWebhook  = "webhook"
+	SubscriberActivity = "activity"
+	SubscriberFeed     = "feed"
 )
 
 // Subscriptions routes each topic to its subscribers.
@@ -33,6 +37,12 @@ var Subscriptions = []outbox.Subscription{
 	{Topic: AssignmentCompleted, Subscriber: SubscriberEmail},
 	{Topic: AssignmentCreated, Subscriber: SubscriberWebhook},
 	{Topic: AssignmentCompleted, Subscriber: SubscriberWebhook},
+	// Streaks depend on the order of a learner's study days: ordered by the
+	// learner id, the events' ordering key.
+	{Topic: ReviewSubmitted, Subscriber: SubscriberActivity, Ordered: true},
+	{Topic: AssignmentCompleted, Subscriber: SubscriberActivity, Ordered: true},
+	{Topic: StreakExtended, Subscriber: SubscriberFeed},
+	{Topic: AchievementEarned, Subscriber: SubscriberFeed},
 }
 
 // NewOutbox returns the outbox routed by Subscriptions.
@@ -76,7 +86,10 @@ type ReviewSubmittedPayload struct {
 	StateAfter  int       `json:"state_after"`
 	ReviewedAt  time.Time `json:"reviewed_at"`
 	// LocalDay is the review's calendar day (YYYY-MM-DD) in the learner's time zone.
-	LocalDay string    `json:"local_day"`
+	LocalDay string `json:"local_day"`
+	// StudyDay is the study day the review counts for: the local date of
+	// the review time minus RolloverHour hours (YYYY-MM-DD).
+	StudyDay string    `json:"study_day"`
 	Due      time.Time `json:"due"`
 	// AssignmentIDs are the learner's assignments whose deck holds the lexeme.
 	AssignmentIDs []uuid.UUID `json:"assignment_ids"`
@@ -92,4 +105,33 @@ type AssignmentCompletedPayload struct {
 	TeacherID    uuid.UUID `json:"teacher_id"`
 	DueAt        time.Time `json:"due_at"`
 	CompletedAt  time.Time `json:"completed_at"`
+}
+
+// RolloverHour is the local hour at which a new study day begins (Anki's
+// default, 04:00): a review at 01:30 counts for the day before.
+const RolloverHour = 4
+
+// StreakExtendedPayload is the payload of StreakExtended: the learner studied
+// on Day, making Current consecutive study days. Ordering key: learner id.
+type StreakExtendedPayload struct {
+	LearnerID uuid.UUID `json:"learner_id"`
+	Day       string    `json:"day"`
+	Current   int       `json:"current"`
+	Longest   int       `json:"longest"`
+}
+
+// Achievement codes.
+const (
+	AchievementFirstReview   = "first_review"
+	AchievementStreak7       = "streak_7"
+	AchievementWords100      = "words_100"
+	AchievementFinishedEarly = "assignment_finished_early"
+)
+
+// AchievementEarnedPayload is the payload of AchievementEarned, enqueued once
+// per learner and code. Ordering key: learner id.
+type AchievementEarnedPayload struct {
+	LearnerID uuid.UUID `json:"learner_id"`
+	Code      string    `json:"code"`
+	EarnedAt  time.Time `json:"earned_at"`
 }

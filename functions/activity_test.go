@@ -1,0 +1,74 @@
+package functions
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lexora-app/lexora/pkg/consumers"
+	"github.com/lexora-app/lexora/pkg/events"
+	"github.com/lexora-app/lexora/pkg/outbox"
+)
+
+// Streaks follow the learner's own study days (local time, rolling over at
+// 04:00), whichever side of UTC the learner lives on.
+func TestStreakRollsOverInTheLearnersTimeZone(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		zone    string
+		reviews []string // UTC instants
+		streaks []int    // streak after each review
+	}{
+		{"Pacific/Honolulu", // UTC-10
+			[]string{"2026-03-02T09:30:00Z", "2026-03-02T13:30:00Z", "2026-03-02T14:30:00Z", "2026-03-04T15:00:00Z"},
+			//         23:30 Mar 1            03:30 Mar 2 (still Mar 1)  04:30 Mar 2            05:00 Mar 4 (gap)
+			[]int{1, 1, 2, 1}},
+		{"Pacific/Tongatapu", // UTC+13
+			[]string{"2026-03-02T10:30:00Z", "2026-03-02T14:30:00Z", "2026-03-02T15:30:00Z", "2026-03-03T15:10:00Z"},
+			//         23:30 Mar 2            03:30 Mar 3 (still Mar 2)  04:30 Mar 3            04:10 Mar 4
+			[]int{1, 1, 2, 3}},
+	} {
+		t.Run(tc.zone, func(t *testing.T) {
+			t.Parallel()
+			f := setup(t)
+			ctx := context.Background()
+			_, err := f.pool.Exec(ctx, "UPDATE users SET timezone = $1 WHERE id = $2", tc.zone, f.learner)
+			require.NoError(t, err)
+			f.clock.Set(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
+			f.assign(t)
+			card := f.cards(t)[0]
+			handlers := consumers.Handlers(consumers.Deps{Pool: f.pool})
+			d, err := outbox.NewDrainer(f.pool, map[string]outbox.Handler{
+				events.SubscriberActivity: handlers[events.SubscriberActivity],
+				events.SubscriberFeed:     handlers[events.SubscriberFeed],
+			}, outbox.Config{StopWhenIdle: true}, slog.New(slog.DiscardHandler))
+			require.NoError(t, err)
+
+			for i, at := range tc.reviews {
+				now, err := time.Parse(time.RFC3339, at)
+				require.NoError(t, err)
+				f.clock.Set(now)
+				f.review(t, card, 3)
+				_, err = d.Run(ctx)
+				require.NoError(t, err)
+				var current int
+				require.NoError(t, f.pool.QueryRow(ctx, "SELECT current FROM learner_streaks WHERE learner_id = $1", f.learner).Scan(&current))
+				require.Equal(t, tc.streaks[i], current, "after review %d at %s", i+1, at)
+			}
+			// One streak.extended per new study day, one first-review achievement,
+			// and a feed item for each.
+			extended := 0
+			for i, s := range tc.streaks {
+				if i == 0 || s != tc.streaks[i-1] {
+					extended++
+				}
+			}
+			require.Equal(t, extended, f.count(t, "SELECT count(*) FROM outbox_events WHERE topic = $1", events.StreakExtended))
+			require.Equal(t, 1, f.count(t, "SELECT count(*) FROM learner_achievements WHERE code = $1", events.AchievementFirstReview))
+			require.Equal(t, extended+1, f.count(t, "SELECT count(*) FROM learner_feed WHERE learner_id = $1", f.learner))
+		})
+	}
+}
