@@ -6,8 +6,9 @@
 //
 // Cloud Run runs CLOUD_RUN_TASK_COUNT tasks of one execution in parallel;
 // they share the work through FOR UPDATE SKIP LOCKED, so each task takes an
-// equal share of DRAIN_MAX_DELIVERIES. SIGTERM or SIGINT stops claiming; the
-// claimed batch is finished and reported.
+// equal share of DRAIN_MAX_DELIVERIES. SIGTERM or SIGINT stops claiming;
+// running handlers get DRAIN_SHUTDOWN_GRACE to finish, what is left is
+// released for the next run, and the summary is logged.
 package main
 
 import (

@@ -51,7 +51,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch {
 	case err == nil:
 		return 0
-	case errors.Is(err, errUsage) || errors.Is(err, flag.ErrHelp):
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprintln(stderr, strings.TrimSpace(usage))
+		return 2
+	case errors.Is(err, errUsage):
+		fmt.Fprintln(stderr, "outboxctl:", err)
 		fmt.Fprintln(stderr, strings.TrimSpace(usage))
 		return 2
 	default:
@@ -140,10 +144,20 @@ func dead(ctx context.Context, connect func() (*pgxpool.Pool, error), verb strin
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
-	if fs.NArg() > 0 {
+	switch {
+	case verb != "list" && verb != "replay" && verb != "skip":
+		return fmt.Errorf("%w: unknown command dead %s", errUsage, verb)
+	case fs.NArg() > 0:
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	case f.Limit < 1 || f.Limit > 1000:
+		return fmt.Errorf("%w: -limit must be from 1 to 1000", errUsage)
+	case verb == "skip" && *reason == "":
+		return fmt.Errorf("%w: %w", errUsage, outbox.ErrNoReason)
 	}
 	f.IDs = idList
+	if verb != "list" && len(f.IDs) == 0 && f.Topic == "" && f.Subscriber == "" && f.Since.IsZero() && f.Until.IsZero() && !f.All {
+		return fmt.Errorf("%w: %w", errUsage, outbox.ErrEmptyFilter)
+	}
 	pool, err := connect()
 	if err != nil {
 		return err
@@ -162,14 +176,12 @@ func dead(ctx context.Context, connect func() (*pgxpool.Pool, error), verb strin
 			return err
 		}
 		return writeJSON(stdout, map[string]int{"replayed": n})
-	case "skip":
+	default: // skip
 		n, err := outbox.Skip(ctx, pool, f, *actor, *reason)
 		if err != nil {
 			return err
 		}
 		return writeJSON(stdout, map[string]int{"skipped": n})
-	default:
-		return errUsage
 	}
 }
 

@@ -33,8 +33,11 @@ func run(ctx context.Context, log *slog.Logger) error {
 	}
 	defer pool.Close()
 	rep, err := outbox.Prune(ctx, pool, cfg.Prune)
+	if err != nil {
+		return err
+	}
 	log.Info("prune run", slog.Int64("events", rep.Events), slog.Int64("dedup_records", rep.DedupRecords),
 		slog.Int("batches", rep.Batches), slog.Bool("reached_deadline", rep.ReachedDeadline),
-		slog.Float64("duration_seconds", rep.Duration.Seconds()))
-	return err
+		slog.Int64("stats_rows", rep.StatsRows), slog.Float64("duration_seconds", rep.Duration.Seconds()))
+	return nil
 }

@@ -22,8 +22,9 @@ import (
 // and before the email_sends row; the transaction commits only once the SMTP
 // server has accepted the message. If the process dies between the SMTP
 // accept and the commit, the delivery is retried and the same message, with
-// the same Message-ID, is sent again: this errs towards a duplicate (which
-// mail clients and the sink fold by Message-ID), never towards a lost email.
+// the same Message-ID, is sent again: this errs towards a duplicate, which
+// mail clients that thread by Message-ID (Gmail, Apple Mail, Thunderbird)
+// show once, never towards a lost email. (The mailpit sink keeps both.)
 type Email struct {
 	pool *pgxpool.Pool
 	mail mail.Sender

@@ -28,7 +28,7 @@ const (
 // durations, e.g. "45s").
 type Config struct {
 	// MaxDuration is how long a run keeps claiming work. Handlers already
-	// started may finish after it, within their lease.
+	// started may finish after it, each within HandlerTimeout.
 	MaxDuration time.Duration `env:"DRAIN_MAX_DURATION"`
 	// MaxDeliveries caps how many deliveries one run claims.
 	MaxDeliveries int `env:"DRAIN_MAX_DELIVERIES"`

@@ -61,7 +61,8 @@ type Report struct {
 	// Released counts deliveries handed back unfinished at shutdown.
 	Released int           `json:"released"`
 	Duration time.Duration `json:"-"`
-	// Backlog is what is left per subscriber when the run ends.
+	// Backlog is what is left per subscriber when the run ends, for every
+	// subscriber, handled by this drain or not.
 	Backlog []Backlog `json:"backlog"`
 }
 
@@ -121,16 +122,21 @@ WITH due AS (
 )
 UPDATE outbox_deliveries d
 SET state = 'running', attempts = d.attempts + 1, lease_token = $3,
-    available_at = now() + make_interval(secs => $4)
+    available_at = now() + make_interval(secs => $4),
+    last_error = CASE WHEN d.state = 'running' THEN $5 ELSE d.last_error END
 FROM outbox_events e
 WHERE d.id = ANY (ARRAY(SELECT id FROM due)) AND e.id = d.event_id
 RETURNING d.id, d.subscriber, d.attempts, e.event_id, e.topic, e.ordering_key, e.payload, e.headers,
-    e.not_before, e.created_at`
+    e.not_before, e.created_at, d.last_error IS NOT DISTINCT FROM $5`
+
+// leaseExpiredError is recorded by a claim that takes over a delivery whose
+// previous holder never wrote a result: its worker died or overran its lease.
+const leaseExpiredError = "lease expired: the previous attempt's worker died or overran its lease"
 
 // claim leases up to n due deliveries under one new token.
 func (d *Drainer) claim(ctx context.Context, n int) ([]Delivery, uuid.UUID, error) {
 	token := uuid.New()
-	rows, err := d.pool.Query(ctx, claimSQL, d.names, n, token, d.cfg.LeaseDuration.Seconds())
+	rows, err := d.pool.Query(ctx, claimSQL, d.names, n, token, d.cfg.LeaseDuration.Seconds(), leaseExpiredError)
 	if err != nil {
 		return nil, token, fmt.Errorf("claim deliveries: %w", err)
 	}
@@ -138,7 +144,7 @@ func (d *Drainer) claim(ctx context.Context, n int) ([]Delivery, uuid.UUID, erro
 		var dl Delivery
 		var notBefore *time.Time
 		err := row.Scan(&dl.ID, &dl.Subscriber, &dl.Attempt, &dl.Event.ID, &dl.Event.Topic, &dl.Event.OrderingKey,
-			&dl.Event.Payload, &dl.Event.Headers, &notBefore, &dl.Event.CreatedAt)
+			&dl.Event.Payload, &dl.Event.Headers, &notBefore, &dl.Event.CreatedAt, &dl.leaseExpired)
 		if notBefore != nil {
 			dl.Event.NotBefore = *notBefore
 		}
@@ -298,14 +304,17 @@ func truncate(s string, n int) string {
 	return s[:n]
 }
 
+// The backlog covers every subscriber, including those this drain has no
+// handler for (a subscriber added to the routing before its handler is
+// deployed): their work would otherwise wait unseen.
 const backlogSQL = `
 SELECT subscriber, count(*), extract(epoch FROM now() - min(created_at))::float8
 FROM outbox_deliveries
-WHERE state IN ('pending', 'running') AND subscriber = ANY($1::text[])
+WHERE state IN ('pending', 'running')
 GROUP BY subscriber ORDER BY subscriber`
 
 func (d *Drainer) backlog(ctx context.Context) ([]Backlog, error) {
-	rows, err := d.pool.Query(ctx, backlogSQL, d.names)
+	rows, err := d.pool.Query(ctx, backlogSQL)
 	if err != nil {
 		return nil, fmt.Errorf("measure backlog: %w", err)
 	}
@@ -318,6 +327,12 @@ func (d *Drainer) backlog(ctx context.Context) ([]Backlog, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("measure backlog: %w", err)
+	}
+	for _, b := range out {
+		if _, ok := d.handlers[b.Subscriber]; !ok {
+			d.log.WarnContext(ctx, "deliveries are pending for a subscriber this drain has no handler for",
+				slog.String("subscriber", b.Subscriber), slog.Int64("pending", b.Pending))
+		}
 	}
 	return out, nil
 }

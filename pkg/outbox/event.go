@@ -50,6 +50,9 @@ type Delivery struct {
 	Attempt int
 	// Event is the event being delivered.
 	Event Event
+
+	// leaseExpired: the previous attempt ended without a result.
+	leaseExpired bool
 }
 
 // Handler performs a subscriber's effect for one delivery. Returning nil

@@ -139,3 +139,67 @@ func TestSlowHandlerDoesNotHoldBackOtherAcknowledgements(t *testing.T) {
 	rep := <-done
 	require.Equal(t, 2, rep.Delivered)
 }
+
+func TestOnlyCrashLoopsAreDeadLetteredWithoutAnAttempt(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	failedNormally, crashLooping := event(t, "t.b", 1), event(t, "t.b", 2)
+	b.enqueue(t, failedNormally, crashLooping)
+	// One failed ten times with a real error (under a drain allowing 12);
+	// the other was claimed ten times and its worker never came back.
+	_, err := b.pool.Exec(ctx, `UPDATE outbox_deliveries d SET attempts = 10,
+		state = CASE WHEN e.event_id = $1 THEN 'pending' ELSE 'running' END,
+		last_error = CASE WHEN e.event_id = $1 THEN 'smtp: 451 try later' END,
+		lease_token = CASE WHEN e.event_id = $1 THEN NULL ELSE gen_random_uuid() END,
+		available_at = now() - interval '1 second'
+		FROM outbox_events e WHERE e.id = d.event_id`, failedNormally.ID)
+	require.NoError(t, err)
+
+	rec := newRecorder()
+	d := b.drainer(t, map[string]Handler{"s1": rec}, Config{StopWhenIdle: true, MaxAttempts: 3})
+	rep, err := d.Run(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, rec.count("s1", failedNormally.ID), "a drain with a lower maximum still tries it")
+	require.Zero(t, rec.count("s1", crashLooping.ID))
+	require.Equal(t, 1, rep.Delivered)
+	require.Equal(t, 1, rep.Dead)
+	var lastErr string
+	require.NoError(t, b.pool.QueryRow(ctx, "SELECT last_error FROM outbox_deliveries WHERE state = 'dead'").Scan(&lastErr))
+	require.Contains(t, lastErr, "lease expired")
+}
+
+func TestShutdownIsBoundedEvenWhenHandlersIgnoreCancellation(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	events := make([]Event, 10)
+	for i := range events {
+		events[i] = event(t, "t.b", i)
+	}
+	b.enqueue(t, events...)
+	ctx, cancel := context.WithCancel(context.Background())
+	var started atomic.Int32
+	running := make(chan struct{}, 10)
+	stubborn := HandlerFunc(func(context.Context, Delivery) error {
+		started.Add(1)
+		running <- struct{}{}
+		time.Sleep(10 * time.Second) // ignores its context, like a send without a deadline
+		return nil
+	})
+	d := b.drainer(t, map[string]Handler{"s1": stubborn}, Config{Concurrency: 2, ShutdownGrace: 200 * time.Millisecond})
+	done := make(chan Report)
+	go func() {
+		rep, err := d.Run(ctx)
+		require.NoError(t, err)
+		done <- rep
+	}()
+	<-running
+	<-running
+	start := time.Now()
+	cancel() // SIGTERM
+	rep := <-done
+	require.Less(t, time.Since(start), 3*time.Second, "grace plus a second, not the handlers' 10 s")
+	require.EqualValues(t, 2, started.Load(), "nothing new starts after SIGTERM")
+	require.Equal(t, 10, rep.Released)
+	require.Equal(t, 10, b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'pending' AND attempts = 0"))
+}

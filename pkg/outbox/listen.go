@@ -58,10 +58,15 @@ func (l *Listener) Connects() int64 { return l.connects.Load() }
 // Run listens until ctx ends, reconnecting after failures with a backoff
 // from 100 ms doubling to 5 s.
 func (l *Listener) Run(ctx context.Context) {
-	delay := 100 * time.Millisecond
+	const firstDelay = 100 * time.Millisecond
+	delay := firstDelay
 	for ctx.Err() == nil {
+		connects := l.connects.Load()
 		err := l.listen(ctx)
 		l.connected.Store(false)
+		if l.connects.Load() > connects {
+			delay = firstDelay // it was connected: start the backoff afresh
+		}
 		if ctx.Err() != nil {
 			return
 		}

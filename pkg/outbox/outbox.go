@@ -29,6 +29,14 @@ type Outbox struct {
 	hasTopic map[string]bool
 }
 
+// MaxPayloadBytes caps an event's payload. Events carry ids and small facts;
+// a drain holds a batch of payloads in memory (DRAIN_BATCH_SIZE × this at
+// most), so big documents belong in tables the payload points to.
+const MaxPayloadBytes = 64 << 10
+
+// ErrPayloadTooLarge is returned by Enqueue for a payload over MaxPayloadBytes.
+var ErrPayloadTooLarge = errors.New("outbox: payload too large")
+
 // ErrUnknownTopic is returned by Enqueue for a topic no subscription names.
 // Enqueuing such an event would store it and deliver it to no one, which is
 // almost always a typo.
@@ -99,7 +107,8 @@ ORDER BY ev.id, s.subscriber`
 // is to share the caller's transaction). Events with a zero ID get a random
 // one, written back into the slice; the trace context of ctx, if any, is
 // added to each event's headers (see trace.go). It returns ErrUnknownTopic for a topic
-// without subscribers, an error for a payload that is not valid JSON, and any
+// without subscribers, ErrPayloadTooLarge, an error for a payload that is not
+// valid JSON, and any
 // database error.
 func (o *Outbox) Enqueue(ctx context.Context, tx DBTX, events ...Event) error {
 	if len(events) == 0 {
@@ -116,6 +125,9 @@ func (o *Outbox) Enqueue(ctx context.Context, tx DBTX, events ...Event) error {
 		e := &events[i]
 		if !o.hasTopic[e.Topic] {
 			return fmt.Errorf("enqueue %q: %w", e.Topic, ErrUnknownTopic)
+		}
+		if len(e.Payload) > MaxPayloadBytes {
+			return fmt.Errorf("enqueue %q: payload of %d bytes exceeds %d: %w", e.Topic, len(e.Payload), MaxPayloadBytes, ErrPayloadTooLarge)
 		}
 		if !json.Valid(e.Payload) {
 			return fmt.Errorf("enqueue %q: payload is not valid JSON", e.Topic)

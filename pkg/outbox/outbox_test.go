@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -128,6 +129,11 @@ func TestEnqueueRejectsUnknownTopicAndBadPayload(t *testing.T) {
 		return b.outbox.Enqueue(context.Background(), tx, Event{Topic: "t.a", Payload: json.RawMessage(`{`)})
 	})
 	require.ErrorContains(t, err, "not valid JSON")
+	err = pgx.BeginFunc(context.Background(), b.pool, func(tx pgx.Tx) error {
+		big := json.RawMessage(`"` + strings.Repeat("x", MaxPayloadBytes) + `"`)
+		return b.outbox.Enqueue(context.Background(), tx, Event{Topic: "t.a", Payload: big})
+	})
+	require.ErrorIs(t, err, ErrPayloadTooLarge)
 	require.Zero(t, b.count(t, "SELECT count(*) FROM outbox_events"))
 }
 

@@ -34,8 +34,10 @@ type run struct {
 	d   *Drainer
 	rep Report
 
-	mu       sync.Mutex // guards held and the inflight fields
+	ctx      context.Context // the run's: cancelled by SIGTERM
+	mu       sync.Mutex      // guards held and the inflight fields
 	held     map[int64]*inflight
+	hardStop chan struct{}   // closed a moment after the grace, for handlers that ignore cancellation
 	base     context.Context // handlers' parent; cancelled when the shutdown grace ends
 	stopAll  context.CancelFunc
 	work     chan *inflight
@@ -59,15 +61,17 @@ type run struct {
 // claimed deliveries are extended every third of the lease while they wait
 // or run.
 //
-// When ctx ends (SIGTERM), the run stops claiming; running handlers get
-// ShutdownGrace to finish, then are cancelled, and unfinished deliveries are
-// released. Claimed work is always finished or released, so a run may last
-// up to HandlerTimeout longer than MaxDuration. Run returns the report, and
+// When ctx ends (SIGTERM), the run stops claiming and starting handlers;
+// running handlers get ShutdownGrace to finish, then are cancelled, and a
+// second later the run releases whatever is still unfinished and returns.
+// Claimed work is always finished or released. Run returns the report, and
 // an error only when the database cannot be used; handler failures are
 // counted, not returned.
 func (d *Drainer) Run(ctx context.Context) (Report, error) {
 	start := time.Now()
 	r := &run{
+		ctx:      ctx,
+		hardStop: make(chan struct{}),
 		d:        d,
 		held:     map[int64]*inflight{},
 		work:     make(chan *inflight, d.cfg.BatchSize),
@@ -91,7 +95,14 @@ func (d *Drainer) Run(ctx context.Context) (Report, error) {
 
 	runErr := r.loop(ctx, start.Add(d.cfg.MaxDuration))
 	close(r.work)
-	workers.Wait()
+	stopped := make(chan struct{})
+	go func() { workers.Wait(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-r.hardStop:
+		// Handlers that ignore their cancelled context are abandoned; what
+		// they held was released, and the process is about to exit.
+	}
 	close(r.finished)
 	helpers.Wait()
 
@@ -156,6 +167,10 @@ func (r *run) loop(ctx context.Context, deadline time.Time) error {
 		case res := <-r.results:
 			inflightN--
 			r.collect(res)
+		case <-r.hardStop:
+			r.abandon()
+			inflightN = 0
+			continue
 		case <-poll:
 			poll, exhausted = nil, false
 			continue
@@ -195,10 +210,10 @@ func (r *run) dispatch(batch []Delivery, token uuid.UUID) {
 }
 
 // handle runs one delivery's handler with its deadline, unless the run is
-// already past its shutdown grace.
+// stopping (SIGTERM): then the delivery is released without being started.
 func (r *run) handle(f *inflight) result {
-	if r.base.Err() != nil {
-		return result{f: f, err: r.base.Err(), released: true}
+	if r.ctx.Err() != nil || r.base.Err() != nil {
+		return result{f: f, err: context.Canceled, released: true}
 	}
 	ctx, cancel := context.WithTimeout(r.base, r.d.cfg.HandlerTimeout)
 	defer cancel()
@@ -260,20 +275,46 @@ func (r *run) flush(ctx context.Context) error {
 	return nil
 }
 
-// graceTimer cancels the handlers ShutdownGrace after ctx ends.
+// hardStopDelay is how long handlers get to return once their contexts are
+// cancelled at the end of the grace, before the run abandons them.
+const hardStopDelay = time.Second
+
+// graceTimer cancels the handlers ShutdownGrace after ctx ends, and gives
+// up on them hardStopDelay later.
 func (r *run) graceTimer(ctx context.Context) {
 	select {
 	case <-ctx.Done():
 	case <-r.finished:
 		return
 	}
-	t := time.NewTimer(r.d.cfg.ShutdownGrace)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		r.stopAll()
-	case <-r.finished:
+	for _, step := range []func(){r.stopAll, func() { close(r.hardStop) }} {
+		wait := r.d.cfg.ShutdownGrace
+		if r.base.Err() != nil {
+			wait = hardStopDelay
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+			step()
+		case <-r.finished:
+			t.Stop()
+			return
+		}
 	}
+}
+
+// abandon releases every delivery still held, for handlers that did not
+// return after their cancellation; their late results are ignored.
+func (r *run) abandon() {
+	r.mu.Lock()
+	for id, f := range r.held {
+		if !f.lost {
+			r.released = append(r.released, f.lease)
+		}
+		delete(r.held, id)
+	}
+	r.mu.Unlock()
+	r.d.log.Warn("handlers did not stop after the shutdown grace; their deliveries are released")
 }
 
 // heartbeat extends the leases of everything in flight every third of the
@@ -342,8 +383,12 @@ func (d *Drainer) failure(f *inflight, err error) failure {
 // call runs the subscriber's handler in a span that continues the event's
 // trace, turning a panic into a failed attempt.
 func (d *Drainer) call(ctx context.Context, dl Delivery) (err error) {
-	if dl.Attempt > d.cfg.MaxAttempts {
-		return fmt.Errorf("lease expired during attempt %d of %d: the worker died or overran", dl.Attempt-1, d.cfg.MaxAttempts)
+	// A delivery whose previous attempts kept ending without a result (a
+	// handler that kills its process) must not loop forever: past the
+	// maximum it goes dead. One that failed normally is always tried again,
+	// whatever maximum another drain used.
+	if dl.leaseExpired && dl.Attempt > d.cfg.MaxAttempts {
+		return Permanent(fmt.Errorf("%s (attempt %d of %d)", leaseExpiredError, dl.Attempt, d.cfg.MaxAttempts))
 	}
 	ctx, span := startDeliverySpan(ctx, dl)
 	defer func() {
