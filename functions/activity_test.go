@@ -3,6 +3,7 @@ package functions
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"testing"
 	"time"
 
@@ -44,6 +45,7 @@ func TestStreakRollsOverInTheLearnersTimeZone(t *testing.T) {
 			d, err := outbox.NewDrainer(f.pool, map[string]outbox.Handler{
 				events.SubscriberActivity: handlers[events.SubscriberActivity],
 				events.SubscriberFeed:     handlers[events.SubscriberFeed],
+				events.SubscriberProgress: handlers[events.SubscriberProgress],
 			}, outbox.Config{StopWhenIdle: true}, slog.New(slog.DiscardHandler))
 			require.NoError(t, err)
 
@@ -69,6 +71,15 @@ func TestStreakRollsOverInTheLearnersTimeZone(t *testing.T) {
 			require.Equal(t, extended, f.count(t, "SELECT count(*) FROM outbox_events WHERE topic = $1", events.StreakExtended))
 			require.Equal(t, 1, f.count(t, "SELECT count(*) FROM learner_achievements WHERE code = $1", events.AchievementFirstReview))
 			require.Equal(t, extended+1, f.count(t, "SELECT count(*) FROM learner_feed WHERE learner_id = $1", f.learner))
+
+			code, body := f.call(t, (*Service).GetProgress, http.MethodGet, "/GetProgress", f.learner, "")
+			require.Equal(t, http.StatusOK, code, body)
+			require.EqualValues(t, tc.streaks[len(tc.streaks)-1], body["streak"].(map[string]any)["current"])
+			require.Len(t, body["achievements"], 1)
+			require.Len(t, body["feed"], extended+1)
+			require.EqualValues(t, len(tc.reviews), body["assignments"].([]any)[0].(map[string]any)["reviews"])
+			code, _ = f.call(t, (*Service).GetProgress, http.MethodGet, "/GetProgress?learner_id="+f.learner.String(), f.otherTeacher, "")
+			require.Equal(t, http.StatusNotFound, code)
 		})
 	}
 }

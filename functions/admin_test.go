@@ -33,7 +33,7 @@ func TestOperatorFunctionsAreForOperatorsOnly(t *testing.T) {
 	code, body := f.call(t, (*Service).OutboxHealth, http.MethodGet, "/OutboxHealth", op, "")
 	require.Equal(t, http.StatusOK, code)
 	require.Equal(t, []any{map[string]any{"subscriber": "email", "topic": "assignment.created", "count": float64(1)}}, body["dead"])
-	require.Len(t, body["backlog"], 2, "progress and webhook still to deliver")
+	require.Len(t, body["backlog"], 3, "progress, webhook and the reminder still to deliver")
 
 	code, body = f.call(t, (*Service).ListDeadLetters, http.MethodGet, "/ListDeadLetters?subscriber=email", op, "")
 	require.Equal(t, http.StatusOK, code)

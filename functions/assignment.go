@@ -53,8 +53,9 @@ type Assignment struct {
 // CreateAssignment lets a teacher assign one of their own or a library deck
 // to a learner of one of their classes, with a due date. In one transaction it
 // stores the assignment, creates the learner's missing cards (due now) and
-// enqueues assignment.created (and assignment.completed when the learner
-// already knows every word from other decks). Answers: 201 with an Assignment; 400 for an
+// enqueues assignment.created, a reminder.due_soon not before 24 hours ahead
+// of the due date, and assignment.completed when the learner already knows
+// every word from other decks. Answers: 201 with an Assignment; 400 for an
 // invalid body or a due date in the past; 401 without a valid acting user;
 // 404 when the learner is not in the teacher's classes, the deck is not
 // visible to the teacher, or the caller is not a teacher; 409 when the deck is
@@ -155,6 +156,15 @@ func (s *Service) createAssignment(ctx context.Context, tx pgx.Tx, r *http.Reque
 		return Assignment{}, err
 	}
 	evs := []outbox.Event{ev}
+	if remindAt := a.DueAt.Add(-events.DueSoonLead); remindAt.After(s.now()) {
+		reminder, err := outbox.NewEvent(events.ReminderDueSoon, in.learnerID.String(), events.ReminderDueSoonPayload{
+			AssignmentID: a.ID, LearnerID: a.LearnerID, DueAt: a.DueAt})
+		if err != nil {
+			return Assignment{}, err
+		}
+		reminder.NotBefore = remindAt
+		evs = append(evs, reminder)
+	}
 	if a.Cards > 0 && created.CardsLearned == a.Cards {
 		now := s.now().UTC()
 		if _, err := tx.Exec(ctx, "UPDATE assignments SET completed_at = $2 WHERE id = $1", a.ID, now); err != nil {

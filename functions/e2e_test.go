@@ -110,17 +110,22 @@ func TestEndToEnd(t *testing.T) {
 	require.NoError(t, err)
 	rep, err := drainer.Run(ctx)
 	require.NoError(t, err)
-	// assignment.created to progress, email and webhook, 25 review.submitted
-	// to progress, assignment.completed to email and webhook.
-	require.Equal(t, 3+seed.DeckSize+2, rep.Delivered)
+	// assignment.created to progress, email and webhook; 25 review.submitted
+	// to progress and activity; assignment.completed to email, webhook,
+	// activity and congratulation-email; then, enqueued by the activity
+	// consumer, one streak.extended and two achievement.earned (first
+	// review, finished early) to the feed. The due-soon reminder waits for
+	// its time.
+	require.Equal(t, 3+2*seed.DeckSize+4+3, rep.Delivered)
+	require.Equal(t, []outbox.Backlog{{Subscriber: "reminder-email", Pending: 1, OldestAge: rep.Backlog[0].OldestAge}}, rep.Backlog)
 	require.Zero(t, rep.Retried+rep.Dead)
 	require.ElementsMatch(t, []string{"assignment.created", "assignment.completed"}, hooks)
 
 	msgs, err := box.Messages(ctx)
 	require.NoError(t, err)
-	require.Len(t, msgs, 2)
-	recipients := []string{msgs[0].To[0].Address, msgs[1].To[0].Address}
-	require.ElementsMatch(t, []string{learner.Email, seed.Teacher.Email}, recipients)
+	require.Len(t, msgs, 3)
+	recipients := []string{msgs[0].To[0].Address, msgs[1].To[0].Address, msgs[2].To[0].Address}
+	require.ElementsMatch(t, []string{learner.Email, seed.Teacher.Email, learner.Email}, recipients)
 
 	var seen, learned, reviews int
 	require.NoError(t, pool.QueryRow(ctx, `SELECT cards_seen, cards_learned, reviews FROM assignment_progress

@@ -4,6 +4,8 @@
 //   - CreateAssignment (POST): a teacher assigns a deck to a learner.
 //   - SubmitReview (POST): a learner rates a card.
 //   - GetSchedule (GET): a learner's due cards and forecast.
+//   - GetProgress (GET): a learner's streak, achievements, assignment
+//     progress and feed.
 //   - OutboxHealth, ListDeadLetters (GET), ReplayDeadLetters,
 //     SkipDeadLetters (POST): the operators' view of the event core.
 //   - RegisterWebhookEndpoint, RotateWebhookSecret, DeleteWebhookEndpoint

@@ -140,8 +140,12 @@ func TestCreateAssignmentStoresCardsAndOneEvent(t *testing.T) {
 
 	require.Equal(t, 3, f.count(t, "SELECT count(*) FROM cards WHERE learner_id = $1 AND state = 0 AND due = $2", f.learner, f.clock.Now()))
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM assignments WHERE id = $1 AND teacher_id = $2", id, f.teacher))
-	require.Equal(t, []string{events.AssignmentCreated}, f.topics(t))
+	require.Equal(t, []string{events.AssignmentCreated, events.ReminderDueSoon}, f.topics(t))
 	require.Equal(t, 2, f.count(t, `SELECT count(*) FROM outbox_deliveries WHERE subscriber IN ('progress', 'email')`))
+	var notBefore time.Time
+	require.NoError(t, f.pool.QueryRow(context.Background(), "SELECT not_before FROM outbox_events WHERE topic = $1",
+		events.ReminderDueSoon).Scan(&notBefore))
+	require.True(t, notBefore.Equal(time.Date(2026, 3, 19, 18, 0, 0, 0, time.UTC)), "24 hours before the due date, got %s", notBefore)
 	var payload events.AssignmentCreatedPayload
 	var key string
 	require.NoError(t, f.pool.QueryRow(context.Background(), "SELECT payload, ordering_key FROM outbox_events").Scan(&payload, &key))
@@ -230,7 +234,7 @@ func TestSubmitReviewUpdatesStateAndCompletesAssignmentOnce(t *testing.T) {
 	require.Equal(t, "learning", card["state"])
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM review_log WHERE card_id = $1 AND rating = 3 AND state_before = 0 AND state_after = 1", cards[0]))
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM cards WHERE id = $1 AND reps = 1 AND state = 1 AND due > $2", cards[0], f.clock.Now()))
-	require.Equal(t, []string{events.AssignmentCreated, events.ReviewSubmitted}, f.topics(t))
+	require.Equal(t, []string{events.AssignmentCreated, events.ReminderDueSoon, events.ReviewSubmitted}, f.topics(t))
 	var p events.ReviewSubmittedPayload
 	require.NoError(t, f.pool.QueryRow(context.Background(),
 		"SELECT payload FROM outbox_events WHERE topic = $1", events.ReviewSubmitted).Scan(&p))

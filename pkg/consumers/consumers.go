@@ -29,11 +29,13 @@ type Deps struct {
 // Handlers returns one handler per subscriber named in events.Subscriptions.
 func Handlers(d Deps) map[string]outbox.Handler {
 	return map[string]outbox.Handler{
-		events.SubscriberProgress: &Progress{pool: d.Pool},
-		events.SubscriberEmail:    &Email{pool: d.Pool, mail: d.Mail},
-		events.SubscriberWebhook:  &Webhook{pool: d.Pool, sender: d.Webhooks},
-		events.SubscriberActivity: &Activity{pool: d.Pool, outbox: events.NewOutbox()},
-		events.SubscriberFeed:     &Feed{pool: d.Pool},
+		events.SubscriberProgress:       &Progress{pool: d.Pool},
+		events.SubscriberEmail:          &Email{pool: d.Pool, mail: d.Mail},
+		events.SubscriberWebhook:        &Webhook{pool: d.Pool, sender: d.Webhooks},
+		events.SubscriberActivity:       &Activity{pool: d.Pool, outbox: events.NewOutbox()},
+		events.SubscriberFeed:           &Feed{pool: d.Pool},
+		events.SubscriberCongratulation: &Email{pool: d.Pool, mail: d.Mail},
+		events.SubscriberReminder:       &Email{pool: d.Pool, mail: d.Mail},
 	}
 }
 

@@ -148,3 +148,40 @@ func TestProgressCountsEachReviewOnce(t *testing.T) {
 	err := h.Handle(ctx, delivery(t, events.AssignmentCompleted, events.SubscriberProgress, events.AssignmentCompletedPayload{}))
 	require.True(t, outbox.IsPermanent(err))
 }
+
+func TestDueSoonReminderIsCancelledByCompletion(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	var due time.Time
+	require.NoError(t, b.pool.QueryRow(ctx, "SELECT due_at FROM assignments WHERE id = $1", b.assignment).Scan(&due))
+	h := b.handlers[events.SubscriberReminder]
+	remind := func() outbox.Delivery {
+		return delivery(t, events.ReminderDueSoon, events.SubscriberReminder,
+			events.ReminderDueSoonPayload{AssignmentID: b.assignment, LearnerID: b.learner.ID, DueAt: due})
+	}
+	require.NoError(t, h.Handle(ctx, remind()))
+	msgs, err := b.mailpit.Messages(ctx)
+	require.NoError(t, err)
+	require.Len(t, msgs, 1)
+	require.Equal(t, "Due tomorrow: Core English 01", msgs[0].Subject)
+	require.Equal(t, b.learner.Email, msgs[0].To[0].Address)
+
+	stale := delivery(t, events.ReminderDueSoon, events.SubscriberReminder,
+		events.ReminderDueSoonPayload{AssignmentID: b.assignment, LearnerID: b.learner.ID, DueAt: due.Add(-time.Hour)})
+	require.NoError(t, h.Handle(ctx, stale), "a reminder for a due date that changed is dropped")
+	_, err = b.pool.Exec(ctx, "UPDATE assignments SET completed_at = now() WHERE id = $1", b.assignment)
+	require.NoError(t, err)
+	require.NoError(t, h.Handle(ctx, remind()), "completion cancels the reminder")
+	msgs, err = b.mailpit.Messages(ctx)
+	require.NoError(t, err)
+	require.Len(t, msgs, 1)
+
+	require.NoError(t, b.handlers[events.SubscriberCongratulation].Handle(ctx, delivery(t, events.AssignmentCompleted,
+		events.SubscriberCongratulation, events.AssignmentCompletedPayload{AssignmentID: b.assignment, LearnerID: b.learner.ID})))
+	msgs, err = b.mailpit.Messages(ctx)
+	require.NoError(t, err)
+	require.Len(t, msgs, 2)
+	require.Equal(t, "Well done: you finished Core English 01", msgs[0].Subject)
+	require.Equal(t, b.learner.Email, msgs[0].To[0].Address)
+}

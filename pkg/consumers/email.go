@@ -14,8 +14,11 @@ import (
 	"github.com/lexora-app/lexora/pkg/outbox"
 )
 
-// Email sends the learner an email on assignment.created and the teacher one
-// on assignment.completed.
+// Email sends the assignment emails: to the learner on assignment.created;
+// on assignment.completed to the teacher (subscriber email) and the learner
+// (subscriber congratulation-email); and the learner's reminder.due_soon,
+// unless the assignment is complete by then (completion cancels it) or its
+// due date changed.
 //
 // Each email's Message-ID is derived from the event id and the subscriber.
 // The send happens inside the consumer's transaction, after the dedup record
@@ -38,7 +41,10 @@ func MessageID(event outbox.Event, subscriber string) string {
 
 const assignmentMailSQL = `
 SELECT l.email, l.display_name, l.timezone, t.email, t.display_name, d.title, a.due_at,
-       (SELECT count(*) FROM deck_items di WHERE di.deck_id = d.id)
+       (SELECT count(*) FROM deck_items di WHERE di.deck_id = d.id),
+       a.completed_at IS NOT NULL,
+       (SELECT count(*) FROM deck_items di LEFT JOIN cards c ON c.lexeme_id = di.lexeme_id AND c.learner_id = a.learner_id
+        WHERE di.deck_id = d.id AND c.state IS DISTINCT FROM 2)
 FROM assignments a
 JOIN users l ON l.id = a.learner_id
 JOIN users t ON t.id = a.teacher_id
@@ -54,6 +60,7 @@ VALUES ($1, $2, $3, $4, $5)`
 // longer exists, and a retryable error when the SMTP server refuses.
 func (e *Email) Handle(ctx context.Context, d outbox.Delivery) error {
 	var assignmentID string
+	var remindFor time.Time
 	switch d.Event.Topic {
 	case events.AssignmentCreated:
 		var p events.AssignmentCreatedPayload
@@ -67,40 +74,69 @@ func (e *Email) Handle(ctx context.Context, d outbox.Delivery) error {
 			return err
 		}
 		assignmentID = p.AssignmentID.String()
+	case events.ReminderDueSoon:
+		var p events.ReminderDueSoonPayload
+		if err := decode(d, &p); err != nil {
+			return err
+		}
+		assignmentID, remindFor = p.AssignmentID.String(), p.DueAt
 	default:
 		return unexpectedTopic(d)
 	}
 	return outbox.HandleOnce(ctx, e.pool, d, func(tx pgx.Tx) error {
-		var learnerEmail, learnerName, tz, teacherEmail, teacherName, deck string
-		var due time.Time
-		var cards int
-		err := tx.QueryRow(ctx, assignmentMailSQL, assignmentID).Scan(&learnerEmail, &learnerName, &tz, &teacherEmail, &teacherName, &deck, &due, &cards)
+		var a assignmentMail
+		err := tx.QueryRow(ctx, assignmentMailSQL, assignmentID).Scan(&a.learnerEmail, &a.learnerName, &a.tz,
+			&a.teacherEmail, &a.teacherName, &a.deck, &a.due, &a.cards, &a.completed, &a.left)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return outbox.Permanent(fmt.Errorf("assignment %s no longer exists", assignmentID))
 		}
 		if err != nil {
 			return fmt.Errorf("load assignment %s: %w", assignmentID, err)
 		}
-		loc, err := time.LoadLocation(tz)
-		if err != nil {
-			loc = time.UTC
+		if d.Event.Topic == events.ReminderDueSoon && (a.completed || !a.due.Equal(remindFor)) {
+			return nil // completion cancels the reminder; a new due date would get its own
 		}
-		m := mail.Message{MessageID: MessageID(d.Event, d.Subscriber)}
-		if d.Event.Topic == events.AssignmentCreated {
-			m.To = learnerEmail
-			m.Subject = fmt.Sprintf("New assignment: %s", deck)
-			m.Body = fmt.Sprintf("Hello %s,\n\n%s assigned you the deck %q: %d words, due %s.\n\nYour first cards are ready to review now.\n",
-				learnerName, teacherName, deck, cards, due.In(loc).Format("Monday 2 January 2006, 15:04 MST"))
-		} else {
-			m.To = teacherEmail
-			m.Subject = fmt.Sprintf("%s finished %s", learnerName, deck)
-			m.Body = fmt.Sprintf("Hello %s,\n\n%s has learned every word of %q (%d words).\n",
-				teacherName, learnerName, deck, cards)
-		}
+		m := a.message(d)
+		m.MessageID = MessageID(d.Event, d.Subscriber)
 		if err := e.mail.Send(ctx, m); err != nil {
 			return err
 		}
 		_, err = tx.Exec(ctx, recordSendSQL, d.Subscriber, d.Event.ID, m.MessageID, m.To, m.Subject)
 		return err
 	})
+}
+
+// assignmentMail is what the emails about one assignment say.
+type assignmentMail struct {
+	learnerEmail, learnerName, tz, teacherEmail, teacherName, deck string
+	due                                                            time.Time
+	cards, left                                                    int
+	completed                                                      bool
+}
+
+// message writes the email for the delivery's topic and subscriber.
+func (a assignmentMail) message(d outbox.Delivery) mail.Message {
+	loc, err := time.LoadLocation(a.tz)
+	if err != nil {
+		loc = time.UTC
+	}
+	due := a.due.In(loc).Format("Monday 2 January 2006, 15:04 MST")
+	switch {
+	case d.Event.Topic == events.AssignmentCreated:
+		return mail.Message{To: a.learnerEmail, Subject: "New assignment: " + a.deck,
+			Body: fmt.Sprintf("Hello %s,\n\n%s assigned you the deck %q: %d words, due %s.\n\nYour first cards are ready to review now.\n",
+				a.learnerName, a.teacherName, a.deck, a.cards, due)}
+	case d.Event.Topic == events.ReminderDueSoon:
+		return mail.Message{To: a.learnerEmail, Subject: "Due tomorrow: " + a.deck,
+			Body: fmt.Sprintf("Hello %s,\n\n%q is due %s, and %d of its %d words are still to learn.\n",
+				a.learnerName, a.deck, due, a.left, a.cards)}
+	case d.Subscriber == events.SubscriberCongratulation:
+		return mail.Message{To: a.learnerEmail, Subject: "Well done: you finished " + a.deck,
+			Body: fmt.Sprintf("Hello %s,\n\nYou have learned every word of %q (%d words). %s will be told.\n",
+				a.learnerName, a.deck, a.cards, a.teacherName)}
+	default:
+		return mail.Message{To: a.teacherEmail, Subject: fmt.Sprintf("%s finished %s", a.learnerName, a.deck),
+			Body: fmt.Sprintf("Hello %s,\n\n%s has learned every word of %q (%d words).\n",
+				a.teacherName, a.learnerName, a.deck, a.cards)}
+	}
 }

@@ -18,6 +18,9 @@ const (
 	ReviewSubmitted     = "review.submitted"
 	StreakExtended      = "streak.extended"
 	AchievementEarned   = "achievement.earned"
+	// ReminderDueSoon is enqueued with the assignment, not before 24 hours
+	// ahead of its due date.
+	ReminderDueSoon = "reminder.due_soon"
 )
 
 // Subscriber names. They key delivery rows and dedup records: never rename one.
@@ -27,6 +30,10 @@ const (
 	SubscriberWebhook  = "webhook"
 	SubscriberActivity = "activity"
 	SubscriberFeed     = "feed"
+	// SubscriberCongratulation emails the learner on assignment.completed
+	// (SubscriberEmail tells the teacher).
+	SubscriberCongratulation = "congratulation-email"
+	SubscriberReminder       = "reminder-email"
 )
 
 // Subscriptions routes each topic to its subscribers.
@@ -43,6 +50,8 @@ var Subscriptions = []outbox.Subscription{
 	{Topic: AssignmentCompleted, Subscriber: SubscriberActivity, Ordered: true},
 	{Topic: StreakExtended, Subscriber: SubscriberFeed},
 	{Topic: AchievementEarned, Subscriber: SubscriberFeed},
+	{Topic: AssignmentCompleted, Subscriber: SubscriberCongratulation},
+	{Topic: ReminderDueSoon, Subscriber: SubscriberReminder},
 }
 
 // NewOutbox returns the outbox routed by Subscriptions.
@@ -134,4 +143,16 @@ type AchievementEarnedPayload struct {
 	LearnerID uuid.UUID `json:"learner_id"`
 	Code      string    `json:"code"`
 	EarnedAt  time.Time `json:"earned_at"`
+}
+
+// DueSoonLead is how long before an assignment's due date its reminder fires.
+const DueSoonLead = 24 * time.Hour
+
+// ReminderDueSoonPayload is the payload of ReminderDueSoon. Ordering key:
+// learner id. The reminder is not sent if the assignment is complete by then
+// (completion cancels it) or its due date has changed.
+type ReminderDueSoonPayload struct {
+	AssignmentID uuid.UUID `json:"assignment_id"`
+	LearnerID    uuid.UUID `json:"learner_id"`
+	DueAt        time.Time `json:"due_at"`
 }

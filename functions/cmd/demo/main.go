@@ -154,6 +154,21 @@ func run(ctx context.Context) error {
 	fmt.Printf("   effect: progress caught up %s after the last review's commit\n", ms(latency))
 
 	fmt.Println("3. Effects now in place")
+	var prog functions.Progress
+	deadline := time.Now().Add(30 * time.Second)
+	for len(prog.Feed) == 0 || prog.Streak.Current == 0 {
+		if time.Now().After(deadline) {
+			return errors.New("no streak in GetProgress within 30 s: is the drain running?")
+		}
+		if err := d.call(http.MethodGet, "/GetProgress", learner.ID, nil, &prog); err != nil {
+			return err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	fmt.Printf("   GetProgress: streak %d (longest %d), achievements %v\n", prog.Streak.Current, prog.Streak.Longest, achievementCodes(prog))
+	for _, item := range prog.Feed[:min(len(prog.Feed), 5)] {
+		fmt.Printf("     feed: %s\n", item.Message)
+	}
 	var seen, learned, reviews, total int
 	if err := pool.QueryRow(ctx, `SELECT cards_total, cards_seen, cards_learned, reviews FROM assignment_progress
 		WHERE assignment_id = $1`, a.ID).Scan(&total, &seen, &learned, &reviews); err != nil {
@@ -288,4 +303,12 @@ func (r *receiver) wait(typ string) (time.Time, error) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	return time.Time{}, fmt.Errorf("no signed %s webhook within 30 s: is the drain running?", typ)
+}
+
+func achievementCodes(p functions.Progress) []string {
+	var out []string
+	for _, a := range p.Achievements {
+		out = append(out, a.Code)
+	}
+	return out
 }
