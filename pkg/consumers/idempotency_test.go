@@ -1,0 +1,90 @@
+package consumers
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lexora-app/lexora/pkg/events"
+	"github.com/lexora-app/lexora/pkg/seed"
+)
+
+// TestEverySubscriberTakesEffectOnce delivers every (topic, subscriber) pair
+// of the routing twice in a row and twice concurrently, and checks that each
+// effect happened exactly once: one email in the sink, one accepted webhook,
+// one row change. Every subscription must have a case here.
+func TestEverySubscriberTakesEffectOnce(t *testing.T) {
+	t.Parallel()
+	for _, sub := range events.Subscriptions {
+		t.Run(sub.Topic+"->"+sub.Subscriber, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			ctx := context.Background()
+			hook := newReceiver(t)
+			b.endpoint(t, hook)
+			var due time.Time
+			require.NoError(t, b.pool.QueryRow(ctx, "SELECT due_at FROM assignments WHERE id = $1", b.assignment).Scan(&due))
+			payloads := map[string]any{
+				events.AssignmentCreated: events.AssignmentCreatedPayload{AssignmentID: b.assignment, LearnerID: b.learner.ID,
+					TeacherID: seed.TeacherID, Cards: seed.DeckSize},
+				events.AssignmentCompleted: events.AssignmentCompletedPayload{AssignmentID: b.assignment, LearnerID: b.learner.ID,
+					TeacherID: seed.TeacherID, DueAt: due, CompletedAt: due.Add(-time.Hour)},
+				events.ReviewSubmitted: events.ReviewSubmittedPayload{LearnerID: b.learner.ID, StateBefore: 0, StateAfter: 1,
+					ReviewedAt: time.Now(), LocalDay: "2026-03-01", StudyDay: "2026-03-01", AssignmentIDs: []uuid.UUID{b.assignment}},
+				events.StreakExtended:    events.StreakExtendedPayload{LearnerID: b.learner.ID, Day: "2026-03-01", Current: 1, Longest: 1},
+				events.AchievementEarned: events.AchievementEarnedPayload{LearnerID: b.learner.ID, Code: events.AchievementFirstReview},
+				events.ReminderDueSoon:   events.ReminderDueSoonPayload{AssignmentID: b.assignment, LearnerID: b.learner.ID, DueAt: due},
+			}
+			payload, ok := payloads[sub.Topic]
+			require.True(t, ok, "add a payload for %s", sub.Topic)
+			d := delivery(t, sub.Topic, sub.Subscriber, payload)
+			h := b.handlers[sub.Subscriber]
+
+			effects := func() map[string]int {
+				msgs, err := b.mailpit.Messages(ctx)
+				require.NoError(t, err)
+				accepted, _, _ := hook.snapshot()
+				out := map[string]int{"emails": len(msgs), "webhooks": len(accepted)}
+				for name, q := range map[string]string{
+					"progress":     "SELECT coalesce(sum(reviews + cards_total), 0) FROM assignment_progress",
+					"daily":        "SELECT coalesce(sum(reviews), 0) FROM learner_daily_activity",
+					"achievements": "SELECT count(*) FROM learner_achievements",
+					"feed":         "SELECT count(*) FROM learner_feed",
+					"events":       "SELECT count(*) FROM outbox_events",
+				} {
+					var n int
+					require.NoError(t, b.pool.QueryRow(ctx, q).Scan(&n))
+					out[name] = n
+				}
+				return out
+			}
+			before := effects()
+			require.NoError(t, h.Handle(ctx, d))
+			once := effects()
+			require.NotEqual(t, before, once, "the first delivery takes effect")
+			require.NoError(t, h.Handle(ctx, d))
+			var wg sync.WaitGroup
+			for range 2 {
+				wg.Go(func() { require.NoError(t, h.Handle(ctx, d)) })
+			}
+			wg.Wait()
+			require.Equal(t, once, effects(), "redeliveries, sequential or concurrent, change nothing")
+
+			// A second subscriber of the same event is not hidden by the first
+			// one's dedup record.
+			for _, other := range events.Subscriptions {
+				if other.Topic == sub.Topic && other.Subscriber != sub.Subscriber {
+					o := d
+					o.Subscriber = other.Subscriber
+					require.NoError(t, b.handlers[other.Subscriber].Handle(ctx, o))
+					require.NotEqual(t, once, effects(), "%s also takes effect", other.Subscriber)
+					break
+				}
+			}
+		})
+	}
+}
