@@ -83,3 +83,44 @@ func TestStreakRollsOverInTheLearnersTimeZone(t *testing.T) {
 		})
 	}
 }
+
+// A card forgotten events.LeechLapses times is suspended, announced once in
+// the feed, and leaves the schedule.
+func TestLeechIsSuspendedAfterEightLapses(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	ctx := context.Background()
+	f.assign(t)
+	card := f.cards(t)[0]
+	handlers := consumers.Handlers(consumers.Deps{Pool: f.pool})
+	d, err := outbox.NewDrainer(f.pool, map[string]outbox.Handler{
+		events.SubscriberActivity: handlers[events.SubscriberActivity],
+		events.SubscriberFeed:     handlers[events.SubscriberFeed],
+	}, outbox.Config{StopWhenIdle: true}, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+
+	f.review(t, card, 4) // New -> Review
+	for lapse := 1; lapse <= events.LeechLapses; lapse++ {
+		f.clock.Set(f.clock.Now().Add(time.Hour))
+		f.review(t, card, 1) // a lapse
+		_, err := d.Run(ctx)
+		require.NoError(t, err)
+		suspended := f.count(t, "SELECT count(*) FROM cards WHERE id = $1 AND suspended", card)
+		require.Equal(t, lapse == events.LeechLapses, suspended == 1, "after lapse %d", lapse)
+		f.clock.Set(f.clock.Now().Add(time.Hour))
+		f.review(t, card, 4) // relearned
+	}
+	f.review(t, card, 1) // a ninth lapse does not announce it again
+	_, err = d.Run(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM outbox_events WHERE topic = $1", events.CardLeeched))
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM learner_feed WHERE kind = 'leech'"))
+
+	f.clock.Set(f.clock.Now().Add(400 * 24 * time.Hour)) // every card is due by now
+	code, body := f.call(t, (*Service).GetSchedule, http.MethodGet, "/GetSchedule", f.learner, "")
+	require.Equal(t, http.StatusOK, code)
+	for _, c := range body["due"].([]any) {
+		require.NotEqual(t, card.String(), c.(map[string]any)["card_id"], "a suspended card is not scheduled")
+	}
+	require.EqualValues(t, 2, body["due_count"])
+}

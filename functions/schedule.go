@@ -137,7 +137,7 @@ const dueCardsSQL = `
 SELECT c.id, l.lemma, l.part_of_speech, l.definition, l.example, c.state, c.due, c.stability, c.difficulty,
        count(*) OVER ()
 FROM cards c JOIN lexemes l ON l.id = c.lexeme_id
-WHERE c.learner_id = $1 AND c.due <= $2` + inAssignment + `
+WHERE c.learner_id = $1 AND c.due <= $2 AND NOT c.suspended` + inAssignment + `
 ORDER BY c.due, c.id
 LIMIT $3`
 
@@ -145,7 +145,7 @@ LIMIT $3`
 const forecastSQL = `
 SELECT greatest((c.due AT TIME ZONE $3)::date, ($2::timestamptz AT TIME ZONE $3)::date) AS day, count(*)
 FROM cards c
-WHERE c.learner_id = $1 AND c.due < $5` + inAssignment + `
+WHERE c.learner_id = $1 AND c.due < $5 AND NOT c.suspended` + inAssignment + `
 GROUP BY day ORDER BY day`
 
 func (s *Service) schedule(ctx context.Context, tx pgx.Tx, r *http.Request, learnerID uuid.UUID, assignmentID *uuid.UUID, limit, days int) (Schedule, error) {

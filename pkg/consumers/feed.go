@@ -13,8 +13,9 @@ import (
 	"github.com/lexora-app/lexora/pkg/outbox"
 )
 
-// Feed writes the learner's feed (learner_feed) from streak.extended and
-// achievement.earned: one row per event, keyed by the event id.
+// Feed writes the learner's feed (learner_feed) from streak.extended,
+// achievement.earned and card.leeched: one row per event, keyed by the event
+// id.
 type Feed struct {
 	pool *pgxpool.Pool
 }
@@ -50,6 +51,13 @@ func (f *Feed) Handle(ctx context.Context, d outbox.Delivery) error {
 			title = p.Code
 		}
 		learner, kind, at, message = p.LearnerID, "achievement", p.EarnedAt, "Achievement: "+title
+	case events.CardLeeched:
+		var p events.CardLeechedPayload
+		if err := decode(d, &p); err != nil {
+			return err
+		}
+		learner, kind, at = p.LearnerID, "leech", d.Event.CreatedAt
+		message = fmt.Sprintf("%q is suspended after %d lapses: review it with your teacher", p.Lemma, p.Lapses)
 	default:
 		return unexpectedTopic(d)
 	}

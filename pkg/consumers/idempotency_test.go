@@ -38,6 +38,7 @@ func TestEverySubscriberTakesEffectOnce(t *testing.T) {
 				events.StreakExtended:    events.StreakExtendedPayload{LearnerID: b.learner.ID, Day: "2026-03-01", Current: 1, Longest: 1},
 				events.AchievementEarned: events.AchievementEarnedPayload{LearnerID: b.learner.ID, Code: events.AchievementFirstReview},
 				events.ReminderDueSoon:   events.ReminderDueSoonPayload{AssignmentID: b.assignment, LearnerID: b.learner.ID, DueAt: due},
+				events.CardLeeched:       events.CardLeechedPayload{CardID: uuid.New(), LearnerID: b.learner.ID, Lemma: "cat", Lapses: 8},
 			}
 			payload, ok := payloads[sub.Topic]
 			require.True(t, ok, "add a payload for %s", sub.Topic)

@@ -21,6 +21,7 @@ const (
 	// ReminderDueSoon is enqueued with the assignment, not before 24 hours
 	// ahead of its due date.
 	ReminderDueSoon = "reminder.due_soon"
+	CardLeeched     = "card.leeched"
 )
 
 // Subscriber names. They key delivery rows and dedup records: never rename one.
@@ -50,6 +51,7 @@ var Subscriptions = []outbox.Subscription{
 	{Topic: AssignmentCompleted, Subscriber: SubscriberActivity, Ordered: true},
 	{Topic: StreakExtended, Subscriber: SubscriberFeed},
 	{Topic: AchievementEarned, Subscriber: SubscriberFeed},
+	{Topic: CardLeeched, Subscriber: SubscriberFeed},
 	{Topic: AssignmentCompleted, Subscriber: SubscriberCongratulation},
 	{Topic: ReminderDueSoon, Subscriber: SubscriberReminder},
 }
@@ -155,4 +157,17 @@ type ReminderDueSoonPayload struct {
 	AssignmentID uuid.UUID `json:"assignment_id"`
 	LearnerID    uuid.UUID `json:"learner_id"`
 	DueAt        time.Time `json:"due_at"`
+}
+
+// LeechLapses is the number of lapses (Again on a card in Review) at which a
+// card is a leech and is suspended, Anki's default.
+const LeechLapses = 8
+
+// CardLeechedPayload is the payload of CardLeeched: the card was suspended
+// after Lapses lapses. Ordering key: learner id.
+type CardLeechedPayload struct {
+	CardID    uuid.UUID `json:"card_id"`
+	LearnerID uuid.UUID `json:"learner_id"`
+	Lemma     string    `json:"lemma"`
+	Lapses    int       `json:"lapses"`
 }
