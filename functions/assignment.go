@@ -130,54 +130,9 @@ func (s *Service) createAssignment(ctx context.Context, tx pgx.Tx, r *http.Reque
 		}
 		return Assignment{}, fmt.Errorf("lock learner: %w", err)
 	}
-	a := Assignment{DeckID: in.deckID, LearnerID: in.learnerID, TeacherID: teacher.ID, DueAt: in.dueAt.UTC()}
-	err = tx.QueryRow(ctx, insertAssignmentSQL, in.deckID, in.learnerID, teacher.ID, a.DueAt).Scan(&a.ID)
-	var pgErr *pgconn.PgError
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		return Assignment{}, httpx.NotFound("deck")
-	case errors.As(err, &pgErr) && pgErr.Code == "23505":
-		return Assignment{}, httpx.NewProblem(http.StatusConflict, httpx.TypeConflict, "Already assigned",
-			"this deck is already assigned to this learner")
-	case err != nil:
-		return Assignment{}, fmt.Errorf("insert assignment: %w", err)
-	}
-	if err := tx.QueryRow(ctx, createCardsSQL, in.deckID, in.learnerID, s.now()).Scan(&a.Cards, &a.NewCards); err != nil {
-		return Assignment{}, fmt.Errorf("create cards: %w", err)
-	}
-	created := events.AssignmentCreatedPayload{
-		AssignmentID: a.ID, DeckID: a.DeckID, LearnerID: a.LearnerID, TeacherID: a.TeacherID, DueAt: a.DueAt, Cards: a.Cards,
-	}
-	if err := tx.QueryRow(ctx, assignmentCardStatesSQL, in.deckID, in.learnerID).Scan(&created.CardsSeen, &created.CardsLearned); err != nil {
-		return Assignment{}, fmt.Errorf("count known cards: %w", err)
-	}
-	ev, err := outbox.NewEvent(events.AssignmentCreated, in.learnerID.String(), created)
+	a, evs, err := s.assignDeck(ctx, tx, teacher.ID, in)
 	if err != nil {
 		return Assignment{}, err
-	}
-	evs := []outbox.Event{ev}
-	if remindAt := a.DueAt.Add(-events.DueSoonLead); remindAt.After(s.now()) {
-		reminder, err := outbox.NewEvent(events.ReminderDueSoon, in.learnerID.String(), events.ReminderDueSoonPayload{
-			AssignmentID: a.ID, LearnerID: a.LearnerID, DueAt: a.DueAt})
-		if err != nil {
-			return Assignment{}, err
-		}
-		reminder.NotBefore = remindAt
-		evs = append(evs, reminder)
-	}
-	if a.Cards > 0 && created.CardsLearned == a.Cards {
-		now := s.now().UTC()
-		if _, err := tx.Exec(ctx, "UPDATE assignments SET completed_at = $2 WHERE id = $1", a.ID, now); err != nil {
-			return Assignment{}, fmt.Errorf("complete assignment: %w", err)
-		}
-		a.CompletedAt = &now
-		done, err := outbox.NewEvent(events.AssignmentCompleted, in.learnerID.String(), events.AssignmentCompletedPayload{
-			AssignmentID: a.ID, DeckID: a.DeckID, LearnerID: a.LearnerID, TeacherID: a.TeacherID, DueAt: a.DueAt, CompletedAt: now,
-		})
-		if err != nil {
-			return Assignment{}, err
-		}
-		evs = append(evs, done)
 	}
 	headers := requestHeaders(r, teacher)
 	for i := range evs {
@@ -195,4 +150,64 @@ func requestHeaders(r *http.Request, actor user) map[string]string {
 		h["request_id"] = v
 	}
 	return h
+}
+
+// assignDeck stores the assignment of in.deckID to in.learnerID by
+// teacherID, creates the learner's missing cards, and returns it with its
+// events: assignment.created, reminder.due_soon (not before 24 hours ahead
+// of the due date), and assignment.completed when every card is already
+// learned. The caller has locked the learner's row and checked that the
+// teacher may assign to them; the deck must be the teacher's or the
+// library's (404 otherwise; 409 when already assigned).
+func (s *Service) assignDeck(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, in assignmentInput) (Assignment, []outbox.Event, error) {
+	a := Assignment{DeckID: in.deckID, LearnerID: in.learnerID, TeacherID: teacherID, DueAt: in.dueAt.UTC()}
+	err := tx.QueryRow(ctx, insertAssignmentSQL, in.deckID, in.learnerID, teacherID, a.DueAt).Scan(&a.ID)
+	var pgErr *pgconn.PgError
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return Assignment{}, nil, httpx.NotFound("deck")
+	case errors.As(err, &pgErr) && pgErr.Code == "23505":
+		return Assignment{}, nil, httpx.NewProblem(http.StatusConflict, httpx.TypeConflict, "Already assigned",
+			"this deck is already assigned to this learner")
+	case err != nil:
+		return Assignment{}, nil, fmt.Errorf("insert assignment: %w", err)
+	}
+	if err := tx.QueryRow(ctx, createCardsSQL, in.deckID, in.learnerID, s.now()).Scan(&a.Cards, &a.NewCards); err != nil {
+		return Assignment{}, nil, fmt.Errorf("create cards: %w", err)
+	}
+	created := events.AssignmentCreatedPayload{
+		AssignmentID: a.ID, DeckID: a.DeckID, LearnerID: a.LearnerID, TeacherID: a.TeacherID, DueAt: a.DueAt, Cards: a.Cards,
+	}
+	if err := tx.QueryRow(ctx, assignmentCardStatesSQL, in.deckID, in.learnerID).Scan(&created.CardsSeen, &created.CardsLearned); err != nil {
+		return Assignment{}, nil, fmt.Errorf("count known cards: %w", err)
+	}
+	ev, err := outbox.NewEvent(events.AssignmentCreated, in.learnerID.String(), created)
+	if err != nil {
+		return Assignment{}, nil, err
+	}
+	evs := []outbox.Event{ev}
+	if remindAt := a.DueAt.Add(-events.DueSoonLead); remindAt.After(s.now()) {
+		reminder, err := outbox.NewEvent(events.ReminderDueSoon, in.learnerID.String(), events.ReminderDueSoonPayload{
+			AssignmentID: a.ID, LearnerID: a.LearnerID, DueAt: a.DueAt})
+		if err != nil {
+			return Assignment{}, nil, err
+		}
+		reminder.NotBefore = remindAt
+		evs = append(evs, reminder)
+	}
+	if a.Cards > 0 && created.CardsLearned == a.Cards {
+		now := s.now().UTC()
+		if _, err := tx.Exec(ctx, "UPDATE assignments SET completed_at = $2 WHERE id = $1", a.ID, now); err != nil {
+			return Assignment{}, nil, fmt.Errorf("complete assignment: %w", err)
+		}
+		a.CompletedAt = &now
+		done, err := outbox.NewEvent(events.AssignmentCompleted, in.learnerID.String(), events.AssignmentCompletedPayload{
+			AssignmentID: a.ID, DeckID: a.DeckID, LearnerID: a.LearnerID, TeacherID: a.TeacherID, DueAt: a.DueAt, CompletedAt: now,
+		})
+		if err != nil {
+			return Assignment{}, nil, err
+		}
+		evs = append(evs, done)
+	}
+	return a, evs, nil
 }

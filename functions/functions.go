@@ -2,6 +2,8 @@
 // registered with the Functions Framework for Go under their own names:
 //
 //   - CreateAssignment (POST): a teacher assigns a deck to a learner.
+//   - EnrollLearner (POST): a teacher adds a learner to a class by email, or
+//     a learner joins one with its join code.
 //   - SubmitReview (POST): a learner rates a card.
 //   - GetSchedule (GET): a learner's due cards and forecast.
 //   - GetProgress (GET): a learner's streak, achievements, assignment

@@ -14,7 +14,8 @@ import (
 	"github.com/lexora-app/lexora/pkg/outbox"
 )
 
-// Email sends the assignment emails: to the learner on assignment.created;
+// Email sends the learner a welcome on learner.enrolled, and the assignment
+// emails: to the learner on assignment.created;
 // on assignment.completed to the teacher (subscriber email) and the learner
 // (subscriber congratulation-email); and the learner's reminder.due_soon,
 // unless the assignment is complete by then (completion cancels it) or its
@@ -80,6 +81,12 @@ func (e *Email) Handle(ctx context.Context, d outbox.Delivery) error {
 			return err
 		}
 		assignmentID, remindFor = p.AssignmentID.String(), p.DueAt
+	case events.LearnerEnrolled:
+		var p events.LearnerEnrolledPayload
+		if err := decode(d, &p); err != nil {
+			return err
+		}
+		return e.welcome(ctx, d, p)
 	default:
 		return unexpectedTopic(d)
 	}
@@ -139,4 +146,31 @@ func (a assignmentMail) message(d outbox.Delivery) mail.Message {
 			Body: fmt.Sprintf("Hello %s,\n\n%s has learned every word of %q (%d words).\n",
 				a.teacherName, a.learnerName, a.deck, a.cards)}
 	}
+}
+
+const welcomeSQL = `
+SELECT l.email, l.display_name, t.display_name, c.name
+FROM users l, users t, classes c
+WHERE l.id = $1 AND c.id = $2 AND t.id = c.teacher_id`
+
+// welcome emails a newly enrolled learner.
+func (e *Email) welcome(ctx context.Context, d outbox.Delivery, p events.LearnerEnrolledPayload) error {
+	return outbox.HandleOnce(ctx, e.pool, d, func(tx pgx.Tx) error {
+		var email, name, teacher, class string
+		err := tx.QueryRow(ctx, welcomeSQL, p.LearnerID, p.ClassID).Scan(&email, &name, &teacher, &class)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return outbox.Permanent(fmt.Errorf("learner %s or class %s no longer exists", p.LearnerID, p.ClassID))
+		}
+		if err != nil {
+			return fmt.Errorf("load enrolment: %w", err)
+		}
+		m := mail.Message{MessageID: MessageID(d.Event, d.Subscriber), To: email, Subject: "Welcome to " + class,
+			Body: fmt.Sprintf("Hello %s,\n\n%s added you to %q on Lexora. You have %d assignment(s) waiting.\n",
+				name, teacher, class, len(p.Assignments))}
+		if err := e.mail.Send(ctx, m); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, recordSendSQL, d.Subscriber, d.Event.ID, m.MessageID, m.To, m.Subject)
+		return err
+	})
 }

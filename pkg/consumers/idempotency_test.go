@@ -39,6 +39,8 @@ func TestEverySubscriberTakesEffectOnce(t *testing.T) {
 				events.AchievementEarned: events.AchievementEarnedPayload{LearnerID: b.learner.ID, Code: events.AchievementFirstReview},
 				events.ReminderDueSoon:   events.ReminderDueSoonPayload{AssignmentID: b.assignment, LearnerID: b.learner.ID, DueAt: due},
 				events.CardLeeched:       events.CardLeechedPayload{CardID: uuid.New(), LearnerID: b.learner.ID, Lemma: "cat", Lapses: 8},
+				events.LearnerEnrolled: events.LearnerEnrolledPayload{ClassID: seed.ClassID, LearnerID: b.learner.ID,
+					TeacherID: seed.TeacherID, Assignments: []uuid.UUID{b.assignment}, By: "teacher"},
 			}
 			payload, ok := payloads[sub.Topic]
 			require.True(t, ok, "add a payload for %s", sub.Topic)

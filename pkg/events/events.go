@@ -22,6 +22,7 @@ const (
 	// ahead of its due date.
 	ReminderDueSoon = "reminder.due_soon"
 	CardLeeched     = "card.leeched"
+	LearnerEnrolled = "learner.enrolled"
 )
 
 // Subscriber names. They key delivery rows and dedup records: never rename one.
@@ -52,6 +53,8 @@ var Subscriptions = []outbox.Subscription{
 	{Topic: StreakExtended, Subscriber: SubscriberFeed},
 	{Topic: AchievementEarned, Subscriber: SubscriberFeed},
 	{Topic: CardLeeched, Subscriber: SubscriberFeed},
+	{Topic: LearnerEnrolled, Subscriber: SubscriberEmail},
+	{Topic: LearnerEnrolled, Subscriber: SubscriberWebhook},
 	{Topic: AssignmentCompleted, Subscriber: SubscriberCongratulation},
 	{Topic: ReminderDueSoon, Subscriber: SubscriberReminder},
 }
@@ -170,4 +173,16 @@ type CardLeechedPayload struct {
 	LearnerID uuid.UUID `json:"learner_id"`
 	Lemma     string    `json:"lemma"`
 	Lapses    int       `json:"lapses"`
+}
+
+// LearnerEnrolledPayload is the payload of LearnerEnrolled. Ordering key:
+// learner id.
+type LearnerEnrolledPayload struct {
+	ClassID   uuid.UUID `json:"class_id"`
+	LearnerID uuid.UUID `json:"learner_id"`
+	TeacherID uuid.UUID `json:"teacher_id"`
+	// Assignments were created for the class's active decks.
+	Assignments []uuid.UUID `json:"assignments"`
+	// By is "teacher" (added by email) or "join_code".
+	By string `json:"by"`
 }

@@ -30,7 +30,9 @@ const DeckSize = 25
 var (
 	TeacherID = uuid.MustParse("00000000-0000-4000-8000-00000000000a")
 	ClassID   = uuid.MustParse("00000000-0000-4000-8000-0000000000c1")
-	Learners  = []User{
+	// JoinCode lets a learner join the demo class with EnrollLearner.
+	JoinCode = "DEMO2026"
+	Learners = []User{
 		{ID: uuid.MustParse("00000000-0000-4000-8000-000000000001"), Email: "mia@lexora.test", Name: "Mia Laurent", Timezone: "Europe/Paris"},
 		{ID: uuid.MustParse("00000000-0000-4000-8000-000000000002"), Email: "noah@lexora.test", Name: "Noah Brooks", Timezone: "America/New_York"},
 		{ID: uuid.MustParse("00000000-0000-4000-8000-000000000003"), Email: "yui@lexora.test", Name: "Yui Tanaka", Timezone: "Asia/Tokyo"},
@@ -145,8 +147,8 @@ func Load(ctx context.Context, pool *pgxpool.Pool) (Report, error) {
 			}
 			rep.Users += tag.RowsAffected()
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO classes (id, teacher_id, name) VALUES ($1, $2, 'Demo class')
-			ON CONFLICT DO NOTHING`, ClassID, TeacherID); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO classes (id, teacher_id, name, join_code) VALUES ($1, $2, 'Demo class', $3)
+			ON CONFLICT DO NOTHING`, ClassID, TeacherID, JoinCode); err != nil {
 			return fmt.Errorf("insert class: %w", err)
 		}
 		for _, l := range Learners {

@@ -1,0 +1,188 @@
+package functions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/lexora-app/lexora/pkg/events"
+	"github.com/lexora-app/lexora/pkg/outbox"
+	"github.com/lexora-app/lexora/pkg/platform/httpx"
+)
+
+// EnrollLearnerRequest is the body of EnrollLearner: either a teacher's
+// class_id and the learner's email (display_name and timezone are used when
+// the learner has no account yet), or a learner's join_code.
+type EnrollLearnerRequest struct {
+	ClassID     string `json:"class_id" validate:"required_without=JoinCode,excluded_with=JoinCode,omitempty,uuid"`
+	Email       string `json:"email" validate:"required_with=ClassID,excluded_with=JoinCode,omitempty,email,max=254"`
+	DisplayName string `json:"display_name" validate:"excluded_with=JoinCode,max=200"`
+	Timezone    string `json:"timezone" validate:"excluded_with=JoinCode,omitempty,timezone"`
+	JoinCode    string `json:"join_code" validate:"required_without=ClassID,omitempty,alphanum,min=4,max=12"`
+}
+
+// Enrollment is the answer of EnrollLearner.
+type Enrollment struct {
+	ClassID   uuid.UUID `json:"class_id"`
+	LearnerID uuid.UUID `json:"learner_id"`
+	// Assignments were created, with the learner's cards, for the class's
+	// active decks, so the learner's schedule is right at once.
+	Assignments []Assignment `json:"assignments"`
+}
+
+// EnrollLearner (POST) adds a learner to a class: a teacher by the learner's
+// email (creating the learner's account when there is none), or a learner
+// with the class's join code. In one transaction it records the membership,
+// assigns the class's active decks (those the teacher has assigned to its
+// learners and that are not yet due, with the latest due date) with their
+// cards, and enqueues learner.enrolled and each assignment's events.
+// Answers: 201 with an Enrollment; 400 for an invalid body; 401; 404 for a
+// class that is not the teacher's or an unknown join code, and for a caller
+// of the wrong role; 409 when the learner is already in the class, or the
+// email belongs to a teacher.
+func (s *Service) EnrollLearner(w http.ResponseWriter, r *http.Request) {
+	if !allow(w, r, http.MethodPost) {
+		return
+	}
+	var req EnrollLearnerRequest
+	if err := httpx.DecodeJSON(r, &req); err != nil {
+		httpx.WriteError(w, r, s.log, err)
+		return
+	}
+	var out Enrollment
+	if s.inTx(w, r, func(tx pgx.Tx) error {
+		var err error
+		out, err = s.enroll(r.Context(), tx, r, req)
+		return err
+	}) {
+		httpx.WriteJSON(w, http.StatusCreated, out)
+	}
+}
+
+// The class's active decks: assigned by its teacher to its learners and not
+// yet due; each with its latest due date.
+const activeDecksSQL = `
+SELECT a.deck_id, max(a.due_at)
+FROM assignments a JOIN class_members m ON m.learner_id = a.learner_id AND m.class_id = $1
+WHERE a.teacher_id = $2 AND a.due_at > $3
+  AND NOT EXISTS (SELECT 1 FROM assignments mine WHERE mine.deck_id = a.deck_id AND mine.learner_id = $4)
+GROUP BY a.deck_id ORDER BY a.deck_id`
+
+func (s *Service) enroll(ctx context.Context, tx pgx.Tx, r *http.Request, req EnrollLearnerRequest) (Enrollment, error) {
+	caller, err := s.actor(ctx, tx, r)
+	if err != nil {
+		return Enrollment{}, err
+	}
+	var out Enrollment
+	var teacherID uuid.UUID
+	by := "teacher"
+	if req.JoinCode != "" {
+		if caller.Role != "learner" {
+			return Enrollment{}, httpx.NotFound("class")
+		}
+		by, out.LearnerID = "join_code", caller.ID
+		err = tx.QueryRow(ctx, "SELECT id, teacher_id FROM classes WHERE join_code = $1",
+			strings.ToUpper(req.JoinCode)).Scan(&out.ClassID, &teacherID)
+	} else {
+		if caller.Role != "teacher" {
+			return Enrollment{}, httpx.NotFound("class")
+		}
+		teacherID = caller.ID
+		err = tx.QueryRow(ctx, "SELECT id FROM classes WHERE id = $1 AND teacher_id = $2", req.ClassID, caller.ID).Scan(&out.ClassID)
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Enrollment{}, httpx.NotFound("class")
+	}
+	if err != nil {
+		return Enrollment{}, fmt.Errorf("load class: %w", err)
+	}
+	if by == "teacher" {
+		if out.LearnerID, err = s.learnerByEmail(ctx, tx, req); err != nil {
+			return Enrollment{}, err
+		}
+	}
+	// Serialise with the learner's other writes (see CreateAssignment).
+	if _, err := tx.Exec(ctx, "SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE", out.LearnerID); err != nil {
+		return Enrollment{}, fmt.Errorf("lock learner: %w", err)
+	}
+	_, err = tx.Exec(ctx, "INSERT INTO class_members (class_id, learner_id) VALUES ($1, $2)", out.ClassID, out.LearnerID)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
+		return Enrollment{}, httpx.NewProblem(http.StatusConflict, httpx.TypeConflict, "Already enrolled",
+			"the learner is already in this class")
+	}
+	if err != nil {
+		return Enrollment{}, fmt.Errorf("enrol: %w", err)
+	}
+
+	rows, err := tx.Query(ctx, activeDecksSQL, out.ClassID, teacherID, s.now(), out.LearnerID)
+	if err != nil {
+		return Enrollment{}, fmt.Errorf("find active decks: %w", err)
+	}
+	var decks []assignmentInput
+	var deck uuid.UUID
+	var due time.Time
+	if _, err := pgx.ForEachRow(rows, []any{&deck, &due}, func() error {
+		decks = append(decks, assignmentInput{learnerID: out.LearnerID, deckID: deck, dueAt: due})
+		return nil
+	}); err != nil {
+		return Enrollment{}, fmt.Errorf("find active decks: %w", err)
+	}
+	out.Assignments = []Assignment{}
+	var evs []outbox.Event
+	enrolled := events.LearnerEnrolledPayload{ClassID: out.ClassID, LearnerID: out.LearnerID, TeacherID: teacherID,
+		Assignments: []uuid.UUID{}, By: by}
+	for _, in := range decks {
+		a, aevs, err := s.assignDeck(ctx, tx, teacherID, in)
+		if err != nil {
+			return Enrollment{}, err
+		}
+		out.Assignments = append(out.Assignments, a)
+		enrolled.Assignments = append(enrolled.Assignments, a.ID)
+		evs = append(evs, aevs...)
+	}
+	ev, err := outbox.NewEvent(events.LearnerEnrolled, out.LearnerID.String(), enrolled)
+	if err != nil {
+		return Enrollment{}, err
+	}
+	evs = append([]outbox.Event{ev}, evs...)
+	headers := requestHeaders(r, caller)
+	for i := range evs {
+		evs[i].Headers = headers
+	}
+	return out, s.outbox.Enqueue(ctx, tx, evs...)
+}
+
+// learnerByEmail finds the learner with req.Email, creating the account when
+// there is none. A teacher's or operator's email is a 409.
+func (s *Service) learnerByEmail(ctx context.Context, tx pgx.Tx, req EnrollLearnerRequest) (uuid.UUID, error) {
+	email := strings.ToLower(req.Email)
+	name := req.DisplayName
+	if name == "" {
+		name, _, _ = strings.Cut(email, "@")
+	}
+	tz := req.Timezone
+	if tz == "" {
+		tz = "UTC"
+	}
+	var id uuid.UUID
+	var role string
+	err := tx.QueryRow(ctx, `INSERT INTO users (email, display_name, role, timezone) VALUES ($1, $2, 'learner', $3)
+		ON CONFLICT (email) DO UPDATE SET email = excluded.email
+		RETURNING id, role`, email, name, tz).Scan(&id, &role)
+	if err != nil {
+		return uuid.Nil, fmt.Errorf("find or create learner: %w", err)
+	}
+	if role != "learner" {
+		return uuid.Nil, httpx.NewProblem(http.StatusConflict, httpx.TypeConflict, "Not a learner",
+			"this email belongs to an account that is not a learner's")
+	}
+	return id, nil
+}

@@ -1,0 +1,65 @@
+package functions
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lexora-app/lexora/pkg/events"
+)
+
+func TestEnrollLearnerAssignsTheClassDecks(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	ctx := context.Background()
+	f.assign(t) // the class's active deck
+	var class uuid.UUID
+	require.NoError(t, f.pool.QueryRow(ctx, "UPDATE classes SET join_code = 'JOIN42' WHERE teacher_id = $1 RETURNING id", f.teacher).Scan(&class))
+	counts := func() map[string]int {
+		out := f.snapshot(t)
+		out["users"] = f.count(t, "SELECT count(*) FROM users")
+		out["members"] = f.count(t, "SELECT count(*) FROM class_members")
+		return out
+	}
+	before := counts()
+	for _, tc := range []struct {
+		name   string
+		actor  uuid.UUID
+		body   string
+		status int
+	}{
+		{"both ways at once", f.teacher, `{"class_id":"` + class.String() + `","email":"new@example.com","join_code":"JOIN42"}`, 400},
+		{"neither way", f.teacher, `{}`, 400},
+		{"invalid email", f.teacher, `{"class_id":"` + class.String() + `","email":"not-an-email"}`, 400},
+		{"unknown time zone", f.teacher, `{"class_id":"` + class.String() + `","email":"new@example.com","timezone":"Mars/Olympus"}`, 400},
+		{"class without email", f.teacher, `{"class_id":"` + class.String() + `"}`, 400},
+		{"another teacher's class", f.otherTeacher, `{"class_id":"` + class.String() + `","email":"new@example.com"}`, 404},
+		{"a learner adding by email", f.learner, `{"class_id":"` + class.String() + `","email":"new@example.com"}`, 404},
+		{"a teacher with a join code", f.teacher, `{"join_code":"JOIN42"}`, 404},
+		{"unknown join code", f.otherLearner, `{"join_code":"NOPE99"}`, 404},
+		{"already a member", f.teacher, `{"class_id":"` + class.String() + `","email":"l@example.com"}`, 409},
+		{"a teacher's email", f.teacher, `{"class_id":"` + class.String() + `","email":"t2@example.com"}`, 409},
+	} {
+		code, body := f.call(t, (*Service).EnrollLearner, http.MethodPost, "/EnrollLearner", tc.actor, tc.body)
+		require.Equal(t, tc.status, code, "%s: %v", tc.name, body)
+		require.Equal(t, before, counts(), tc.name)
+	}
+
+	code, body := f.call(t, (*Service).EnrollLearner, http.MethodPost, "/EnrollLearner", f.teacher,
+		`{"class_id":"`+class.String()+`","email":"New.Learner@Example.com","timezone":"Asia/Tokyo"}`)
+	require.Equal(t, http.StatusCreated, code, body)
+	newcomer := uuid.MustParse(body["learner_id"].(string))
+	require.Len(t, body["assignments"], 1)
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM users WHERE id = $1 AND email = 'new.learner@example.com' AND timezone = 'Asia/Tokyo'", newcomer))
+	require.Equal(t, 3, f.count(t, "SELECT count(*) FROM cards WHERE learner_id = $1", newcomer), "cards exist at once")
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM outbox_events WHERE topic = $1 AND ordering_key = $2", events.LearnerEnrolled, newcomer.String()))
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM outbox_events WHERE topic = $1 AND ordering_key = $2", events.AssignmentCreated, newcomer.String()))
+
+	code, body = f.call(t, (*Service).EnrollLearner, http.MethodPost, "/EnrollLearner", f.otherLearner, `{"join_code":"join42"}`)
+	require.Equal(t, http.StatusCreated, code, body)
+	require.Len(t, body["assignments"], 1)
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM class_members WHERE class_id = $1 AND learner_id = $2", class, f.otherLearner))
+}
