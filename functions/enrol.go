@@ -15,6 +15,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
+	"github.com/lexora-app/lexora/pkg/reminders"
 )
 
 // EnrollLearnerRequest is the body of EnrollLearner: either a teacher's
@@ -42,7 +43,8 @@ type Enrollment struct {
 // with the class's join code. In one transaction it records the membership,
 // assigns the class's active decks (those the teacher has assigned to its
 // learners and that are not yet due, with the latest due date) with their
-// cards, and enqueues learner.enrolled and each assignment's events.
+// cards, starts the learner's daily reminder (if not yet), and enqueues
+// learner.enrolled and each assignment's events.
 // Answers: 201 with an Enrollment; 400 for an invalid body; 401; 404 for a
 // class that is not the teacher's or an unknown join code, and for a caller
 // of the wrong role; 409 when the learner is already in the class, or the
@@ -147,6 +149,13 @@ func (s *Service) enroll(ctx context.Context, tx pgx.Tx, r *http.Request, req En
 		out.Assignments = append(out.Assignments, a)
 		enrolled.Assignments = append(enrolled.Assignments, a.ID)
 		evs = append(evs, aevs...)
+	}
+	var tz string
+	if err := tx.QueryRow(ctx, "SELECT timezone FROM users WHERE id = $1", out.LearnerID).Scan(&tz); err != nil {
+		return Enrollment{}, fmt.Errorf("load learner: %w", err)
+	}
+	if err := reminders.Start(ctx, tx, s.outbox, out.LearnerID, tz, s.now()); err != nil {
+		return Enrollment{}, err
 	}
 	ev, err := outbox.NewEvent(events.LearnerEnrolled, out.LearnerID.String(), enrolled)
 	if err != nil {

@@ -35,7 +35,7 @@ func Handlers(d Deps) map[string]outbox.Handler {
 		events.SubscriberActivity:       &Activity{pool: d.Pool, outbox: events.NewOutbox()},
 		events.SubscriberFeed:           &Feed{pool: d.Pool},
 		events.SubscriberCongratulation: &Email{pool: d.Pool, mail: d.Mail},
-		events.SubscriberReminder:       &Email{pool: d.Pool, mail: d.Mail},
+		events.SubscriberReminder:       &Email{pool: d.Pool, mail: d.Mail, outbox: events.NewOutbox()},
 	}
 }
 

@@ -12,10 +12,12 @@ import (
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/mail"
 	"github.com/lexora-app/lexora/pkg/outbox"
+	"github.com/lexora-app/lexora/pkg/reminders"
 )
 
-// Email sends the learner a welcome on learner.enrolled, and the assignment
-// emails: to the learner on assignment.created;
+// Email sends the learner a welcome on learner.enrolled, the daily study
+// reminder (reminder.daily: not when the learner already studied that study
+// day; each schedules the next), and the assignment emails: to the learner on assignment.created;
 // on assignment.completed to the teacher (subscriber email) and the learner
 // (subscriber congratulation-email); and the learner's reminder.due_soon,
 // unless the assignment is complete by then (completion cancels it) or its
@@ -30,8 +32,9 @@ import (
 // mail clients that thread by Message-ID (Gmail, Apple Mail, Thunderbird)
 // show once, never towards a lost email. (The mailpit sink keeps both.)
 type Email struct {
-	pool *pgxpool.Pool
-	mail mail.Sender
+	pool   *pgxpool.Pool
+	mail   mail.Sender
+	outbox *outbox.Outbox // for the next daily reminder
 }
 
 // MessageID is the Message-ID (without angle brackets) of the email that
@@ -87,6 +90,12 @@ func (e *Email) Handle(ctx context.Context, d outbox.Delivery) error {
 			return err
 		}
 		return e.welcome(ctx, d, p)
+	case events.ReminderDaily:
+		var p events.ReminderDailyPayload
+		if err := decode(d, &p); err != nil {
+			return err
+		}
+		return e.daily(ctx, d, p)
 	default:
 		return unexpectedTopic(d)
 	}
@@ -167,6 +176,50 @@ func (e *Email) welcome(ctx context.Context, d outbox.Delivery, p events.Learner
 		m := mail.Message{MessageID: MessageID(d.Event, d.Subscriber), To: email, Subject: "Welcome to " + class,
 			Body: fmt.Sprintf("Hello %s,\n\n%s added you to %q on Lexora. You have %d assignment(s) waiting.\n",
 				name, teacher, class, len(p.Assignments))}
+		if err := e.mail.Send(ctx, m); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, recordSendSQL, d.Subscriber, d.Event.ID, m.MessageID, m.To, m.Subject)
+		return err
+	})
+}
+
+const dailySQL = `
+SELECT u.email, u.display_name, u.timezone,
+       (SELECT count(*) FROM cards c WHERE c.learner_id = u.id AND c.due <= $2 AND NOT c.suspended)
+FROM users u WHERE u.id = $1`
+
+// daily sends the learner's daily reminder unless they studied on its study
+// day or have nothing due, and schedules the next one.
+func (e *Email) daily(ctx context.Context, d outbox.Delivery, p events.ReminderDailyPayload) error {
+	return outbox.HandleOnce(ctx, e.pool, d, func(tx pgx.Tx) error {
+		var email, name, tz string
+		var due int
+		err := tx.QueryRow(ctx, dailySQL, p.LearnerID, p.At).Scan(&email, &name, &tz, &due)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil // the learner is gone: the chain ends
+		}
+		if err != nil {
+			return fmt.Errorf("load learner: %w", err)
+		}
+		current, err := reminders.Continue(ctx, tx, e.outbox, p.LearnerID, tz, d.Event.ID, p.At)
+		if err != nil || !current {
+			return err
+		}
+		loc, err := time.LoadLocation(tz)
+		if err != nil {
+			loc = time.UTC
+		}
+		var studied bool
+		if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM learner_daily_activity WHERE learner_id = $1 AND day = $2)",
+			p.LearnerID, events.StudyDay(p.At, loc)).Scan(&studied); err != nil {
+			return fmt.Errorf("check today's study: %w", err)
+		}
+		if studied || due == 0 {
+			return nil
+		}
+		m := mail.Message{MessageID: MessageID(d.Event, d.Subscriber), To: email, Subject: fmt.Sprintf("%d words are waiting for you", due),
+			Body: fmt.Sprintf("Hello %s,\n\nYou have not studied today yet: %d cards are due. A few minutes keep your streak alive.\n", name, due)}
 		if err := e.mail.Send(ctx, m); err != nil {
 			return err
 		}

@@ -7,9 +7,11 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/lexora-app/lexora/pkg/events"
+	"github.com/lexora-app/lexora/pkg/reminders"
 	"github.com/lexora-app/lexora/pkg/seed"
 )
 
@@ -39,12 +41,24 @@ func TestEverySubscriberTakesEffectOnce(t *testing.T) {
 				events.AchievementEarned: events.AchievementEarnedPayload{LearnerID: b.learner.ID, Code: events.AchievementFirstReview},
 				events.ReminderDueSoon:   events.ReminderDueSoonPayload{AssignmentID: b.assignment, LearnerID: b.learner.ID, DueAt: due},
 				events.CardLeeched:       events.CardLeechedPayload{CardID: uuid.New(), LearnerID: b.learner.ID, Lemma: "cat", Lapses: 8},
+				events.ReminderDaily:     events.ReminderDailyPayload{LearnerID: b.learner.ID, At: time.Now()},
 				events.LearnerEnrolled: events.LearnerEnrolledPayload{ClassID: seed.ClassID, LearnerID: b.learner.ID,
 					TeacherID: seed.TeacherID, Assignments: []uuid.UUID{b.assignment}, By: "teacher"},
 			}
 			payload, ok := payloads[sub.Topic]
 			require.True(t, ok, "add a payload for %s", sub.Topic)
 			d := delivery(t, sub.Topic, sub.Subscriber, payload)
+			if sub.Topic == events.ReminderDaily {
+				// A daily reminder acts as the current link of the learner's
+				// chain, when cards are due.
+				_, err := b.pool.Exec(ctx, `INSERT INTO cards (learner_id, lexeme_id, due)
+					SELECT a.learner_id, di.lexeme_id, '2026-01-01' FROM assignments a JOIN deck_items di ON di.deck_id = a.deck_id`)
+				require.NoError(t, err)
+				require.NoError(t, pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {
+					return reminders.Start(ctx, tx, events.NewOutbox(), b.learner.ID, b.learner.Timezone, time.Now())
+				}))
+				d = b.currentLink(t)
+			}
 			h := b.handlers[sub.Subscriber]
 
 			effects := func() map[string]int {

@@ -23,6 +23,9 @@ const (
 	ReminderDueSoon = "reminder.due_soon"
 	CardLeeched     = "card.leeched"
 	LearnerEnrolled = "learner.enrolled"
+	// ReminderDaily is the learner's daily study reminder, a delayed event
+	// that schedules the next one.
+	ReminderDaily = "reminder.daily"
 )
 
 // Subscriber names. They key delivery rows and dedup records: never rename one.
@@ -57,6 +60,7 @@ var Subscriptions = []outbox.Subscription{
 	{Topic: LearnerEnrolled, Subscriber: SubscriberWebhook},
 	{Topic: AssignmentCompleted, Subscriber: SubscriberCongratulation},
 	{Topic: ReminderDueSoon, Subscriber: SubscriberReminder},
+	{Topic: ReminderDaily, Subscriber: SubscriberReminder},
 }
 
 // NewOutbox returns the outbox routed by Subscriptions.
@@ -185,4 +189,32 @@ type LearnerEnrolledPayload struct {
 	Assignments []uuid.UUID `json:"assignments"`
 	// By is "teacher" (added by email) or "join_code".
 	By string `json:"by"`
+}
+
+// DailyReminderHour is the local hour of the daily study reminder.
+const DailyReminderHour = 18
+
+// ReminderDailyPayload is the payload of ReminderDaily. Ordering key:
+// learner id.
+type ReminderDailyPayload struct {
+	LearnerID uuid.UUID `json:"learner_id"`
+	// At is when it is due (not before); its study day is the one checked.
+	At time.Time `json:"at"`
+}
+
+// NextDailyReminder returns the first DailyReminderHour:00 in the zone tz
+// strictly after t.
+func NextDailyReminder(t time.Time, tz *time.Location) time.Time {
+	local := t.In(tz)
+	next := time.Date(local.Year(), local.Month(), local.Day(), DailyReminderHour, 0, 0, 0, tz)
+	if !next.After(t) {
+		next = time.Date(local.Year(), local.Month(), local.Day()+1, DailyReminderHour, 0, 0, 0, tz)
+	}
+	return next
+}
+
+// StudyDay returns the study day of instant t in the zone tz: its local date
+// once RolloverHour hours are taken off, as YYYY-MM-DD.
+func StudyDay(t time.Time, tz *time.Location) string {
+	return t.Add(-RolloverHour * time.Hour).In(tz).Format(time.DateOnly)
 }

@@ -1,0 +1,69 @@
+// Package reminders keeps each learner's daily study reminder: a chain of
+// reminder.daily events, each delayed to DailyReminderHour local time and
+// each scheduling the next when it is handled. The learner_reminders row
+// names the current link, so the chain is single even if scheduling is
+// requested twice, and a link that is not the current one ends its chain.
+package reminders
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/lexora-app/lexora/pkg/events"
+	"github.com/lexora-app/lexora/pkg/outbox"
+)
+
+// Start schedules the learner's first daily reminder after the instant
+// after, in tx, unless the learner already has a chain. tz is the learner's
+// IANA zone (UTC when unknown).
+func Start(ctx context.Context, tx pgx.Tx, ob *outbox.Outbox, learner uuid.UUID, tz string, after time.Time) error {
+	ev, next, err := link(learner, tz, after)
+	if err != nil {
+		return err
+	}
+	tag, err := tx.Exec(ctx, `INSERT INTO learner_reminders (learner_id, event_id, next_at) VALUES ($1, $2, $3)
+		ON CONFLICT (learner_id) DO NOTHING`, learner, ev.ID, next)
+	if err != nil {
+		return fmt.Errorf("start reminders: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return nil
+	}
+	return ob.Enqueue(ctx, tx, ev)
+}
+
+// Continue schedules the link after current, in tx, and reports false
+// without scheduling anything when current is not the chain's current link.
+func Continue(ctx context.Context, tx pgx.Tx, ob *outbox.Outbox, learner uuid.UUID, tz string, current uuid.UUID, after time.Time) (bool, error) {
+	ev, next, err := link(learner, tz, after)
+	if err != nil {
+		return false, err
+	}
+	tag, err := tx.Exec(ctx, `UPDATE learner_reminders SET event_id = $3, next_at = $4
+		WHERE learner_id = $1 AND event_id = $2`, learner, current, ev.ID, next)
+	if err != nil {
+		return false, fmt.Errorf("continue reminders: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return false, nil
+	}
+	return true, ob.Enqueue(ctx, tx, ev)
+}
+
+func link(learner uuid.UUID, tz string, after time.Time) (outbox.Event, time.Time, error) {
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		loc = time.UTC
+	}
+	next := events.NextDailyReminder(after, loc)
+	ev, err := outbox.NewEvent(events.ReminderDaily, learner.String(), events.ReminderDailyPayload{LearnerID: learner, At: next})
+	if err != nil {
+		return outbox.Event{}, time.Time{}, err
+	}
+	ev.NotBefore = next
+	return ev, next, nil
+}
