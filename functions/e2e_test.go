@@ -26,8 +26,9 @@ import (
 	"github.com/lexora-app/lexora/pkg/webhooks"
 )
 
-// TestEndToEnd plays a teacher's assignment and a learner's session over
-// HTTP, runs one drain, and checks every downstream effect: the two emails in
+// TestEndToEnd plays a teacher's enrolment of a new learner, an assignment
+// and the learner's session over HTTP, runs one drain, and checks every
+// downstream effect, once: the two emails in
 // a real SMTP sink, the two signed webhooks at the teacher's receiver and the
 // progress projection.
 func TestEndToEnd(t *testing.T) {
@@ -41,6 +42,7 @@ func TestEndToEnd(t *testing.T) {
 	svc.webhooks.AllowHTTP = true // the test's receiver is plain HTTP on loopback
 	mux := http.NewServeMux()
 	mux.HandleFunc("/RegisterWebhookEndpoint", svc.RegisterWebhookEndpoint)
+	mux.HandleFunc("/EnrollLearner", svc.EnrollLearner)
 	mux.HandleFunc("/CreateAssignment", svc.CreateAssignment)
 	mux.HandleFunc("/SubmitReview", svc.SubmitReview)
 	mux.HandleFunc("/GetSchedule", svc.GetSchedule)
@@ -84,7 +86,10 @@ func TestEndToEnd(t *testing.T) {
 	call(http.MethodPost, "/RegisterWebhookEndpoint", seed.TeacherID, map[string]any{"url": receiver.URL}, &ep)
 	secret.Store(ep.Secret)
 
-	learner := seed.Learners[1]
+	var enrolment Enrollment
+	call(http.MethodPost, "/EnrollLearner", seed.TeacherID, map[string]any{
+		"class_id": seed.ClassID, "email": "newcomer@lexora.test", "display_name": "Ana Newcomer", "timezone": "America/Sao_Paulo"}, &enrolment)
+	learner := seed.User{ID: enrolment.LearnerID, Email: "newcomer@lexora.test"}
 	var deck uuid.UUID
 	require.NoError(t, pool.QueryRow(ctx, "SELECT id FROM decks ORDER BY title LIMIT 1").Scan(&deck))
 	var a Assignment
@@ -110,22 +115,41 @@ func TestEndToEnd(t *testing.T) {
 	require.NoError(t, err)
 	rep, err := drainer.Run(ctx)
 	require.NoError(t, err)
-	// assignment.created to progress, email and webhook; 25 review.submitted
-	// to progress and activity; assignment.completed to email, webhook,
-	// activity and congratulation-email; then, enqueued by the activity
-	// consumer, one streak.extended and two achievement.earned (first
-	// review, finished early) to the feed. The due-soon reminder waits for
-	// its time.
-	require.Equal(t, 3+2*seed.DeckSize+4+3, rep.Delivered)
-	require.Equal(t, []outbox.Backlog{{Subscriber: "reminder-email", Pending: 1, OldestAge: rep.Backlog[0].OldestAge}}, rep.Backlog)
+	// learner.enrolled to email and webhook; assignment.created to
+	// progress, email and webhook; 25 review.submitted to progress and
+	// activity; assignment.completed to email, webhook, activity and
+	// congratulation-email; then, enqueued by the activity consumer, one
+	// streak.extended and two achievement.earned (first review, finished
+	// early) to the feed. The daily reminders (the seeded learners' three and
+	// the newcomer's) and the due-soon reminder wait for their time.
+	require.Equal(t, 2+3+2*seed.DeckSize+4+3, rep.Delivered)
+	require.Equal(t, []outbox.Backlog{{Subscriber: "reminder-email", Pending: int64(len(seed.Learners)) + 2,
+		OldestAge: rep.Backlog[0].OldestAge}}, rep.Backlog)
 	require.Zero(t, rep.Retried+rep.Dead)
-	require.ElementsMatch(t, []string{"assignment.created", "assignment.completed"}, hooks)
+	require.ElementsMatch(t, []string{"learner.enrolled", "assignment.created", "assignment.completed"}, hooks)
 
 	msgs, err := box.Messages(ctx)
 	require.NoError(t, err)
-	require.Len(t, msgs, 3)
-	recipients := []string{msgs[0].To[0].Address, msgs[1].To[0].Address, msgs[2].To[0].Address}
-	require.ElementsMatch(t, []string{learner.Email, seed.Teacher.Email, learner.Email}, recipients)
+	var subjects []string
+	for _, m := range msgs {
+		subjects = append(subjects, m.To[0].Address+": "+m.Subject)
+	}
+	require.ElementsMatch(t, []string{
+		"newcomer@lexora.test: Welcome to Demo class",
+		"newcomer@lexora.test: New assignment: Core English 01",
+		"newcomer@lexora.test: Well done: you finished Core English 01",
+		"ada@lexora.test: Ana Newcomer finished Core English 01",
+	}, subjects)
+
+	// Every projection row once.
+	var streak, achievements, feed int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT (SELECT current FROM learner_streaks WHERE learner_id = $1),
+		(SELECT count(*) FROM learner_achievements WHERE learner_id = $1), (SELECT count(*) FROM learner_feed WHERE learner_id = $1)`,
+		learner.ID).Scan(&streak, &achievements, &feed))
+	require.Equal(t, []int{1, 2, 3}, []int{streak, achievements, feed})
+	rep, err = drainer.Run(ctx)
+	require.NoError(t, err)
+	require.Zero(t, rep.Delivered, "nothing is delivered twice")
 
 	var seen, learned, reviews int
 	require.NoError(t, pool.QueryRow(ctx, `SELECT cards_seen, cards_learned, reviews FROM assignment_progress

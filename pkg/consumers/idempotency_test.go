@@ -7,11 +7,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/lexora-app/lexora/pkg/events"
-	"github.com/lexora-app/lexora/pkg/reminders"
 	"github.com/lexora-app/lexora/pkg/seed"
 )
 
@@ -54,10 +52,7 @@ func TestEverySubscriberTakesEffectOnce(t *testing.T) {
 				_, err := b.pool.Exec(ctx, `INSERT INTO cards (learner_id, lexeme_id, due)
 					SELECT a.learner_id, di.lexeme_id, '2026-01-01' FROM assignments a JOIN deck_items di ON di.deck_id = a.deck_id`)
 				require.NoError(t, err)
-				require.NoError(t, pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {
-					return reminders.Start(ctx, tx, events.NewOutbox(), b.learner.ID, b.learner.Timezone, time.Now())
-				}))
-				d = b.currentLink(t)
+				d = b.currentLink(t) // the seed started the chain
 			}
 			h := b.handlers[sub.Subscriber]
 

@@ -32,6 +32,9 @@ func TestDailyReminderOnlyWhenTheLearnerHasNotStudied(t *testing.T) {
 	_, err := b.pool.Exec(ctx, `INSERT INTO cards (learner_id, lexeme_id, due)
 		SELECT a.learner_id, di.lexeme_id, '2026-01-01' FROM assignments a JOIN deck_items di ON di.deck_id = a.deck_id`)
 	require.NoError(t, err)
+	// Start afresh rather than from the chains the seed started.
+	_, err = b.pool.Exec(ctx, "DELETE FROM learner_reminders; DELETE FROM outbox_events WHERE topic = 'reminder.daily'")
+	require.NoError(t, err)
 	ob := events.NewOutbox()
 	start := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC) // 10:00 in Paris, Mia's zone
 	require.NoError(t, pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {

@@ -1,7 +1,8 @@
 // Package seed loads Lexora's starting data: the WordNet word list shipped in
 // data/words.tsv (see data/README.md for its source and licence) as lexemes,
 // split by frequency into library decks of DeckSize words, and a demo class:
-// one teacher and three learners with fixed ids, and an operator.
+// one teacher and three learners with fixed ids (each with a daily
+// reminder), and an operator.
 //
 // Loading is idempotent: running it again adds nothing and changes nothing.
 package seed
@@ -13,10 +14,14 @@ import (
 	_ "embed"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/lexora-app/lexora/pkg/events"
+	"github.com/lexora-app/lexora/pkg/reminders"
 )
 
 //go:embed data/words.tsv
@@ -155,6 +160,9 @@ func Load(ctx context.Context, pool *pgxpool.Pool) (Report, error) {
 			if _, err := tx.Exec(ctx, `INSERT INTO class_members (class_id, learner_id) VALUES ($1, $2)
 				ON CONFLICT DO NOTHING`, ClassID, l.ID); err != nil {
 				return fmt.Errorf("insert class member: %w", err)
+			}
+			if err := reminders.Start(ctx, tx, events.NewOutbox(), l.ID, l.Timezone, time.Now()); err != nil {
+				return err
 			}
 		}
 		return nil
