@@ -53,20 +53,26 @@ import (
 // DevUserHeader carries the acting user's id in development.
 const DevUserHeader = "X-Lexora-Dev-User-Id"
 
+// Functions maps each function's name, its path locally and its entry
+// point on Cloud Run, to its handler.
+var Functions = map[string]func(*Service, http.ResponseWriter, *http.Request){
+	"EnrollLearner":           (*Service).EnrollLearner,
+	"CreateAssignment":        (*Service).CreateAssignment,
+	"SubmitReview":            (*Service).SubmitReview,
+	"GetSchedule":             (*Service).GetSchedule,
+	"GetProgress":             (*Service).GetProgress,
+	"RegisterWebhookEndpoint": (*Service).RegisterWebhookEndpoint,
+	"ListWebhookEndpoints":    (*Service).ListWebhookEndpoints,
+	"RotateWebhookSecret":     (*Service).RotateWebhookSecret,
+	"DeleteWebhookEndpoint":   (*Service).DeleteWebhookEndpoint,
+	"OutboxHealth":            (*Service).OutboxHealth,
+	"ListDeadLetters":         (*Service).ListDeadLetters,
+	"ReplayDeadLetters":       (*Service).ReplayDeadLetters,
+	"SkipDeadLetters":         (*Service).SkipDeadLetters,
+}
+
 func init() {
-	for name, fn := range map[string]func(*Service, http.ResponseWriter, *http.Request){
-		"CreateAssignment":        (*Service).CreateAssignment,
-		"SubmitReview":            (*Service).SubmitReview,
-		"GetSchedule":             (*Service).GetSchedule,
-		"OutboxHealth":            (*Service).OutboxHealth,
-		"ListDeadLetters":         (*Service).ListDeadLetters,
-		"ReplayDeadLetters":       (*Service).ReplayDeadLetters,
-		"SkipDeadLetters":         (*Service).SkipDeadLetters,
-		"RegisterWebhookEndpoint": (*Service).RegisterWebhookEndpoint,
-		"ListWebhookEndpoints":    (*Service).ListWebhookEndpoints,
-		"RotateWebhookSecret":     (*Service).RotateWebhookSecret,
-		"DeleteWebhookEndpoint":   (*Service).DeleteWebhookEndpoint,
-	} {
+	for name, fn := range Functions {
 		functions.HTTP(name, serve(name, fn))
 	}
 }
