@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
@@ -80,41 +81,58 @@ func TestStreakRollsOverInTheLearnersTimeZone(t *testing.T) {
 			require.EqualValues(t, len(tc.reviews), body["assignments"].([]any)[0].(map[string]any)["reviews"])
 			code, _ = f.call(t, (*Service).GetProgress, http.MethodGet, "/GetProgress?learner_id="+f.learner.String(), f.otherTeacher, "")
 			require.Equal(t, http.StatusNotFound, code)
+
+			f.clock.Set(f.clock.Now().Add(72 * time.Hour)) // two study days missed
+			code, body = f.call(t, (*Service).GetProgress, http.MethodGet, "/GetProgress", f.learner, "")
+			require.Equal(t, http.StatusOK, code)
+			require.EqualValues(t, 0, body["streak"].(map[string]any)["current"], "a missed day ends the streak")
+			require.EqualValues(t, slices.Max(tc.streaks), body["streak"].(map[string]any)["longest"])
 		})
 	}
 }
 
-// A card forgotten events.LeechLapses times is suspended, announced once in
-// the feed, and leaves the schedule.
+// A card forgotten events.LeechLapses times is suspended at once, announced
+// once in the feed, refuses further reviews, leaves the schedule, and does not
+// hold its assignment open.
 func TestLeechIsSuspendedAfterEightLapses(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	ctx := context.Background()
-	f.assign(t)
-	card := f.cards(t)[0]
+	assignment := f.assign(t)
+	cards := f.cards(t)
+	card := cards[0]
 	handlers := consumers.Handlers(consumers.Deps{Pool: f.pool})
 	d, err := outbox.NewDrainer(f.pool, map[string]outbox.Handler{
-		events.SubscriberActivity: handlers[events.SubscriberActivity],
-		events.SubscriberFeed:     handlers[events.SubscriberFeed],
+		events.SubscriberFeed: handlers[events.SubscriberFeed],
 	}, outbox.Config{StopWhenIdle: true}, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 
 	f.review(t, card, 4) // New -> Review
 	for lapse := 1; lapse <= events.LeechLapses; lapse++ {
 		f.clock.Set(f.clock.Now().Add(time.Hour))
-		f.review(t, card, 1) // a lapse
-		_, err := d.Run(ctx)
-		require.NoError(t, err)
+		body := f.review(t, card, 1) // a lapse
 		suspended := f.count(t, "SELECT count(*) FROM cards WHERE id = $1 AND suspended", card)
 		require.Equal(t, lapse == events.LeechLapses, suspended == 1, "after lapse %d", lapse)
-		f.clock.Set(f.clock.Now().Add(time.Hour))
-		f.review(t, card, 4) // relearned
+		require.Equal(t, lapse == events.LeechLapses, body["card"].(map[string]any)["suspended"])
+		if lapse < events.LeechLapses {
+			f.clock.Set(f.clock.Now().Add(time.Hour))
+			f.review(t, card, 4) // relearned
+		}
 	}
-	f.review(t, card, 1) // a ninth lapse does not announce it again
+	before := f.snapshot(t)
+	code, _ := f.call(t, (*Service).SubmitReview, http.MethodPost, "/SubmitReview", f.learner,
+		`{"card_id":"`+card.String()+`","rating":3}`)
+	require.Equal(t, http.StatusConflict, code, "a suspended card takes no review")
+	require.Equal(t, before, f.snapshot(t))
 	_, err = d.Run(ctx)
 	require.NoError(t, err)
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM outbox_events WHERE topic = $1", events.CardLeeched))
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM learner_feed WHERE kind = 'leech'"))
+
+	// The other two cards learned: the leech does not hold the assignment open.
+	f.review(t, cards[1], 4)
+	done := f.review(t, cards[2], 4)
+	require.Equal(t, []any{assignment.String()}, done["completed_assignments"])
 
 	f.clock.Set(f.clock.Now().Add(400 * 24 * time.Hour)) // every card is due by now
 	code, body := f.call(t, (*Service).GetSchedule, http.MethodGet, "/GetSchedule", f.learner, "")

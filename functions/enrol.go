@@ -170,10 +170,12 @@ func (s *Service) enroll(ctx context.Context, tx pgx.Tx, r *http.Request, req En
 }
 
 // learnerByEmail finds the learner with req.Email, creating the account when
-// there is none. A teacher's or operator's email is a 409.
+// there is none (then with req.DisplayName, or the email's local part, and
+// req.Timezone, or UTC; an existing account keeps its own). A teacher's or
+// operator's email is a 409.
 func (s *Service) learnerByEmail(ctx context.Context, tx pgx.Tx, req EnrollLearnerRequest) (uuid.UUID, error) {
 	email := strings.ToLower(req.Email)
-	name := req.DisplayName
+	name := strings.TrimSpace(req.DisplayName)
 	if name == "" {
 		name, _, _ = strings.Cut(email, "@")
 	}

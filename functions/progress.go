@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
 )
 
@@ -23,7 +24,8 @@ type Progress struct {
 	Feed         []FeedItem           `json:"feed"`
 }
 
-// Streak counts consecutive study days (see events.RolloverHour).
+// Streak counts consecutive study days (see events.StudyDay): Current is 0
+// once a study day has been missed.
 type Streak struct {
 	Current int     `json:"current"`
 	Longest int     `json:"longest"`
@@ -115,6 +117,13 @@ func (s *Service) progress(ctx context.Context, tx pgx.Tx, r *http.Request, lear
 	if last != nil {
 		day := last.Format(time.DateOnly)
 		out.Streak.LastDay = &day
+		// A streak is alive while its last day is today or yesterday (study
+		// days); after a missed day it is 0 until the next review.
+		loc := location(tz)
+		today, _ := time.Parse(time.DateOnly, events.StudyDay(s.now(), loc))
+		if last.Before(today.AddDate(0, 0, -1)) {
+			out.Streak.Current = 0
+		}
 	}
 	rows, err := tx.Query(ctx, "SELECT code, earned_at FROM learner_achievements WHERE learner_id = $1 ORDER BY earned_at, code", learnerID)
 	if err != nil {

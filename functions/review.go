@@ -34,6 +34,8 @@ type CardView struct {
 	ScheduledDays uint64  `json:"scheduled_days"`
 	Reps          uint64  `json:"reps"`
 	Lapses        uint64  `json:"lapses"`
+	// Suspended is set when this review made the card a leech.
+	Suspended bool `json:"suspended"`
 }
 
 // ReviewResult is the answer of SubmitReview.
@@ -50,7 +52,9 @@ type ReviewResult struct {
 // assignment of the learner whose cards have now all reached the Review
 // state, marks it completed and enqueues assignment.completed. Answers: 200
 // with a ReviewResult; 400 for an invalid body (rating outside 1..4); 401
-// without a valid acting user; 404 when the card is not the caller's.
+// without a valid acting user; 404 when the card is not the caller's; 409
+// for a card suspended as a leech. A lapse that reaches events.LeechLapses
+// suspends the card and enqueues card.leeched.
 func (s *Service) SubmitReview(w http.ResponseWriter, r *http.Request) {
 	if !allow(w, r, http.MethodPost) {
 		return
@@ -75,14 +79,14 @@ func (s *Service) SubmitReview(w http.ResponseWriter, r *http.Request) {
 const lockCardSQL = `
 WITH learner AS (SELECT id FROM users WHERE id = $2 FOR NO KEY UPDATE)
 SELECT c.lexeme_id, c.state, c.due, c.stability, c.difficulty, c.elapsed_days, c.scheduled_days,
-       c.reps, c.lapses, c.step, c.last_review
-FROM cards c JOIN learner l ON l.id = c.learner_id
+       c.reps, c.lapses, c.step, c.last_review, c.suspended, l2.lemma
+FROM cards c JOIN learner l ON l.id = c.learner_id JOIN lexemes l2 ON l2.id = c.lexeme_id
 WHERE c.id = $1
 FOR UPDATE OF c`
 
 const updateCardSQL = `
 UPDATE cards SET state = $2, due = $3, stability = $4, difficulty = $5, elapsed_days = $6,
-    scheduled_days = $7, reps = $8, lapses = $9, step = $10, last_review = $11, updated_at = now()
+    scheduled_days = $7, reps = $8, lapses = $9, step = $10, last_review = $11, suspended = $12, updated_at = now()
 WHERE id = $1`
 
 const insertReviewSQL = `
@@ -96,15 +100,16 @@ SELECT a.id FROM assignments a JOIN deck_items di ON di.deck_id = a.deck_id
 WHERE a.learner_id = $1 AND di.lexeme_id = $2
 ORDER BY a.id`
 
-// An assignment is complete when none of its deck's lexemes lacks a card of
-// the learner in the Review state.
+// An assignment is complete when every one of its deck's lexemes has a card
+// of the learner in the Review state, or suspended as a leech (it will not
+// be scheduled again, so it must not hold the assignment open).
 const completeAssignmentsSQL = `
 UPDATE assignments a SET completed_at = $2
 WHERE a.id = ANY($1) AND a.completed_at IS NULL
   AND NOT EXISTS (
       SELECT 1 FROM deck_items di
       LEFT JOIN cards c ON c.lexeme_id = di.lexeme_id AND c.learner_id = a.learner_id
-      WHERE di.deck_id = a.deck_id AND c.state IS DISTINCT FROM 2)
+      WHERE di.deck_id = a.deck_id AND c.state IS DISTINCT FROM 2 AND NOT coalesce(c.suspended, false))
 RETURNING a.id, a.deck_id, a.learner_id, a.teacher_id, a.due_at`
 
 func (s *Service) submitReview(ctx context.Context, tx pgx.Tx, r *http.Request, cardID uuid.UUID, rating learning.Rating) (ReviewResult, error) {
@@ -116,13 +121,19 @@ func (s *Service) submitReview(ctx context.Context, tx pgx.Tx, r *http.Request, 
 	var lexemeID uuid.UUID
 	var elapsed, scheduled, reps, lapses int64
 	var lastReview *time.Time
+	var suspended bool
+	var lemma string
 	err = tx.QueryRow(ctx, lockCardSQL, cardID, learner.ID).Scan(&lexemeID, &card.State, &card.Due,
-		&card.Stability, &card.Difficulty, &elapsed, &scheduled, &reps, &lapses, &card.Step, &lastReview)
+		&card.Stability, &card.Difficulty, &elapsed, &scheduled, &reps, &lapses, &card.Step, &lastReview, &suspended, &lemma)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return ReviewResult{}, httpx.NotFound("card")
 	}
 	if err != nil {
 		return ReviewResult{}, fmt.Errorf("load card: %w", err)
+	}
+	if suspended {
+		return ReviewResult{}, httpx.NewProblem(http.StatusConflict, httpx.TypeConflict, "Card suspended",
+			fmt.Sprintf("this card was suspended as a leech after %d lapses", lapses))
 	}
 	card.ElapsedDays, card.ScheduledDays, card.Reps, card.Lapses = uint64(elapsed), uint64(scheduled), uint64(reps), uint64(lapses)
 	if lastReview != nil {
@@ -133,8 +144,12 @@ func (s *Service) submitReview(ctx context.Context, tx pgx.Tx, r *http.Request, 
 	if err != nil {
 		return ReviewResult{}, fmt.Errorf("schedule card %s: %w", cardID, err)
 	}
+	// A lapse that brings the card to events.LeechLapses makes it a leech:
+	// suspended at once (learning state is synchronous), announced by
+	// card.leeched.
+	leech := rating == learning.Again && card.State == learning.Review && next.Lapses >= events.LeechLapses
 	if _, err := tx.Exec(ctx, updateCardSQL, cardID, next.State, next.Due, next.Stability, next.Difficulty,
-		next.ElapsedDays, next.ScheduledDays, next.Reps, next.Lapses, next.Step, next.LastReview); err != nil {
+		next.ElapsedDays, next.ScheduledDays, next.Reps, next.Lapses, next.Step, next.LastReview, leech); err != nil {
 		return ReviewResult{}, fmt.Errorf("update card: %w", err)
 	}
 	out := ReviewResult{Card: cardView(cardID, next), CompletedAssignments: []uuid.UUID{}}
@@ -158,7 +173,7 @@ func (s *Service) submitReview(ctx context.Context, tx pgx.Tx, r *http.Request, 
 		ReviewID: out.ReviewID, CardID: cardID, LearnerID: learner.ID, LexemeID: lexemeID, Rating: int(rating),
 		StateBefore: int(card.State), StateAfter: int(next.State), ReviewedAt: rlog.Reviewed,
 		LocalDay: localDay(rlog.Reviewed, learner.Timezone), Due: next.Due, AssignmentIDs: assignmentIDs,
-		StudyDay: localDay(rlog.Reviewed.Add(-events.RolloverHour*time.Hour), learner.Timezone),
+		StudyDay: events.StudyDay(rlog.Reviewed, location(learner.Timezone)),
 	})
 	if err != nil {
 		return ReviewResult{}, err
@@ -166,7 +181,17 @@ func (s *Service) submitReview(ctx context.Context, tx pgx.Tx, r *http.Request, 
 	submitted.Headers = headers
 	evs := []outbox.Event{submitted}
 
-	if next.State == learning.Review && len(assignmentIDs) > 0 {
+	if leech {
+		ev, err := outbox.NewEvent(events.CardLeeched, key, events.CardLeechedPayload{
+			CardID: cardID, LearnerID: learner.ID, Lemma: lemma, Lapses: int(next.Lapses)})
+		if err != nil {
+			return ReviewResult{}, err
+		}
+		ev.Headers = headers
+		evs = append(evs, ev)
+		out.Card.Suspended = true
+	}
+	if (next.State == learning.Review || leech) && len(assignmentIDs) > 0 {
 		rows, err := tx.Query(ctx, completeAssignmentsSQL, assignmentIDs, rlog.Reviewed)
 		if err != nil {
 			return ReviewResult{}, fmt.Errorf("complete assignments: %w", err)
@@ -198,9 +223,14 @@ func cardView(id uuid.UUID, c learning.Card) CardView {
 
 // localDay is t's calendar date in the IANA zone tz, or in UTC when tz is unknown.
 func localDay(t time.Time, tz string) string {
+	return t.In(location(tz)).Format(time.DateOnly)
+}
+
+// location loads the IANA zone tz, or UTC when it is unknown.
+func location(tz string) *time.Location {
 	loc, err := time.LoadLocation(tz)
 	if err != nil {
-		loc = time.UTC
+		return time.UTC
 	}
-	return t.In(loc).Format(time.DateOnly)
+	return loc
 }

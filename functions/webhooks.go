@@ -19,7 +19,7 @@ import (
 // sees or changes an endpoint; anyone else gets 404.
 
 // WebhookTopics are the event types a webhook endpoint may subscribe to.
-var WebhookTopics = []string{events.AssignmentCreated, events.AssignmentCompleted}
+var WebhookTopics = []string{events.LearnerEnrolled, events.AssignmentCreated, events.AssignmentCompleted}
 
 // WebhookEndpoint is an endpoint as its owner sees it. Secret is returned
 // only when the endpoint is registered or its secret rotated.
@@ -37,7 +37,7 @@ type WebhookEndpoint struct {
 type RegisterWebhookEndpointRequest struct {
 	URL string `json:"url" validate:"required,max=2000"`
 	// Topics to receive; empty means all of WebhookTopics.
-	Topics []string `json:"topics" validate:"max=10,dive,oneof=assignment.created assignment.completed"`
+	Topics []string `json:"topics" validate:"max=10,unique,dive,oneof=learner.enrolled assignment.created assignment.completed"`
 }
 
 // WebhookEndpointRequest names one endpoint.
@@ -65,6 +65,11 @@ func (s *Service) RegisterWebhookEndpoint(w http.ResponseWriter, r *http.Request
 	if !allow(w, r, http.MethodPost) {
 		return
 	}
+	t, err := s.teacher(r)
+	if err != nil {
+		httpx.WriteError(w, r, s.log, err)
+		return
+	}
 	var req RegisterWebhookEndpointRequest
 	if err := httpx.DecodeJSON(r, &req); err != nil {
 		httpx.WriteError(w, r, s.log, err)
@@ -78,11 +83,6 @@ func (s *Service) RegisterWebhookEndpoint(w http.ResponseWriter, r *http.Request
 	}
 	if req.Topics == nil {
 		req.Topics = []string{}
-	}
-	t, err := s.teacher(r)
-	if err != nil {
-		httpx.WriteError(w, r, s.log, err)
-		return
 	}
 	ep := WebhookEndpoint{URL: req.URL, Topics: req.Topics, Secret: webhooks.NewSecret()}
 	if err := s.pool.QueryRow(r.Context(), `INSERT INTO webhook_endpoints (teacher_id, url, secret, topics)

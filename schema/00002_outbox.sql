@@ -41,6 +41,8 @@ CREATE TABLE outbox_deliveries (
     -- Attempts started so far; a claim counts as an attempt, so a worker that
     -- dies mid-handler still uses one up.
     attempts     integer NOT NULL DEFAULT 0,
+    -- How many times an operator replayed this delivery from the dead.
+    replays      integer NOT NULL DEFAULT 0,
     -- pending: earliest next claim; running: lease expiry. Database clock.
     available_at timestamptz NOT NULL DEFAULT now(),
     lease_token  uuid,

@@ -16,7 +16,7 @@ import (
 )
 
 // Activity maintains study days, streaks and achievements from
-// review.submitted and assignment.completed, and suspends leeches. It is an ordered subscriber
+// review.submitted and assignment.completed. It is an ordered subscriber
 // (keyed by learner), so a learner's study days arrive in commit order.
 // Consequences that are events themselves (streak.extended,
 // achievement.earned) are enqueued in the consumer's own transaction, through
@@ -99,37 +99,7 @@ func (a *Activity) review(ctx context.Context, tx pgx.Tx, d outbox.Delivery, p e
 			codes = append(codes, events.AchievementWords100)
 		}
 	}
-	if err := a.detectLeech(ctx, tx, p); err != nil {
-		return err
-	}
 	return a.earn(ctx, tx, d, p.LearnerID, p.ReviewedAt, codes...)
-}
-
-// A lapse (Again on a card in Review) may make the card a leech: at
-// events.LeechLapses lapses it is suspended, once, and card.leeched enqueued.
-const suspendLeechSQL = `
-UPDATE cards c SET suspended = true, updated_at = now()
-FROM lexemes l
-WHERE c.id = $1 AND l.id = c.lexeme_id AND c.lapses >= $2 AND NOT c.suspended
-RETURNING c.lapses, l.lemma`
-
-func (a *Activity) detectLeech(ctx context.Context, tx pgx.Tx, p events.ReviewSubmittedPayload) error {
-	if learning.Rating(p.Rating) != learning.Again || learning.State(p.StateBefore) != learning.Review {
-		return nil
-	}
-	leech := events.CardLeechedPayload{CardID: p.CardID, LearnerID: p.LearnerID}
-	err := tx.QueryRow(ctx, suspendLeechSQL, p.CardID, events.LeechLapses).Scan(&leech.Lapses, &leech.Lemma)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("suspend leech: %w", err)
-	}
-	ev, err := outbox.NewEvent(events.CardLeeched, p.LearnerID.String(), leech)
-	if err != nil {
-		return err
-	}
-	return a.outbox.Enqueue(ctx, tx, ev)
 }
 
 // extendStreak records a new study day and returns the current streak:

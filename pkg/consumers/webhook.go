@@ -20,9 +20,11 @@ import (
 // (the payload's teacher_id) that subscribe to its topic.
 //
 // Each endpoint's outcome is recorded in webhook_attempts: a 2xx is
-// accepted, a 4xx other than 410 is rejected for good, 410 Gone disables the
-// endpoint. A redelivery skips endpoints with a recorded outcome, so a
-// receiver accepts each event once (and can deduplicate on webhook-id, the
+// accepted, a 4xx other than 410 is rejected (with the delivery's replay
+// count), 410 Gone disables the endpoint. A redelivery skips endpoints that
+// accepted, and those that rejected it since the last replay, so a receiver
+// accepts each event once, while an operator's replay sends to the endpoints
+// that rejected it again (and can deduplicate on webhook-id, the
 // event id, if the process dies between its 2xx and the record). A 5xx, a
 // timeout or a network error leaves no record and fails the delivery, which
 // the outbox retries with backoff; when only permanent rejections remain the
@@ -41,12 +43,15 @@ const endpointsSQL = `
 SELECT w.id, w.url, w.secret FROM webhook_endpoints w
 WHERE w.teacher_id = $1 AND w.disabled_at IS NULL
   AND (cardinality(w.topics) = 0 OR $2 = ANY (w.topics))
-  AND NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.endpoint_id = w.id AND a.event_id = $3)
+  AND NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.endpoint_id = w.id AND a.event_id = $3
+                  AND (a.accepted OR a.replays >= $4))
 ORDER BY w.id`
 
 const recordAttemptSQL = `
-INSERT INTO webhook_attempts (endpoint_id, event_id, status, accepted) VALUES ($1, $2, $3, $4)
-ON CONFLICT (endpoint_id, event_id) DO NOTHING`
+INSERT INTO webhook_attempts (endpoint_id, event_id, status, accepted, replays) VALUES ($1, $2, $3, $4, $5)
+ON CONFLICT (endpoint_id, event_id) DO UPDATE
+SET status = excluded.status, accepted = excluded.accepted, replays = excluded.replays, at = now()
+WHERE NOT webhook_attempts.accepted`
 
 const disableEndpointSQL = `
 UPDATE webhook_endpoints SET disabled_at = now(), disabled_reason = $2
@@ -64,7 +69,7 @@ func (h *Webhook) Handle(ctx context.Context, d outbox.Delivery) error {
 	if owner.TeacherID == uuid.Nil {
 		return outbox.Permanent(fmt.Errorf("%s payload has no teacher_id", d.Event.Topic))
 	}
-	rows, err := h.pool.Query(ctx, endpointsSQL, owner.TeacherID, d.Event.Topic, d.Event.ID)
+	rows, err := h.pool.Query(ctx, endpointsSQL, owner.TeacherID, d.Event.Topic, d.Event.ID, d.Replays)
 	if err != nil {
 		return fmt.Errorf("load webhook endpoints: %w", err)
 	}
@@ -78,7 +83,7 @@ func (h *Webhook) Handle(ctx context.Context, d outbox.Delivery) error {
 	msg := webhooks.Message{Type: d.Event.Topic, Timestamp: d.Event.CreatedAt, Data: json.RawMessage(d.Event.Payload)}
 	var retry, rejected []string
 	for _, ep := range eps {
-		outcome, err := h.deliver(ctx, ep, d.Event.ID, msg)
+		outcome, err := h.deliver(ctx, ep, d, msg)
 		if err != nil {
 			return err
 		}
@@ -112,13 +117,15 @@ type webhookOutcome struct {
 // deliver sends one event to one endpoint and records the outcome, in a
 // transaction that holds an advisory lock on (endpoint, event): a concurrent
 // copy of the delivery waits, then finds the record and sends nothing.
-func (h *Webhook) deliver(ctx context.Context, ep endpoint, eventID uuid.UUID, msg webhooks.Message) (webhookOutcome, error) {
+func (h *Webhook) deliver(ctx context.Context, ep endpoint, d outbox.Delivery, msg webhooks.Message) (webhookOutcome, error) {
 	var out webhookOutcome
+	eventID := d.Event.ID
 	err := pgx.BeginFunc(ctx, h.pool, func(tx pgx.Tx) error {
 		var done bool
 		if err := tx.QueryRow(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1::uuid::text || $2::uuid::text, 0)),
-			EXISTS (SELECT 1 FROM webhook_attempts WHERE endpoint_id = $1::uuid AND event_id = $2::uuid)`,
-			ep.id, eventID).Scan(nil, &done); err != nil {
+			EXISTS (SELECT 1 FROM webhook_attempts WHERE endpoint_id = $1::uuid AND event_id = $2::uuid
+			        AND (accepted OR replays >= $3))`,
+			ep.id, eventID, d.Replays).Scan(nil, &done); err != nil {
 			return fmt.Errorf("lock webhook attempt: %w", err)
 		}
 		if done {
@@ -137,7 +144,7 @@ func (h *Webhook) deliver(ctx context.Context, ep endpoint, eventID uuid.UUID, m
 		if !accepted {
 			out.rejected = describe(status, nil)
 		}
-		_, err = tx.Exec(ctx, recordAttemptSQL, ep.id, eventID, status, accepted)
+		_, err = tx.Exec(ctx, recordAttemptSQL, ep.id, eventID, status, accepted, d.Replays)
 		return err
 	})
 	if err != nil {

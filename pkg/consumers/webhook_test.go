@@ -153,11 +153,39 @@ func TestWebhookRetriesUntilAcceptedAndDisablesOnGone(t *testing.T) {
 	require.Equal(t, 1, n)
 }
 
-func TestWebhookRejectionIsPermanent(t *testing.T) {
+func TestWebhookRejectionIsPermanentUntilReplayed(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.endpoint(t, newReceiver(t, http.StatusBadRequest))
-	err := b.handlers[events.SubscriberWebhook].Handle(context.Background(), b.webhookDelivery(t))
-	require.True(t, outbox.IsPermanent(err), "a 4xx is not retried")
-	require.ErrorContains(t, err, "400")
+	ctx := context.Background()
+	r := newReceiver(t, http.StatusBadRequest) // rejects once, then accepts
+	b.endpoint(t, r)
+	e, err := outbox.NewEvent(events.AssignmentCreated, b.learner.ID.String(), events.AssignmentCreatedPayload{
+		AssignmentID: b.assignment, LearnerID: b.learner.ID, TeacherID: seed.TeacherID, Cards: 25})
+	require.NoError(t, err)
+	tx, err := b.pool.Begin(ctx)
+	require.NoError(t, err)
+	require.NoError(t, events.NewOutbox().Enqueue(ctx, tx, e))
+	require.NoError(t, tx.Commit(ctx))
+	d, err := outbox.NewDrainer(b.pool, map[string]outbox.Handler{events.SubscriberWebhook: b.handlers[events.SubscriberWebhook]},
+		outbox.Config{StopWhenIdle: true}, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+
+	rep, err := d.Run(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, rep.Dead, "a 4xx is not retried")
+	dead, err := outbox.ListDead(ctx, b.pool, outbox.DeadFilter{Subscriber: events.SubscriberWebhook})
+	require.NoError(t, err)
+	require.Len(t, dead, 1)
+	require.Contains(t, dead[0].LastError, "400")
+
+	n, err := outbox.Replay(ctx, b.pool, outbox.DeadFilter{IDs: []int64{dead[0].ID}}, "ops", "receiver fixed")
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	rep, err = d.Run(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, rep.Delivered)
+	accepted, invalid, calls := r.snapshot()
+	require.Equal(t, []string{e.ID.String()}, accepted, "the replay sent the event again and it was accepted")
+	require.Zero(t, invalid)
+	require.Equal(t, 2, calls)
 }

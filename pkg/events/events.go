@@ -105,8 +105,7 @@ type ReviewSubmittedPayload struct {
 	ReviewedAt  time.Time `json:"reviewed_at"`
 	// LocalDay is the review's calendar day (YYYY-MM-DD) in the learner's time zone.
 	LocalDay string `json:"local_day"`
-	// StudyDay is the study day the review counts for: the local date of
-	// the review time minus RolloverHour hours (YYYY-MM-DD).
+	// StudyDay is the study day the review counts for (see StudyDay).
 	StudyDay string    `json:"study_day"`
 	Due      time.Time `json:"due"`
 	// AssignmentIDs are the learner's assignments whose deck holds the lexeme.
@@ -213,8 +212,14 @@ func NextDailyReminder(t time.Time, tz *time.Location) time.Time {
 	return next
 }
 
-// StudyDay returns the study day of instant t in the zone tz: its local date
-// once RolloverHour hours are taken off, as YYYY-MM-DD.
+// StudyDay returns the study day of instant t in the zone tz, as
+// YYYY-MM-DD: its local date, or the day before when the local wall-clock
+// time is before RolloverHour (wall clock, so that daylight-saving days
+// roll over at 04:00 too).
 func StudyDay(t time.Time, tz *time.Location) string {
-	return t.Add(-RolloverHour * time.Hour).In(tz).Format(time.DateOnly)
+	local := t.In(tz)
+	if local.Hour() < RolloverHour {
+		local = time.Date(local.Year(), local.Month(), local.Day()-1, 12, 0, 0, 0, tz)
+	}
+	return local.Format(time.DateOnly)
 }

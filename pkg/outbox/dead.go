@@ -123,7 +123,7 @@ WITH target AS (
 ),
 replayed AS (
     UPDATE outbox_deliveries d
-    SET state = 'pending', attempts = 0, available_at = now(), finished_at = NULL
+    SET state = 'pending', attempts = 0, replays = d.replays + 1, available_at = now(), finished_at = NULL
     WHERE $6 = 'replay' AND d.id = ANY (ARRAY(SELECT id FROM target)) AND d.state = 'dead'
     RETURNING d.id),
 skipped AS (

@@ -127,7 +127,7 @@ SET state = 'running', attempts = d.attempts + 1, lease_token = $3,
 FROM outbox_events e
 WHERE d.id = ANY (ARRAY(SELECT id FROM due)) AND e.id = d.event_id
 RETURNING d.id, d.subscriber, d.attempts, e.event_id, e.topic, e.ordering_key, e.payload, e.headers,
-    e.not_before, e.created_at, d.last_error IS NOT DISTINCT FROM $5`
+    e.not_before, e.created_at, d.last_error IS NOT DISTINCT FROM $5, d.replays`
 
 // leaseExpiredError is recorded by a claim that takes over a delivery whose
 // previous holder never wrote a result: its worker died or overran its lease.
@@ -144,7 +144,7 @@ func (d *Drainer) claim(ctx context.Context, n int) ([]Delivery, uuid.UUID, erro
 		var dl Delivery
 		var notBefore *time.Time
 		err := row.Scan(&dl.ID, &dl.Subscriber, &dl.Attempt, &dl.Event.ID, &dl.Event.Topic, &dl.Event.OrderingKey,
-			&dl.Event.Payload, &dl.Event.Headers, &notBefore, &dl.Event.CreatedAt, &dl.leaseExpired)
+			&dl.Event.Payload, &dl.Event.Headers, &notBefore, &dl.Event.CreatedAt, &dl.leaseExpired, &dl.Replays)
 		if notBefore != nil {
 			dl.Event.NotBefore = *notBefore
 		}

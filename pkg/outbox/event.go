@@ -46,8 +46,12 @@ type Delivery struct {
 	ID int64
 	// Subscriber is the name of the subscriber this delivery is for.
 	Subscriber string
-	// Attempt counts from 1 for the first attempt.
+	// Attempt counts from 1 for the first attempt; a replay starts again at 1.
 	Attempt int
+	// Replays counts the operator replays of this delivery (0 at first): a
+	// subscriber that remembers outcomes per delivery can tell a replay,
+	// which should try again, from a retry.
+	Replays int
 	// Event is the event being delivered.
 	Event Event
 

@@ -154,16 +154,14 @@ func run(ctx context.Context) error {
 	fmt.Printf("   effect: progress caught up %s after the last review's commit\n", ms(latency))
 
 	fmt.Println("3. Effects now in place")
+	// Effects cause effects (streak and achievement events feed the feed):
+	// wait until nothing is due in the outbox before reading the projections.
+	if err := d.waitForQuietOutbox(ctx); err != nil {
+		return err
+	}
 	var prog functions.Progress
-	deadline := time.Now().Add(30 * time.Second)
-	for len(prog.Feed) == 0 || prog.Streak.Current == 0 {
-		if time.Now().After(deadline) {
-			return errors.New("no streak in GetProgress within 30 s: is the drain running?")
-		}
-		if err := d.call(http.MethodGet, "/GetProgress", learner.ID, nil, &prog); err != nil {
-			return err
-		}
-		time.Sleep(20 * time.Millisecond)
+	if err := d.call(http.MethodGet, "/GetProgress", learner.ID, nil, &prog); err != nil {
+		return err
 	}
 	fmt.Printf("   GetProgress: streak %d (longest %d), achievements %v\n", prog.Streak.Current, prog.Streak.Longest, achievementCodes(prog))
 	for _, item := range prog.Feed[:min(len(prog.Feed), 5)] {
@@ -311,4 +309,22 @@ func achievementCodes(p functions.Progress) []string {
 		out = append(out, a.Code)
 	}
 	return out
+}
+
+// waitForQuietOutbox polls until no delivery is due or being delivered
+// (delayed reminders may wait).
+func (d demo) waitForQuietOutbox(ctx context.Context) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		var busy int
+		if err := d.pool.QueryRow(ctx, `SELECT count(*) FROM outbox_deliveries
+			WHERE state = 'running' OR (state = 'pending' AND available_at <= now())`).Scan(&busy); err != nil {
+			return err
+		}
+		if busy == 0 {
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return errors.New("the outbox did not drain within 30 s: is the drain running?")
 }

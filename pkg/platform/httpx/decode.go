@@ -1,6 +1,7 @@
 package httpx
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,7 +34,8 @@ func newValidator() *validator.Validate {
 // DecodeJSON reads one JSON object from r's body into dst and validates it
 // with dst's `validate` tags. It returns a *Problem for a wrong Content-Type
 // (415), a body over MaxBodyBytes (413), malformed JSON, a wrong type, an
-// unknown field or trailing data (400), and failed validation (400 with one
+// unknown field, trailing data or a NUL character in a string (400; the
+// database cannot store one), and failed validation (400 with one
 // FieldError per field).
 func DecodeJSON(r *http.Request, dst any) error {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -41,13 +43,17 @@ func DecodeJSON(r *http.Request, dst any) error {
 		return NewProblem(http.StatusUnsupportedMediaType, TypeUnsupportedMedia, "Unsupported media type",
 			"send the body as application/json")
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, MaxBodyBytes))
+	var body bytes.Buffer
+	dec := json.NewDecoder(io.TeeReader(http.MaxBytesReader(nil, r.Body, MaxBodyBytes), &body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
 		return decodeProblem(err)
 	}
 	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
 		return NewProblem(http.StatusBadRequest, TypeBadRequest, "Malformed JSON", "the body must hold exactly one JSON object")
+	}
+	if bytes.Contains(bytes.ToLower(body.Bytes()), []byte(`\u0000`)) {
+		return NewProblem(http.StatusBadRequest, TypeBadRequest, "Malformed JSON", "strings must not contain NUL characters")
 	}
 	return Validate(dst)
 }

@@ -50,6 +50,7 @@ func TestDecodeJSONExplainsEachMistake(t *testing.T) {
 		{`{"name":"ab",`, "application/json", 400, "", ""},
 		{`{"name":"ab","rating":2} {}`, "application/json", 400, "", ""},
 		{``, "application/json", 400, "", ""},
+		{`{"name":"a\u0000b","rating":2}`, "application/json", 400, "", ""},
 		{`{"name":"ab","rating":2}`, "text/plain", 415, "", ""},
 		{`{"name":"` + strings.Repeat("a", MaxBodyBytes) + `"}`, "application/json", 413, "", ""},
 	} {
