@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -24,10 +25,16 @@ type Deps struct {
 	Mail     mail.Sender
 	Webhooks *webhooks.Sender
 	Log      *slog.Logger
+	// Now is the clock of time-dependent decisions (late reminders);
+	// time.Now when nil.
+	Now func() time.Time
 }
 
 // Handlers returns one handler per subscriber named in events.Subscriptions.
 func Handlers(d Deps) map[string]outbox.Handler {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
 	return map[string]outbox.Handler{
 		events.SubscriberProgress:       &Progress{pool: d.Pool},
 		events.SubscriberEmail:          &Email{pool: d.Pool, mail: d.Mail},
@@ -35,7 +42,7 @@ func Handlers(d Deps) map[string]outbox.Handler {
 		events.SubscriberActivity:       &Activity{pool: d.Pool, outbox: events.NewOutbox()},
 		events.SubscriberFeed:           &Feed{pool: d.Pool},
 		events.SubscriberCongratulation: &Email{pool: d.Pool, mail: d.Mail},
-		events.SubscriberReminder:       &Email{pool: d.Pool, mail: d.Mail, outbox: events.NewOutbox()},
+		events.SubscriberReminder:       &Email{pool: d.Pool, mail: d.Mail, outbox: events.NewOutbox(), now: d.Now},
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 )
 
 type bundle struct {
+	deps       Deps
 	pool       *pgxpool.Pool
 	mailpit    mailpit.Client
 	handlers   map[string]outbox.Handler
@@ -38,9 +39,9 @@ func setup(t *testing.T) bundle {
 	port, client := mailpit.Start(t)
 	sender, err := mail.NewSMTP(mail.Config{Host: "127.0.0.1", Port: port, TLS: "none", From: "Lexora <no-reply@lexora.app>", Timeout: 5 * time.Second})
 	require.NoError(t, err)
-	b := bundle{pool: pool, mailpit: client, learner: seed.Learners[0],
-		handlers: Handlers(Deps{Pool: pool, Mail: sender, Webhooks: webhooks.NewSender(webhooks.Config{Timeout: 5 * time.Second}),
-			Log: slog.New(slog.DiscardHandler)})}
+	deps := Deps{Pool: pool, Mail: sender, Webhooks: webhooks.NewSender(webhooks.Config{Timeout: 5 * time.Second}),
+		Log: slog.New(slog.DiscardHandler)}
+	b := bundle{deps: deps, pool: pool, mailpit: client, learner: seed.Learners[0], handlers: Handlers(deps)}
 	require.NoError(t, pool.QueryRow(ctx, `INSERT INTO assignments (deck_id, learner_id, teacher_id, due_at)
 		SELECT id, $1, $2, now() + interval '7 days' FROM decks ORDER BY title LIMIT 1 RETURNING id`,
 		b.learner.ID, seed.TeacherID).Scan(&b.assignment))

@@ -35,6 +35,7 @@ type Email struct {
 	pool   *pgxpool.Pool
 	mail   mail.Sender
 	outbox *outbox.Outbox // for the next daily reminder
+	now    func() time.Time
 }
 
 // MessageID is the Message-ID (without angle brackets) of the email that
@@ -202,8 +203,11 @@ func (e *Email) daily(ctx context.Context, d outbox.Delivery, p events.ReminderD
 		if err != nil {
 			return fmt.Errorf("load learner: %w", err)
 		}
-		current, err := reminders.Continue(ctx, tx, e.outbox, p.LearnerID, tz, d.Event.ID, p.At)
-		if err != nil || !current {
+		// After an outage the chain resumes from now, and a reminder that is
+		// more than a few hours late is not worth sending.
+		now := e.now()
+		current, err := reminders.Continue(ctx, tx, e.outbox, p.LearnerID, tz, d.Event.ID, maxTime(p.At, now))
+		if err != nil || !current || now.Sub(p.At) > staleReminder {
 			return err
 		}
 		loc, err := time.LoadLocation(tz)
@@ -226,4 +230,14 @@ func (e *Email) daily(ctx context.Context, d outbox.Delivery, p events.ReminderD
 		_, err = tx.Exec(ctx, recordSendSQL, d.Subscriber, d.Event.ID, m.MessageID, m.To, m.Subject)
 		return err
 	})
+}
+
+// staleReminder is how late a daily reminder may be and still be sent.
+const staleReminder = 3 * time.Hour
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }

@@ -44,12 +44,17 @@ func TestDailyReminderOnlyWhenTheLearnerHasNotStudied(t *testing.T) {
 		return reminders.Start(ctx, tx, ob, b.learner.ID, b.learner.Timezone, start) // a second start adds nothing
 	}))
 	require.Equal(t, 1, countRows(t, b, "SELECT count(*) FROM outbox_events WHERE topic = $1", events.ReminderDaily))
-	h := b.handlers[events.SubscriberReminder]
+	// The clock reads a minute past each reminder's time.
+	var clock time.Time
+	deps := b.deps
+	deps.Now = func() time.Time { return clock }
+	h := Handlers(deps)[events.SubscriberReminder]
 
 	first := b.currentLink(t)
 	var p events.ReminderDailyPayload
 	require.NoError(t, json.Unmarshal(first.Event.Payload, &p))
 	require.Equal(t, time.Date(2026, 3, 2, 17, 0, 0, 0, time.UTC), p.At.UTC(), "18:00 in Paris")
+	clock = p.At.Add(time.Minute)
 	require.NoError(t, h.Handle(ctx, first))
 	msgs, err := b.mailpit.Messages(ctx)
 	require.NoError(t, err)
@@ -60,6 +65,7 @@ func TestDailyReminderOnlyWhenTheLearnerHasNotStudied(t *testing.T) {
 	require.NotEqual(t, first.Event.ID, second.Event.ID, "the reminder scheduled the next one")
 	require.NoError(t, json.Unmarshal(second.Event.Payload, &p))
 	require.Equal(t, time.Date(2026, 3, 3, 17, 0, 0, 0, time.UTC), p.At.UTC())
+	clock = p.At.Add(time.Minute)
 	_, err = b.pool.Exec(ctx, "INSERT INTO learner_daily_activity (learner_id, day, reviews) VALUES ($1, '2026-03-03', 5)", b.learner.ID)
 	require.NoError(t, err)
 	require.NoError(t, h.Handle(ctx, second))
@@ -68,10 +74,22 @@ func TestDailyReminderOnlyWhenTheLearnerHasNotStudied(t *testing.T) {
 	require.Len(t, msgs, 1, "studied that day: no reminder")
 	require.NotEqual(t, second.Event.ID, b.currentLink(t).Event.ID, "the chain goes on")
 
+	// After an outage, a reminder a day late is not sent, and the chain
+	// resumes from now rather than sending one per missed day.
+	third := b.currentLink(t)
+	require.NoError(t, json.Unmarshal(third.Event.Payload, &p))
+	clock = p.At.Add(30 * time.Hour)
+	require.NoError(t, h.Handle(ctx, third))
+	msgs, err = b.mailpit.Messages(ctx)
+	require.NoError(t, err)
+	require.Len(t, msgs, 1, "a stale reminder is not sent")
+	require.NoError(t, json.Unmarshal(b.currentLink(t).Event.Payload, &p))
+	require.True(t, p.At.After(clock), "the next link is after now")
+
 	stray := first
 	stray.Event.ID = uuid.New()
 	require.NoError(t, h.Handle(ctx, stray))
-	require.Equal(t, 3, countRows(t, b, "SELECT count(*) FROM outbox_events WHERE topic = $1", events.ReminderDaily),
+	require.Equal(t, 4, countRows(t, b, "SELECT count(*) FROM outbox_events WHERE topic = $1", events.ReminderDaily),
 		"a link that is not the current one ends its chain")
 }
 
