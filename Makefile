@@ -44,6 +44,9 @@ test: ## go vet, gofmt check and all tests with -race against the local PostgreS
 	if [ -n "$$unformatted" ]; then echo "gofmt -l lists files that need formatting (run gofmt -w):"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(TEST_ENV) $(GO) test -race -count=1 ./...
+	@# The request decoders' fuzzers, for a bounded time (`go test` above runs their seeds).
+	$(TEST_ENV) $(GO) test -run '^$$' -fuzz '^FuzzDecodeJSON$$' -fuzztime 10s ./pkg/platform/httpx
+	$(TEST_ENV) $(GO) test -run '^$$' -fuzz '^FuzzSubmitReview$$' -fuzztime 10s ./functions
 
 bench: ## Outbox benchmarks (one iteration each) against the local PostgreSQL.
 	.ci/ensure-postgres

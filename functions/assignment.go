@@ -77,14 +77,9 @@ func (s *Service) CreateAssignment(w http.ResponseWriter, r *http.Request) {
 		httpx.WriteError(w, r, s.log, p)
 		return
 	}
-	var out Assignment
-	if s.inTx(w, r, func(tx pgx.Tx) error {
-		var err error
-		out, err = s.createAssignment(r.Context(), tx, r, in)
-		return err
-	}) {
-		httpx.WriteJSON(w, http.StatusCreated, out)
-	}
+	s.write(w, r, "CreateAssignment", http.StatusCreated, req, func(tx pgx.Tx) (any, error) {
+		return s.createAssignment(r.Context(), tx, r, in)
+	})
 }
 
 const lockLearnerOfTeacherSQL = `

@@ -58,14 +58,9 @@ func (s *Service) EnrollLearner(w http.ResponseWriter, r *http.Request) {
 		httpx.WriteError(w, r, s.log, err)
 		return
 	}
-	var out Enrollment
-	if s.inTx(w, r, func(tx pgx.Tx) error {
-		var err error
-		out, err = s.enroll(r.Context(), tx, r, req)
-		return err
-	}) {
-		httpx.WriteJSON(w, http.StatusCreated, out)
-	}
+	s.write(w, r, "EnrollLearner", http.StatusCreated, req, func(tx pgx.Tx) (any, error) {
+		return s.enroll(r.Context(), tx, r, req)
+	})
 }
 
 // The class's active decks: assigned by its teacher to its learners and not

@@ -24,6 +24,7 @@ package functions
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -42,6 +43,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/lexora-app/lexora/pkg/events"
+	"github.com/lexora-app/lexora/pkg/idempotency"
 	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/platform/database"
@@ -200,12 +202,83 @@ func allow(w http.ResponseWriter, r *http.Request, method string) bool {
 	return false
 }
 
-// inTx runs fn in one transaction and writes its error, if any, as a problem.
-// It reports whether fn committed.
-func (s *Service) inTx(w http.ResponseWriter, r *http.Request, fn func(pgx.Tx) error) bool {
-	if err := pgx.BeginFunc(r.Context(), s.pool, fn); err != nil {
+// IdempotencyKeyHeader names the header that makes a write safe to retry.
+const IdempotencyKeyHeader = "Idempotency-Key"
+
+// write runs fn, a state-changing function's work, in one transaction and
+// answers status with fn's result as JSON, or fn's error as a problem.
+//
+// With an Idempotency-Key header (1 to 255 printable ASCII characters) the
+// key is recorded first in the same transaction (package idempotency): the
+// first request with it commits its state, events and response together; a
+// retry with the same key and request gets the stored response back, marked
+// Idempotent-Replayed: true, without doing anything again; the same key with
+// a different request answers 422. Keys are scoped to the function and the
+// acting user. Requests that fail leave no key, so they can be retried.
+func (s *Service) write(w http.ResponseWriter, r *http.Request, name string, status int, req any, fn func(pgx.Tx) (any, error)) {
+	key := r.Header.Get(IdempotencyKeyHeader)
+	if r.Header.Values(IdempotencyKeyHeader) != nil && !validKey(key) {
+		p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", "the Idempotency-Key header is invalid")
+		p.Errors = []httpx.FieldError{{Field: IdempotencyKeyHeader, Reason: "must be 1 to 255 printable ASCII characters"}}
+		httpx.WriteError(w, r, s.log, p)
+		return
+	}
+	scope := name + " " + r.Header.Get(DevUserHeader)
+	var resp idempotency.Response
+	replayed := false
+	err := pgx.BeginFunc(r.Context(), s.pool, func(tx pgx.Tx) error {
+		if key != "" {
+			hash, err := idempotency.Hash(req)
+			if err != nil {
+				return err
+			}
+			stored, err := idempotency.Begin(r.Context(), tx, scope, key, hash)
+			if errors.Is(err, idempotency.ErrMismatch) {
+				return httpx.NewProblem(http.StatusUnprocessableEntity, httpx.TypeIdempotencyMismatch,
+					"Idempotency key reused", "this Idempotency-Key was used with a different request")
+			}
+			if err != nil || stored != nil {
+				if stored != nil {
+					resp, replayed = *stored, true
+				}
+				return err
+			}
+		}
+		out, err := fn(tx)
+		if err != nil {
+			return err
+		}
+		body, err := json.Marshal(out)
+		if err != nil {
+			return fmt.Errorf("encode response: %w", err)
+		}
+		resp = idempotency.Response{Status: status, Body: body}
+		if key != "" {
+			return idempotency.Finish(r.Context(), tx, scope, key, resp)
+		}
+		return nil
+	})
+	if err != nil {
 		httpx.WriteError(w, r, s.log, err)
+		return
+	}
+	if replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(resp.Status)
+	_, _ = w.Write(append(resp.Body, '\n'))
+}
+
+func validKey(k string) bool {
+	if len(k) == 0 || len(k) > 255 {
 		return false
+	}
+	for _, c := range []byte(k) {
+		if c < 0x21 || c > 0x7e {
+			return false
+		}
 	}
 	return true
 }

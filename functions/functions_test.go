@@ -39,7 +39,7 @@ type fixture struct {
 	deck                  uuid.UUID
 }
 
-func setup(t *testing.T) fixture {
+func setup(t testing.TB) fixture {
 	t.Helper()
 	pool := pgtest.New(t)
 	f := fixture{pool: pool, clock: &clock{t: time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)}}
@@ -73,7 +73,7 @@ func setup(t *testing.T) fixture {
 	return f
 }
 
-func (f fixture) call(t *testing.T, h func(*Service, http.ResponseWriter, *http.Request), method, target string, actor uuid.UUID, body string) (int, map[string]any) {
+func (f fixture) call(t testing.TB, h func(*Service, http.ResponseWriter, *http.Request), method, target string, actor uuid.UUID, body string) (int, map[string]any) {
 	t.Helper()
 	req := httptest.NewRequest(method, target, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
@@ -92,7 +92,7 @@ func (f fixture) call(t *testing.T, h func(*Service, http.ResponseWriter, *http.
 	return rec.Code, out
 }
 
-func (f fixture) count(t *testing.T, sql string, args ...any) int {
+func (f fixture) count(t testing.TB, sql string, args ...any) int {
 	t.Helper()
 	var n int
 	require.NoError(t, f.pool.QueryRow(context.Background(), sql, args...).Scan(&n))
@@ -101,7 +101,7 @@ func (f fixture) count(t *testing.T, sql string, args ...any) int {
 
 // snapshot counts the rows every write could touch, to prove a rejected
 // request changed nothing.
-func (f fixture) snapshot(t *testing.T) map[string]int {
+func (f fixture) snapshot(t testing.TB) map[string]int {
 	t.Helper()
 	out := map[string]int{}
 	for _, table := range []string{"assignments", "cards", "review_log", "outbox_events", "outbox_deliveries"} {
@@ -111,7 +111,7 @@ func (f fixture) snapshot(t *testing.T) map[string]int {
 	return out
 }
 
-func (f fixture) topics(t *testing.T) []string {
+func (f fixture) topics(t testing.TB) []string {
 	t.Helper()
 	rows, err := f.pool.Query(context.Background(), "SELECT topic FROM outbox_events ORDER BY id")
 	require.NoError(t, err)
@@ -125,7 +125,7 @@ func (f fixture) topics(t *testing.T) []string {
 	return out
 }
 
-func (f fixture) assign(t *testing.T) uuid.UUID {
+func (f fixture) assign(t testing.TB) uuid.UUID {
 	t.Helper()
 	code, body := f.call(t, (*Service).CreateAssignment, http.MethodPost, "/CreateAssignment", f.teacher,
 		`{"learner_id":"`+f.learner.String()+`","deck_id":"`+f.deck.String()+`","due_at":"2026-03-20T18:00:00Z"}`)
@@ -200,7 +200,7 @@ func TestCreateAssignmentRejectsBadInputAndChangesNothing(t *testing.T) {
 	require.Equal(t, after, f.snapshot(t))
 }
 
-func (f fixture) cards(t *testing.T) []uuid.UUID {
+func (f fixture) cards(t testing.TB) []uuid.UUID {
 	t.Helper()
 	rows, err := f.pool.Query(context.Background(), "SELECT id FROM cards WHERE learner_id = $1 ORDER BY id", f.learner)
 	require.NoError(t, err)
@@ -214,7 +214,7 @@ func (f fixture) cards(t *testing.T) []uuid.UUID {
 	return ids
 }
 
-func (f fixture) review(t *testing.T, card uuid.UUID, rating int) map[string]any {
+func (f fixture) review(t testing.TB, card uuid.UUID, rating int) map[string]any {
 	t.Helper()
 	code, body := f.call(t, (*Service).SubmitReview, http.MethodPost, "/SubmitReview", f.learner,
 		`{"card_id":"`+card.String()+`","rating":`+string(rune('0'+rating))+`}`)

@@ -64,14 +64,9 @@ func (s *Service) SubmitReview(w http.ResponseWriter, r *http.Request) {
 		httpx.WriteError(w, r, s.log, err)
 		return
 	}
-	var out ReviewResult
-	if s.inTx(w, r, func(tx pgx.Tx) error {
-		var err error
-		out, err = s.submitReview(r.Context(), tx, r, uuid.MustParse(req.CardID), learning.Rating(*req.Rating))
-		return err
-	}) {
-		httpx.WriteJSON(w, http.StatusOK, out)
-	}
+	s.write(w, r, "SubmitReview", http.StatusOK, req, func(tx pgx.Tx) (any, error) {
+		return s.submitReview(r.Context(), tx, r, uuid.MustParse(req.CardID), learning.Rating(*req.Rating))
+	})
 }
 
 // The learner row is locked first (as in CreateAssignment) so that one

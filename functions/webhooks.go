@@ -84,13 +84,14 @@ func (s *Service) RegisterWebhookEndpoint(w http.ResponseWriter, r *http.Request
 	if req.Topics == nil {
 		req.Topics = []string{}
 	}
-	ep := WebhookEndpoint{URL: req.URL, Topics: req.Topics, Secret: webhooks.NewSecret()}
-	if err := s.pool.QueryRow(r.Context(), `INSERT INTO webhook_endpoints (teacher_id, url, secret, topics)
-		VALUES ($1, $2, $3, $4) RETURNING id, created_at`, t.ID, ep.URL, ep.Secret, ep.Topics).Scan(&ep.ID, &ep.CreatedAt); err != nil {
-		httpx.WriteError(w, r, s.log, fmt.Errorf("insert webhook endpoint: %w", err))
-		return
-	}
-	httpx.WriteJSON(w, http.StatusCreated, ep)
+	s.write(w, r, "RegisterWebhookEndpoint", http.StatusCreated, req, func(tx pgx.Tx) (any, error) {
+		ep := WebhookEndpoint{URL: req.URL, Topics: req.Topics, Secret: webhooks.NewSecret()}
+		if err := tx.QueryRow(r.Context(), `INSERT INTO webhook_endpoints (teacher_id, url, secret, topics)
+			VALUES ($1, $2, $3, $4) RETURNING id, created_at`, t.ID, ep.URL, ep.Secret, ep.Topics).Scan(&ep.ID, &ep.CreatedAt); err != nil {
+			return nil, fmt.Errorf("insert webhook endpoint: %w", err)
+		}
+		return ep, nil
+	})
 }
 
 // ListWebhookEndpoints (GET) lists the calling teacher's endpoints, without
@@ -150,24 +151,28 @@ func (s *Service) changeEndpoint(w http.ResponseWriter, r *http.Request, sql str
 		httpx.WriteError(w, r, s.log, err)
 		return
 	}
-	args := []any{req.ID, t.ID}
-	secret := webhooks.NewSecret()
+	name := "DeleteWebhookEndpoint"
 	if rotate {
-		args = append(args, secret)
+		name = "RotateWebhookSecret"
 	}
-	var ep WebhookEndpoint
-	err = s.pool.QueryRow(r.Context(), sql, args...).
-		Scan(&ep.ID, &ep.URL, &ep.Topics, &ep.CreatedAt, &ep.DisabledAt, &ep.DisabledReason)
-	if errors.Is(err, pgx.ErrNoRows) {
-		httpx.WriteError(w, r, s.log, httpx.NotFound("webhook endpoint"))
-		return
-	}
-	if err != nil {
-		httpx.WriteError(w, r, s.log, err)
-		return
-	}
-	if rotate {
-		ep.Secret = secret
-	}
-	httpx.WriteJSON(w, http.StatusOK, ep)
+	s.write(w, r, name, http.StatusOK, req, func(tx pgx.Tx) (any, error) {
+		args := []any{req.ID, t.ID}
+		secret := webhooks.NewSecret()
+		if rotate {
+			args = append(args, secret)
+		}
+		var ep WebhookEndpoint
+		err := tx.QueryRow(r.Context(), sql, args...).
+			Scan(&ep.ID, &ep.URL, &ep.Topics, &ep.CreatedAt, &ep.DisabledAt, &ep.DisabledReason)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, httpx.NotFound("webhook endpoint")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("change webhook endpoint: %w", err)
+		}
+		if rotate {
+			ep.Secret = secret
+		}
+		return ep, nil
+	})
 }

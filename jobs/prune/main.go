@@ -1,5 +1,6 @@
 // Command prune is the Cloud Run Job that deletes fully delivered outbox
-// events past their retention, and old dedup records, in bounded batches
+// events past their retention, old dedup records and delivery statistics,
+// and Idempotency-Key records past 24 hours, in bounded batches
 // (see outbox.PruneConfig for the PRUNE_* settings). It logs one JSON summary
 // line and exits 0 when it ran, 1 when it could not.
 package main
@@ -10,6 +11,7 @@ import (
 
 	"github.com/sethvargo/go-envconfig"
 
+	"github.com/lexora-app/lexora/pkg/idempotency"
 	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/platform/database"
 	"github.com/lexora-app/lexora/pkg/platform/jobrun"
@@ -36,8 +38,13 @@ func run(ctx context.Context, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	keys, err := idempotency.Prune(ctx, pool, outbox.DefaultPruneBatchSize)
+	if err != nil {
+		return err
+	}
 	log.Info("prune run", slog.Int64("events", rep.Events), slog.Int64("dedup_records", rep.DedupRecords),
 		slog.Int("batches", rep.Batches), slog.Bool("reached_deadline", rep.ReachedDeadline),
-		slog.Int64("stats_rows", rep.StatsRows), slog.Float64("duration_seconds", rep.Duration.Seconds()))
+		slog.Int64("stats_rows", rep.StatsRows), slog.Int64("idempotency_keys", keys),
+		slog.Float64("duration_seconds", rep.Duration.Seconds()))
 	return nil
 }

@@ -17,16 +17,17 @@ import (
 
 // Problem type URIs. They are stable: clients may switch on them.
 const (
-	TypeBadRequest       = "https://lexora.app/problems/bad-request"
-	TypeValidation       = "https://lexora.app/problems/validation-failed"
-	TypeUnauthenticated  = "https://lexora.app/problems/unauthenticated"
-	TypeNotFound         = "https://lexora.app/problems/not-found"
-	TypeConflict         = "https://lexora.app/problems/conflict"
-	TypeMethodNotAllowed = "https://lexora.app/problems/method-not-allowed"
-	TypeUnsupportedMedia = "https://lexora.app/problems/unsupported-media-type"
-	TypeInternal         = "https://lexora.app/problems/internal"
-	TypeRequestTooLarge  = "https://lexora.app/problems/request-too-large"
-	TypeUnavailable      = "https://lexora.app/problems/unavailable"
+	TypeBadRequest          = "https://lexora.app/problems/bad-request"
+	TypeValidation          = "https://lexora.app/problems/validation-failed"
+	TypeUnauthenticated     = "https://lexora.app/problems/unauthenticated"
+	TypeNotFound            = "https://lexora.app/problems/not-found"
+	TypeConflict            = "https://lexora.app/problems/conflict"
+	TypeMethodNotAllowed    = "https://lexora.app/problems/method-not-allowed"
+	TypeUnsupportedMedia    = "https://lexora.app/problems/unsupported-media-type"
+	TypeInternal            = "https://lexora.app/problems/internal"
+	TypeRequestTooLarge     = "https://lexora.app/problems/request-too-large"
+	TypeUnavailable         = "https://lexora.app/problems/unavailable"
+	TypeIdempotencyMismatch = "https://lexora.app/problems/idempotency-key-mismatch"
 )
 
 // FieldError names one invalid field of a request, by its JSON name.

@@ -1,0 +1,78 @@
+package functions
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+)
+
+func (f fixture) keyed(t *testing.T, key string, actor uuid.UUID, body string) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodPost, "/SubmitReview", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(DevUserHeader, actor.String())
+	req.Header.Set(IdempotencyKeyHeader, key)
+	rec := httptest.NewRecorder()
+	f.svc.SubmitReview(rec, req)
+	return rec
+}
+
+func TestIdempotencyKeyMakesARetryHarmless(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	f.assign(t)
+	cards := f.cards(t)
+	body := `{"card_id":"` + cards[0].String() + `","rating":3}`
+
+	first := f.keyed(t, "review-1", f.learner, body)
+	require.Equal(t, http.StatusOK, first.Code, first.Body.String())
+	after := f.snapshot(t)
+	retry := f.keyed(t, "review-1", f.learner, body)
+	require.Equal(t, http.StatusOK, retry.Code)
+	require.Equal(t, first.Body.String(), retry.Body.String(), "the same response")
+	require.Equal(t, "true", retry.Header().Get("Idempotent-Replayed"))
+	require.Equal(t, after, f.snapshot(t), "nothing done again")
+
+	other := f.keyed(t, "review-1", f.learner, `{"card_id":"`+cards[1].String()+`","rating":3}`)
+	require.Equal(t, http.StatusUnprocessableEntity, other.Code, other.Body.String())
+	require.Equal(t, after, f.snapshot(t))
+
+	// The key is the learner's own: another user's same key is another request.
+	require.Equal(t, http.StatusNotFound, f.keyed(t, "review-1", f.otherLearner, body).Code)
+
+	for _, bad := range []string{strings.Repeat("k", 256), "with space", "é"} {
+		require.Equal(t, http.StatusBadRequest, f.keyed(t, bad, f.learner, body).Code, bad)
+	}
+	// A failed request leaves no key behind: fixing the body succeeds.
+	require.Equal(t, http.StatusBadRequest, f.keyed(t, "review-2", f.learner, `{"card_id":"`+cards[1].String()+`","rating":9}`).Code)
+	require.Equal(t, http.StatusOK, f.keyed(t, "review-2", f.learner, `{"card_id":"`+cards[1].String()+`","rating":3}`).Code)
+	require.Equal(t, 2, f.count(t, "SELECT count(*) FROM review_log"))
+}
+
+func TestConcurrentRetriesWithOneKeyCommitOnce(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	f.assign(t)
+	body := `{"card_id":"` + f.cards(t)[0].String() + `","rating":4}`
+	responses := make([]string, 10)
+	var wg sync.WaitGroup
+	for i := range responses {
+		wg.Go(func() {
+			rec := f.keyed(t, "flaky-network", f.learner, body)
+			require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+			responses[i] = rec.Body.String()
+		})
+	}
+	wg.Wait()
+	for _, r := range responses {
+		require.Equal(t, responses[0], r)
+	}
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM review_log"))
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM outbox_events WHERE topic = 'review.submitted'"))
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM idempotency_keys"))
+}
