@@ -6,8 +6,8 @@ SHELL := /bin/bash
 GO ?= go
 BIN := $(CURDIR)/bin
 # The binaries `make build` produces, each named after its directory:
-# bin/server, bin/migrate, bin/seed, bin/drain, bin/prune, bin/demo, bin/devstack, bin/outboxctl.
-CMDS := ./functions/cmd/server ./functions/cmd/demo \
+# bin/server, bin/migrate, bin/seed, bin/drain, bin/prune, bin/demo, bin/devtoken, bin/devstack, bin/outboxctl.
+CMDS := ./functions/cmd/server ./functions/cmd/demo ./functions/cmd/devtoken \
 	./jobs/migrate ./jobs/seed ./jobs/drain ./jobs/prune ./jobs/devstack ./jobs/outboxctl
 
 TEST_ENV := LEXORA_MAILPIT=$(BIN)/mailpit \

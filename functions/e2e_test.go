@@ -20,6 +20,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/consumers"
 	"github.com/lexora-app/lexora/pkg/mail"
 	"github.com/lexora-app/lexora/pkg/outbox"
+	authpkg "github.com/lexora-app/lexora/pkg/platform/auth"
 	"github.com/lexora-app/lexora/pkg/platform/mailpit"
 	"github.com/lexora-app/lexora/pkg/platform/pgtest"
 	"github.com/lexora-app/lexora/pkg/seed"
@@ -37,7 +38,7 @@ func TestEndToEnd(t *testing.T) {
 	pool := pgtest.New(t)
 	_, err := seed.Load(ctx, pool)
 	require.NoError(t, err)
-	svc, err := NewService(pool, time.Now, slog.New(slog.DiscardHandler))
+	svc, err := NewService(pool, devVerifier(t), time.Now, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	svc.webhooks.AllowHTTP = true // the test's receiver is plain HTTP on loopback
 	mux := http.NewServeMux()
@@ -49,6 +50,10 @@ func TestEndToEnd(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 
+	// Seeded users sign in with their id as subject; the newcomer with a
+	// provider subject of their own and a verified email, which links the
+	// account enrolment created.
+	tokens := map[uuid.UUID]string{}
 	call := func(method, path string, actor uuid.UUID, body any, out any) {
 		t.Helper()
 		var buf bytes.Buffer
@@ -56,7 +61,11 @@ func TestEndToEnd(t *testing.T) {
 		req, err := http.NewRequest(method, srv.URL+path, &buf)
 		require.NoError(t, err)
 		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set(DevUserHeader, actor.String())
+		auth := bearer(t, actor)
+		if tok, ok := tokens[actor]; ok {
+			auth = "Bearer " + tok
+		}
+		req.Header.Set("Authorization", auth)
 		resp, err := http.DefaultClient.Do(req)
 		require.NoError(t, err)
 		defer resp.Body.Close()
@@ -90,6 +99,9 @@ func TestEndToEnd(t *testing.T) {
 	call(http.MethodPost, "/EnrollLearner", seed.TeacherID, map[string]any{
 		"class_id": seed.ClassID, "email": "newcomer@lexora.test", "display_name": "Ana Newcomer", "timezone": "America/Sao_Paulo"}, &enrolment)
 	learner := seed.User{ID: enrolment.LearnerID, Email: "newcomer@lexora.test"}
+	tok, err := authpkg.DevToken("lexora-dev", "firebase-uid-ana", learner.Email, time.Hour)
+	require.NoError(t, err)
+	tokens[learner.ID] = tok
 	var deck uuid.UUID
 	require.NoError(t, pool.QueryRow(ctx, "SELECT id FROM decks ORDER BY title LIMIT 1").Scan(&deck))
 	var a Assignment
@@ -147,6 +159,9 @@ func TestEndToEnd(t *testing.T) {
 		(SELECT count(*) FROM learner_achievements WHERE learner_id = $1), (SELECT count(*) FROM learner_feed WHERE learner_id = $1)`,
 		learner.ID).Scan(&streak, &achievements, &feed))
 	require.Equal(t, []int{1, 2, 3}, []int{streak, achievements, feed})
+	var subject string
+	require.NoError(t, pool.QueryRow(ctx, "SELECT auth_subject FROM users WHERE id = $1", learner.ID).Scan(&subject))
+	require.Equal(t, "firebase-uid-ana", subject, "the first sign-in linked the enrolled account")
 	rep, err = drainer.Run(ctx)
 	require.NoError(t, err)
 	require.Zero(t, rep.Delivered, "nothing is delivered twice")

@@ -17,9 +17,9 @@
 // events (pkg/outbox), commit, answer. Nothing slow happens in a request; the
 // consequences are delivered later by jobs/drain.
 //
-// Until real authentication lands, the acting user is the id in the
-// development header X-Lexora-Dev-User-Id; it is trusted as is, so it must
-// never be exposed beyond a developer's machine.
+// Every request carries an ID token (Authorization: Bearer), verified by
+// pkg/platform/auth: Google Identity Platform in production, the development
+// issuer locally (AUTH_DEV=true).
 package functions
 
 import (
@@ -46,14 +46,12 @@ import (
 	"github.com/lexora-app/lexora/pkg/idempotency"
 	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/outbox"
+	"github.com/lexora-app/lexora/pkg/platform/auth"
 	"github.com/lexora-app/lexora/pkg/platform/database"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
 	"github.com/lexora-app/lexora/pkg/platform/logging"
 	"github.com/lexora-app/lexora/pkg/webhooks"
 )
-
-// DevUserHeader carries the acting user's id in development.
-const DevUserHeader = "X-Lexora-Dev-User-Id"
 
 // Functions maps each function's name, its path locally and its entry
 // point on Cloud Run, to its handler.
@@ -82,6 +80,7 @@ func init() {
 // Config is the functions' environment.
 type Config struct {
 	Database database.Config
+	Auth     auth.Config
 	Webhooks webhooks.Config
 	// Wakeup sends a NOTIFY hint at each commit that enqueues events, so a
 	// drain in loop mode delivers at once instead of at its next poll.
@@ -90,6 +89,7 @@ type Config struct {
 
 // Service holds what every function needs. Build it with NewService.
 type Service struct {
+	verifier  *auth.Verifier
 	webhooks  webhooks.Config
 	pool      *pgxpool.Pool
 	outbox    *outbox.Outbox
@@ -101,12 +101,12 @@ type Service struct {
 // NewService returns a Service on pool whose clock is now (time.Now in
 // production; tests inject their own). It returns an error only for an
 // invalid scheduler configuration.
-func NewService(pool *pgxpool.Pool, now learning.Clock, log *slog.Logger) (*Service, error) {
+func NewService(pool *pgxpool.Pool, verifier *auth.Verifier, now learning.Clock, log *slog.Logger) (*Service, error) {
 	sched, err := learning.NewScheduler(learning.DefaultParams(), now)
 	if err != nil {
 		return nil, fmt.Errorf("build scheduler: %w", err)
 	}
-	return &Service{pool: pool, outbox: events.NewOutbox(), scheduler: sched, now: now, log: log}, nil
+	return &Service{pool: pool, verifier: verifier, outbox: events.NewOutbox(), scheduler: sched, now: now, log: log}, nil
 }
 
 // service is built on first use, from the environment, so that cold starts
@@ -122,7 +122,11 @@ var service = sync.OnceValues(func() (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	svc, err := NewService(pool, time.Now, log)
+	verifier, err := auth.NewVerifier(ctx, cfg.Auth)
+	if err != nil {
+		return nil, err
+	}
+	svc, err := NewService(pool, verifier, time.Now, log)
 	if err != nil {
 		return nil, err
 	}
@@ -166,24 +170,28 @@ type user struct {
 	Timezone string
 }
 
-// actor resolves the development header to a user. It returns a 401 problem
-// when the header is missing, malformed or names no user.
+// actor authenticates the request's ID token and resolves it to a user: by
+// the token's subject, or, at a first sign-in, by its verified email, which
+// links the account to the subject (so q, the request's transaction or the
+// pool, must allow writes). It returns a 401 problem for a missing,
+// invalid or expired token, or an identity without a Lexora account.
 func (s *Service) actor(ctx context.Context, q outbox.DBTX, r *http.Request) (user, error) {
 	unauthenticated := func(detail string) error {
 		return httpx.NewProblem(http.StatusUnauthorized, httpx.TypeUnauthenticated, "Unauthenticated", detail)
 	}
-	raw := r.Header.Get(DevUserHeader)
-	if raw == "" {
-		return user{}, unauthenticated("send the acting user's id in the " + DevUserHeader + " header")
-	}
-	id, err := uuid.Parse(raw)
+	c, err := s.verifier.Verify(ctx, r)
 	if err != nil {
-		return user{}, unauthenticated(DevUserHeader + " must be a UUID")
+		s.log.InfoContext(ctx, "request not authenticated", slog.String("reason", err.Error()))
+		return user{}, unauthenticated("send a valid, unexpired ID token as Authorization: Bearer <token>")
 	}
-	u := user{ID: id}
-	err = q.QueryRow(ctx, "SELECT role, timezone FROM users WHERE id = $1", id).Scan(&u.Role, &u.Timezone)
+	var u user
+	err = q.QueryRow(ctx, "SELECT id, role, timezone FROM users WHERE auth_subject = $1", c.Subject).Scan(&u.ID, &u.Role, &u.Timezone)
+	if errors.Is(err, pgx.ErrNoRows) && c.EmailVerified && c.Email != "" {
+		err = q.QueryRow(ctx, `UPDATE users SET auth_subject = $1 WHERE email = lower($2) AND auth_subject IS NULL
+			RETURNING id, role, timezone`, c.Subject, c.Email).Scan(&u.ID, &u.Role, &u.Timezone)
+	}
 	if errors.Is(err, pgx.ErrNoRows) {
-		return user{}, unauthenticated("no user has the id in " + DevUserHeader)
+		return user{}, unauthenticated("this identity has no Lexora account")
 	}
 	if err != nil {
 		return user{}, fmt.Errorf("load acting user: %w", err)
@@ -223,7 +231,16 @@ func (s *Service) write(w http.ResponseWriter, r *http.Request, name string, sta
 		httpx.WriteError(w, r, s.log, p)
 		return
 	}
-	scope := name + " " + r.Header.Get(DevUserHeader)
+	var scope string
+	if key != "" {
+		c, err := s.verifier.Verify(r.Context(), r)
+		if err != nil {
+			httpx.WriteError(w, r, s.log, httpx.NewProblem(http.StatusUnauthorized, httpx.TypeUnauthenticated, "Unauthenticated",
+				"send a valid, unexpired ID token as Authorization: Bearer <token>"))
+			return
+		}
+		scope = name + " " + c.Subject
+	}
 	var resp idempotency.Response
 	replayed := false
 	err := pgx.BeginFunc(r.Context(), s.pool, func(tx pgx.Tx) error {

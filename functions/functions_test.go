@@ -16,8 +16,30 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lexora-app/lexora/pkg/events"
+	"github.com/lexora-app/lexora/pkg/platform/auth"
 	"github.com/lexora-app/lexora/pkg/platform/pgtest"
 )
+
+// devVerifier accepts the development issuer's tokens.
+func devVerifier(t testing.TB) *auth.Verifier {
+	t.Helper()
+	v, err := auth.NewVerifier(context.Background(), auth.Config{Project: "lexora-dev", Dev: true})
+	require.NoError(t, err)
+	return v
+}
+
+// bearer returns an Authorization header value for the user whose
+// auth_subject is id (the fixtures and the seed use the user id), or none
+// for uuid.Nil.
+func bearer(t testing.TB, id uuid.UUID) string {
+	t.Helper()
+	if id == uuid.Nil {
+		return ""
+	}
+	tok, err := auth.DevToken("lexora-dev", id.String(), "", time.Hour)
+	require.NoError(t, err)
+	return "Bearer " + tok
+}
 
 // clock is a settable test clock.
 type clock struct {
@@ -44,7 +66,7 @@ func setup(t testing.TB) fixture {
 	pool := pgtest.New(t)
 	f := fixture{pool: pool, clock: &clock{t: time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)}}
 	var err error
-	f.svc, err = NewService(pool, f.clock.Now, slog.New(slog.DiscardHandler))
+	f.svc, err = NewService(pool, devVerifier(t), f.clock.Now, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	ctx := context.Background()
 	user := func(email, role string) uuid.UUID {
@@ -55,6 +77,8 @@ func setup(t testing.TB) fixture {
 	}
 	f.teacher, f.otherTeacher = user("t@example.com", "teacher"), user("t2@example.com", "teacher")
 	f.learner, f.otherLearner = user("l@example.com", "learner"), user("l2@example.com", "learner")
+	_, err = pool.Exec(ctx, "UPDATE users SET auth_subject = id::text")
+	require.NoError(t, err)
 	_, err = pool.Exec(ctx, `
 		WITH c1 AS (INSERT INTO classes (teacher_id, name) VALUES ($1, 'A') RETURNING id),
 		     c2 AS (INSERT INTO classes (teacher_id, name) VALUES ($2, 'B') RETURNING id)
@@ -78,7 +102,7 @@ func (f fixture) call(t testing.TB, h func(*Service, http.ResponseWriter, *http.
 	req := httptest.NewRequest(method, target, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	if actor != uuid.Nil {
-		req.Header.Set(DevUserHeader, actor.String())
+		req.Header.Set("Authorization", bearer(t, actor))
 	}
 	rec := httptest.NewRecorder()
 	h(f.svc, rec, req)
@@ -290,7 +314,7 @@ func TestSubmitReviewRejectsBadInputAndChangesNothing(t *testing.T) {
 	}
 	req := httptest.NewRequest(http.MethodPost, "/SubmitReview", strings.NewReader(`{"card_id":"`+card+`","rating":3}`))
 	req.Header.Set("Content-Type", "text/plain")
-	req.Header.Set(DevUserHeader, f.learner.String())
+	req.Header.Set("Authorization", bearer(t, f.learner))
 	rec := httptest.NewRecorder()
 	f.svc.SubmitReview(rec, req)
 	require.Equal(t, http.StatusUnsupportedMediaType, rec.Code)

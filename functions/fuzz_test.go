@@ -27,7 +27,7 @@ func FuzzSubmitReview(f *testing.F) {
 		before := fx.snapshot(t)
 		req := httptest.NewRequest(http.MethodPost, "/SubmitReview", strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set(DevUserHeader, fx.learner.String())
+		req.Header.Set("Authorization", bearer(t, fx.learner))
 		rec := httptest.NewRecorder()
 		fx.svc.SubmitReview(rec, req)
 		switch {

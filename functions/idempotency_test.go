@@ -15,7 +15,7 @@ func (f fixture) keyed(t *testing.T, key string, actor uuid.UUID, body string) *
 	t.Helper()
 	req := httptest.NewRequest(http.MethodPost, "/SubmitReview", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(DevUserHeader, actor.String())
+	req.Header.Set("Authorization", bearer(t, actor))
 	req.Header.Set(IdempotencyKeyHeader, key)
 	rec := httptest.NewRecorder()
 	f.svc.SubmitReview(rec, req)

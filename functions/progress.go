@@ -78,7 +78,7 @@ func (s *Service) GetProgress(w http.ResponseWriter, r *http.Request) {
 		learnerID = id
 	}
 	var out Progress
-	err := pgx.BeginTxFunc(r.Context(), s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead},
+	err := pgx.BeginTxFunc(r.Context(), s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead},
 		func(tx pgx.Tx) error {
 			var err error
 			out, err = s.progress(r.Context(), tx, r, learnerID)

@@ -107,7 +107,7 @@ func (s *Service) GetSchedule(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var out Schedule
-	err := pgx.BeginTxFunc(r.Context(), s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead},
+	err := pgx.BeginTxFunc(r.Context(), s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead},
 		func(tx pgx.Tx) error {
 			var err error
 			out, err = s.schedule(r.Context(), tx, r, learnerID, assignmentID, limit, days)

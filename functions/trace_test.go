@@ -28,7 +28,7 @@ func TestTraceContinuesFromRequestToDelivery(t *testing.T) {
 	req := httptest.NewRequest(http.MethodPost, "/CreateAssignment", strings.NewReader(
 		`{"learner_id":"`+f.learner.String()+`","deck_id":"`+f.deck.String()+`","due_at":"2026-03-20T18:00:00Z"}`))
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(DevUserHeader, f.teacher.String())
+	req.Header.Set("Authorization", bearer(t, f.teacher))
 	req.Header.Set("traceparent", "00-"+traceID+"-00f067aa0ba902b7-01")
 	rec := httptest.NewRecorder()
 	traced("CreateAssignment", f.svc.CreateAssignment)(rec, req)

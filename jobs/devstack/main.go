@@ -28,7 +28,8 @@
 // Children inherit devstack's environment plus:
 //
 //	all      DATABASE_URL (-database-url; default $DATABASE_URL or the local database)
-//	server   PORT, WEBHOOK_ALLOW_HTTP=true (the demo's receiver is plain HTTP)
+//	server   PORT, WEBHOOK_ALLOW_HTTP=true (the demo's receiver is plain HTTP),
+//	         AUTH_DEV=true (tokens from bin/devtoken)
 //	drain    SMTP_HOST, SMTP_PORT, DRAIN_MAX_DURATION=2s,
 //	         DRAIN_POLL_INTERVAL=200ms, DRAIN_STOP_WHEN_IDLE=false, DRAIN_LISTEN=true
 //
@@ -231,7 +232,7 @@ func (s *stack) run(ctx context.Context) error {
 			return err
 		}
 	}
-	server, err := s.start("server", bin("server"), nil, append(dbEnv, "PORT="+strconv.Itoa(cfg.port), "WEBHOOK_ALLOW_HTTP=true"), nil)
+	server, err := s.start("server", bin("server"), nil, append(dbEnv, "PORT="+strconv.Itoa(cfg.port), "WEBHOOK_ALLOW_HTTP=true", "AUTH_DEV=true"), nil)
 	if err != nil {
 		return err
 	}

@@ -145,8 +145,9 @@ func Load(ctx context.Context, pool *pgxpool.Pool) (Report, error) {
 			case Operator.ID:
 				role = "operator"
 			}
-			tag, err := tx.Exec(ctx, `INSERT INTO users (id, email, display_name, role, timezone)
-				VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`, u.ID, u.Email, u.Name, role, u.Timezone)
+			// The development issuer's tokens name seeded users by id.
+			tag, err := tx.Exec(ctx, `INSERT INTO users (id, email, display_name, role, timezone, auth_subject)
+				VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`, u.ID, u.Email, u.Name, role, u.Timezone, u.ID.String())
 			if err != nil {
 				return fmt.Errorf("insert user %s: %w", u.Email, err)
 			}

@@ -31,6 +31,7 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/lexora-app/lexora/functions"
+	"github.com/lexora-app/lexora/pkg/platform/auth"
 	"github.com/lexora-app/lexora/pkg/platform/mailpit"
 	"github.com/lexora-app/lexora/pkg/seed"
 )
@@ -200,7 +201,11 @@ func (d demo) call(method, path string, actor uuid.UUID, body, out any) error {
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(functions.DevUserHeader, actor.String())
+	tok, err := auth.DevToken("lexora-dev", actor.String(), "", time.Hour) // seeded users' subject is their id
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+tok)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return fmt.Errorf("%s %s (is `make run` running?): %w", method, path, err)

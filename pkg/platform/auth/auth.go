@@ -1,0 +1,157 @@
+// Package auth verifies the ID tokens that authenticate every request:
+// Google Identity Platform (Firebase Auth) tokens in production, checked
+// with github.com/coreos/go-oidc/v3 (issuer
+// https://securetoken.google.com/<project>, audience the project id, RS256
+// only, expiry checked, keys from Google's JWKS). In development a fixed key
+// stands in for Google's: DevToken mints tokens of the same shape, and a
+// verifier built with Dev accepts only those. Development mode refuses to
+// start on Cloud Run (K_SERVICE set).
+package auth
+
+import (
+	"context"
+	"crypto"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/coreos/go-oidc/v3/oidc"
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+)
+
+// Config selects the token issuer.
+type Config struct {
+	// Project is the Google Cloud / Firebase project id: the tokens'
+	// audience, and the last part of their issuer.
+	Project string `env:"AUTH_PROJECT, default=lexora-dev"`
+	// Dev accepts tokens signed by the development key instead of Google's.
+	Dev bool `env:"AUTH_DEV"`
+}
+
+// GoogleJWKS is where Google publishes the keys of Identity Platform tokens.
+const GoogleJWKS = "https://www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com"
+
+// Issuer returns the token issuer of project.
+func Issuer(project string) string { return "https://securetoken.google.com/" + project }
+
+// Claims are what Lexora reads from a verified token.
+type Claims struct {
+	Subject       string `json:"sub"`
+	Email         string `json:"email"`
+	EmailVerified bool   `json:"email_verified"`
+}
+
+// Verifier checks bearer tokens.
+type Verifier struct {
+	v *oidc.IDTokenVerifier
+}
+
+// ErrUnauthenticated wraps every reason a request is not authenticated.
+var ErrUnauthenticated = errors.New("unauthenticated")
+
+// NewVerifier returns a verifier for cfg. It returns an error for an empty
+// project, or for development mode on Cloud Run.
+func NewVerifier(ctx context.Context, cfg Config) (*Verifier, error) {
+	if cfg.Project == "" {
+		return nil, errors.New("auth: AUTH_PROJECT is empty")
+	}
+	var keys oidc.KeySet
+	if cfg.Dev {
+		if os.Getenv("K_SERVICE") != "" {
+			return nil, errors.New("auth: AUTH_DEV is refused on Cloud Run (K_SERVICE is set)")
+		}
+		keys = &oidc.StaticKeySet{PublicKeys: []crypto.PublicKey{&devKey.PublicKey}}
+	} else {
+		keys = oidc.NewRemoteKeySet(ctx, GoogleJWKS)
+	}
+	return &Verifier{v: oidc.NewVerifier(Issuer(cfg.Project), keys, &oidc.Config{
+		ClientID:             cfg.Project,
+		SupportedSigningAlgs: []string{oidc.RS256},
+	})}, nil
+}
+
+// Verify checks the request's "Authorization: Bearer <token>" and returns
+// its claims. Every failure (no header, malformed, bad signature, wrong
+// issuer or audience, expired) wraps ErrUnauthenticated.
+func (v *Verifier) Verify(ctx context.Context, r *http.Request) (Claims, error) {
+	raw, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || raw == "" {
+		return Claims{}, fmt.Errorf("%w: send an ID token as Authorization: Bearer <token>", ErrUnauthenticated)
+	}
+	tok, err := v.v.Verify(ctx, strings.TrimSpace(raw))
+	if err != nil {
+		return Claims{}, fmt.Errorf("%w: %w", ErrUnauthenticated, err)
+	}
+	var c Claims
+	if err := tok.Claims(&c); err != nil {
+		return Claims{}, fmt.Errorf("%w: claims: %w", ErrUnauthenticated, err)
+	}
+	return c, nil
+}
+
+// DevToken mints a development ID token for project, valid for ttl, with
+// the given subject and email (verified), signed by the development key.
+// Only a verifier in development mode accepts it.
+func DevToken(project, subject, email string, ttl time.Duration) (string, error) {
+	return signToken(devKey, project, subject, email, time.Now(), ttl)
+}
+
+func signToken(key *rsa.PrivateKey, project, subject, email string, now time.Time, ttl time.Duration) (string, error) {
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: key}, (&jose.SignerOptions{}).WithType("JWT"))
+	if err != nil {
+		return "", fmt.Errorf("auth: signer: %w", err)
+	}
+	claims := map[string]any{
+		"iss": Issuer(project), "aud": project, "sub": subject, "user_id": subject,
+		"iat": now.Unix(), "exp": now.Add(ttl).Unix(), "auth_time": now.Unix(),
+		"email": email, "email_verified": email != "",
+	}
+	return jwt.Signed(signer).Claims(claims).Serialize()
+}
+
+// devKey is the development issuer's fixed key. It is public by design: it
+// only ever signs tokens for local development and tests.
+var devKey = func() *rsa.PrivateKey {
+	block, _ := pem.Decode([]byte(devKeyPEM))
+	k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		panic(err)
+	}
+	return k.(*rsa.PrivateKey)
+}()
+
+const devKeyPEM = `-----BEGIN PRIVATE KEY-----
+MIIEvgIBADANBgkqhkiG9w0BAQEFAASCBKgwggSkAgEAAoIBAQDjgvlPfua8xv3h
+2VRoeJDcBmx6G5WzIIv/+eMit6ERHGS5iTkB2hIWrAUIwnQ7VwIS+CBDQE+8bSd8
+KGH+Ed8ripjYXHzCg1n9rkAr+uB4+EVmN/W3JW8u8diSwkoA5+N2srVxqS25wVZO
+mGGKpyTdVftVs9pvGkhTm46mg5wcUd3aPtg7T4yjTZdYPZf23NIIlH57reyUvTcm
+l+jCD8IPTh/b66oavVorlN0aklbTHfaa4aY9+D4U2UeM3nepAPYx9yG/XUA6ghk/
+Ys1/y2Db2Kyu3YS01G+WpWaFjnZGJlN/1+CG4Krmwqvb9LMIhaulN6ZJwADdKHLz
+SF+jWD9hAgMBAAECggEABH2YAUq/YAnjNllPYEPDc7VUgC1B1VwayU/XzO5QEX30
+isE3sOa6kUweShHJAKgXLlPLkro+7KigpTOomf7FL3dEDK64J3B3ZvGA2qFgO4EG
+gSXQ/bdBYF1FjaGEO4v4LlZJDKwWvwYu93yMXdPOX2hIXoTfFo7vrydIj7a0rs4h
+FglRx0rWL4wQbU/YAgGpQKS7UFYAztuDcJhpARokuh4codpjMn8fnHgzvBbVesiA
+5sHIFJw2jIX2WH1wLWxkhmKdIh153F5k9qOROHpHrBHUNpex5ObqeFU+U/Usi1ke
+BaQOiOTSVh0b28jGSb8OoYxCPcB7hUrNjY2egxFgAQKBgQD2MIY6tgUnc+OVCqu8
+OGakQ3u6g0kcmqk2O3Se65Fz9cDQOWoG+DnvpOxP3D8V0ciircwhZpY59DcXlsHI
+WJZPZ0ntIGMA7Q51oS6H6+gfKWKKCmRlykyuwBBrnUWPgwWZVVfDxT9FzgmahkXU
+CAPENCWfbf9PCx93/uusx1svYQKBgQDsk+ieY5ynLyRaK/i6vHYm+x1zDTji9COn
+PzO+f9HXdGi2HlDLcYMcPKelPk/G6bZDiQICFf+KS8yHBf/bVnz+FhAEcrl8/hEa
+r+w89cNXAF+LCh1SNA1AeTp4LWPBBSu2N/3h0NXnrQmR/ivVI8ogOBVx+9Sg/mmj
+GgdQuWcQAQKBgQCqoKsHmgwsceez7rdkNnr9MkBY3pEXoCHTEpYbZw1in1tJdeGE
+fxo4e8fE+dNHXiR+i5JFPAK2nApq8PPR1YQn+GCGVsIHbEVvRY0oa1pv7pD7N4Sp
+//Hx0/ANhe0mMBr7UOkJKHZX/Rsu3A0djYh+vd2th+FBeWYQFsBk+a67QQKBgQCw
+GFCYRTE/yHlYnU5hQRL5ZQXAs+DaHjvDq+nKLL53j3C5zsr5BB9Bj2yCNWWQfDps
+/rh98P3rZQxynOabzz7uqmF1zid/gGYe5UAFCDJEukRj7D1zCMesbBA3kCGmdUDa
+O8dApP/zmPt8riLWXfOAE/7yfy8APx9GhoNXdQngAQKBgHpRTnHLrGaygz9S3WYw
+x6u4ZiiJt2vHHa23XS/LxonA1kdiSmaLy0nNGsKo0aDtwFHNfVRxhJjojNbwsdYe
+by6RNPw49ilP8hv4slW+2133Ja8tvA3vHYToCmg0CPAR78dfA4lWcz2ccf8Z39tg
+kAhAZBcXN1mRvFhVjz9gLQvD
+-----END PRIVATE KEY-----`
