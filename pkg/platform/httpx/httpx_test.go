@@ -85,4 +85,10 @@ func TestWriteErrorHidesInternalsAndMapsOutagesTo503(t *testing.T) {
 
 	rec, _ = write(NotFound("card"))
 	require.Equal(t, 404, rec.Code)
+	rec, p = write(fmt.Errorf("insert: %w", &pgconn.PgError{Code: "23503", ConstraintName: "cards_lexeme_id_fkey"}))
+	require.Equal(t, 422, rec.Code)
+	require.NotContains(t, rec.Body.String(), "cards_lexeme_id_fkey")
+	require.Equal(t, TypeUnprocessable, p.Type)
+	rec, _ = write(fmt.Errorf("insert: %w", &pgconn.PgError{Code: "23505"}))
+	require.Equal(t, 409, rec.Code)
 }

@@ -28,6 +28,7 @@ const (
 	TypeRequestTooLarge     = "https://lexora.app/problems/request-too-large"
 	TypeUnavailable         = "https://lexora.app/problems/unavailable"
 	TypeIdempotencyMismatch = "https://lexora.app/problems/idempotency-key-mismatch"
+	TypeUnprocessable       = "https://lexora.app/problems/unprocessable"
 )
 
 // FieldError names one invalid field of a request, by its JSON name.
@@ -73,13 +74,28 @@ func WriteProblem(w http.ResponseWriter, p *Problem) {
 	_ = json.NewEncoder(w).Encode(p)
 }
 
-// WriteError writes err as a problem document: a *Problem as it is; a lost
-// or refused database connection as 503 with Retry-After; anything else as a
-// 500 whose detail is logged, not shown to the client.
+// WriteError writes err as a problem document: a *Problem as it is; a
+// database error a client can cause as 409 (unique violation) or 422
+// (foreign key, check, invalid value); a lost or refused database connection
+// as 503 with Retry-After; anything else as a 500 whose detail is logged, not
+// shown to the client. No SQL or stack trace reaches the client.
 func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	if p, ok := err.(*Problem); ok {
 		WriteProblem(w, p)
 		return
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		// Errors a client can cause: a conflicting or dangling reference.
+		switch pgErr.Code {
+		case "23505":
+			WriteProblem(w, NewProblem(http.StatusConflict, TypeConflict, "Conflict", "the request conflicts with existing data"))
+			return
+		case "23503", "23514", "22001", "22003", "22007", "22008", "22P02":
+			WriteProblem(w, NewProblem(http.StatusUnprocessableEntity, TypeUnprocessable, "Unprocessable request",
+				"the request refers to something that does not exist or breaks a rule of the data"))
+			return
+		}
 	}
 	log.ErrorContext(r.Context(), "request failed", slog.String("path", r.URL.Path), slog.String("error", err.Error()))
 	if unavailable(err) {
