@@ -82,6 +82,10 @@ type Config struct {
 	Database database.Config
 	Auth     auth.Config
 	Webhooks webhooks.Config
+	// AllowedOrigin is the web client's origin (e.g. https://app.lexora.app),
+	// the only one CORS lets call the functions from a browser; empty allows
+	// none.
+	AllowedOrigin string `env:"CORS_ALLOWED_ORIGIN"`
 	// Wakeup sends a NOTIFY hint at each commit that enqueues events, so a
 	// drain in loop mode delivers at once instead of at its next poll.
 	Wakeup bool `env:"OUTBOX_WAKEUP, default=true"`
@@ -89,13 +93,14 @@ type Config struct {
 
 // Service holds what every function needs. Build it with NewService.
 type Service struct {
-	verifier  *auth.Verifier
-	webhooks  webhooks.Config
-	pool      *pgxpool.Pool
-	outbox    *outbox.Outbox
-	scheduler *learning.Scheduler
-	now       learning.Clock
-	log       *slog.Logger
+	allowedOrigin string
+	verifier      *auth.Verifier
+	webhooks      webhooks.Config
+	pool          *pgxpool.Pool
+	outbox        *outbox.Outbox
+	scheduler     *learning.Scheduler
+	now           learning.Clock
+	log           *slog.Logger
 }
 
 // NewService returns a Service on pool whose clock is now (time.Now in
@@ -130,7 +135,7 @@ var service = sync.OnceValues(func() (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	svc.webhooks = cfg.Webhooks
+	svc.webhooks, svc.allowedOrigin = cfg.Webhooks, cfg.AllowedOrigin
 	if cfg.Wakeup {
 		svc.outbox = svc.outbox.WithWakeup(outbox.DefaultWakeupChannel)
 	}
@@ -144,11 +149,40 @@ func serve(name string, fn func(*Service, http.ResponseWriter, *http.Request)) f
 			httpx.WriteError(w, r, slog.Default(), err)
 			return
 		}
+		if cors(w, r, s.allowedOrigin) {
+			return
+		}
 		fn(s, w, r)
 	})
 }
 
 var tracer = otel.Tracer("github.com/lexora-app/lexora/functions")
+
+// cors lets the web client's origin, and no other, call the functions from a
+// browser: it answers a preflight (OPTIONS) itself and reports true, or adds
+// the CORS headers to the actual response and reports false.
+func cors(w http.ResponseWriter, r *http.Request, allowed string) bool {
+	origin := r.Header.Get("Origin")
+	w.Header().Add("Vary", "Origin")
+	if origin == "" || allowed == "" || origin != allowed {
+		if r.Method == http.MethodOptions && origin != "" {
+			w.WriteHeader(http.StatusForbidden)
+			return true
+		}
+		return false
+	}
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", origin)
+	h.Set("Access-Control-Expose-Headers", "Idempotent-Replayed, Retry-After")
+	if r.Method != http.MethodOptions {
+		return false
+	}
+	h.Set("Access-Control-Allow-Methods", "GET, POST")
+	h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Idempotency-Key, traceparent")
+	h.Set("Access-Control-Max-Age", "600")
+	w.WriteHeader(http.StatusNoContent)
+	return true
+}
 
 // traced continues the caller's W3C trace context (the traceparent header,
 // which Cloud Run and browsers' instrumentation send) in a server span named
