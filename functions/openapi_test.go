@@ -1,0 +1,108 @@
+package functions
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/pb33f/libopenapi"
+	validator "github.com/pb33f/libopenapi-validator"
+	"github.com/stretchr/testify/require"
+)
+
+// TestResponsesMatchTheOpenAPIDocument calls every function, successfully
+// and not, over HTTP, and validates each response against openapi.yaml.
+func TestResponsesMatchTheOpenAPIDocument(t *testing.T) {
+	t.Parallel()
+	doc, err := libopenapi.NewDocument(OpenAPI)
+	require.NoError(t, err)
+	v, errs := validator.NewValidator(doc)
+	require.Empty(t, errs)
+	ok, docErrs := v.ValidateDocument()
+	require.True(t, ok, "%v", docErrs)
+
+	f := setup(t)
+	ctx := context.Background()
+	var op, class uuid.UUID
+	require.NoError(t, f.pool.QueryRow(ctx, `INSERT INTO users (email, display_name, role, auth_subject)
+		VALUES ('ops@example.com', 'Ops', 'operator', 'ops-subject') RETURNING id`).Scan(&op))
+	_, err = f.pool.Exec(ctx, "UPDATE users SET auth_subject = id::text WHERE id = $1", op)
+	require.NoError(t, err)
+	require.NoError(t, f.pool.QueryRow(ctx, "SELECT id FROM classes WHERE teacher_id = $1", f.teacher).Scan(&class))
+	mux := http.NewServeMux()
+	for name, fn := range Functions {
+		mux.HandleFunc("/"+name, func(w http.ResponseWriter, r *http.Request) { fn(f.svc, w, r) })
+	}
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	seen := map[string]map[int]bool{}
+	call := func(method, path string, actor uuid.UUID, body string) map[string]any {
+		t.Helper()
+		req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		if b := bearer(t, actor); b != "" {
+			req.Header.Set("Authorization", b)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		raw, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		resp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(raw))
+		check, err := http.NewRequest(method, "http://localhost"+path, strings.NewReader(body))
+		require.NoError(t, err)
+		check.Header = req.Header.Clone()
+		valid, verrs := v.ValidateHttpResponse(check, resp)
+		msgs := []string{}
+		for _, e := range verrs {
+			msgs = append(msgs, e.Message+": "+e.Reason)
+			for _, s := range e.SchemaValidationErrors {
+				msgs = append(msgs, "  "+s.Reason+" at "+s.FieldPath)
+			}
+		}
+		require.True(t, valid, "%s %s -> %d %s\n%s", method, path, resp.StatusCode, raw, strings.Join(msgs, "\n"))
+		op := strings.SplitN(strings.TrimPrefix(path, "/"), "?", 2)[0]
+		if seen[op] == nil {
+			seen[op] = map[int]bool{}
+		}
+		seen[op][resp.StatusCode] = true
+		out := map[string]any{}
+		_ = json.Unmarshal(raw, &out)
+		return out
+	}
+
+	a := call("POST", "/CreateAssignment", f.teacher, `{"learner_id":"`+f.learner.String()+`","deck_id":"`+f.deck.String()+`","due_at":"2026-03-20T18:00:00Z"}`)
+	call("POST", "/CreateAssignment", f.teacher, `{"learner_id":"`+f.learner.String()+`","deck_id":"`+f.deck.String()+`","due_at":"2026-03-20T18:00:00Z"}`)
+	call("POST", "/CreateAssignment", f.teacher, `{"learner_id":"x"}`)
+	call("POST", "/EnrollLearner", f.teacher, `{"class_id":"`+class.String()+`","email":"new@example.com"}`)
+	call("POST", "/EnrollLearner", f.teacher, `{}`)
+	s := call("GET", "/GetSchedule?assignment_id="+a["id"].(string), f.learner, "")
+	call("GET", "/GetSchedule?days=0", f.learner, "")
+	card := s["due"].([]any)[0].(map[string]any)["card_id"].(string)
+	call("POST", "/SubmitReview", f.learner, `{"card_id":"`+card+`","rating":3}`)
+	call("POST", "/SubmitReview", f.learner, `{"card_id":"`+uuid.NewString()+`","rating":3}`)
+	call("POST", "/SubmitReview", uuid.Nil, `{"card_id":"`+card+`","rating":3}`)
+	call("GET", "/GetProgress", f.learner, "")
+	ep := call("POST", "/RegisterWebhookEndpoint", f.teacher, `{"url":"https://school.example/hooks"}`)
+	call("POST", "/RegisterWebhookEndpoint", f.teacher, `{"url":"http://insecure.example"}`)
+	call("GET", "/ListWebhookEndpoints", f.teacher, "")
+	call("POST", "/RotateWebhookSecret", f.teacher, `{"id":"`+ep["id"].(string)+`"}`)
+	call("POST", "/DeleteWebhookEndpoint", f.teacher, `{"id":"`+ep["id"].(string)+`"}`)
+	call("POST", "/DeleteWebhookEndpoint", f.teacher, `{"id":"`+ep["id"].(string)+`"}`)
+	call("GET", "/OutboxHealth", op, "")
+	call("GET", "/ListDeadLetters", op, "")
+	call("POST", "/ReplayDeadLetters", op, `{"all":true}`)
+	call("POST", "/ReplayDeadLetters", op, `{}`)
+	call("POST", "/SkipDeadLetters", op, `{"all":true,"reason":"test"}`)
+	for name := range Functions {
+		require.NotEmpty(t, seen[name], "%s was not checked against the document", name)
+	}
+}
