@@ -46,7 +46,9 @@ test: ## go vet, gofmt check and all tests with -race against the local PostgreS
 	$(TEST_ENV) $(GO) test -race -count=1 ./...
 	@# The request decoders' fuzzers, for a bounded time (`go test` above runs their seeds).
 	$(TEST_ENV) $(GO) test -run '^$$' -fuzz '^FuzzDecodeJSON$$' -fuzztime 10s ./pkg/platform/httpx
-	$(TEST_ENV) $(GO) test -run '^$$' -fuzz '^FuzzSubmitReview$$' -fuzztime 10s ./functions
+	@for fuzzer in FuzzSubmitReview FuzzCreateAssignment FuzzEnrollLearner; do \
+		$(TEST_ENV) $(GO) test -run '^$$' -fuzz "^$$fuzzer$$" -fuzztime 8s ./functions || exit 1; \
+	done
 
 bench: ## Outbox benchmarks (one iteration each) against the local PostgreSQL.
 	.ci/ensure-postgres

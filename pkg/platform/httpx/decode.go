@@ -52,6 +52,9 @@ func DecodeJSON(r *http.Request, dst any) error {
 	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
 		return NewProblem(http.StatusBadRequest, TypeBadRequest, "Malformed JSON", "the body must hold exactly one JSON object")
 	}
+	if p := exactKeys(body.Bytes(), dst); p != nil {
+		return p
+	}
 	if bytes.Contains(bytes.ToLower(body.Bytes()), []byte(`\u0000`)) {
 		return NewProblem(http.StatusBadRequest, TypeBadRequest, "Malformed JSON", "strings must not contain NUL characters")
 	}
@@ -148,4 +151,54 @@ func reason(fe validator.FieldError) string {
 	default:
 		return "fails the " + fe.Tag() + " rule"
 	}
+}
+
+// exactKeys rejects what encoding/json lets through: a top-level key that
+// matches a field only when case is ignored ("Rating" for "rating"), and a
+// key given twice.
+func exactKeys(raw []byte, dst any) *Problem {
+	t := reflect.TypeOf(dst)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	names := map[string]bool{}
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name == "" {
+			name = t.Field(i).Name
+		}
+		names[name] = true
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil // not an object: the typed decode has already said so
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		key, _ := tok.(string)
+		problem := func(reason string) *Problem {
+			p := NewProblem(http.StatusBadRequest, TypeValidation, "Invalid request", "the body has a field this function does not accept")
+			p.Errors = []FieldError{{Field: key, Reason: reason}}
+			return p
+		}
+		switch {
+		case !names[key]:
+			return problem("unknown field (names are case-sensitive)")
+		case seen[key]:
+			return problem("given more than once")
+		}
+		seen[key] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil
+		}
+	}
+	return nil
 }

@@ -47,6 +47,8 @@ func TestDecodeJSONExplainsEachMistake(t *testing.T) {
 		{`{"name":7,"rating":2}`, "application/json", 400, "name", "must be a JSON string"},
 		{`{"name":"abcdefgh","rating":2}`, "application/json", 400, "name", "must be at most 5"},
 		{`{"name":"ab","rating":2,"extra":1}`, "application/json", 400, "extra", "unknown field"},
+		{`{"Name":"ab","rating":2}`, "application/json", 400, "Name", "unknown field (names are case-sensitive)"},
+		{`{"name":"ab","rating":2,"rating":3}`, "application/json", 400, "rating", "given more than once"},
 		{`{"name":"ab",`, "application/json", 400, "", ""},
 		{`{"name":"ab","rating":2} {}`, "application/json", 400, "", ""},
 		{``, "application/json", 400, "", ""},

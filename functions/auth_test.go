@@ -1,0 +1,55 @@
+package functions
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lexora-app/lexora/pkg/platform/auth"
+)
+
+// Every write refuses an expired, forged or foreign token with a 401 and
+// changes nothing.
+func TestWritesRefuseBadTokensAndChangeNothing(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	f.assign(t)
+	card := f.cards(t)[0].String()
+	token := func(project string, ttl time.Duration) string {
+		tok, err := auth.DevToken(project, f.teacher.String(), "", ttl)
+		require.NoError(t, err)
+		return tok
+	}
+	valid := token("lexora-dev", time.Hour)
+	forged := valid[:len(valid)-4] + strings.Repeat("A", 4)
+	before := f.snapshot(t)
+	for name, tok := range map[string]string{
+		"expired": token("lexora-dev", -time.Hour), "forged": forged, "another project": token("someone-else", time.Hour),
+	} {
+		for _, w := range []struct {
+			fn   func(*Service, http.ResponseWriter, *http.Request)
+			body string
+		}{
+			{(*Service).CreateAssignment, `{"learner_id":"` + f.learner.String() + `","deck_id":"` + f.deck.String() + `","due_at":"2026-04-20T18:00:00Z"}`},
+			{(*Service).SubmitReview, `{"card_id":"` + card + `","rating":3}`},
+			{(*Service).EnrollLearner, `{"join_code":"ABCD1234"}`},
+			{(*Service).RegisterWebhookEndpoint, `{"url":"https://school.example/h"}`},
+		} {
+			req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(w.body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer "+tok)
+			req.Header.Set(IdempotencyKeyHeader, "k-"+strings.ReplaceAll(name, " ", "-"))
+			rec := httptest.NewRecorder()
+			w.fn(f.svc, rec, req)
+			require.Equal(t, http.StatusUnauthorized, rec.Code, "%s: %s", name, rec.Body.String())
+			require.Equal(t, "application/problem+json", rec.Header().Get("Content-Type"))
+		}
+	}
+	require.Equal(t, before, f.snapshot(t))
+	require.Zero(t, f.count(t, "SELECT count(*) FROM idempotency_keys"))
+	require.Zero(t, f.count(t, "SELECT count(*) FROM webhook_endpoints"))
+}
