@@ -26,6 +26,7 @@ func TestCORSAllowsOnlyTheWebClientsOrigin(t *testing.T) {
 
 	w = preflight("https://evil.example")
 	require.Equal(t, http.StatusForbidden, w.Code)
+	require.Equal(t, "application/problem+json", w.Header().Get("Content-Type"))
 	require.Empty(t, w.Header().Get("Access-Control-Allow-Origin"))
 
 	r := httptest.NewRequest(http.MethodPost, "/SubmitReview", nil)

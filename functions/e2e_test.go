@@ -122,7 +122,7 @@ func TestEndToEnd(t *testing.T) {
 	sender, err := mail.NewSMTP(mail.Config{Host: "127.0.0.1", Port: port, TLS: "none", From: "Lexora <no-reply@lexora.app>", Timeout: 5 * time.Second})
 	require.NoError(t, err)
 	drainer, err := outbox.NewDrainer(pool, consumers.Handlers(consumers.Deps{Pool: pool, Mail: sender,
-		Webhooks: webhooks.NewSender(webhooks.Config{Timeout: 5 * time.Second})}),
+		Webhooks: webhooks.NewSender(webhooks.Config{Timeout: 5 * time.Second, AllowHTTP: true})}),
 		outbox.Config{StopWhenIdle: true}, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	rep, err := drainer.Run(ctx)

@@ -166,7 +166,8 @@ func cors(w http.ResponseWriter, r *http.Request, allowed string) bool {
 	w.Header().Add("Vary", "Origin")
 	if origin == "" || allowed == "" || origin != allowed {
 		if r.Method == http.MethodOptions && origin != "" {
-			w.WriteHeader(http.StatusForbidden)
+			httpx.WriteProblem(w, httpx.NewProblem(http.StatusForbidden, httpx.TypeForbiddenOrigin, "Origin not allowed",
+				"this origin may not call Lexora from a browser"))
 			return true
 		}
 		return false
@@ -259,9 +260,9 @@ const IdempotencyKeyHeader = "Idempotency-Key"
 // acting user. Requests that fail leave no key, so they can be retried.
 func (s *Service) write(w http.ResponseWriter, r *http.Request, name string, status int, req any, fn func(pgx.Tx) (any, error)) {
 	key := r.Header.Get(IdempotencyKeyHeader)
-	if r.Header.Values(IdempotencyKeyHeader) != nil && !validKey(key) {
+	if vals := r.Header.Values(IdempotencyKeyHeader); len(vals) > 1 || (vals != nil && !validKey(key)) {
 		p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", "the Idempotency-Key header is invalid")
-		p.Errors = []httpx.FieldError{{Field: IdempotencyKeyHeader, Reason: "must be 1 to 255 printable ASCII characters"}}
+		p.Errors = []httpx.FieldError{{Field: IdempotencyKeyHeader, Reason: "must be one value of 1 to 255 printable ASCII characters"}}
 		httpx.WriteError(w, r, s.log, p)
 		return
 	}

@@ -48,6 +48,14 @@ func TestIdempotencyKeyMakesARetryHarmless(t *testing.T) {
 	for _, bad := range []string{strings.Repeat("k", 256), "with space", "é"} {
 		require.Equal(t, http.StatusBadRequest, f.keyed(t, bad, f.learner, body).Code, bad)
 	}
+	twice := httptest.NewRequest(http.MethodPost, "/SubmitReview", strings.NewReader(body))
+	twice.Header.Set("Content-Type", "application/json")
+	twice.Header.Set("Authorization", bearer(t, f.learner))
+	twice.Header.Add(IdempotencyKeyHeader, "a1")
+	twice.Header.Add(IdempotencyKeyHeader, "a2")
+	rec := httptest.NewRecorder()
+	f.svc.SubmitReview(rec, twice)
+	require.Equal(t, http.StatusBadRequest, rec.Code, "two keys in one request")
 	// A failed request leaves no key behind: fixing the body succeeds.
 	require.Equal(t, http.StatusBadRequest, f.keyed(t, "review-2", f.learner, `{"card_id":"`+cards[1].String()+`","rating":9}`).Code)
 	require.Equal(t, http.StatusOK, f.keyed(t, "review-2", f.learner, `{"card_id":"`+cards[1].String()+`","rating":3}`).Code)

@@ -79,6 +79,8 @@ var drainEnv = []string{
 	"DRAIN_LISTEN=true",
 	// Shorter than -stop-timeout, so a stopping drain hands its work back.
 	"DRAIN_SHUTDOWN_GRACE=3s",
+	// The demo's webhook receiver listens on loopback.
+	"WEBHOOK_ALLOW_HTTP=true",
 }
 
 // config is the command line.

@@ -39,7 +39,7 @@ func setup(t *testing.T) bundle {
 	port, client := mailpit.Start(t)
 	sender, err := mail.NewSMTP(mail.Config{Host: "127.0.0.1", Port: port, TLS: "none", From: "Lexora <no-reply@lexora.app>", Timeout: 5 * time.Second})
 	require.NoError(t, err)
-	deps := Deps{Pool: pool, Mail: sender, Webhooks: webhooks.NewSender(webhooks.Config{Timeout: 5 * time.Second}),
+	deps := Deps{Pool: pool, Mail: sender, Webhooks: webhooks.NewSender(webhooks.Config{Timeout: 5 * time.Second, AllowHTTP: true}),
 		Log: slog.New(slog.DiscardHandler)}
 	b := bundle{deps: deps, pool: pool, mailpit: client, learner: seed.Learners[0], handlers: Handlers(deps)}
 	require.NoError(t, pool.QueryRow(ctx, `INSERT INTO assignments (deck_id, learner_id, teacher_id, due_at)

@@ -15,9 +15,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
+	"strings"
+	"syscall"
 	"time"
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
@@ -27,8 +31,9 @@ import (
 type Config struct {
 	// Timeout bounds one delivery attempt, connection to last byte.
 	Timeout time.Duration `env:"WEBHOOK_TIMEOUT, default=10s"`
-	// AllowHTTP accepts http:// endpoints; only for local development and
-	// tests. In production every endpoint must be https://.
+	// AllowHTTP accepts http:// endpoints and local addresses; only for
+	// local development and tests. In production every endpoint must be
+	// https:// on a public address.
 	AllowHTTP bool `env:"WEBHOOK_ALLOW_HTTP"`
 }
 
@@ -41,19 +46,37 @@ func NewSecret() string {
 }
 
 // ErrBadURL is returned by CheckURL.
-var ErrBadURL = errors.New("webhook URL must be an absolute https:// URL without credentials")
+var ErrBadURL = errors.New("webhook URL must be an absolute https:// URL without credentials, to a public host")
 
-// CheckURL validates an endpoint URL: absolute, https (or http when
-// allowHTTP), a host, no user info, at most 2,000 characters.
-func CheckURL(raw string, allowHTTP bool) error {
+// CheckURL validates an endpoint URL: absolute, https, a host, no user
+// info, at most 2,000 characters, and not an address inside a network
+// (loopback, private, link-local such as the cloud metadata server,
+// unspecified). allowLocal (development only) also accepts http:// and local
+// addresses. The Sender checks the resolved address again when it dials,
+// since a name may resolve elsewhere later.
+func CheckURL(raw string, allowLocal bool) error {
 	u, err := url.Parse(raw)
 	if err != nil || len(raw) > 2000 || u.Host == "" || u.User != nil {
 		return ErrBadURL
 	}
-	if u.Scheme != "https" && !(allowHTTP && u.Scheme == "http") {
+	if u.Scheme != "https" && !(allowLocal && u.Scheme == "http") {
+		return ErrBadURL
+	}
+	if ip, err := netip.ParseAddr(u.Hostname()); err == nil && !allowLocal && !public(ip) {
+		return ErrBadURL
+	}
+	if h := strings.ToLower(u.Hostname()); !allowLocal && (h == "localhost" || strings.HasSuffix(h, ".localhost") || strings.HasSuffix(h, ".internal")) {
 		return ErrBadURL
 	}
 	return nil
+}
+
+// public reports whether ip may receive webhooks: not loopback, private,
+// link-local, multicast or unspecified.
+func public(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	return !(ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+		ip.IsMulticast() || ip.IsUnspecified() || ip.IsInterfaceLocalMulticast())
 }
 
 // Message is what an endpoint receives: the Standard Webhooks payload
@@ -69,11 +92,27 @@ type Sender struct {
 	client *http.Client
 }
 
-// NewSender returns a Sender whose attempts time out after cfg.Timeout.
+// NewSender returns a Sender whose attempts time out after cfg.Timeout and
+// which, unless cfg.AllowHTTP (development), refuses to connect to
+// non-public addresses whatever a name resolves to.
 func NewSender(cfg Config) *Sender {
-	return &Sender{client: &http.Client{Timeout: cfg.Timeout, CheckRedirect: func(*http.Request, []*http.Request) error {
-		return http.ErrUseLastResponse // a redirect is an answer, not an instruction
-	}}}
+	dialer := &net.Dialer{Timeout: cfg.Timeout}
+	if !cfg.AllowHTTP {
+		dialer.Control = func(_, address string, _ syscall.RawConn) error {
+			ap, err := netip.ParseAddrPort(address)
+			if err != nil || !public(ap.Addr()) {
+				return fmt.Errorf("webhook: refusing to connect to non-public address %s", address)
+			}
+			return nil
+		}
+	}
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.DialContext = dialer.DialContext
+	transport.Proxy = nil
+	return &Sender{client: &http.Client{Timeout: cfg.Timeout, Transport: transport,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse // a redirect is an answer, not an instruction
+		}}}
 }
 
 // Send posts m to endpointURL signed with secret under msgID, and returns

@@ -29,6 +29,7 @@ const (
 	TypeUnavailable         = "https://lexora.app/problems/unavailable"
 	TypeIdempotencyMismatch = "https://lexora.app/problems/idempotency-key-mismatch"
 	TypeUnprocessable       = "https://lexora.app/problems/unprocessable"
+	TypeForbiddenOrigin     = "https://lexora.app/problems/forbidden-origin"
 )
 
 // FieldError names one invalid field of a request, by its JSON name.
