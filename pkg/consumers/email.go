@@ -115,11 +115,7 @@ func (e *Email) Handle(ctx context.Context, d outbox.Delivery) error {
 		}
 		m := a.message(d)
 		m.MessageID = MessageID(d.Event, d.Subscriber)
-		if err := e.mail.Send(ctx, m); err != nil {
-			return err
-		}
-		_, err = tx.Exec(ctx, recordSendSQL, d.Subscriber, d.Event.ID, m.MessageID, m.To, m.Subject)
-		return err
+		return e.send(ctx, tx, d, m)
 	})
 }
 
@@ -177,11 +173,7 @@ func (e *Email) welcome(ctx context.Context, d outbox.Delivery, p events.Learner
 		m := mail.Message{MessageID: MessageID(d.Event, d.Subscriber), To: email, Subject: "Welcome to " + class,
 			Body: fmt.Sprintf("Hello %s,\n\n%s added you to %q on Lexora. You have %d assignment(s) waiting.\n",
 				name, teacher, class, len(p.Assignments))}
-		if err := e.mail.Send(ctx, m); err != nil {
-			return err
-		}
-		_, err = tx.Exec(ctx, recordSendSQL, d.Subscriber, d.Event.ID, m.MessageID, m.To, m.Subject)
-		return err
+		return e.send(ctx, tx, d, m)
 	})
 }
 
@@ -224,11 +216,7 @@ func (e *Email) daily(ctx context.Context, d outbox.Delivery, p events.ReminderD
 		}
 		m := mail.Message{MessageID: MessageID(d.Event, d.Subscriber), To: email, Subject: fmt.Sprintf("%d words are waiting for you", due),
 			Body: fmt.Sprintf("Hello %s,\n\nYou have not studied today yet: %d cards are due. A few minutes keep your streak alive.\n", name, due)}
-		if err := e.mail.Send(ctx, m); err != nil {
-			return err
-		}
-		_, err = tx.Exec(ctx, recordSendSQL, d.Subscriber, d.Event.ID, m.MessageID, m.To, m.Subject)
-		return err
+		return e.send(ctx, tx, d, m)
 	})
 }
 
@@ -240,4 +228,15 @@ func maxTime(a, b time.Time) time.Time {
 		return a
 	}
 	return b
+}
+
+// send delivers m over SMTP and records it in email_sends, inside the
+// consumer's transaction (see Email for which way a crash between the two
+// errs).
+func (e *Email) send(ctx context.Context, tx pgx.Tx, d outbox.Delivery, m mail.Message) error {
+	if err := e.mail.Send(ctx, m); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, recordSendSQL, d.Subscriber, d.Event.ID, m.MessageID, m.To, m.Subject)
+	return err
 }
