@@ -7,8 +7,6 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/sethvargo/go-envconfig"
-
 	"github.com/lexora-app/lexora/pkg/platform/database"
 	"github.com/lexora-app/lexora/pkg/platform/jobrun"
 	"github.com/lexora-app/lexora/pkg/seed"
@@ -17,11 +15,7 @@ import (
 func main() { jobrun.Main("seed", run) }
 
 func run(ctx context.Context, log *slog.Logger) error {
-	var cfg database.Config
-	if err := envconfig.Process(ctx, &cfg); err != nil {
-		return err
-	}
-	pool, err := database.Open(ctx, cfg)
+	pool, err := database.OpenFromEnv(ctx)
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
+	"github.com/sethvargo/go-envconfig"
 
 	"github.com/lexora-app/lexora/schema"
 )
@@ -79,6 +80,16 @@ func Open(ctx context.Context, cfg Config) (*pgxpool.Pool, error) {
 		return nil, fmt.Errorf("reach database %s:%d: %w", pc.ConnConfig.Host, pc.ConnConfig.Port, err)
 	}
 	return pool, nil
+}
+
+// OpenFromEnv reads Config from the environment (go-envconfig) and opens
+// it, for binaries that need nothing else.
+func OpenFromEnv(ctx context.Context) (*pgxpool.Pool, error) {
+	var cfg Config
+	if err := envconfig.Process(ctx, &cfg); err != nil {
+		return nil, fmt.Errorf("read database configuration: %w", err)
+	}
+	return Open(ctx, cfg)
 }
 
 // Migrate applies every pending migration of package schema to the database
