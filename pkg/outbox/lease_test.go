@@ -27,12 +27,7 @@ func TestHeartbeatKeepsALongHandlersLease(t *testing.T) {
 		}
 	})
 	d := b.drainer(t, map[string]Handler{"s1": slow}, Config{StopWhenIdle: true, LeaseDuration: time.Second})
-	done := make(chan Report)
-	go func() {
-		rep, err := d.Run(ctx)
-		require.NoError(t, err)
-		done <- rep
-	}()
+	done := runAsync(t, d, ctx)
 	<-started
 	rival := b.drainer(t, map[string]Handler{"s1": newRecorder()}, Config{StopWhenIdle: true, LeaseDuration: time.Second})
 	for range 5 {
@@ -61,12 +56,7 @@ func TestHandlerThatLosesItsLeaseIsCancelledAndWritesNothing(t *testing.T) {
 		return ctx.Err()
 	})
 	d := b.drainer(t, map[string]Handler{"s1": stuck}, Config{StopWhenIdle: true, LeaseDuration: time.Second})
-	done := make(chan Report)
-	go func() {
-		rep, err := d.Run(ctx)
-		require.NoError(t, err)
-		done <- rep
-	}()
+	done := runAsync(t, d, ctx)
 	<-started
 	// Another worker takes the delivery over (as after a lease expiry).
 	_, err := b.pool.Exec(ctx, "UPDATE outbox_deliveries SET lease_token = gen_random_uuid()")
@@ -96,12 +86,7 @@ func TestShutdownFinishesWithinGraceThenReleases(t *testing.T) {
 		return hctx.Err()
 	})
 	d := b.drainer(t, map[string]Handler{"s1": h}, Config{ShutdownGrace: 300 * time.Millisecond, Concurrency: 2})
-	done := make(chan Report)
-	go func() {
-		rep, err := d.Run(ctx)
-		require.NoError(t, err)
-		done <- rep
-	}()
+	done := runAsync(t, d, ctx)
 	<-allStarted
 	cancel() // SIGTERM
 	rep := <-done
@@ -125,12 +110,7 @@ func TestSlowHandlerDoesNotHoldBackOtherAcknowledgements(t *testing.T) {
 		}
 	})
 	d := b.drainer(t, map[string]Handler{"s1": newRecorder(), "s2": stuck}, Config{StopWhenIdle: true})
-	done := make(chan Report)
-	go func() {
-		rep, err := d.Run(ctx)
-		require.NoError(t, err)
-		done <- rep
-	}()
+	done := runAsync(t, d, ctx)
 	require.Eventually(t, func() bool {
 		return b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE subscriber = 's1'") == 0
 	}, 5*time.Second, 5*time.Millisecond, "s1 is acknowledged while s2 still runs")
@@ -187,12 +167,7 @@ func TestShutdownIsBoundedEvenWhenHandlersIgnoreCancellation(t *testing.T) {
 		return nil
 	})
 	d := b.drainer(t, map[string]Handler{"s1": stubborn}, Config{Concurrency: 2, ShutdownGrace: 200 * time.Millisecond})
-	done := make(chan Report)
-	go func() {
-		rep, err := d.Run(ctx)
-		require.NoError(t, err)
-		done <- rep
-	}()
+	done := runAsync(t, d, ctx)
 	<-running
 	<-running
 	start := time.Now()

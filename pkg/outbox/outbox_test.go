@@ -66,6 +66,18 @@ func (b bundle) count(t *testing.T, sql string, args ...any) int {
 	return n
 }
 
+// runAsync starts d.Run(ctx) and delivers its report when it ends.
+func runAsync(t *testing.T, d *Drainer, ctx context.Context) <-chan Report {
+	t.Helper()
+	done := make(chan Report, 1)
+	go func() {
+		rep, err := d.Run(ctx)
+		require.NoError(t, err)
+		done <- rep
+	}()
+	return done
+}
+
 // recorder is a handler that counts calls per (subscriber, event).
 type recorder struct {
 	mu    sync.Mutex
@@ -338,12 +350,7 @@ func TestFailingSubscriberBacksOffThenDiesWithoutHoldingOthers(t *testing.T) {
 		PollInterval: 5 * time.Millisecond, MaxDuration: 10 * time.Second, StopWhenIdle: false}
 	d := b.drainer(t, map[string]Handler{"s1": rec, "s2": failing}, cfg)
 
-	done := make(chan Report)
-	go func() {
-		rep, err := d.Run(ctx)
-		require.NoError(t, err)
-		done <- rep
-	}()
+	done := runAsync(t, d, ctx)
 	require.Eventually(t, func() bool {
 		return b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'dead'") == 1
 	}, 10*time.Second, 10*time.Millisecond)
