@@ -119,6 +119,7 @@ WITH target AS (
     SELECT d.id, e.event_id, d.subscriber, d.last_error, d.attempts
     FROM outbox_deliveries d JOIN outbox_events e ON e.id = d.event_id
     WHERE` + deadWhere + `
+    ORDER BY d.id
     FOR UPDATE OF d
 ),
 replayed AS (

@@ -173,20 +173,31 @@ func leaseArrays(ls []lease) ([]int64, []uuid.UUID) {
 }
 
 // Every write below is a compare-and-set on (id, lease_token): a worker
-// whose lease was taken over changes nothing.
+// whose lease was taken over changes nothing. Each first locks the rows it
+// will change in id order (heldSQL), so that two writes over overlapping
+// leases, such as the heartbeat's extension and an acknowledgement of the
+// same run, wait for each other instead of deadlocking; an UPDATE or DELETE
+// joined to an array locks rows in whatever order its plan produces them.
+const heldSQL = `
+WITH held AS (
+    SELECT d.id FROM outbox_deliveries d
+    JOIN unnest($1::bigint[], $2::uuid[]) AS l (id, token) ON d.id = l.id AND d.lease_token = l.token
+    WHERE d.state = 'running'
+    ORDER BY d.id
+    FOR UPDATE OF d
+)`
 
 // The acknowledgement deletes the delivered rows and counts them in the
-// per-minute statistics.
-const ackSQL = `
-WITH acked AS (
+// per-minute statistics, upserted in subscriber order for the same reason.
+const ackSQL = heldSQL + `,
+acked AS (
     DELETE FROM outbox_deliveries d
-    USING unnest($1::bigint[], $2::uuid[]) AS l (id, token)
-    WHERE d.id = l.id AND d.lease_token = l.token AND d.state = 'running'
+    WHERE d.id = ANY (ARRAY(SELECT id FROM held))
     RETURNING d.subscriber
 ),
 counted AS (
     INSERT INTO outbox_delivery_stats (minute, subscriber, delivered)
-    SELECT date_trunc('minute', now()), subscriber, count(*) FROM acked GROUP BY subscriber
+    SELECT date_trunc('minute', now()), subscriber, count(*) FROM acked GROUP BY subscriber ORDER BY subscriber
     ON CONFLICT (minute, subscriber) DO UPDATE
     SET delivered = outbox_delivery_stats.delivered + excluded.delivered
 )
@@ -213,15 +224,15 @@ type failure struct {
 	dead  bool
 }
 
-const failSQL = `
+const failSQL = heldSQL + `
 UPDATE outbox_deliveries d
 SET state = CASE WHEN f.dead THEN 'dead' ELSE 'pending' END,
     available_at = CASE WHEN f.dead THEN d.available_at ELSE now() + make_interval(secs => f.delay) END,
     finished_at = CASE WHEN f.dead THEN now() END,
     lease_token = NULL,
     last_error = f.error
-FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::float8[], $5::bool[]) AS f (id, token, error, delay, dead)
-WHERE d.id = f.id AND d.lease_token = f.token AND d.state = 'running'
+FROM unnest($1::bigint[], $3::text[], $4::float8[], $5::bool[]) AS f (id, error, delay, dead)
+WHERE d.id = f.id AND d.id = ANY (ARRAY(SELECT id FROM held))
 RETURNING f.dead`
 
 // fail records failed attempts, as retries or dead letters, where this worker
@@ -256,11 +267,10 @@ func (d *Drainer) fail(ctx context.Context, fs []failure) (retried, dead int, er
 	return retried, dead, nil
 }
 
-const releaseSQL = `
+const releaseSQL = heldSQL + `
 UPDATE outbox_deliveries d
 SET state = 'pending', available_at = now(), lease_token = NULL, attempts = d.attempts - 1
-FROM unnest($1::bigint[], $2::uuid[]) AS l (id, token)
-WHERE d.id = l.id AND d.lease_token = l.token AND d.state = 'running'`
+WHERE d.id = ANY (ARRAY(SELECT id FROM held))`
 
 // release hands deliveries back unattempted, where this worker still holds
 // the lease, and returns how many it released.
@@ -276,10 +286,9 @@ func (d *Drainer) release(ctx context.Context, ls []lease) (int, error) {
 	return int(tag.RowsAffected()), nil
 }
 
-const extendSQL = `
+const extendSQL = heldSQL + `
 UPDATE outbox_deliveries d SET available_at = now() + make_interval(secs => $3)
-FROM unnest($1::bigint[], $2::uuid[]) AS l (id, token)
-WHERE d.id = l.id AND d.lease_token = l.token AND d.state = 'running'
+WHERE d.id = ANY (ARRAY(SELECT id FROM held))
 RETURNING d.id`
 
 // extend pushes back the expiry of leases this worker still holds and
