@@ -178,3 +178,61 @@ func TestShutdownIsBoundedEvenWhenHandlersIgnoreCancellation(t *testing.T) {
 	require.Equal(t, 10, rep.Released)
 	require.Equal(t, 10, b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'pending' AND attempts = 0"))
 }
+
+// TestOverlappingLeaseWritesDoNotDeadlock runs the heartbeat's extension and
+// the acknowledgement of one run at the same time over the same leases, given
+// in opposite orders, as a run's heartbeat (map order) and its result writer
+// (completion order) do. Each must lock in id order, or PostgreSQL reports a
+// deadlock.
+func TestOverlappingLeaseWritesDoNotDeadlock(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	const n = 200
+	events := make([]Event, n)
+	for i := range events {
+		events[i] = event(t, "t.b", i)
+	}
+	b.enqueue(t, events...)
+	d := b.drainer(t, map[string]Handler{"s1": newRecorder()}, Config{})
+	batch, token, err := d.claim(ctx, n)
+	require.NoError(t, err)
+	require.Len(t, batch, n)
+	forward := make([]lease, n)
+	for i, dl := range batch {
+		forward[i] = lease{dl.ID, token}
+	}
+	for round := range 20 {
+		backward := make([]lease, n)
+		for i, l := range forward {
+			backward[n-1-i] = l
+		}
+		errs := make(chan error, 2)
+		go func() {
+			_, err := d.extend(ctx, forward)
+			errs <- err
+		}()
+		go func() {
+			_, err := d.extend(ctx, backward)
+			errs <- err
+		}()
+		require.NoError(t, <-errs, "round %d", round)
+		require.NoError(t, <-errs, "round %d", round)
+	}
+	half := make([]lease, 0, n/2)
+	for i := n - 1; i >= 0; i -= 2 {
+		half = append(half, forward[i])
+	}
+	errs := make(chan error, 2)
+	go func() {
+		_, err := d.extend(ctx, forward)
+		errs <- err
+	}()
+	go func() {
+		_, err := d.ack(ctx, half)
+		errs <- err
+	}()
+	require.NoError(t, <-errs)
+	require.NoError(t, <-errs)
+	require.Equal(t, n/2, b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'running'"))
+}
