@@ -11,7 +11,8 @@ import (
 
 // TestRoleMatrix calls every function as every role: the resource's owner,
 // a user of the same role from another class (a foreign tenant), the other
-// roles, and no one. A denial for a foreign resource is 404, never 403.
+// roles, and no one. A denial for a foreign resource is 404, never 403, and
+// no denial changes the database.
 func TestRoleMatrix(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
@@ -23,66 +24,87 @@ func TestRoleMatrix(t *testing.T) {
 		RETURNING id`).Scan(&op))
 	require.NoError(t, f.pool.QueryRow(ctx, "UPDATE users SET auth_subject = id::text WHERE id = $1 RETURNING (SELECT id FROM classes WHERE teacher_id = $2)",
 		op, f.teacher).Scan(&class))
-	var endpoint string
 	_, body := f.call(t, (*Service).RegisterWebhookEndpoint, http.MethodPost, "/", f.teacher, `{"url":"https://school.example/h"}`)
-	endpoint = body["id"].(string)
+	endpoint := body["id"].(string)
+	// A dead letter, so that a denied replay or skip would have something to change.
+	_, err := f.pool.Exec(ctx, "UPDATE outbox_deliveries SET state = 'dead', finished_at = now() WHERE id = (SELECT min(id) FROM outbox_deliveries)")
+	require.NoError(t, err)
 
 	roles := map[string]uuid.UUID{"learner": f.learner, "foreign learner": f.otherLearner, "teacher": f.teacher,
 		"foreign teacher": f.otherTeacher, "operator": op, "anonymous": uuid.Nil}
 	const ok, no, gone, anon = 200, 404, 404, 401
+	covered := map[string]bool{}
 	for _, c := range []struct {
-		fn     func(*Service, http.ResponseWriter, *http.Request)
+		name   string
 		method string
 		path   string
 		body   func() string
 		want   map[string]int // status by role; anonymous is always 401
 	}{
-		{(*Service).GetSchedule, http.MethodGet, "/?learner_id=" + f.learner.String(), nil,
+		{"GetSchedule", http.MethodGet, "/?learner_id=" + f.learner.String(), nil,
 			map[string]int{"learner": ok, "foreign learner": no, "teacher": ok, "foreign teacher": no, "operator": no}},
-		{(*Service).GetProgress, http.MethodGet, "/?learner_id=" + f.learner.String(), nil,
+		{"GetProgress", http.MethodGet, "/?learner_id=" + f.learner.String(), nil,
 			map[string]int{"learner": ok, "foreign learner": no, "teacher": ok, "foreign teacher": no, "operator": no}},
-		{(*Service).GetSchedule, http.MethodGet, "/?assignment_id=" + assignment.String(), nil,
+		{"GetSchedule", http.MethodGet, "/?assignment_id=" + assignment.String(), nil,
 			map[string]int{"learner": ok, "foreign learner": no, "teacher": no, "foreign teacher": no, "operator": no}},
-		{(*Service).SubmitReview, http.MethodPost, "/", func() string { return `{"card_id":"` + card.String() + `","rating":3}` },
+		{"SubmitReview", http.MethodPost, "/", func() string { return `{"card_id":"` + card.String() + `","rating":3}` },
 			map[string]int{"learner": ok, "foreign learner": no, "teacher": no, "foreign teacher": no, "operator": no}},
-		{(*Service).CreateAssignment, http.MethodPost, "/", func() string {
+		{"CreateAssignment", http.MethodPost, "/", func() string {
 			return `{"learner_id":"` + f.learner.String() + `","deck_id":"` + f.deck.String() + `","due_at":"2026-04-20T18:00:00Z"}`
 		}, map[string]int{"learner": no, "foreign learner": no, "teacher": 409, "foreign teacher": no, "operator": no}},
-		{(*Service).EnrollLearner, http.MethodPost, "/", func() string { return `{"class_id":"` + class.String() + `","email":"l@example.com"}` },
+		{"EnrollLearner", http.MethodPost, "/", func() string { return `{"class_id":"` + class.String() + `","email":"l@example.com"}` },
 			map[string]int{"learner": no, "foreign learner": no, "teacher": 409, "foreign teacher": no, "operator": no}},
-		{(*Service).ListWebhookEndpoints, http.MethodGet, "/", nil,
+		{"RegisterWebhookEndpoint", http.MethodPost, "/", func() string { return `{"url":"https://school.example/m"}` },
+			map[string]int{"learner": no, "foreign learner": no, "teacher": 201, "foreign teacher": 201, "operator": no}},
+		{"ListWebhookEndpoints", http.MethodGet, "/", nil,
 			map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": ok, "operator": no}},
-		{(*Service).RotateWebhookSecret, http.MethodPost, "/", func() string { return `{"id":"` + endpoint + `"}` },
+		{"RotateWebhookSecret", http.MethodPost, "/", func() string { return `{"id":"` + endpoint + `"}` },
 			map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": gone, "operator": no}},
-		{(*Service).OutboxHealth, http.MethodGet, "/", nil,
+		{"DeleteWebhookEndpoint", http.MethodPost, "/", func() string { return `{"id":"` + endpoint + `"}` },
+			map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": gone, "operator": no}},
+		{"OutboxHealth", http.MethodGet, "/", nil,
 			map[string]int{"learner": no, "foreign learner": no, "teacher": no, "foreign teacher": no, "operator": ok}},
-		{(*Service).ListDeadLetters, http.MethodGet, "/", nil,
+		{"ListDeadLetters", http.MethodGet, "/", nil,
 			map[string]int{"learner": no, "foreign learner": no, "teacher": no, "foreign teacher": no, "operator": ok}},
-		{(*Service).ReplayDeadLetters, http.MethodPost, "/", func() string { return `{"all":true}` },
+		{"ReplayDeadLetters", http.MethodPost, "/", func() string { return `{"all":true}` },
 			map[string]int{"learner": no, "foreign learner": no, "teacher": no, "foreign teacher": no, "operator": ok}},
-		{(*Service).SkipDeadLetters, http.MethodPost, "/", func() string { return `{"all":true,"reason":"test"}` },
+		{"SkipDeadLetters", http.MethodPost, "/", func() string { return `{"all":true,"reason":"test"}` },
 			map[string]int{"learner": no, "foreign learner": no, "teacher": no, "foreign teacher": no, "operator": ok}},
 	} {
+		covered[c.name] = true
 		for role, who := range roles {
 			body := ""
 			if c.body != nil {
 				body = c.body()
 			}
-			code, _ := f.call(t, c.fn, c.method, c.path, who, body)
+			before := f.writes(t)
+			code, _ := f.call(t, Functions[c.name], c.method, c.path, who, body)
 			want := anon
 			if role != "anonymous" {
 				want = c.want[role]
 			}
-			require.Equal(t, want, code, "%s as %s", c.path, role)
+			require.Equal(t, want, code, "%s%s as %s", c.name, c.path, role)
+			if code >= 400 {
+				require.Equal(t, before, f.writes(t), "%s as %s was denied but changed the database", c.name, role)
+			}
 		}
 	}
-	// Every registered function is in the matrix, or in this list with a reason.
-	covered := map[string]bool{"GetSchedule": true, "GetProgress": true, "SubmitReview": true, "CreateAssignment": true,
-		"EnrollLearner": true, "ListWebhookEndpoints": true, "RotateWebhookSecret": true, "OutboxHealth": true,
-		"ListDeadLetters": true, "ReplayDeadLetters": true, "SkipDeadLetters": true,
-		// Covered by TestWebhookEndpointsBelongToTheirTeacher (creation and deletion by role).
-		"RegisterWebhookEndpoint": true, "DeleteWebhookEndpoint": true}
+	// Every registered function has a row.
 	for name := range Functions {
 		require.True(t, covered[name], "%s has no row in the role matrix", name)
 	}
+}
+
+// writes fingerprints every table a function writes: row counts, plus the
+// secrets and states a rotation or a replay changes in place.
+func (f fixture) writes(t *testing.T) string {
+	t.Helper()
+	var s string
+	require.NoError(t, f.pool.QueryRow(context.Background(), `SELECT concat_ws(',',
+		(SELECT count(*) FROM class_members), (SELECT count(*) FROM users), (SELECT count(*) FROM assignments),
+		(SELECT count(*) FROM cards), (SELECT count(*) FROM review_log), (SELECT count(*) FROM outbox_events),
+		(SELECT count(*) FROM outbox_audit), (SELECT count(*) FROM idempotency_keys),
+		(SELECT string_agg(secret, ' ' ORDER BY id) FROM webhook_endpoints),
+		(SELECT string_agg(state || attempts, ' ' ORDER BY id) FROM outbox_deliveries))`).Scan(&s))
+	return s
 }
