@@ -77,8 +77,8 @@ func (s *Service) CreateAssignment(w http.ResponseWriter, r *http.Request) {
 		httpx.WriteError(w, r, s.log, p)
 		return
 	}
-	s.write(w, r, "CreateAssignment", http.StatusCreated, req, func(tx pgx.Tx) (any, error) {
-		return s.createAssignment(r.Context(), tx, r, in)
+	s.write(w, r, "CreateAssignment", http.StatusCreated, req, func(tx pgx.Tx, teacher user) (any, error) {
+		return s.createAssignment(r.Context(), tx, r, teacher, in)
 	})
 }
 
@@ -109,11 +109,7 @@ inserted AS (
     RETURNING 1)
 SELECT (SELECT count(*) FROM items), (SELECT count(*) FROM inserted)`
 
-func (s *Service) createAssignment(ctx context.Context, tx pgx.Tx, r *http.Request, in assignmentInput) (Assignment, error) {
-	teacher, err := s.actor(ctx, tx, r)
-	if err != nil {
-		return Assignment{}, err
-	}
+func (s *Service) createAssignment(ctx context.Context, tx pgx.Tx, r *http.Request, teacher user, in assignmentInput) (Assignment, error) {
 	if teacher.Role != "teacher" {
 		return Assignment{}, httpx.NotFound("learner")
 	}

@@ -58,8 +58,8 @@ func (s *Service) EnrollLearner(w http.ResponseWriter, r *http.Request) {
 		httpx.WriteError(w, r, s.log, err)
 		return
 	}
-	s.write(w, r, "EnrollLearner", http.StatusCreated, req, func(tx pgx.Tx) (any, error) {
-		return s.enroll(r.Context(), tx, r, req)
+	s.write(w, r, "EnrollLearner", http.StatusCreated, req, func(tx pgx.Tx, caller user) (any, error) {
+		return s.enroll(r.Context(), tx, r, caller, req)
 	})
 }
 
@@ -72,12 +72,9 @@ WHERE a.teacher_id = $2 AND a.due_at > $3
   AND NOT EXISTS (SELECT 1 FROM assignments mine WHERE mine.deck_id = a.deck_id AND mine.learner_id = $4)
 GROUP BY a.deck_id ORDER BY a.deck_id`
 
-func (s *Service) enroll(ctx context.Context, tx pgx.Tx, r *http.Request, req EnrollLearnerRequest) (Enrollment, error) {
-	caller, err := s.actor(ctx, tx, r)
-	if err != nil {
-		return Enrollment{}, err
-	}
+func (s *Service) enroll(ctx context.Context, tx pgx.Tx, r *http.Request, caller user, req EnrollLearnerRequest) (Enrollment, error) {
 	var out Enrollment
+	var err error
 	var teacherID uuid.UUID
 	by := "teacher"
 	if req.JoinCode != "" {

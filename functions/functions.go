@@ -258,7 +258,9 @@ const IdempotencyKeyHeader = "Idempotency-Key"
 // Idempotent-Replayed: true, without doing anything again; the same key with
 // a different request answers 422. Keys are scoped to the function and the
 // acting user. Requests that fail leave no key, so they can be retried.
-func (s *Service) write(w http.ResponseWriter, r *http.Request, name string, status int, req any, fn func(pgx.Tx) (any, error)) {
+//
+// The acting user is resolved once, in the transaction, and handed to fn.
+func (s *Service) write(w http.ResponseWriter, r *http.Request, name string, status int, req any, fn func(pgx.Tx, user) (any, error)) {
 	key := r.Header.Get(IdempotencyKeyHeader)
 	if vals := r.Header.Values(IdempotencyKeyHeader); len(vals) > 1 || (vals != nil && !validKey(key)) {
 		p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", "the Idempotency-Key header is invalid")
@@ -266,19 +268,14 @@ func (s *Service) write(w http.ResponseWriter, r *http.Request, name string, sta
 		httpx.WriteError(w, r, s.log, p)
 		return
 	}
-	var scope string
-	if key != "" {
-		c, err := s.verifier.Verify(r.Context(), r)
-		if err != nil {
-			httpx.WriteError(w, r, s.log, httpx.NewProblem(http.StatusUnauthorized, httpx.TypeUnauthenticated, "Unauthenticated",
-				"send a valid, unexpired ID token as Authorization: Bearer <token>"))
-			return
-		}
-		scope = name + " " + c.Subject
-	}
 	var resp idempotency.Response
 	replayed := false
 	err := pgx.BeginFunc(r.Context(), s.pool, func(tx pgx.Tx) error {
+		u, err := s.actor(r.Context(), tx, r)
+		if err != nil {
+			return err
+		}
+		scope := name + " " + u.ID.String()
 		if key != "" {
 			hash, err := idempotency.Hash(req)
 			if err != nil {
@@ -296,7 +293,7 @@ func (s *Service) write(w http.ResponseWriter, r *http.Request, name string, sta
 				return err
 			}
 		}
-		out, err := fn(tx)
+		out, err := fn(tx, u)
 		if err != nil {
 			return err
 		}

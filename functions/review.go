@@ -64,8 +64,8 @@ func (s *Service) SubmitReview(w http.ResponseWriter, r *http.Request) {
 		httpx.WriteError(w, r, s.log, err)
 		return
 	}
-	s.write(w, r, "SubmitReview", http.StatusOK, req, func(tx pgx.Tx) (any, error) {
-		return s.submitReview(r.Context(), tx, r, uuid.MustParse(req.CardID), learning.Rating(*req.Rating))
+	s.write(w, r, "SubmitReview", http.StatusOK, req, func(tx pgx.Tx, learner user) (any, error) {
+		return s.submitReview(r.Context(), tx, r, learner, uuid.MustParse(req.CardID), learning.Rating(*req.Rating))
 	})
 }
 
@@ -107,18 +107,14 @@ WHERE a.id = ANY($1) AND a.completed_at IS NULL
       WHERE di.deck_id = a.deck_id AND c.state IS DISTINCT FROM 2 AND NOT coalesce(c.suspended, false))
 RETURNING a.id, a.deck_id, a.learner_id, a.teacher_id, a.due_at`
 
-func (s *Service) submitReview(ctx context.Context, tx pgx.Tx, r *http.Request, cardID uuid.UUID, rating learning.Rating) (ReviewResult, error) {
-	learner, err := s.actor(ctx, tx, r)
-	if err != nil {
-		return ReviewResult{}, err
-	}
+func (s *Service) submitReview(ctx context.Context, tx pgx.Tx, r *http.Request, learner user, cardID uuid.UUID, rating learning.Rating) (ReviewResult, error) {
 	var card learning.Card
 	var lexemeID uuid.UUID
 	var elapsed, scheduled, reps, lapses int64
 	var lastReview *time.Time
 	var suspended bool
 	var lemma string
-	err = tx.QueryRow(ctx, lockCardSQL, cardID, learner.ID).Scan(&lexemeID, &card.State, &card.Due,
+	err := tx.QueryRow(ctx, lockCardSQL, cardID, learner.ID).Scan(&lexemeID, &card.State, &card.Due,
 		&card.Stability, &card.Difficulty, &elapsed, &scheduled, &reps, &lapses, &card.Step, &lastReview, &suspended, &lemma)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return ReviewResult{}, httpx.NotFound("card")

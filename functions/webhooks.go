@@ -52,10 +52,14 @@ func (s *Service) teacher(r *http.Request) (user, error) {
 	if err != nil {
 		return user{}, err
 	}
+	return u, requireTeacher(u)
+}
+
+func requireTeacher(u user) error {
 	if u.Role != "teacher" {
-		return user{}, httpx.NotFound("function")
+		return httpx.NotFound("function")
 	}
-	return u, nil
+	return nil
 }
 
 // RegisterWebhookEndpoint (POST) registers an https:// endpoint for the
@@ -63,11 +67,6 @@ func (s *Service) teacher(r *http.Request) (user, error) {
 // which is never shown again. 400 for an invalid URL or topic.
 func (s *Service) RegisterWebhookEndpoint(w http.ResponseWriter, r *http.Request) {
 	if !allow(w, r, http.MethodPost) {
-		return
-	}
-	t, err := s.teacher(r)
-	if err != nil {
-		httpx.WriteError(w, r, s.log, err)
 		return
 	}
 	var req RegisterWebhookEndpointRequest
@@ -84,7 +83,10 @@ func (s *Service) RegisterWebhookEndpoint(w http.ResponseWriter, r *http.Request
 	if req.Topics == nil {
 		req.Topics = []string{}
 	}
-	s.write(w, r, "RegisterWebhookEndpoint", http.StatusCreated, req, func(tx pgx.Tx) (any, error) {
+	s.write(w, r, "RegisterWebhookEndpoint", http.StatusCreated, req, func(tx pgx.Tx, t user) (any, error) {
+		if err := requireTeacher(t); err != nil {
+			return nil, err
+		}
 		ep := WebhookEndpoint{URL: req.URL, Topics: req.Topics, Secret: webhooks.NewSecret()}
 		if err := tx.QueryRow(r.Context(), `INSERT INTO webhook_endpoints (teacher_id, url, secret, topics)
 			VALUES ($1, $2, $3, $4) RETURNING id, created_at`, t.ID, ep.URL, ep.Secret, ep.Topics).Scan(&ep.ID, &ep.CreatedAt); err != nil {
@@ -146,16 +148,14 @@ func (s *Service) changeEndpoint(w http.ResponseWriter, r *http.Request, sql str
 		httpx.WriteError(w, r, s.log, err)
 		return
 	}
-	t, err := s.teacher(r)
-	if err != nil {
-		httpx.WriteError(w, r, s.log, err)
-		return
-	}
 	name := "DeleteWebhookEndpoint"
 	if rotate {
 		name = "RotateWebhookSecret"
 	}
-	s.write(w, r, name, http.StatusOK, req, func(tx pgx.Tx) (any, error) {
+	s.write(w, r, name, http.StatusOK, req, func(tx pgx.Tx, t user) (any, error) {
+		if err := requireTeacher(t); err != nil {
+			return nil, err
+		}
 		args := []any{req.ID, t.ID}
 		secret := webhooks.NewSecret()
 		if rotate {
