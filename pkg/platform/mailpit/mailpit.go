@@ -19,6 +19,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/lexora-app/lexora/pkg/platform/testport"
 )
 
 // Address is one mailbox of a message.
@@ -78,7 +80,7 @@ func Start(t testing.TB) (smtpPort int, client Client) {
 			t.Fatalf("mailpit: set LEXORA_MAILPIT to the mailpit binary (make test installs it in bin/): %v", err)
 		}
 	}
-	smtpPort, httpPort := freePort(t), freePort(t)
+	smtpPort, httpPort := testport.Free(t), testport.Free(t)
 	cmd := exec.Command(bin,
 		"--smtp", "127.0.0.1:"+strconv.Itoa(smtpPort),
 		"--listen", "127.0.0.1:"+strconv.Itoa(httpPort),
@@ -107,14 +109,4 @@ func Start(t testing.TB) (smtpPort int, client Client) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-}
-
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("mailpit: find a free port: %v", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }

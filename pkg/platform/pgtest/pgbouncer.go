@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/lexora-app/lexora/pkg/platform/testport"
 )
 
 // PgBouncer starts a private PgBouncer (Debian's package, found through
@@ -42,7 +44,7 @@ func PgBouncer(t testing.TB, pool *pgxpool.Pool) string {
 	if err := os.Chmod(dir, 0o777); err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
-	port := freePort(t)
+	port := testport.Free(t)
 	ini := fmt.Sprintf(`[databases]
 * = host=%s port=%s
 [pgbouncer]
@@ -92,14 +94,4 @@ logfile = %s
 	u.Host = addr
 	u.Path = "/" + pool.Config().ConnConfig.Database
 	return u.String()
-}
-
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("pgtest: find a free port: %v", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
