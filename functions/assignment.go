@@ -61,12 +61,8 @@ type Assignment struct {
 // visible to the teacher, or the caller is not a teacher; 409 when the deck is
 // already assigned to that learner.
 func (s *Service) CreateAssignment(w http.ResponseWriter, r *http.Request) {
-	if !allow(w, r, http.MethodPost) {
-		return
-	}
 	var req CreateAssignmentRequest
-	if err := httpx.DecodeJSON(r, &req); err != nil {
-		httpx.WriteError(w, r, s.log, err)
+	if !s.decodePost(w, r, &req) {
 		return
 	}
 	in := assignmentInput{learnerID: uuid.MustParse(req.LearnerID), deckID: uuid.MustParse(req.DeckID)}

@@ -50,12 +50,8 @@ type Enrollment struct {
 // of the wrong role; 409 when the learner is already in the class, or the
 // email belongs to a teacher.
 func (s *Service) EnrollLearner(w http.ResponseWriter, r *http.Request) {
-	if !allow(w, r, http.MethodPost) {
-		return
-	}
 	var req EnrollLearnerRequest
-	if err := httpx.DecodeJSON(r, &req); err != nil {
-		httpx.WriteError(w, r, s.log, err)
+	if !s.decodePost(w, r, &req) {
 		return
 	}
 	s.write(w, r, "EnrollLearner", http.StatusCreated, req, func(tx pgx.Tx, caller user) (any, error) {

@@ -245,6 +245,19 @@ func allow(w http.ResponseWriter, r *http.Request, method string) bool {
 	return false
 }
 
+// decodePost answers 405 to a method other than POST, and a problem to a
+// body that does not decode into req; it reports whether to go on.
+func (s *Service) decodePost(w http.ResponseWriter, r *http.Request, req any) bool {
+	if !allow(w, r, http.MethodPost) {
+		return false
+	}
+	if err := httpx.DecodeJSON(r, req); err != nil {
+		httpx.WriteError(w, r, s.log, err)
+		return false
+	}
+	return true
+}
+
 // IdempotencyKeyHeader names the header that makes a write safe to retry.
 const IdempotencyKeyHeader = "Idempotency-Key"
 

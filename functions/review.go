@@ -56,12 +56,8 @@ type ReviewResult struct {
 // for a card suspended as a leech. A lapse that reaches events.LeechLapses
 // suspends the card and enqueues card.leeched.
 func (s *Service) SubmitReview(w http.ResponseWriter, r *http.Request) {
-	if !allow(w, r, http.MethodPost) {
-		return
-	}
 	var req SubmitReviewRequest
-	if err := httpx.DecodeJSON(r, &req); err != nil {
-		httpx.WriteError(w, r, s.log, err)
+	if !s.decodePost(w, r, &req) {
 		return
 	}
 	s.write(w, r, "SubmitReview", http.StatusOK, req, func(tx pgx.Tx, learner user) (any, error) {

@@ -31,6 +31,19 @@ type WebhookEndpoint struct {
 	CreatedAt      time.Time  `json:"created_at"`
 	DisabledAt     *time.Time `json:"disabled_at"`
 	DisabledReason *string    `json:"disabled_reason"`
+	// PreviousSecretExpiresAt is when the secret replaced by the last
+	// rotation stops signing deliveries; null when none does.
+	PreviousSecretExpiresAt *time.Time `json:"previous_secret_expires_at"`
+}
+
+// PreviousSecretOverlap is how long a rotated secret keeps signing
+// deliveries beside the new one, unless the rotation revokes it.
+const PreviousSecretOverlap = 24 * time.Hour
+
+const endpointColumns = "id, url, topics, created_at, disabled_at, disabled_reason, previous_secret_expires_at"
+
+func scanEndpoint(row pgx.Row, ep *WebhookEndpoint) error {
+	return row.Scan(&ep.ID, &ep.URL, &ep.Topics, &ep.CreatedAt, &ep.DisabledAt, &ep.DisabledReason, &ep.PreviousSecretExpiresAt)
 }
 
 // RegisterWebhookEndpointRequest is the body of RegisterWebhookEndpoint.
@@ -43,6 +56,14 @@ type RegisterWebhookEndpointRequest struct {
 // WebhookEndpointRequest names one endpoint.
 type WebhookEndpointRequest struct {
 	ID string `json:"id" validate:"required,uuid"`
+}
+
+// RotateWebhookSecretRequest is the body of RotateWebhookSecret.
+type RotateWebhookSecretRequest struct {
+	ID string `json:"id" validate:"required,uuid"`
+	// RevokePrevious stops the old secret at once (it leaked) instead of
+	// after PreviousSecretOverlap.
+	RevokePrevious bool `json:"revoke_previous"`
 }
 
 // teacher resolves the acting user and requires the teacher role; others
@@ -66,12 +87,8 @@ func requireTeacher(u user) error {
 // calling teacher and answers 201 with it, including its signing secret,
 // which is never shown again. 400 for an invalid URL or topic.
 func (s *Service) RegisterWebhookEndpoint(w http.ResponseWriter, r *http.Request) {
-	if !allow(w, r, http.MethodPost) {
-		return
-	}
 	var req RegisterWebhookEndpointRequest
-	if err := httpx.DecodeJSON(r, &req); err != nil {
-		httpx.WriteError(w, r, s.log, err)
+	if !s.decodePost(w, r, &req) {
 		return
 	}
 	if err := webhooks.CheckURL(req.URL, s.webhooks.AllowHTTP); err != nil {
@@ -107,7 +124,7 @@ func (s *Service) ListWebhookEndpoints(w http.ResponseWriter, r *http.Request) {
 		httpx.WriteError(w, r, s.log, err)
 		return
 	}
-	rows, err := s.pool.Query(r.Context(), `SELECT id, url, topics, created_at, disabled_at, disabled_reason
+	rows, err := s.pool.Query(r.Context(), `SELECT `+endpointColumns+`
 		FROM webhook_endpoints WHERE teacher_id = $1 ORDER BY created_at, id`, t.ID)
 	if err != nil {
 		httpx.WriteError(w, r, s.log, err)
@@ -115,7 +132,7 @@ func (s *Service) ListWebhookEndpoints(w http.ResponseWriter, r *http.Request) {
 	}
 	eps, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (WebhookEndpoint, error) {
 		var ep WebhookEndpoint
-		return ep, row.Scan(&ep.ID, &ep.URL, &ep.Topics, &ep.CreatedAt, &ep.DisabledAt, &ep.DisabledReason)
+		return ep, scanEndpoint(row, &ep)
 	})
 	if err != nil {
 		httpx.WriteError(w, r, s.log, err)
@@ -124,54 +141,56 @@ func (s *Service) ListWebhookEndpoints(w http.ResponseWriter, r *http.Request) {
 	httpx.WriteJSON(w, http.StatusOK, map[string]any{"endpoints": append([]WebhookEndpoint{}, eps...)})
 }
 
-// RotateWebhookSecret (POST {"id"}) replaces an endpoint's signing secret
-// and answers 200 with the endpoint and its new secret; deliveries from then
-// on are signed with it. 404 for an endpoint that is not the caller's.
+// RotateWebhookSecret (POST {"id", "revoke_previous"}) gives an endpoint a
+// new signing secret and answers 200 with the endpoint and the new secret.
+// For PreviousSecretOverlap (24 h) deliveries carry signatures with both
+// secrets, so that the receiver can switch without rejecting any; with
+// revoke_previous the old secret stops at once. 404 for an endpoint that is
+// not the caller's.
 func (s *Service) RotateWebhookSecret(w http.ResponseWriter, r *http.Request) {
-	s.changeEndpoint(w, r, `UPDATE webhook_endpoints SET secret = $3 WHERE id = $1 AND teacher_id = $2
-		RETURNING id, url, topics, created_at, disabled_at, disabled_reason`, true)
+	var req RotateWebhookSecretRequest
+	if !s.decodePost(w, r, &req) {
+		return
+	}
+	secret := webhooks.NewSecret()
+	s.changeEndpoint(w, r, "RotateWebhookSecret", req, req.ID, `UPDATE webhook_endpoints
+		SET previous_secret = CASE WHEN $4 THEN NULL ELSE secret END,
+		    previous_secret_expires_at = CASE WHEN $4 THEN NULL ELSE now() + make_interval(secs => $5) END,
+		    secret = $3
+		WHERE id = $1 AND teacher_id = $2 RETURNING `+endpointColumns,
+		func(ep *WebhookEndpoint) { ep.Secret = secret }, secret, req.RevokePrevious, PreviousSecretOverlap.Seconds())
 }
 
 // DeleteWebhookEndpoint (POST {"id"}) removes an endpoint and answers 200
 // with what it was. 404 for an endpoint that is not the caller's.
 func (s *Service) DeleteWebhookEndpoint(w http.ResponseWriter, r *http.Request) {
-	s.changeEndpoint(w, r, `DELETE FROM webhook_endpoints WHERE id = $1 AND teacher_id = $2
-		RETURNING id, url, topics, created_at, disabled_at, disabled_reason`, false)
+	var req WebhookEndpointRequest
+	if !s.decodePost(w, r, &req) {
+		return
+	}
+	s.changeEndpoint(w, r, "DeleteWebhookEndpoint", req, req.ID,
+		`DELETE FROM webhook_endpoints WHERE id = $1 AND teacher_id = $2 RETURNING `+endpointColumns, nil)
 }
 
-func (s *Service) changeEndpoint(w http.ResponseWriter, r *http.Request, sql string, rotate bool) {
-	if !allow(w, r, http.MethodPost) {
-		return
-	}
-	var req WebhookEndpointRequest
-	if err := httpx.DecodeJSON(r, &req); err != nil {
-		httpx.WriteError(w, r, s.log, err)
-		return
-	}
-	name := "DeleteWebhookEndpoint"
-	if rotate {
-		name = "RotateWebhookSecret"
-	}
+// changeEndpoint runs sql, whose $1 is the endpoint id and $2 the calling
+// teacher, then extra, as the write name; reveal, when set, adds to the
+// answer what only this write may show.
+func (s *Service) changeEndpoint(w http.ResponseWriter, r *http.Request, name string, req any, id, sql string,
+	reveal func(*WebhookEndpoint), extra ...any) {
 	s.write(w, r, name, http.StatusOK, req, func(tx pgx.Tx, t user) (any, error) {
 		if err := requireTeacher(t); err != nil {
 			return nil, err
 		}
-		args := []any{req.ID, t.ID}
-		secret := webhooks.NewSecret()
-		if rotate {
-			args = append(args, secret)
-		}
 		var ep WebhookEndpoint
-		err := tx.QueryRow(r.Context(), sql, args...).
-			Scan(&ep.ID, &ep.URL, &ep.Topics, &ep.CreatedAt, &ep.DisabledAt, &ep.DisabledReason)
+		err := scanEndpoint(tx.QueryRow(r.Context(), sql, append([]any{id, t.ID}, extra...)...), &ep)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil, httpx.NotFound("webhook endpoint")
 		}
 		if err != nil {
 			return nil, fmt.Errorf("change webhook endpoint: %w", err)
 		}
-		if rotate {
-			ep.Secret = secret
+		if reveal != nil {
+			reveal(&ep)
 		}
 		return ep, nil
 	})

@@ -3,6 +3,7 @@ package functions
 import (
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
@@ -51,7 +52,16 @@ func TestWebhookEndpointsBelongToTheirTeacher(t *testing.T) {
 	code, body = f.call(t, (*Service).RotateWebhookSecret, http.MethodPost, "/RotateWebhookSecret", f.teacher, `{"id":"`+id+`"}`)
 	require.Equal(t, http.StatusOK, code)
 	require.NotEqual(t, secret, body["secret"])
-	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM webhook_endpoints WHERE secret = $1", body["secret"]))
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM webhook_endpoints WHERE secret = $1 AND previous_secret = $2", body["secret"], secret))
+	overlapEnds, err := time.Parse(time.RFC3339Nano, body["previous_secret_expires_at"].(string))
+	require.NoError(t, err)
+	require.WithinDuration(t, time.Now().Add(PreviousSecretOverlap), overlapEnds, time.Minute, "the old secret keeps signing for a day")
+
+	code, body = f.call(t, (*Service).RotateWebhookSecret, http.MethodPost, "/RotateWebhookSecret", f.teacher,
+		`{"id":"`+id+`","revoke_previous":true}`)
+	require.Equal(t, http.StatusOK, code)
+	require.Nil(t, body["previous_secret_expires_at"], "a leaked secret stops at once")
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM webhook_endpoints WHERE secret = $1 AND previous_secret IS NULL", body["secret"]))
 
 	code, _ = f.call(t, (*Service).DeleteWebhookEndpoint, http.MethodPost, "/DeleteWebhookEndpoint", f.teacher, `{"id":"`+id+`"}`)
 	require.Equal(t, http.StatusOK, code)

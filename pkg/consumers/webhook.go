@@ -35,12 +35,15 @@ type Webhook struct {
 }
 
 type endpoint struct {
-	id          uuid.UUID
-	url, secret string
+	id      uuid.UUID
+	url     string
+	secrets []string // the current one first, then a rotated one still in its overlap
 }
 
 const endpointsSQL = `
-SELECT w.id, w.url, w.secret FROM webhook_endpoints w
+SELECT w.id, w.url,
+    array_remove(ARRAY[w.secret, CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END], NULL)
+FROM webhook_endpoints w
 WHERE w.teacher_id = $1 AND w.disabled_at IS NULL
   AND (cardinality(w.topics) = 0 OR $2 = ANY (w.topics))
   AND NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.endpoint_id = w.id AND a.event_id = $3
@@ -75,7 +78,7 @@ func (h *Webhook) Handle(ctx context.Context, d outbox.Delivery) error {
 	}
 	eps, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (endpoint, error) {
 		var e endpoint
-		return e, r.Scan(&e.id, &e.url, &e.secret)
+		return e, r.Scan(&e.id, &e.url, &e.secrets)
 	})
 	if err != nil {
 		return fmt.Errorf("load webhook endpoints: %w", err)
@@ -131,7 +134,7 @@ func (h *Webhook) deliver(ctx context.Context, ep endpoint, d outbox.Delivery, m
 		if done {
 			return nil
 		}
-		status, err := h.sender.Send(ctx, ep.url, ep.secret, eventID.String(), msg)
+		status, err := h.sender.Send(ctx, ep.url, ep.secrets, eventID.String(), msg)
 		switch {
 		case err != nil || status >= 500 || status == http.StatusTooManyRequests || status == http.StatusRequestTimeout:
 			out.retry = describe(status, err)

@@ -189,3 +189,27 @@ func TestWebhookRejectionIsPermanentUntilReplayed(t *testing.T) {
 	require.Zero(t, invalid)
 	require.Equal(t, 2, calls)
 }
+
+// TestWebhookSignsWithARotatedSecretUntilItExpires: a receiver still on the
+// secret an endpoint rotated away from accepts deliveries during the
+// overlap, and rejects them once the previous secret has expired.
+func TestWebhookSignsWithARotatedSecretUntilItExpires(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	inOverlap, expired := newReceiver(t), newReceiver(t)
+	for r, expiresIn := range map[*receiver]string{inOverlap: "1 hour", expired: "-1 second"} {
+		_, err := b.pool.Exec(ctx, `INSERT INTO webhook_endpoints (teacher_id, url, secret, previous_secret, previous_secret_expires_at)
+			VALUES ($1, $2, $3, $4, now() + $5::interval)`, seed.TeacherID, r.URL, webhooks.NewSecret(), r.secret, expiresIn)
+		require.NoError(t, err)
+	}
+	d := b.webhookDelivery(t)
+	require.ErrorContains(t, b.handlers[events.SubscriberWebhook].Handle(ctx, d), "401",
+		"the receiver on the expired secret rejects the delivery")
+	accepted, invalid, _ := inOverlap.snapshot()
+	require.Equal(t, []string{d.Event.ID.String()}, accepted)
+	require.Zero(t, invalid)
+	accepted, invalid, _ = expired.snapshot()
+	require.Empty(t, accepted)
+	require.Equal(t, 1, invalid)
+}

@@ -115,23 +115,31 @@ func NewSender(cfg Config) *Sender {
 		}}}
 }
 
-// Send posts m to endpointURL signed with secret under msgID, and returns
-// the receiver's status code. An error means no status was received
-// (network failure, timeout, invalid secret).
-func (s *Sender) Send(ctx context.Context, endpointURL, secret, msgID string, m Message) (int, error) {
+// Send posts m to endpointURL under msgID, signed with each of secrets (at
+// least one; during a secret rotation the new one and the previous one, as
+// space-separated signatures the receiver may check with either), and
+// returns the receiver's status code. An error means no status was received
+// (network failure, timeout, invalid or no secret).
+func (s *Sender) Send(ctx context.Context, endpointURL string, secrets []string, msgID string, m Message) (int, error) {
 	body, err := json.Marshal(m)
 	if err != nil {
 		return 0, fmt.Errorf("webhook: encode message: %w", err)
 	}
-	wh, err := standardwebhooks.NewWebhook(secret)
-	if err != nil {
-		return 0, fmt.Errorf("webhook: secret: %w", err)
+	if len(secrets) == 0 {
+		return 0, errors.New("webhook: no signing secret")
 	}
 	now := time.Now()
-	sig, err := wh.Sign(msgID, now, body)
-	if err != nil {
-		return 0, fmt.Errorf("webhook: sign: %w", err)
+	sigs := make([]string, len(secrets))
+	for i, secret := range secrets {
+		wh, err := standardwebhooks.NewWebhook(secret)
+		if err != nil {
+			return 0, fmt.Errorf("webhook: secret: %w", err)
+		}
+		if sigs[i], err = wh.Sign(msgID, now, body); err != nil {
+			return 0, fmt.Errorf("webhook: sign: %w", err)
+		}
 	}
+	sig := strings.Join(sigs, " ")
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpointURL, bytes.NewReader(body))
 	if err != nil {
 		return 0, fmt.Errorf("webhook: request: %w", err)

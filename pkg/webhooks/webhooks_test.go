@@ -2,11 +2,14 @@ package webhooks
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 	"github.com/stretchr/testify/require"
 )
 
@@ -37,9 +40,38 @@ func TestSenderRefusesNonPublicAddressesAtDialTime(t *testing.T) {
 	defer srv.Close()
 	secret := NewSecret()
 	m := Message{Type: "t", Timestamp: time.Now(), Data: []byte(`{}`)}
-	_, err := NewSender(Config{Timeout: time.Second}).Send(context.Background(), srv.URL, secret, "id-1", m)
+	_, err := NewSender(Config{Timeout: time.Second}).Send(context.Background(), srv.URL, []string{secret}, "id-1", m)
 	require.ErrorContains(t, err, "non-public address")
-	status, err := NewSender(Config{Timeout: time.Second, AllowHTTP: true}).Send(context.Background(), srv.URL, secret, "id-1", m)
+	status, err := NewSender(Config{Timeout: time.Second, AllowHTTP: true}).Send(context.Background(), srv.URL, []string{secret}, "id-1", m)
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, status)
+}
+
+// TestRotationOverlapSignsWithBothSecrets checks, with the reference
+// library, that a message signed with a new and a previous secret verifies
+// with either, and not with a third.
+func TestRotationOverlapSignsWithBothSecrets(t *testing.T) {
+	t.Parallel()
+	fresh, previous := NewSecret(), NewSecret()
+	got := make(chan http.Header, 1)
+	var body []byte
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ = io.ReadAll(r.Body)
+		got <- r.Header
+	}))
+	defer srv.Close()
+	m := Message{Type: "assignment.created", Timestamp: time.Now(), Data: []byte(`{"n":1}`)}
+	status, err := NewSender(Config{Timeout: time.Second, AllowHTTP: true}).
+		Send(context.Background(), srv.URL, []string{fresh, previous}, "msg_1", m)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, status)
+	h := <-got
+	require.Len(t, strings.Fields(h.Get("webhook-signature")), 2)
+	for secret, valid := range map[string]bool{fresh: true, previous: true, NewSecret(): false} {
+		wh, err := standardwebhooks.NewWebhook(secret)
+		require.NoError(t, err)
+		require.Equal(t, valid, wh.Verify(body, h) == nil)
+	}
+	_, err = NewSender(Config{Timeout: time.Second, AllowHTTP: true}).Send(context.Background(), srv.URL, nil, "msg_2", m)
+	require.ErrorContains(t, err, "no signing secret")
 }
