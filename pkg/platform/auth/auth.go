@@ -59,6 +59,12 @@ var ErrUnauthenticated = errors.New("unauthenticated")
 // NewVerifier returns a verifier for cfg. It returns an error for an empty
 // project, or for development mode on Cloud Run.
 func NewVerifier(ctx context.Context, cfg Config) (*Verifier, error) {
+	return newVerifier(ctx, cfg, GoogleJWKS)
+}
+
+// newVerifier is NewVerifier with the production keys fetched from jwks, so
+// that tests can stand in for Google's endpoint.
+func newVerifier(ctx context.Context, cfg Config, jwks string) (*Verifier, error) {
 	if cfg.Project == "" {
 		return nil, errors.New("auth: AUTH_PROJECT is empty")
 	}
@@ -69,7 +75,7 @@ func NewVerifier(ctx context.Context, cfg Config) (*Verifier, error) {
 		}
 		keys = &oidc.StaticKeySet{PublicKeys: []crypto.PublicKey{&devKey.PublicKey}}
 	} else {
-		keys = oidc.NewRemoteKeySet(ctx, GoogleJWKS)
+		keys = oidc.NewRemoteKeySet(ctx, jwks)
 	}
 	return &Verifier{v: oidc.NewVerifier(Issuer(cfg.Project), keys, &oidc.Config{
 		ClientID:             cfg.Project,
@@ -100,11 +106,13 @@ func (v *Verifier) Verify(ctx context.Context, r *http.Request) (Claims, error) 
 // the given subject and email (verified), signed by the development key.
 // Only a verifier in development mode accepts it.
 func DevToken(project, subject, email string, ttl time.Duration) (string, error) {
-	return signToken(devKey, project, subject, email, time.Now(), ttl)
+	return signToken(jose.SigningKey{Algorithm: jose.RS256, Key: devKey}, project, subject, email, time.Now(), ttl)
 }
 
-func signToken(key *rsa.PrivateKey, project, subject, email string, now time.Time, ttl time.Duration) (string, error) {
-	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: key}, (&jose.SignerOptions{}).WithType("JWT"))
+// signToken signs claims of the shape Identity Platform issues with key,
+// whose Key may be a *jose.JSONWebKey to name its key id.
+func signToken(key jose.SigningKey, project, subject, email string, now time.Time, ttl time.Duration) (string, error) {
+	signer, err := jose.NewSigner(key, (&jose.SignerOptions{}).WithType("JWT"))
 	if err != nil {
 		return "", fmt.Errorf("auth: signer: %w", err)
 	}

@@ -4,10 +4,14 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
+	"encoding/json"
+	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/go-jose/go-jose/v4"
 	"github.com/stretchr/testify/require"
 )
 
@@ -32,9 +36,9 @@ func TestDevTokensVerifyAndEverythingElseIsRefused(t *testing.T) {
 
 	other, err := rsa.GenerateKey(rand.Reader, 2048)
 	require.NoError(t, err)
-	forged, err := signToken(other, "lexora-dev", "user-1", "", time.Now(), time.Hour)
+	forged, err := signToken(jose.SigningKey{Algorithm: jose.RS256, Key: other}, "lexora-dev", "user-1", "", time.Now(), time.Hour)
 	require.NoError(t, err)
-	expired, err := signToken(devKey, "lexora-dev", "user-1", "", time.Now().Add(-2*time.Hour), time.Hour)
+	expired, err := signToken(jose.SigningKey{Algorithm: jose.RS256, Key: devKey}, "lexora-dev", "user-1", "", time.Now().Add(-2*time.Hour), time.Hour)
 	require.NoError(t, err)
 	otherProject, err := DevToken("someone-else", "user-1", "", time.Hour)
 	require.NoError(t, err)
@@ -48,4 +52,85 @@ func TestDevTokensVerifyAndEverythingElseIsRefused(t *testing.T) {
 	t.Setenv("K_SERVICE", "functions")
 	_, err = NewVerifier(context.Background(), Config{Project: "lexora-dev", Dev: true})
 	require.ErrorContains(t, err, "refused on Cloud Run")
+}
+
+// jwksServer stands in for Google's key endpoint: it serves the public
+// halves of the keys it is given, and counts the fetches.
+type jwksServer struct {
+	*httptest.Server
+	mu      sync.Mutex
+	keys    []jose.JSONWebKey
+	fetches int
+}
+
+func newJWKSServer(t *testing.T) *jwksServer {
+	s := &jwksServer{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.fetches++
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: s.keys})
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *jwksServer) publish(keys ...jose.JSONWebKey) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.keys = nil
+	for _, k := range keys {
+		s.keys = append(s.keys, k.Public())
+	}
+}
+
+func newKey(t *testing.T, kid string) jose.JSONWebKey {
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	require.NoError(t, err)
+	return jose.JSONWebKey{Key: k, KeyID: kid, Algorithm: string(jose.RS256), Use: "sig"}
+}
+
+// TestProductionVerifierFetchesAndFollowsTheKeySet exercises the production
+// path (go-oidc's remote key set) against a local stand-in for Google's
+// JWKS: tokens signed by a published key verify, a rotation to a new key id
+// is followed, and unpublished keys, the development key, HS256 and the
+// wrong project are refused.
+func TestProductionVerifierFetchesAndFollowsTheKeySet(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	jwks := newJWKSServer(t)
+	first, second, unpublished := newKey(t, "k1"), newKey(t, "k2"), newKey(t, "k3")
+	jwks.publish(first)
+	v, err := newVerifier(ctx, Config{Project: "lexora-prod"}, jwks.URL)
+	require.NoError(t, err)
+	sign := func(k jose.JSONWebKey, project string) string {
+		tok, err := signToken(jose.SigningKey{Algorithm: jose.RS256, Key: &k}, project, "uid-1", "ada@lexora.test", time.Now(), time.Hour)
+		require.NoError(t, err)
+		return tok
+	}
+
+	c, err := verify(t, v, sign(first, "lexora-prod"))
+	require.NoError(t, err)
+	require.Equal(t, Claims{Subject: "uid-1", Email: "ada@lexora.test", EmailVerified: true}, c)
+
+	jwks.publish(first, second)
+	_, err = verify(t, v, sign(second, "lexora-prod"))
+	require.NoError(t, err, "a new key id is fetched when Google rotates")
+
+	hs, err := signToken(jose.SigningKey{Algorithm: jose.HS256, Key: []byte("a shared secret of at least 32 bytes")},
+		"lexora-prod", "uid-1", "", time.Now(), time.Hour)
+	require.NoError(t, err)
+	dev, err := DevToken("lexora-prod", "uid-1", "", time.Hour)
+	require.NoError(t, err)
+	for name, tok := range map[string]string{
+		"unpublished key": sign(unpublished, "lexora-prod"), "another project": sign(first, "lexora-other"),
+		"HS256": hs, "development key": dev,
+	} {
+		_, err := verify(t, v, tok)
+		require.ErrorIs(t, err, ErrUnauthenticated, name)
+	}
+	jwks.mu.Lock()
+	defer jwks.mu.Unlock()
+	require.Positive(t, jwks.fetches)
 }
