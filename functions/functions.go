@@ -10,8 +10,9 @@
 //     progress and feed.
 //   - OutboxHealth, ListDeadLetters (GET), ReplayDeadLetters,
 //     SkipDeadLetters (POST): the operators' view of the event core.
-//   - RegisterWebhookEndpoint, RotateWebhookSecret, DeleteWebhookEndpoint
-//     (POST), ListWebhookEndpoints (GET): a teacher's webhooks.
+//   - RegisterWebhookEndpoint, RotateWebhookSecret, EnableWebhookEndpoint,
+//     DeleteWebhookEndpoint (POST), ListWebhookEndpoints (GET): a teacher's
+//     webhooks.
 //
 // Every write is one transaction: validate, authorize, change state, enqueue
 // events (pkg/outbox), commit, answer. Nothing slow happens in a request; the
@@ -64,6 +65,7 @@ var Functions = map[string]func(*Service, http.ResponseWriter, *http.Request){
 	"RegisterWebhookEndpoint": (*Service).RegisterWebhookEndpoint,
 	"ListWebhookEndpoints":    (*Service).ListWebhookEndpoints,
 	"RotateWebhookSecret":     (*Service).RotateWebhookSecret,
+	"EnableWebhookEndpoint":   (*Service).EnableWebhookEndpoint,
 	"DeleteWebhookEndpoint":   (*Service).DeleteWebhookEndpoint,
 	"OutboxHealth":            (*Service).OutboxHealth,
 	"ListDeadLetters":         (*Service).ListDeadLetters,

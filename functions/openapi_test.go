@@ -95,6 +95,7 @@ func TestResponsesMatchTheOpenAPIDocument(t *testing.T) {
 	call("POST", "/RegisterWebhookEndpoint", f.teacher, `{"url":"http://insecure.example"}`)
 	call("GET", "/ListWebhookEndpoints", f.teacher, "")
 	call("POST", "/RotateWebhookSecret", f.teacher, `{"id":"`+ep["id"].(string)+`","revoke_previous":false}`)
+	call("POST", "/EnableWebhookEndpoint", f.teacher, `{"id":"`+ep["id"].(string)+`"}`)
 	call("POST", "/DeleteWebhookEndpoint", f.teacher, `{"id":"`+ep["id"].(string)+`"}`)
 	call("POST", "/DeleteWebhookEndpoint", f.teacher, `{"id":"`+ep["id"].(string)+`"}`)
 	call("GET", "/OutboxHealth", op, "")

@@ -60,6 +60,8 @@ func TestRoleMatrix(t *testing.T) {
 			map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": ok, "operator": no}},
 		{"RotateWebhookSecret", http.MethodPost, "/", func() string { return `{"id":"` + endpoint + `"}` },
 			map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": gone, "operator": no}},
+		{"EnableWebhookEndpoint", http.MethodPost, "/", func() string { return `{"id":"` + endpoint + `"}` },
+			map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": gone, "operator": no}},
 		{"DeleteWebhookEndpoint", http.MethodPost, "/", func() string { return `{"id":"` + endpoint + `"}` },
 			map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": gone, "operator": no}},
 		{"OutboxHealth", http.MethodGet, "/", nil,

@@ -161,6 +161,19 @@ func (s *Service) RotateWebhookSecret(w http.ResponseWriter, r *http.Request) {
 		func(ep *WebhookEndpoint) { ep.Secret = secret }, secret, req.RevokePrevious, PreviousSecretOverlap.Seconds())
 }
 
+// EnableWebhookEndpoint (POST {"id"}) turns an endpoint that was disabled
+// (its receiver answered 410 Gone) back on and answers 200 with it; events
+// from then on are sent to it again, the ones in between are not. 404 for an
+// endpoint that is not the caller's.
+func (s *Service) EnableWebhookEndpoint(w http.ResponseWriter, r *http.Request) {
+	var req WebhookEndpointRequest
+	if !s.decodePost(w, r, &req) {
+		return
+	}
+	s.changeEndpoint(w, r, "EnableWebhookEndpoint", req, req.ID, `UPDATE webhook_endpoints
+		SET disabled_at = NULL, disabled_reason = NULL WHERE id = $1 AND teacher_id = $2 RETURNING `+endpointColumns, nil)
+}
+
 // DeleteWebhookEndpoint (POST {"id"}) removes an endpoint and answers 200
 // with what it was. 404 for an endpoint that is not the caller's.
 func (s *Service) DeleteWebhookEndpoint(w http.ResponseWriter, r *http.Request) {

@@ -1,6 +1,7 @@
 package functions
 
 import (
+	"context"
 	"net/http"
 	"testing"
 	"time"
@@ -43,7 +44,8 @@ func TestWebhookEndpointsBelongToTheirTeacher(t *testing.T) {
 	require.Equal(t, http.StatusOK, code)
 	require.Empty(t, body["endpoints"])
 
-	for _, fn := range []func(*Service, http.ResponseWriter, *http.Request){(*Service).RotateWebhookSecret, (*Service).DeleteWebhookEndpoint} {
+	for _, fn := range []func(*Service, http.ResponseWriter, *http.Request){(*Service).RotateWebhookSecret,
+		(*Service).EnableWebhookEndpoint, (*Service).DeleteWebhookEndpoint} {
 		code, _ = f.call(t, fn, http.MethodPost, "/", f.otherTeacher, `{"id":"`+id+`"}`)
 		require.Equal(t, http.StatusNotFound, code, "another teacher's endpoint")
 		code, _ = f.call(t, fn, http.MethodPost, "/", f.teacher, `{"id":"`+uuid.NewString()+`"}`)
@@ -62,6 +64,13 @@ func TestWebhookEndpointsBelongToTheirTeacher(t *testing.T) {
 	require.Equal(t, http.StatusOK, code)
 	require.Nil(t, body["previous_secret_expires_at"], "a leaked secret stops at once")
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM webhook_endpoints WHERE secret = $1 AND previous_secret IS NULL", body["secret"]))
+
+	_, err = f.pool.Exec(context.Background(), "UPDATE webhook_endpoints SET disabled_at = now(), disabled_reason = '410 Gone' WHERE id = $1", id)
+	require.NoError(t, err)
+	code, body = f.call(t, (*Service).EnableWebhookEndpoint, http.MethodPost, "/EnableWebhookEndpoint", f.teacher, `{"id":"`+id+`"}`)
+	require.Equal(t, http.StatusOK, code)
+	require.Nil(t, body["disabled_at"])
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM webhook_endpoints WHERE disabled_at IS NULL AND disabled_reason IS NULL"))
 
 	code, _ = f.call(t, (*Service).DeleteWebhookEndpoint, http.MethodPost, "/DeleteWebhookEndpoint", f.teacher, `{"id":"`+id+`"}`)
 	require.Equal(t, http.StatusOK, code)
