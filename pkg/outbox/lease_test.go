@@ -202,37 +202,34 @@ func TestOverlappingLeaseWritesDoNotDeadlock(t *testing.T) {
 	for i, dl := range batch {
 		forward[i] = lease{dl.ID, token}
 	}
-	for round := range 20 {
-		backward := make([]lease, n)
-		for i, l := range forward {
-			backward[n-1-i] = l
-		}
+	together := func(a, b func() error) {
+		t.Helper()
 		errs := make(chan error, 2)
-		go func() {
-			_, err := d.extend(ctx, forward)
-			errs <- err
-		}()
-		go func() {
-			_, err := d.extend(ctx, backward)
-			errs <- err
-		}()
-		require.NoError(t, <-errs, "round %d", round)
-		require.NoError(t, <-errs, "round %d", round)
+		go func() { errs <- a() }()
+		go func() { errs <- b() }()
+		require.NoError(t, <-errs)
+		require.NoError(t, <-errs)
+	}
+	extend := func(ls []lease) func() error {
+		return func() error {
+			_, err := d.extend(ctx, ls)
+			return err
+		}
+	}
+	backward := make([]lease, n)
+	for i, l := range forward {
+		backward[n-1-i] = l
+	}
+	for range 20 {
+		together(extend(forward), extend(backward))
 	}
 	half := make([]lease, 0, n/2)
 	for i := n - 1; i >= 0; i -= 2 {
 		half = append(half, forward[i])
 	}
-	errs := make(chan error, 2)
-	go func() {
-		_, err := d.extend(ctx, forward)
-		errs <- err
-	}()
-	go func() {
+	together(extend(forward), func() error {
 		_, err := d.ack(ctx, half)
-		errs <- err
-	}()
-	require.NoError(t, <-errs)
-	require.NoError(t, <-errs)
+		return err
+	})
 	require.Equal(t, n/2, b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'running'"))
 }
