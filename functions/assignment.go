@@ -67,6 +67,9 @@ func (s *Service) CreateAssignment(w http.ResponseWriter, r *http.Request) {
 	}
 	in := assignmentInput{learnerID: uuid.MustParse(req.LearnerID), deckID: uuid.MustParse(req.DeckID)}
 	in.dueAt, _ = time.Parse(time.RFC3339, req.DueAt)
+	// PostgreSQL keeps microseconds: the answer, the events and the
+	// reminder's check against the stored row must all see the same instant.
+	in.dueAt = in.dueAt.Truncate(time.Microsecond)
 	if !in.dueAt.After(s.now()) || in.dueAt.After(s.now().AddDate(0, 0, maxDueDays)) {
 		p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", "one or more fields are invalid")
 		p.Errors = []httpx.FieldError{{Field: "due_at", Reason: fmt.Sprintf("must be in the future and within %d days", maxDueDays)}}

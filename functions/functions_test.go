@@ -391,3 +391,21 @@ func TestAssignmentOfKnownWordsStartsFromTheirState(t *testing.T) {
 	code, _ = f.call(t, (*Service).GetSchedule, http.MethodGet, "/GetSchedule?assignment_id="+uuid.NewString(), f.learner, "")
 	require.Equal(t, http.StatusNotFound, code)
 }
+
+// TestDueDateBeyondMicrosecondsIsOneInstantEverywhere: a due date with
+// nanoseconds is answered, stored and carried in the due-soon reminder as
+// the same instant, so the reminder's check against the stored due date
+// does not mistake it for a changed one and drop the email.
+func TestDueDateBeyondMicrosecondsIsOneInstantEverywhere(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	code, body := f.call(t, (*Service).CreateAssignment, http.MethodPost, "/CreateAssignment", f.teacher,
+		`{"learner_id":"`+f.learner.String()+`","deck_id":"`+f.deck.String()+`","due_at":"2026-03-20T18:00:00.123456789Z"}`)
+	require.Equal(t, http.StatusCreated, code, body)
+	require.Equal(t, "2026-03-20T18:00:00.123456Z", body["due_at"])
+	var stored time.Time
+	var reminder events.ReminderDueSoonPayload
+	require.NoError(t, f.pool.QueryRow(context.Background(), `SELECT a.due_at, e.payload FROM assignments a, outbox_events e
+		WHERE e.topic = $1`, events.ReminderDueSoon).Scan(&stored, &reminder))
+	require.True(t, stored.Equal(reminder.DueAt), "stored %s, reminded %s", stored, reminder.DueAt)
+}
