@@ -49,11 +49,11 @@ func NewSecret() string {
 var ErrBadURL = errors.New("webhook URL must be an absolute https:// URL without credentials, to a public host")
 
 // CheckURL validates an endpoint URL: absolute, https, a host, no user
-// info, at most 2,000 characters, and not an address inside a network
-// (loopback, private, link-local such as the cloud metadata server,
-// unspecified). allowLocal (development only) also accepts http:// and local
-// addresses. The Sender checks the resolved address again when it dials,
-// since a name may resolve elsewhere later.
+// info, at most 2,000 characters, and not a non-public address (see public)
+// or a local name (localhost, *.localhost, *.internal, with or without the
+// trailing dot of a fully qualified name). allowLocal (development only)
+// also accepts http:// and local addresses. The Sender checks the resolved
+// address again when it dials, since a name may resolve elsewhere later.
 func CheckURL(raw string, allowLocal bool) error {
 	u, err := url.Parse(raw)
 	if err != nil || len(raw) > 2000 || u.Host == "" || u.User != nil {
@@ -62,21 +62,93 @@ func CheckURL(raw string, allowLocal bool) error {
 	if u.Scheme != "https" && !(allowLocal && u.Scheme == "http") {
 		return ErrBadURL
 	}
-	if ip, err := netip.ParseAddr(u.Hostname()); err == nil && !allowLocal && !public(ip) {
+	if allowLocal {
+		return nil
+	}
+	h := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+	if ip, err := netip.ParseAddr(h); err == nil && !public(ip) {
 		return ErrBadURL
 	}
-	if h := strings.ToLower(u.Hostname()); !allowLocal && (h == "localhost" || strings.HasSuffix(h, ".localhost") || strings.HasSuffix(h, ".internal")) {
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") || strings.HasSuffix(h, ".internal") {
 		return ErrBadURL
 	}
 	return nil
 }
 
-// public reports whether ip may receive webhooks: not loopback, private,
-// link-local, multicast or unspecified.
+// nonPublic lists the address blocks that must not receive webhooks: the
+// entries of the IANA IPv4 and IPv6 Special-Purpose Address Registries
+// (RFC 6890, updated by later RFCs) that are not globally reachable or are
+// reserved for documentation and benchmarking, plus multicast (IANA
+// multicast address registries). IPv4-mapped, IPv4-compatible, NAT64 and
+// 6to4 addresses are judged by the IPv4 address they embed (see
+// embeddedIPv4), and IPv6 outside 2000::/3 is refused as unassigned.
+var nonPublic = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),       // "this network" (RFC 791)
+	netip.MustParsePrefix("10.0.0.0/8"),      // private (RFC 1918)
+	netip.MustParsePrefix("100.64.0.0/10"),   // shared address space, carrier NAT (RFC 6598)
+	netip.MustParsePrefix("127.0.0.0/8"),     // loopback (RFC 1122)
+	netip.MustParsePrefix("169.254.0.0/16"),  // link-local, cloud metadata (RFC 3927)
+	netip.MustParsePrefix("172.16.0.0/12"),   // private (RFC 1918)
+	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments (RFC 6890)
+	netip.MustParsePrefix("192.0.2.0/24"),    // documentation TEST-NET-1 (RFC 5737)
+	netip.MustParsePrefix("192.88.99.0/24"),  // deprecated 6to4 relay anycast (RFC 7526)
+	netip.MustParsePrefix("192.168.0.0/16"),  // private (RFC 1918)
+	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking (RFC 2544)
+	netip.MustParsePrefix("198.51.100.0/24"), // documentation TEST-NET-2 (RFC 5737)
+	netip.MustParsePrefix("203.0.113.0/24"),  // documentation TEST-NET-3 (RFC 5737)
+	netip.MustParsePrefix("224.0.0.0/4"),     // multicast (RFC 5771)
+	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, and broadcast 255.255.255.255 (RFC 1112, RFC 919)
+
+	netip.MustParsePrefix("64:ff9b:1::/48"), // local-use NAT64 (RFC 8215), not globally reachable
+	netip.MustParsePrefix("100::/64"),       // discard-only (RFC 6666)
+	netip.MustParsePrefix("2001::/23"),      // IETF protocol assignments, incl. Teredo 2001::/32 (RFC 2928, RFC 4380)
+	netip.MustParsePrefix("2001:db8::/32"),  // documentation (RFC 3849)
+	netip.MustParsePrefix("3fff::/20"),      // documentation (RFC 9637)
+	netip.MustParsePrefix("fc00::/7"),       // unique local (RFC 4193)
+	netip.MustParsePrefix("fe80::/10"),      // link-local (RFC 4291)
+	netip.MustParsePrefix("ff00::/8"),       // multicast (RFC 4291)
+}
+
+var (
+	ipv6Global = netip.MustParsePrefix("2000::/3")     // global unicast (RFC 4291); the rest is unassigned or special
+	v4Compat   = netip.MustParsePrefix("::/96")        // IPv4-compatible, deprecated (RFC 4291), also :: and ::1
+	nat64      = netip.MustParsePrefix("64:ff9b::/96") // NAT64 well-known prefix (RFC 6052)
+	sixToFour  = netip.MustParsePrefix("2002::/16")    // 6to4 (RFC 3056)
+)
+
+// public reports whether ip may receive webhooks: not in a nonPublic block,
+// and, for an IPv6 address embedding an IPv4 one, that IPv4 address public
+// too.
 func public(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	return !(ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsMulticast() || ip.IsUnspecified() || ip.IsInterfaceLocalMulticast())
+	ip = ip.WithZone("") // Prefix.Contains never matches a zoned address
+	if v4, ok := embeddedIPv4(ip); ok {
+		ip = v4
+	}
+	if !ip.IsValid() {
+		return false
+	}
+	for _, p := range nonPublic {
+		if p.Contains(ip) {
+			return false
+		}
+	}
+	return ip.Is4() || ipv6Global.Contains(ip)
+}
+
+// embeddedIPv4 returns the IPv4 address that an IPv4-mapped,
+// IPv4-compatible, NAT64 (64:ff9b::/96) or 6to4 IPv6 address carries, which
+// is where packets to it end up.
+func embeddedIPv4(ip netip.Addr) (netip.Addr, bool) {
+	b := ip.As16()
+	switch {
+	case ip.Is4In6():
+		return ip.Unmap(), true
+	case v4Compat.Contains(ip), nat64.Contains(ip):
+		return netip.AddrFrom4([4]byte(b[12:16])), true
+	case sixToFour.Contains(ip):
+		return netip.AddrFrom4([4]byte(b[2:6])), true
+	}
+	return ip, false
 }
 
 // Message is what an endpoint receives: the Standard Webhooks payload

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -16,22 +17,98 @@ import (
 func TestEndpointsMustBePublicHTTPS(t *testing.T) {
 	t.Parallel()
 	for raw, ok := range map[string]bool{
-		"https://school.example/hooks":      true,
-		"https://93.184.216.34/hooks":       true,
-		"http://school.example/hooks":       false,
-		"https://169.254.169.254/x":         false, // the metadata server
-		"https://127.0.0.1/x":               false,
-		"https://[::1]/x":                   false,
-		"https://10.1.2.3/x":                false,
-		"https://[::ffff:192.168.1.1]/":     false,
-		"https://localhost/x":               false,
-		"https://metadata.google.internal/": false,
-		"https://u:p@school.example/":       false,
-		"hooks":                             false,
+		"https://school.example/hooks":                     true,
+		"https://school.example./hooks":                    true,
+		"https://93.184.216.34/hooks":                      true,
+		"https://93.184.216.34/x":                          true,
+		"https://[2606:4700::1111]/x":                      true,
+		"https://[64:ff9b::5db8:d822]/x":                   true, // NAT64 of 93.184.216.34
+		"https://[2002:5db8:d822::1]/x":                    true, // 6to4 of 93.184.216.34
+		"http://school.example/hooks":                      false,
+		"https://169.254.169.254/x":                        false, // the metadata server
+		"https://127.0.0.1/x":                              false,
+		"https://[::1]/x":                                  false,
+		"https://10.1.2.3/x":                               false,
+		"https://[::ffff:192.168.1.1]/":                    false,
+		"https://localhost/x":                              false,
+		"https://localhost./x":                             false,
+		"https://LocalHost./x":                             false,
+		"https://app.localhost./x":                         false,
+		"https://metadata.google.internal/":                false,
+		"https://metadata.google.internal./":               false,
+		"https://METADATA.GOOGLE.INTERNAL./":               false,
+		"https://u:p@school.example/":                      false,
+		"hooks":                                            false,
+		"https://100.64.0.1/x":                             false, // shared address space
+		"https://100.100.100.200/x":                        false, // Alibaba Cloud metadata
+		"https://100.127.255.254/x":                        false,
+		"https://198.18.0.1/x":                             false, // benchmarking
+		"https://198.19.255.254/x":                         false,
+		"https://0.0.0.0/x":                                false,
+		"https://0.1.2.3/x":                                false,
+		"https://240.0.0.1/x":                              false, // reserved
+		"https://255.255.255.255/x":                        false, // broadcast
+		"https://192.0.0.1/x":                              false, // IETF protocol assignments
+		"https://192.0.2.1/x":                              false, // documentation
+		"https://198.51.100.1/x":                           false,
+		"https://203.0.113.1/x":                            false,
+		"https://224.0.0.1/x":                              false, // multicast
+		"https://239.255.255.250/x":                        false,
+		"https://[64:ff9b::a9fe:a9fe]/x":                   false, // NAT64 of 169.254.169.254
+		"https://[64:ff9b::127.0.0.1]/x":                   false,
+		"https://[64:ff9b:1::5db8:d822]/x":                 false, // local-use NAT64
+		"https://[2002:7f00:1::]/x":                        false, // 6to4 of 127.0.0.1
+		"https://[2002:a9fe:a9fe::1]/x":                    false, // 6to4 of 169.254.169.254
+		"https://[::127.0.0.1]/x":                          false, // IPv4-compatible
+		"https://[::a9fe:a9fe]/x":                          false,
+		"https://[::]/x":                                   false,
+		"https://[2001:db8::1]/x":                          false, // documentation
+		"https://[100::1]/x":                               false, // discard
+		"https://[fc00::1]/x":                              false, // unique local
+		"https://[fd12:3456::1]/x":                         false,
+		"https://[fe80::1]/x":                              false, // link-local
+		"https://[fe80::1%25eth0]/x":                       false,
+		"https://[ff02::1]/x":                              false, // multicast
+		"https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/x": false, // Teredo
 	} {
 		require.Equal(t, ok, CheckURL(raw, false) == nil, raw)
 	}
 	require.NoError(t, CheckURL("http://127.0.0.1:9000/hooks", true), "development allows local receivers")
+	require.NoError(t, CheckURL("http://localhost.:9000/hooks", true))
+	require.NoError(t, CheckURL("https://[::1]:9000/hooks", true))
+}
+
+// TestPublicJudgesEmbeddedIPv4 checks that IPv6 forms carrying an IPv4
+// address are judged by that address.
+func TestPublicJudgesEmbeddedIPv4(t *testing.T) {
+	t.Parallel()
+	for addr, ok := range map[string]bool{
+		"93.184.216.34":            true,
+		"::ffff:93.184.216.34":     true, // IPv4-mapped
+		"64:ff9b::93.184.216.34":   true, // NAT64
+		"2002:5db8:d822::":         true, // 6to4
+		"2002:5db8:d822:1::1":      true,
+		"::ffff:127.0.0.1":         false,
+		"::ffff:169.254.169.254":   false,
+		"::ffff:100.100.100.200":   false,
+		"::127.0.0.1":              false, // IPv4-compatible
+		"::10.0.0.1":               false,
+		"::93.184.216.34":          true, // IPv4-compatible, judged by what it embeds
+		"64:ff9b::10.0.0.1":        false,
+		"64:ff9b::100.64.0.1":      false,
+		"64:ff9b::198.18.0.1":      false,
+		"64:ff9b::255.255.255.255": false,
+		"2002:0a00:0001::":         false, // 6to4 of 10.0.0.1
+		"2002:c0a8:0101::1":        false, // 6to4 of 192.168.1.1
+		"2002:e000:0001::":         false, // 6to4 of 224.0.0.1
+		"64:ff9b:1::93.184.216.34": false, // local-use NAT64, refused whatever it embeds
+		"fe80::1%eth0":             false,
+		"::":                       false,
+		"::1":                      false,
+	} {
+		require.Equal(t, ok, public(netip.MustParseAddr(addr)), addr)
+	}
+	require.False(t, public(netip.Addr{}))
 }
 
 func TestSenderRefusesNonPublicAddressesAtDialTime(t *testing.T) {
