@@ -86,7 +86,7 @@ func (s *Service) ListDeadLetters(w http.ResponseWriter, r *http.Request) {
 	}
 	dead, err := outbox.ListDead(r.Context(), s.pool, f)
 	if err != nil {
-		httpx.WriteError(w, r, s.log, err)
+		httpx.WriteError(w, r, s.log, deadProblem(err))
 		return
 	}
 	httpx.WriteJSON(w, http.StatusOK, map[string]any{"dead": dead})
@@ -138,13 +138,17 @@ func (s *Service) resolveDead(w http.ResponseWriter, r *http.Request, verb strin
 	f.Until, _ = time.Parse(time.RFC3339, req.Until)
 	n, err := apply(r.Context(), s.pool, f, op.ID.String(), req.Reason)
 	if err != nil {
-		if errors.Is(err, outbox.ErrEmptyFilter) || errors.Is(err, outbox.ErrNoReason) {
-			p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", err.Error())
-			httpx.WriteError(w, r, s.log, p)
-			return
-		}
-		httpx.WriteError(w, r, s.log, err)
+		httpx.WriteError(w, r, s.log, deadProblem(err))
 		return
 	}
 	httpx.WriteJSON(w, http.StatusOK, map[string]int{verb: n})
+}
+
+// deadProblem turns the outbox's refusals of a dead-letter filter into a
+// 400 problem, and leaves other errors as they are.
+func deadProblem(err error) error {
+	if errors.Is(err, outbox.ErrEmptyFilter) || errors.Is(err, outbox.ErrNoReason) || errors.Is(err, outbox.ErrInvalidFilter) {
+		return httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", err.Error())
+	}
+	return err
 }

@@ -42,13 +42,18 @@ func TestOperatorFunctionsAreForOperatorsOnly(t *testing.T) {
 	dead := body["dead"].([]any)
 	require.Len(t, dead, 1)
 	require.Equal(t, "smtp: 550 mailbox unavailable", dead[0].(map[string]any)["last_error"])
-	code, _ = f.call(t, (*Service).ListDeadLetters, http.MethodGet, "/ListDeadLetters?since=yesterday", op, "")
-	require.Equal(t, http.StatusBadRequest, code)
+	for _, query := range []string{"since=yesterday", "topic=%00", "subscriber=%ff", "subscriber=%c3%28",
+		"since=2027-01-01T00:00:00Z&until=2026-01-01T00:00:00Z"} {
+		code, _ = f.call(t, (*Service).ListDeadLetters, http.MethodGet, "/ListDeadLetters?"+query, op, "")
+		require.Equal(t, http.StatusBadRequest, code, query)
+	}
 
 	code, _ = f.call(t, (*Service).ReplayDeadLetters, http.MethodPost, "/ReplayDeadLetters", op, `{}`)
 	require.Equal(t, http.StatusBadRequest, code, "an empty filter never replays everything")
 	code, _ = f.call(t, (*Service).SkipDeadLetters, http.MethodPost, "/SkipDeadLetters", op, `{"all":true}`)
 	require.Equal(t, http.StatusBadRequest, code, "skipping needs a reason")
+	code, _ = f.call(t, (*Service).SkipDeadLetters, http.MethodPost, "/SkipDeadLetters", op, `{"all":true,"reason":"   "}`)
+	require.Equal(t, http.StatusBadRequest, code, "a blank reason is no reason")
 	require.Zero(t, f.count(t, "SELECT count(*) FROM outbox_audit"))
 
 	code, body = f.call(t, (*Service).ReplayDeadLetters, http.MethodPost, "/ReplayDeadLetters", op, `{"subscriber":"email","reason":"mailbox fixed"}`)

@@ -151,8 +151,11 @@ func dead(ctx context.Context, connect func() (*pgxpool.Pool, error), verb strin
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	case f.Limit < 1 || f.Limit > 1000:
 		return fmt.Errorf("%w: -limit must be from 1 to 1000", errUsage)
-	case verb == "skip" && *reason == "":
+	case verb == "skip" && strings.TrimSpace(*reason) == "":
 		return fmt.Errorf("%w: %w", errUsage, outbox.ErrNoReason)
+	}
+	if err := f.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
 	}
 	f.IDs = idList
 	if verb != "list" && len(f.IDs) == 0 && f.Topic == "" && f.Subscriber == "" && f.Since.IsZero() && f.Until.IsZero() && !f.All {

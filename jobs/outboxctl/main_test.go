@@ -55,6 +55,11 @@ func TestDeadLetterCommands(t *testing.T) {
 	require.Equal(t, 2, code)
 	code, _ = cli("dead", "list", "-since", "yesterday")
 	require.Equal(t, 2, code)
+	code, out = cli("dead", "list", "-subscriber", "a\xffb")
+	require.Equal(t, 2, code, out)
+	require.Contains(t, out, "UTF-8")
+	code, _ = cli("dead", "skip", "-all", "-reason", "   ")
+	require.Equal(t, 2, code)
 	code, _ = cli("bogus")
 	require.Equal(t, 2, code)
 

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -35,6 +37,32 @@ var ErrEmptyFilter = errors.New("outbox: the filter selects nothing; set ids, to
 
 // ErrNoReason is returned by Skip without a reason.
 var ErrNoReason = errors.New("outbox: skipping needs a reason")
+
+// ErrInvalidFilter wraps what is wrong with a DeadFilter, or with the
+// reason or actor of a replay or skip.
+var ErrInvalidFilter = errors.New("outbox: invalid filter")
+
+// Validate returns an error wrapping ErrInvalidFilter when a text field is
+// not UTF-8, holds NUL or is longer than 200 bytes, or until is before
+// since. ListDead, Replay and Skip call it.
+func (f DeadFilter) Validate() error {
+	for _, field := range []struct{ name, value string }{{"topic", f.Topic}, {"subscriber", f.Subscriber}} {
+		if err := checkText(field.name, field.value, 200); err != nil {
+			return err
+		}
+	}
+	if !f.Since.IsZero() && !f.Until.IsZero() && f.Until.Before(f.Since) {
+		return fmt.Errorf("%w: until is before since", ErrInvalidFilter)
+	}
+	return nil
+}
+
+func checkText(name, value string, maxBytes int) error {
+	if !utf8.ValidString(value) || strings.ContainsRune(value, 0) || len(value) > maxBytes {
+		return fmt.Errorf("%w: %s must be UTF-8 text without NUL, at most %d bytes", ErrInvalidFilter, name, maxBytes)
+	}
+	return nil
+}
 
 // DeadDelivery is one dead letter as operators see it.
 type DeadDelivery struct {
@@ -90,6 +118,9 @@ func (f DeadFilter) args() []any {
 // ListDead returns the dead deliveries matching f, most recent first, up to
 // f.Limit (default 100, at most 1,000).
 func ListDead(ctx context.Context, pool *pgxpool.Pool, f DeadFilter) ([]DeadDelivery, error) {
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
 	limit := f.Limit
 	if limit <= 0 {
 		limit = 100
@@ -138,17 +169,17 @@ WHERE t.id IN (SELECT id FROM replayed UNION ALL SELECT id FROM skipped)`
 
 // Replay makes the dead deliveries matching f pending again with a fresh
 // attempt budget, and records each in outbox_audit with actor and reason. It
-// returns how many it replayed, or ErrEmptyFilter.
+// returns how many it replayed, ErrEmptyFilter, or ErrInvalidFilter.
 func Replay(ctx context.Context, pool *pgxpool.Pool, f DeadFilter, actor, reason string) (int, error) {
 	return resolveDead(ctx, pool, f, "replay", actor, reason)
 }
 
 // Skip resolves the dead deliveries matching f without delivering them (the
 // rows are removed, which also unblocks an ordered key), and records each in
-// outbox_audit. The reason is required. It returns how many it skipped, or
-// ErrEmptyFilter.
+// outbox_audit. The reason is required (ErrNoReason when blank). It returns
+// how many it skipped, ErrEmptyFilter, or ErrInvalidFilter.
 func Skip(ctx context.Context, pool *pgxpool.Pool, f DeadFilter, actor, reason string) (int, error) {
-	if reason == "" {
+	if strings.TrimSpace(reason) == "" {
 		return 0, ErrNoReason
 	}
 	return resolveDead(ctx, pool, f, "skip", actor, reason)
@@ -157,6 +188,12 @@ func Skip(ctx context.Context, pool *pgxpool.Pool, f DeadFilter, actor, reason s
 func resolveDead(ctx context.Context, pool *pgxpool.Pool, f DeadFilter, action, actor, reason string) (int, error) {
 	if f.empty() && !f.All {
 		return 0, ErrEmptyFilter
+	}
+	if err := f.Validate(); err != nil {
+		return 0, err
+	}
+	if err := errors.Join(checkText("reason", reason, 1000), checkText("actor", actor, 200)); err != nil {
+		return 0, err
 	}
 	if actor == "" {
 		return 0, errors.New("outbox: an audit record needs an actor")
