@@ -335,11 +335,15 @@ func (s *Service) write(w http.ResponseWriter, r *http.Request, name string, sta
 	_, _ = w.Write(append(resp.Body, '\n'))
 }
 
-func validKey(k string) bool {
-	if len(k) == 0 || len(k) > 255 {
+func validKey(k string) bool { return printableASCII(k, 255) }
+
+// printableASCII reports whether s is 1 to maxLen printable ASCII
+// characters without spaces.
+func printableASCII(s string, maxLen int) bool {
+	if len(s) == 0 || len(s) > maxLen {
 		return false
 	}
-	for _, c := range []byte(k) {
+	for _, c := range []byte(s) {
 		if c < 0x21 || c > 0x7e {
 			return false
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -64,4 +65,23 @@ func TestTraceContinuesFromRequestToDelivery(t *testing.T) {
 		"deliver assignment.created to progress": true,
 		"deliver assignment.created to email":    true,
 	}, names)
+}
+
+// Every event of a request carries its request id, so only a short,
+// printable one is kept.
+func TestRequestHeadersKeepOnlyAShortRequestID(t *testing.T) {
+	t.Parallel()
+	actor := user{ID: uuid.New()}
+	for id, kept := range map[string]bool{"req-42": true, strings.Repeat("r", 128): true,
+		strings.Repeat("r", 129): false, "two words": false, "": false} {
+		r := httptest.NewRequest(http.MethodPost, "/", nil)
+		r.Header.Set("X-Request-Id", id)
+		h := requestHeaders(r, actor)
+		require.Equal(t, actor.ID.String(), h["actor"])
+		got, ok := h["request_id"]
+		require.Equal(t, kept, ok, "%.20q", id)
+		if kept {
+			require.Equal(t, id, got)
+		}
+	}
 }
