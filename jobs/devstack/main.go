@@ -208,7 +208,8 @@ func (s *stack) run(ctx context.Context) error {
 
 	// 1. mailpit
 	// No version check: it calls GitHub, which local and CI machines may not reach.
-	mailpitArgs := []string{"--smtp", cfg.smtpAddr, "--listen", cfg.mailpitUI, "--disable-version-check"}
+	mailpitArgs := []string{"--smtp", cfg.smtpAddr, "--listen", cfg.mailpitUI, "--disable-version-check",
+		"--max", "0"} // keep every message: the demo and the on-call count them against email_sends
 	if cfg.mailpitDB != "" {
 		if err := os.MkdirAll(filepath.Dir(cfg.mailpitDB), 0o755); err != nil {
 			return err
