@@ -24,7 +24,7 @@ import (
 type EnrollLearnerRequest struct {
 	ClassID     string `json:"class_id" validate:"required_without=JoinCode,excluded_with=JoinCode,omitempty,uuid"`
 	Email       string `json:"email" validate:"required_with=ClassID,excluded_with=JoinCode,omitempty,email,max=254"`
-	DisplayName string `json:"display_name" validate:"excluded_with=JoinCode,max=200"`
+	DisplayName string `json:"display_name" validate:"excluded_with=JoinCode,max=200,singleline"`
 	Timezone    string `json:"timezone" validate:"excluded_with=JoinCode,omitempty,timezone"`
 	JoinCode    string `json:"join_code" validate:"required_without=ClassID,omitempty,alphanum,min=4,max=12"`
 }

@@ -34,6 +34,7 @@ func TestEnrollLearnerAssignsTheClassDecks(t *testing.T) {
 		{"both ways at once", f.teacher, `{"class_id":"` + class.String() + `","email":"new@example.com","join_code":"JOIN42"}`, 400},
 		{"neither way", f.teacher, `{}`, 400},
 		{"invalid email", f.teacher, `{"class_id":"` + class.String() + `","email":"not-an-email"}`, 400},
+		{"a name over two lines", f.teacher, `{"class_id":"` + class.String() + `","email":"new@example.com","display_name":"Eve\r\nBcc: x@evil.test"}`, 400},
 		{"unknown time zone", f.teacher, `{"class_id":"` + class.String() + `","email":"new@example.com","timezone":"Mars/Olympus"}`, 400},
 		{"class without email", f.teacher, `{"class_id":"` + class.String() + `"}`, 400},
 		{"another teacher's class", f.otherTeacher, `{"class_id":"` + class.String() + `","email":"new@example.com"}`, 404},

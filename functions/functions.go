@@ -335,6 +335,16 @@ func (s *Service) write(w http.ResponseWriter, r *http.Request, name string, sta
 	_, _ = w.Write(append(resp.Body, '\n'))
 }
 
+// parseUUID accepts only the canonical form (36 characters with dashes), as
+// the request bodies' uuid rule does; uuid.Parse also takes urn:uuid:,
+// braced and undashed forms.
+func parseUUID(raw string) (uuid.UUID, error) {
+	if len(raw) != 36 {
+		return uuid.UUID{}, errors.New("not a canonical UUID")
+	}
+	return uuid.Parse(raw)
+}
+
 func validKey(k string) bool { return printableASCII(k, 255) }
 
 // printableASCII reports whether s is 1 to maxLen printable ASCII

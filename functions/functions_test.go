@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -351,6 +352,12 @@ func TestGetScheduleListsDueCardsAndForecast(t *testing.T) {
 	code, body = f.call(t, (*Service).GetSchedule, http.MethodGet, "/GetSchedule?days=0&limit=x", f.learner, "")
 	require.Equal(t, http.StatusBadRequest, code)
 	require.Len(t, body["errors"], 2)
+	for _, id := range []string{"urn:uuid:" + f.learner.String(), "{" + f.learner.String() + "}", strings.ReplaceAll(f.learner.String(), "-", "")} {
+		for _, fn := range []func(*Service, http.ResponseWriter, *http.Request){(*Service).GetSchedule, (*Service).GetProgress} {
+			code, _ = f.call(t, fn, http.MethodGet, "/?learner_id="+url.QueryEscape(id), f.learner, "")
+			require.Equal(t, http.StatusBadRequest, code, "only the canonical form, as in bodies: %s", id)
+		}
+	}
 	code, _ = f.call(t, (*Service).GetSchedule, http.MethodPost, "/GetSchedule", f.learner, "")
 	require.Equal(t, http.StatusMethodNotAllowed, code)
 }

@@ -68,7 +68,7 @@ func (s *Service) GetProgress(w http.ResponseWriter, r *http.Request) {
 	}
 	var learnerID uuid.UUID
 	if raw := r.URL.Query().Get("learner_id"); raw != "" {
-		id, err := uuid.Parse(raw)
+		id, err := parseUUID(raw)
 		if err != nil {
 			p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", "one or more query parameters are invalid")
 			p.Errors = []httpx.FieldError{{Field: "learner_id", Reason: "must be a UUID"}}

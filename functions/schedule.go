@@ -89,7 +89,7 @@ func (s *Service) GetSchedule(w http.ResponseWriter, r *http.Request) {
 		if raw == "" {
 			return nil
 		}
-		id, err := uuid.Parse(raw)
+		id, err := parseUUID(raw)
 		if err != nil {
 			fieldErrs = append(fieldErrs, httpx.FieldError{Field: name, Reason: "must be a UUID"})
 		}

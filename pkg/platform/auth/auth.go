@@ -87,8 +87,8 @@ func newVerifier(ctx context.Context, cfg Config, jwks string) (*Verifier, error
 // its claims. Every failure (no header, malformed, bad signature, wrong
 // issuer or audience, expired) wraps ErrUnauthenticated.
 func (v *Verifier) Verify(ctx context.Context, r *http.Request) (Claims, error) {
-	raw, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || raw == "" {
+	scheme, raw, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(raw) == "" { // schemes are case-insensitive (RFC 9110)
 		return Claims{}, fmt.Errorf("%w: send an ID token as Authorization: Bearer <token>", ErrUnauthenticated)
 	}
 	tok, err := v.v.Verify(ctx, strings.TrimSpace(raw))

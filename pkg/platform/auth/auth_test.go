@@ -33,6 +33,10 @@ func TestDevTokensVerifyAndEverythingElseIsRefused(t *testing.T) {
 	c, err := verify(t, v, good)
 	require.NoError(t, err)
 	require.Equal(t, Claims{Subject: "user-1", Email: "ada@lexora.test", EmailVerified: true}, c)
+	lower := httptest.NewRequest("GET", "/", nil)
+	lower.Header.Set("Authorization", "bearer "+good)
+	_, err = v.Verify(context.Background(), lower)
+	require.NoError(t, err, "the scheme is case-insensitive")
 
 	other, err := rsa.GenerateKey(rand.Reader, 2048)
 	require.NoError(t, err)

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"unicode"
 
 	"github.com/go-playground/validator/v10"
 )
@@ -28,6 +29,13 @@ func newValidator() *validator.Validate {
 		}
 		return name
 	})
+	// singleline: no control characters (CR, LF, tab, ...), for names that
+	// end up in email headers and web pages.
+	if err := v.RegisterValidation("singleline", func(fl validator.FieldLevel) bool {
+		return !strings.ContainsFunc(fl.Field().String(), unicode.IsControl)
+	}); err != nil {
+		panic(err)
+	}
 	return v
 }
 
@@ -136,18 +144,42 @@ func Validate(v any) error {
 	return p
 }
 
+// reason says what a field must be, in words a caller can act on.
 func reason(fe validator.FieldError) string {
+	unit := ""
+	switch fe.Kind() {
+	case reflect.String:
+		unit = " characters"
+	case reflect.Slice:
+		unit = " items"
+	}
 	switch fe.Tag() {
 	case "required":
 		return "is required"
 	case "min":
-		return "must be at least " + fe.Param()
+		return "must be at least " + fe.Param() + unit
 	case "max":
-		return "must be at most " + fe.Param()
+		return "must be at most " + fe.Param() + unit
 	case "oneof":
 		return "must be one of " + fe.Param()
 	case "uuid", "uuid4":
 		return "must be a UUID"
+	case "email":
+		return "must be an email address"
+	case "timezone":
+		return "must be an IANA time zone such as Europe/Berlin"
+	case "datetime":
+		return "must be an RFC 3339 time such as 2026-05-01T18:00:00Z"
+	case "alphanum":
+		return "must be letters and digits only"
+	case "unique":
+		return "must not repeat an item"
+	case "singleline":
+		return "must be one line without control characters"
+	case "required_with", "required_without":
+		return "is required here (see the function's documentation for which fields go together)"
+	case "excluded_with":
+		return "must not be sent together with the fields given"
 	default:
 		return "fails the " + fe.Tag() + " rule"
 	}

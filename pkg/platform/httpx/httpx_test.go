@@ -15,7 +15,7 @@ import (
 )
 
 type body struct {
-	Name   string `json:"name" validate:"required,max=5"`
+	Name   string `json:"name" validate:"required,max=5,singleline"`
 	Rating *int   `json:"rating" validate:"required,min=1,max=4"`
 }
 
@@ -45,7 +45,8 @@ func TestDecodeJSONExplainsEachMistake(t *testing.T) {
 		{`{"name":"ab"}`, "application/json", 400, "rating", "is required"},
 		{`{"name":"ab","rating":2.5}`, "application/json", 400, "rating", "must be a JSON integer in range"},
 		{`{"name":7,"rating":2}`, "application/json", 400, "name", "must be a JSON string"},
-		{`{"name":"abcdefgh","rating":2}`, "application/json", 400, "name", "must be at most 5"},
+		{`{"name":"abcdefgh","rating":2}`, "application/json", 400, "name", "must be at most 5 characters"},
+		{`{"name":"a\r\nb","rating":2}`, "application/json", 400, "name", "must be one line without control characters"},
 		{`{"name":"ab","rating":2,"extra":1}`, "application/json", 400, "extra", "unknown field"},
 		{`{"Name":"ab","rating":2}`, "application/json", 400, "Name", "unknown field (names are case-sensitive)"},
 		{`{"name":"ab","rating":2,"rating":3}`, "application/json", 400, "rating", "given more than once"},
