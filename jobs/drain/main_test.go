@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/platform/pgtest"
 )
 
@@ -53,7 +55,14 @@ func TestSIGTERMEndsALoopRunWithItsSummary(t *testing.T) {
 	cmd, out := drainCmd(t, "DATABASE_URL="+pgtest.URL(pool), "DRAIN_MAX_DURATION=1m",
 		"DRAIN_STOP_WHEN_IDLE=false", "DRAIN_LISTEN=true", "CLOUD_RUN_TASK_INDEX=1", "CLOUD_RUN_TASK_COUNT=2")
 	require.NoError(t, cmd.Start())
-	time.Sleep(500 * time.Millisecond)
+	// Signal once the job is up (its listener connected), not after a guess
+	// that a loaded machine can outlast.
+	require.Eventually(t, func() bool {
+		var n int
+		err := pool.QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity
+			WHERE application_name = $1 AND datname = current_database()`, outbox.ListenerApplicationName).Scan(&n)
+		return err == nil && n == 1
+	}, 30*time.Second, 20*time.Millisecond)
 	start := time.Now()
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 	require.NoError(t, cmd.Wait(), out.String())

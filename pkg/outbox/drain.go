@@ -69,23 +69,30 @@ type Report struct {
 // Backlog is the undelivered, not dead work of one subscriber.
 type Backlog struct {
 	Subscriber string `json:"subscriber"`
-	// Pending counts deliveries waiting or leased.
+	// Pending counts deliveries waiting or leased, due or not.
 	Pending int64 `json:"pending"`
-	// OldestAge is the age of the oldest of them, from its creation.
+	// Due counts those deliverable now; the others wait for a not-before
+	// time (reminders), a backoff or a lease.
+	Due int64 `json:"due"`
+	// OldestAge is how long the oldest due delivery has been deliverable:
+	// since its event's not-before time, or its creation. It is what an
+	// alert should watch; scheduled work does not age.
 	OldestAge time.Duration `json:"-"`
 }
 
 // LogValue renders the report as the fields of one structured log line,
 // durations in seconds.
 func (r Report) LogValue() slog.Value {
-	var pending int64
+	var pending, due int64
 	var oldest time.Duration
 	subs := make([]any, 0, len(r.Backlog))
 	for _, b := range r.Backlog {
 		pending += b.Pending
+		due += b.Due
 		oldest = max(oldest, b.OldestAge)
 		subs = append(subs, slog.Group(b.Subscriber,
 			slog.Int64("pending", b.Pending),
+			slog.Int64("due", b.Due),
 			slog.Float64("oldest_age_seconds", b.OldestAge.Seconds())))
 	}
 	return slog.GroupValue(
@@ -97,7 +104,8 @@ func (r Report) LogValue() slog.Value {
 		slog.Int("lost_leases", r.LostLeases),
 		slog.Int("released", r.Released),
 		slog.Float64("duration_seconds", r.Duration.Seconds()),
-		slog.Int64("backlog", pending),
+		slog.Int64("backlog", due),
+		slog.Int64("scheduled", pending-due),
 		slog.Float64("oldest_pending_age_seconds", oldest.Seconds()),
 		slog.Group("subscribers", subs...),
 	)
@@ -317,10 +325,16 @@ func truncate(s string, n int) string {
 // handler for (a subscriber added to the routing before its handler is
 // deployed): their work would otherwise wait unseen.
 const backlogSQL = `
-SELECT subscriber, count(*), extract(epoch FROM now() - min(created_at))::float8
-FROM outbox_deliveries
-WHERE state IN ('pending', 'running')
-GROUP BY subscriber ORDER BY subscriber`
+SELECT d.subscriber, count(*), count(*) FILTER (WHERE d.available_at <= now()),` + oldestDueAgeSQL + `
+FROM outbox_deliveries d JOIN outbox_events e ON e.id = d.event_id
+WHERE d.state IN ('pending', 'running')
+GROUP BY d.subscriber ORDER BY d.subscriber`
+
+// oldestDueAgeSQL is the age, in seconds, of the oldest due delivery d of
+// event e, counted from when it became deliverable (0 when none is due).
+// GREATEST ignores a NULL not_before.
+const oldestDueAgeSQL = `
+    coalesce(extract(epoch FROM now() - min(greatest(d.created_at, e.not_before)) FILTER (WHERE d.available_at <= now())), 0)::float8`
 
 func (d *Drainer) backlog(ctx context.Context) ([]Backlog, error) {
 	rows, err := d.pool.Query(ctx, backlogSQL)
@@ -330,7 +344,7 @@ func (d *Drainer) backlog(ctx context.Context) ([]Backlog, error) {
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Backlog, error) {
 		var b Backlog
 		var age float64
-		err := row.Scan(&b.Subscriber, &b.Pending, &age)
+		err := row.Scan(&b.Subscriber, &b.Pending, &b.Due, &age)
 		b.OldestAge = time.Duration(age * float64(time.Second))
 		return b, err
 	})

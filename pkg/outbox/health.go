@@ -30,7 +30,9 @@ type TopicBacklog struct {
 	// Due counts the pending deliveries that could be claimed now (not
 	// waiting for a backoff, a not-before time or a lease).
 	Due int64 `json:"due"`
-	// OldestAgeSeconds is the age of the oldest pending delivery.
+	// OldestAgeSeconds is how long the oldest due delivery has been
+	// deliverable: since its event's not-before time, or its creation. Work
+	// scheduled for later does not age; 0 when nothing is due.
 	OldestAgeSeconds float64 `json:"oldest_age_seconds"`
 }
 
@@ -42,8 +44,7 @@ type TopicCount struct {
 }
 
 const healthBacklogSQL = `
-SELECT d.subscriber, e.topic, count(*), count(*) FILTER (WHERE d.available_at <= now()),
-       extract(epoch FROM now() - min(d.created_at))::float8
+SELECT d.subscriber, e.topic, count(*), count(*) FILTER (WHERE d.available_at <= now()),` + oldestDueAgeSQL + `
 FROM outbox_deliveries d JOIN outbox_events e ON e.id = d.event_id
 WHERE d.state IN ('pending', 'running')
 GROUP BY 1, 2 ORDER BY 1, 2`

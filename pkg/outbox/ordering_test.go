@@ -127,6 +127,7 @@ func TestNotBeforeHoldsDeliveryBack(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 1, rep.Delivered)
 	require.Zero(t, rec.count("s1", later.ID))
+	require.Equal(t, []Backlog{{Subscriber: "s1", Pending: 1}}, rep.Backlog, "scheduled work is neither due nor ageing")
 
 	_, err = b.pool.Exec(ctx, "UPDATE outbox_deliveries SET available_at = now() WHERE state = 'pending'")
 	require.NoError(t, err)
@@ -155,4 +156,30 @@ func TestApplicationClockSkewChangesNothing(t *testing.T) {
 	var lease float64
 	require.NoError(t, b.pool.QueryRow(ctx, "SELECT extract(epoch FROM available_at - now()) FROM outbox_deliveries").Scan(&lease))
 	require.InDelta(t, 60, lease, 5, "the lease expiry is the database's now() plus the lease")
+}
+
+// A delayed event ages from its not-before time, not from its creation: a
+// reminder written yesterday and due a minute ago is a minute late.
+func TestDelayedEventAgesFromItsNotBeforeTime(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	b.enqueue(t, event(t, "t.a", 1))
+	_, err := b.pool.Exec(ctx, `UPDATE outbox_events SET created_at = now() - interval '1 day', not_before = now() - interval '1 minute'`)
+	require.NoError(t, err)
+	_, err = b.pool.Exec(ctx, `UPDATE outbox_deliveries SET created_at = now() - interval '1 day'`)
+	require.NoError(t, err)
+	d := b.drainer(t, map[string]Handler{"s1": newRecorder()}, Config{})
+	backlog, err := d.backlog(ctx)
+	require.NoError(t, err)
+	require.Len(t, backlog, 2)
+	for _, s := range backlog {
+		require.EqualValues(t, 1, s.Due, s.Subscriber)
+		require.InDelta(t, 60, s.OldestAge.Seconds(), 5, s.Subscriber)
+	}
+	h, err := ReadHealth(ctx, b.pool)
+	require.NoError(t, err)
+	for _, s := range h.Backlog {
+		require.InDelta(t, 60, s.OldestAgeSeconds, 5, s.Subscriber)
+	}
 }
