@@ -18,26 +18,12 @@ import (
 // did not exist.
 
 // operator resolves the acting user and requires the operator role.
-func (s *Service) operator(r *http.Request) (user, error) {
-	u, err := s.actor(r.Context(), s.pool, r)
-	if err != nil {
-		return user{}, err
-	}
-	if u.Role != "operator" {
-		return user{}, httpx.NotFound("function")
-	}
-	return u, nil
-}
 
 // OutboxHealth (GET) answers the outbox's live health figures
 // (outbox.Health): backlog and oldest age per subscriber and topic, dead
 // counts, blocked ordered keys, deliveries per minute over the last hour.
 func (s *Service) OutboxHealth(w http.ResponseWriter, r *http.Request) {
-	if !allow(w, r, http.MethodGet) {
-		return
-	}
-	if _, err := s.operator(r); err != nil {
-		httpx.WriteError(w, r, s.log, err)
+	if _, ok := s.caller(w, r, http.MethodGet, "operator"); !ok {
 		return
 	}
 	h, err := outbox.ReadHealth(r.Context(), s.pool)
@@ -52,11 +38,7 @@ func (s *Service) OutboxHealth(w http.ResponseWriter, r *http.Request) {
 // parameters: topic, subscriber, since and until (RFC 3339, on the time the
 // delivery went dead), limit (1..1000, default 100).
 func (s *Service) ListDeadLetters(w http.ResponseWriter, r *http.Request) {
-	if !allow(w, r, http.MethodGet) {
-		return
-	}
-	if _, err := s.operator(r); err != nil {
-		httpx.WriteError(w, r, s.log, err)
+	if _, ok := s.caller(w, r, http.MethodGet, "operator"); !ok {
 		return
 	}
 	q := r.URL.Query()
@@ -120,17 +102,9 @@ func (s *Service) SkipDeadLetters(w http.ResponseWriter, r *http.Request) {
 
 func (s *Service) resolveDead(w http.ResponseWriter, r *http.Request, verb string,
 	apply func(context.Context, *pgxpool.Pool, outbox.DeadFilter, string, string) (int, error)) {
-	if !allow(w, r, http.MethodPost) {
-		return
-	}
-	op, err := s.operator(r)
-	if err != nil {
-		httpx.WriteError(w, r, s.log, err)
-		return
-	}
+	op, ok := s.caller(w, r, http.MethodPost, "operator")
 	var req ResolveDeadLettersRequest
-	if err := httpx.DecodeJSON(r, &req); err != nil {
-		httpx.WriteError(w, r, s.log, err)
+	if !ok || !s.decode(w, r, &req) {
 		return
 	}
 	f := outbox.DeadFilter{IDs: req.IDs, Topic: req.Topic, Subscriber: req.Subscriber, All: req.All}

@@ -61,8 +61,9 @@ type Assignment struct {
 // visible to the teacher, or the caller is not a teacher; 409 when the deck is
 // already assigned to that learner.
 func (s *Service) CreateAssignment(w http.ResponseWriter, r *http.Request) {
+	teacher, ok := s.caller(w, r, http.MethodPost, "")
 	var req CreateAssignmentRequest
-	if !s.decodePost(w, r, &req) {
+	if !ok || !s.decode(w, r, &req) {
 		return
 	}
 	in := assignmentInput{learnerID: uuid.MustParse(req.LearnerID), deckID: uuid.MustParse(req.DeckID)}
@@ -76,7 +77,7 @@ func (s *Service) CreateAssignment(w http.ResponseWriter, r *http.Request) {
 		httpx.WriteError(w, r, s.log, p)
 		return
 	}
-	s.write(w, r, "CreateAssignment", http.StatusCreated, req, func(tx pgx.Tx, teacher user) (any, error) {
+	s.write(w, r, teacher, "CreateAssignment", http.StatusCreated, req, func(tx pgx.Tx) (any, error) {
 		return s.createAssignment(r.Context(), tx, r, teacher, in)
 	})
 }

@@ -50,11 +50,12 @@ type Enrollment struct {
 // of the wrong role; 409 when the learner is already in the class, or the
 // email belongs to a teacher.
 func (s *Service) EnrollLearner(w http.ResponseWriter, r *http.Request) {
+	caller, ok := s.caller(w, r, http.MethodPost, "")
 	var req EnrollLearnerRequest
-	if !s.decodePost(w, r, &req) {
+	if !ok || !s.decode(w, r, &req) {
 		return
 	}
-	s.write(w, r, "EnrollLearner", http.StatusCreated, req, func(tx pgx.Tx, caller user) (any, error) {
+	s.write(w, r, caller, "EnrollLearner", http.StatusCreated, req, func(tx pgx.Tx) (any, error) {
 		return s.enroll(r.Context(), tx, r, caller, req)
 	})
 }

@@ -14,8 +14,10 @@
 //     DeleteWebhookEndpoint (POST), ListWebhookEndpoints (GET): a teacher's
 //     webhooks.
 //
-// Every write is one transaction: validate, authorize, change state, enqueue
-// events (pkg/outbox), commit, answer. Nothing slow happens in a request; the
+// Every function first authenticates the caller and checks its role (401,
+// or 404 for a role the function is not for), then validates the request
+// (400). Every write is then one transaction: authorize on the resources,
+// change state, enqueue events (pkg/outbox), commit, answer. Nothing slow happens in a request; the
 // consequences are delivered later by jobs/drain.
 //
 // Every request carries an ID token (Authorization: Bearer), verified by
@@ -209,10 +211,9 @@ type user struct {
 
 // actor authenticates the request's ID token and resolves it to a user: by
 // the token's subject, or, at a first sign-in, by its verified email, which
-// links the account to the subject (so q, the request's transaction or the
-// pool, must allow writes). It returns a 401 problem for a missing,
+// links the account to the subject. It returns a 401 problem for a missing,
 // invalid or expired token, or an identity without a Lexora account.
-func (s *Service) actor(ctx context.Context, q outbox.DBTX, r *http.Request) (user, error) {
+func (s *Service) actor(ctx context.Context, r *http.Request) (user, error) {
 	unauthenticated := func(detail string) error {
 		return httpx.NewProblem(http.StatusUnauthorized, httpx.TypeUnauthenticated, "Unauthenticated", detail)
 	}
@@ -222,9 +223,9 @@ func (s *Service) actor(ctx context.Context, q outbox.DBTX, r *http.Request) (us
 		return user{}, unauthenticated("send a valid, unexpired ID token as Authorization: Bearer <token>")
 	}
 	var u user
-	err = q.QueryRow(ctx, "SELECT id, role, timezone FROM users WHERE auth_subject = $1", c.Subject).Scan(&u.ID, &u.Role, &u.Timezone)
+	err = s.pool.QueryRow(ctx, "SELECT id, role, timezone FROM users WHERE auth_subject = $1", c.Subject).Scan(&u.ID, &u.Role, &u.Timezone)
 	if errors.Is(err, pgx.ErrNoRows) && c.EmailVerified && c.Email != "" {
-		err = q.QueryRow(ctx, `UPDATE users SET auth_subject = $1 WHERE email = lower($2) AND auth_subject IS NULL
+		err = s.pool.QueryRow(ctx, `UPDATE users SET auth_subject = $1 WHERE email = lower($2) AND auth_subject IS NULL
 			RETURNING id, role, timezone`, c.Subject, c.Email).Scan(&u.ID, &u.Role, &u.Timezone)
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -247,12 +248,29 @@ func allow(w http.ResponseWriter, r *http.Request, method string) bool {
 	return false
 }
 
-// decodePost answers 405 to a method other than POST, and a problem to a
-// body that does not decode into req; it reports whether to go on.
-func (s *Service) decodePost(w http.ResponseWriter, r *http.Request, req any) bool {
-	if !allow(w, r, http.MethodPost) {
-		return false
+// caller is every function's first step: it answers 405 unless r uses
+// method, 401 unless r carries a valid ID token of a Lexora user (actor),
+// and, with role set, 404 to every other role, as if the function did not
+// exist. So a request that may not call the function learns nothing about
+// its body or parameters. It reports whether to go on.
+func (s *Service) caller(w http.ResponseWriter, r *http.Request, method, role string) (user, bool) {
+	if !allow(w, r, method) {
+		return user{}, false
 	}
+	u, err := s.actor(r.Context(), r)
+	if err == nil && role != "" && u.Role != role {
+		err = httpx.NotFound("function")
+	}
+	if err != nil {
+		httpx.WriteError(w, r, s.log, err)
+		return user{}, false
+	}
+	return u, true
+}
+
+// decode answers a problem to a body that does not decode into req (see
+// httpx.DecodeJSON); it reports whether to go on.
+func (s *Service) decode(w http.ResponseWriter, r *http.Request, req any) bool {
 	if err := httpx.DecodeJSON(r, req); err != nil {
 		httpx.WriteError(w, r, s.log, err)
 		return false
@@ -274,8 +292,8 @@ const IdempotencyKeyHeader = "Idempotency-Key"
 // a different request answers 422. Keys are scoped to the function and the
 // acting user. Requests that fail leave no key, so they can be retried.
 //
-// The acting user is resolved once, in the transaction, and handed to fn.
-func (s *Service) write(w http.ResponseWriter, r *http.Request, name string, status int, req any, fn func(pgx.Tx, user) (any, error)) {
+// u is the acting user, from caller.
+func (s *Service) write(w http.ResponseWriter, r *http.Request, u user, name string, status int, req any, fn func(pgx.Tx) (any, error)) {
 	key := r.Header.Get(IdempotencyKeyHeader)
 	if vals := r.Header.Values(IdempotencyKeyHeader); len(vals) > 1 || (vals != nil && !validKey(key)) {
 		p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", "the Idempotency-Key header is invalid")
@@ -286,10 +304,6 @@ func (s *Service) write(w http.ResponseWriter, r *http.Request, name string, sta
 	var resp idempotency.Response
 	replayed := false
 	err := pgx.BeginFunc(r.Context(), s.pool, func(tx pgx.Tx) error {
-		u, err := s.actor(r.Context(), tx, r)
-		if err != nil {
-			return err
-		}
 		scope := name + " " + u.ID.String()
 		if key != "" {
 			hash, err := idempotency.Hash(req)
@@ -308,7 +322,7 @@ func (s *Service) write(w http.ResponseWriter, r *http.Request, name string, sta
 				return err
 			}
 		}
-		out, err := fn(tx, u)
+		out, err := fn(tx)
 		if err != nil {
 			return err
 		}

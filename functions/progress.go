@@ -63,7 +63,8 @@ type FeedItem struct {
 // Progress; 400 for a malformed learner_id; 401; 404 for a learner the
 // caller may not see.
 func (s *Service) GetProgress(w http.ResponseWriter, r *http.Request) {
-	if !allow(w, r, http.MethodGet) {
+	caller, ok := s.caller(w, r, http.MethodGet, "")
+	if !ok {
 		return
 	}
 	var learnerID uuid.UUID
@@ -81,7 +82,7 @@ func (s *Service) GetProgress(w http.ResponseWriter, r *http.Request) {
 	err := pgx.BeginTxFunc(r.Context(), s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead},
 		func(tx pgx.Tx) error {
 			var err error
-			out, err = s.progress(r.Context(), tx, r, learnerID)
+			out, err = s.progress(r.Context(), tx, caller, learnerID)
 			return err
 		})
 	if err != nil {
@@ -91,16 +92,12 @@ func (s *Service) GetProgress(w http.ResponseWriter, r *http.Request) {
 	httpx.WriteJSON(w, http.StatusOK, out)
 }
 
-func (s *Service) progress(ctx context.Context, tx pgx.Tx, r *http.Request, learnerID uuid.UUID) (Progress, error) {
-	caller, err := s.actor(ctx, tx, r)
-	if err != nil {
-		return Progress{}, err
-	}
+func (s *Service) progress(ctx context.Context, tx pgx.Tx, caller user, learnerID uuid.UUID) (Progress, error) {
 	if learnerID == uuid.Nil {
 		learnerID = caller.ID
 	}
 	var tz string
-	err = tx.QueryRow(ctx, visibleLearnerSQL, learnerID, caller.ID).Scan(&tz)
+	err := tx.QueryRow(ctx, visibleLearnerSQL, learnerID, caller.ID).Scan(&tz)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Progress{}, httpx.NotFound("learner")
 	}

@@ -56,11 +56,12 @@ type ReviewResult struct {
 // for a card suspended as a leech. A lapse that reaches events.LeechLapses
 // suspends the card and enqueues card.leeched.
 func (s *Service) SubmitReview(w http.ResponseWriter, r *http.Request) {
+	learner, ok := s.caller(w, r, http.MethodPost, "")
 	var req SubmitReviewRequest
-	if !s.decodePost(w, r, &req) {
+	if !ok || !s.decode(w, r, &req) {
 		return
 	}
-	s.write(w, r, "SubmitReview", http.StatusOK, req, func(tx pgx.Tx, learner user) (any, error) {
+	s.write(w, r, learner, "SubmitReview", http.StatusOK, req, func(tx pgx.Tx) (any, error) {
 		return s.submitReview(r.Context(), tx, r, learner, uuid.MustParse(req.CardID), learning.Rating(*req.Rating))
 	})
 }

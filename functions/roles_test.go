@@ -110,3 +110,29 @@ func (f fixture) writes(t *testing.T) string {
 		(SELECT string_agg(state || attempts, ' ' ORDER BY id) FROM outbox_deliveries))`).Scan(&s))
 	return s
 }
+
+// TestCallerIsCheckedBeforeTheRequest: a caller without a token gets 401,
+// and a caller of the wrong role 404, whatever the body or the query holds;
+// neither learns from a 400 what a valid request looks like.
+func TestCallerIsCheckedBeforeTheRequest(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	gets := map[string]bool{"GetSchedule": true, "GetProgress": true, "ListWebhookEndpoints": true,
+		"OutboxHealth": true, "ListDeadLetters": true}
+	teacherOrOperatorOnly := map[string]bool{"RegisterWebhookEndpoint": true, "ListWebhookEndpoints": true,
+		"RotateWebhookSecret": true, "EnableWebhookEndpoint": true, "DeleteWebhookEndpoint": true,
+		"OutboxHealth": true, "ListDeadLetters": true, "ReplayDeadLetters": true, "SkipDeadLetters": true}
+	for name, fn := range Functions {
+		method := http.MethodPost
+		if gets[name] {
+			method = http.MethodGet
+		}
+		const badQuery, badBody = "/?limit=0&learner_id=x&since=never", `{"url":"ftp://x","rating":9,"unknown":1}`
+		code, _ := f.call(t, fn, method, badQuery, uuid.Nil, badBody)
+		require.Equal(t, http.StatusUnauthorized, code, "%s without a token", name)
+		if teacherOrOperatorOnly[name] {
+			code, _ = f.call(t, fn, method, badQuery, f.learner, badBody)
+			require.Equal(t, http.StatusNotFound, code, "%s as a learner", name)
+		}
+	}
+}

@@ -66,7 +66,8 @@ const (
 // Schedule; 400 for invalid parameters; 401 without a valid acting user; 404
 // for a learner or assignment the caller may not see.
 func (s *Service) GetSchedule(w http.ResponseWriter, r *http.Request) {
-	if !allow(w, r, http.MethodGet) {
+	caller, ok := s.caller(w, r, http.MethodGet, "")
+	if !ok {
 		return
 	}
 	q := r.URL.Query()
@@ -110,7 +111,7 @@ func (s *Service) GetSchedule(w http.ResponseWriter, r *http.Request) {
 	err := pgx.BeginTxFunc(r.Context(), s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead},
 		func(tx pgx.Tx) error {
 			var err error
-			out, err = s.schedule(r.Context(), tx, r, learnerID, assignmentID, limit, days)
+			out, err = s.schedule(r.Context(), tx, caller, learnerID, assignmentID, limit, days)
 			return err
 		})
 	if err != nil {
@@ -148,16 +149,12 @@ FROM cards c
 WHERE c.learner_id = $1 AND c.due < $5 AND NOT c.suspended` + inAssignment + `
 GROUP BY day ORDER BY day`
 
-func (s *Service) schedule(ctx context.Context, tx pgx.Tx, r *http.Request, learnerID uuid.UUID, assignmentID *uuid.UUID, limit, days int) (Schedule, error) {
-	caller, err := s.actor(ctx, tx, r)
-	if err != nil {
-		return Schedule{}, err
-	}
+func (s *Service) schedule(ctx context.Context, tx pgx.Tx, caller user, learnerID uuid.UUID, assignmentID *uuid.UUID, limit, days int) (Schedule, error) {
 	if learnerID == uuid.Nil {
 		learnerID = caller.ID
 	}
 	out := Schedule{LearnerID: learnerID, Now: s.now().UTC(), Due: []DueCard{}}
-	err = tx.QueryRow(ctx, visibleLearnerSQL, learnerID, caller.ID).Scan(&out.Timezone)
+	err := tx.QueryRow(ctx, visibleLearnerSQL, learnerID, caller.ID).Scan(&out.Timezone)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Schedule{}, httpx.NotFound("learner")
 	}

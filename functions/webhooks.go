@@ -66,29 +66,13 @@ type RotateWebhookSecretRequest struct {
 	RevokePrevious bool `json:"revoke_previous"`
 }
 
-// teacher resolves the acting user and requires the teacher role; others
-// get 404, as if webhooks did not exist.
-func (s *Service) teacher(r *http.Request) (user, error) {
-	u, err := s.actor(r.Context(), s.pool, r)
-	if err != nil {
-		return user{}, err
-	}
-	return u, requireTeacher(u)
-}
-
-func requireTeacher(u user) error {
-	if u.Role != "teacher" {
-		return httpx.NotFound("function")
-	}
-	return nil
-}
-
 // RegisterWebhookEndpoint (POST) registers an https:// endpoint for the
 // calling teacher and answers 201 with it, including its signing secret,
 // which is never shown again. 400 for an invalid URL or topic.
 func (s *Service) RegisterWebhookEndpoint(w http.ResponseWriter, r *http.Request) {
+	t, ok := s.caller(w, r, http.MethodPost, "teacher")
 	var req RegisterWebhookEndpointRequest
-	if !s.decodePost(w, r, &req) {
+	if !ok || !s.decode(w, r, &req) {
 		return
 	}
 	if err := webhooks.CheckURL(req.URL, s.webhooks.AllowHTTP); err != nil {
@@ -100,10 +84,7 @@ func (s *Service) RegisterWebhookEndpoint(w http.ResponseWriter, r *http.Request
 	if req.Topics == nil {
 		req.Topics = []string{}
 	}
-	s.write(w, r, "RegisterWebhookEndpoint", http.StatusCreated, req, func(tx pgx.Tx, t user) (any, error) {
-		if err := requireTeacher(t); err != nil {
-			return nil, err
-		}
+	s.write(w, r, t, "RegisterWebhookEndpoint", http.StatusCreated, req, func(tx pgx.Tx) (any, error) {
 		ep := WebhookEndpoint{URL: req.URL, Topics: req.Topics, Secret: webhooks.NewSecret()}
 		if err := tx.QueryRow(r.Context(), `INSERT INTO webhook_endpoints (teacher_id, url, secret, topics)
 			VALUES ($1, $2, $3, $4) RETURNING id, created_at`, t.ID, ep.URL, ep.Secret, ep.Topics).Scan(&ep.ID, &ep.CreatedAt); err != nil {
@@ -116,12 +97,8 @@ func (s *Service) RegisterWebhookEndpoint(w http.ResponseWriter, r *http.Request
 // ListWebhookEndpoints (GET) lists the calling teacher's endpoints, without
 // secrets, with whether and why each was disabled.
 func (s *Service) ListWebhookEndpoints(w http.ResponseWriter, r *http.Request) {
-	if !allow(w, r, http.MethodGet) {
-		return
-	}
-	t, err := s.teacher(r)
-	if err != nil {
-		httpx.WriteError(w, r, s.log, err)
+	t, ok := s.caller(w, r, http.MethodGet, "teacher")
+	if !ok {
 		return
 	}
 	rows, err := s.pool.Query(r.Context(), `SELECT `+endpointColumns+`
@@ -148,12 +125,13 @@ func (s *Service) ListWebhookEndpoints(w http.ResponseWriter, r *http.Request) {
 // revoke_previous the old secret stops at once. 404 for an endpoint that is
 // not the caller's.
 func (s *Service) RotateWebhookSecret(w http.ResponseWriter, r *http.Request) {
+	t, ok := s.caller(w, r, http.MethodPost, "teacher")
 	var req RotateWebhookSecretRequest
-	if !s.decodePost(w, r, &req) {
+	if !ok || !s.decode(w, r, &req) {
 		return
 	}
 	secret := webhooks.NewSecret()
-	s.changeEndpoint(w, r, "RotateWebhookSecret", req, req.ID, `UPDATE webhook_endpoints
+	s.changeEndpoint(w, r, t, "RotateWebhookSecret", req, req.ID, `UPDATE webhook_endpoints
 		SET previous_secret = CASE WHEN $4 THEN NULL ELSE secret END,
 		    previous_secret_expires_at = CASE WHEN $4 THEN NULL ELSE now() + make_interval(secs => $5) END,
 		    secret = $3
@@ -166,34 +144,33 @@ func (s *Service) RotateWebhookSecret(w http.ResponseWriter, r *http.Request) {
 // from then on are sent to it again, the ones in between are not. 404 for an
 // endpoint that is not the caller's.
 func (s *Service) EnableWebhookEndpoint(w http.ResponseWriter, r *http.Request) {
+	t, ok := s.caller(w, r, http.MethodPost, "teacher")
 	var req WebhookEndpointRequest
-	if !s.decodePost(w, r, &req) {
+	if !ok || !s.decode(w, r, &req) {
 		return
 	}
-	s.changeEndpoint(w, r, "EnableWebhookEndpoint", req, req.ID, `UPDATE webhook_endpoints
+	s.changeEndpoint(w, r, t, "EnableWebhookEndpoint", req, req.ID, `UPDATE webhook_endpoints
 		SET disabled_at = NULL, disabled_reason = NULL WHERE id = $1 AND teacher_id = $2 RETURNING `+endpointColumns, nil)
 }
 
 // DeleteWebhookEndpoint (POST {"id"}) removes an endpoint and answers 200
 // with what it was. 404 for an endpoint that is not the caller's.
 func (s *Service) DeleteWebhookEndpoint(w http.ResponseWriter, r *http.Request) {
+	t, ok := s.caller(w, r, http.MethodPost, "teacher")
 	var req WebhookEndpointRequest
-	if !s.decodePost(w, r, &req) {
+	if !ok || !s.decode(w, r, &req) {
 		return
 	}
-	s.changeEndpoint(w, r, "DeleteWebhookEndpoint", req, req.ID,
+	s.changeEndpoint(w, r, t, "DeleteWebhookEndpoint", req, req.ID,
 		`DELETE FROM webhook_endpoints WHERE id = $1 AND teacher_id = $2 RETURNING `+endpointColumns, nil)
 }
 
 // changeEndpoint runs sql, whose $1 is the endpoint id and $2 the calling
-// teacher, then extra, as the write name; reveal, when set, adds to the
+// teacher t, then extra, as the write name; reveal, when set, adds to the
 // answer what only this write may show.
-func (s *Service) changeEndpoint(w http.ResponseWriter, r *http.Request, name string, req any, id, sql string,
+func (s *Service) changeEndpoint(w http.ResponseWriter, r *http.Request, t user, name string, req any, id, sql string,
 	reveal func(*WebhookEndpoint), extra ...any) {
-	s.write(w, r, name, http.StatusOK, req, func(tx pgx.Tx, t user) (any, error) {
-		if err := requireTeacher(t); err != nil {
-			return nil, err
-		}
+	s.write(w, r, t, name, http.StatusOK, req, func(tx pgx.Tx) (any, error) {
 		var ep WebhookEndpoint
 		err := scanEndpoint(tx.QueryRow(r.Context(), sql, append([]any{id, t.ID}, extra...)...), &ep)
 		if errors.Is(err, pgx.ErrNoRows) {
