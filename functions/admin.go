@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
@@ -92,16 +92,16 @@ type ResolveDeadLettersRequest struct {
 // delivery and needs a reason. Both write one outbox_audit row per delivery
 // and answer {"replayed": n} or {"skipped": n}.
 func (s *Service) ReplayDeadLetters(w http.ResponseWriter, r *http.Request) {
-	s.resolveDead(w, r, "replayed", outbox.Replay)
+	s.resolveDead(w, r, "ReplayDeadLetters", "replayed", outbox.Replay)
 }
 
 // SkipDeadLetters: see ReplayDeadLetters.
 func (s *Service) SkipDeadLetters(w http.ResponseWriter, r *http.Request) {
-	s.resolveDead(w, r, "skipped", outbox.Skip)
+	s.resolveDead(w, r, "SkipDeadLetters", "skipped", outbox.Skip)
 }
 
-func (s *Service) resolveDead(w http.ResponseWriter, r *http.Request, verb string,
-	apply func(context.Context, *pgxpool.Pool, outbox.DeadFilter, string, string) (int, error)) {
+func (s *Service) resolveDead(w http.ResponseWriter, r *http.Request, name, verb string,
+	apply func(context.Context, outbox.DBTX, outbox.DeadFilter, string, string) (int, error)) {
 	op, ok := s.caller(w, r, http.MethodPost, "operator")
 	var req ResolveDeadLettersRequest
 	if !ok || !s.decode(w, r, &req) {
@@ -110,12 +110,13 @@ func (s *Service) resolveDead(w http.ResponseWriter, r *http.Request, verb strin
 	f := outbox.DeadFilter{IDs: req.IDs, Topic: req.Topic, Subscriber: req.Subscriber, All: req.All}
 	f.Since, _ = time.Parse(time.RFC3339, req.Since)
 	f.Until, _ = time.Parse(time.RFC3339, req.Until)
-	n, err := apply(r.Context(), s.pool, f, op.ID.String(), req.Reason)
-	if err != nil {
-		httpx.WriteError(w, r, s.log, deadProblem(err))
-		return
-	}
-	httpx.WriteJSON(w, http.StatusOK, map[string]int{verb: n})
+	s.write(w, r, op, name, http.StatusOK, req, func(tx pgx.Tx) (any, error) {
+		n, err := apply(r.Context(), tx, f, op.ID.String(), req.Reason)
+		if err != nil {
+			return nil, deadProblem(err)
+		}
+		return map[string]int{verb: n}, nil
+	})
 }
 
 // deadProblem turns the outbox's refusals of a dead-letter filter into a

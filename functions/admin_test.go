@@ -3,6 +3,8 @@ package functions
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -56,9 +58,26 @@ func TestOperatorFunctionsAreForOperatorsOnly(t *testing.T) {
 	require.Equal(t, http.StatusBadRequest, code, "a blank reason is no reason")
 	require.Zero(t, f.count(t, "SELECT count(*) FROM outbox_audit"))
 
-	code, body = f.call(t, (*Service).ReplayDeadLetters, http.MethodPost, "/ReplayDeadLetters", op, `{"subscriber":"email","reason":"mailbox fixed"}`)
-	require.Equal(t, http.StatusOK, code)
-	require.EqualValues(t, 1, body["replayed"])
+	replay := func(key, body string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, "/ReplayDeadLetters", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", bearer(t, op))
+		req.Header.Set(IdempotencyKeyHeader, key)
+		rec := httptest.NewRecorder()
+		f.svc.ReplayDeadLetters(rec, req)
+		return rec
+	}
+	const fixed = `{"subscriber":"email","reason":"mailbox fixed"}`
+	first := replay("replay-1", fixed)
+	require.Equal(t, http.StatusOK, first.Code, first.Body.String())
+	require.JSONEq(t, `{"replayed":1}`, first.Body.String())
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM outbox_audit WHERE action = 'replay' AND actor = $1", op.String()))
 	require.Zero(t, f.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'dead'"))
+
+	again := replay("replay-1", fixed)
+	require.Equal(t, first.Body.String(), again.Body.String(), "an operator's retried replay answers as the first")
+	require.Equal(t, "true", again.Header().Get("Idempotent-Replayed"))
+	require.Equal(t, http.StatusUnprocessableEntity, replay("replay-1", `{"all":true}`).Code)
+	require.Equal(t, http.StatusBadRequest, replay("bad key", fixed).Code)
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM outbox_audit"))
 }

@@ -170,22 +170,22 @@ WHERE t.id IN (SELECT id FROM replayed UNION ALL SELECT id FROM skipped)`
 // Replay makes the dead deliveries matching f pending again with a fresh
 // attempt budget, and records each in outbox_audit with actor and reason. It
 // returns how many it replayed, ErrEmptyFilter, or ErrInvalidFilter.
-func Replay(ctx context.Context, pool *pgxpool.Pool, f DeadFilter, actor, reason string) (int, error) {
-	return resolveDead(ctx, pool, f, "replay", actor, reason)
+func Replay(ctx context.Context, db DBTX, f DeadFilter, actor, reason string) (int, error) {
+	return resolveDead(ctx, db, f, "replay", actor, reason)
 }
 
 // Skip resolves the dead deliveries matching f without delivering them (the
 // rows are removed, which also unblocks an ordered key), and records each in
 // outbox_audit. The reason is required (ErrNoReason when blank). It returns
 // how many it skipped, ErrEmptyFilter, or ErrInvalidFilter.
-func Skip(ctx context.Context, pool *pgxpool.Pool, f DeadFilter, actor, reason string) (int, error) {
+func Skip(ctx context.Context, db DBTX, f DeadFilter, actor, reason string) (int, error) {
 	if strings.TrimSpace(reason) == "" {
 		return 0, ErrNoReason
 	}
-	return resolveDead(ctx, pool, f, "skip", actor, reason)
+	return resolveDead(ctx, db, f, "skip", actor, reason)
 }
 
-func resolveDead(ctx context.Context, pool *pgxpool.Pool, f DeadFilter, action, actor, reason string) (int, error) {
+func resolveDead(ctx context.Context, db DBTX, f DeadFilter, action, actor, reason string) (int, error) {
 	if f.empty() && !f.All {
 		return 0, ErrEmptyFilter
 	}
@@ -198,7 +198,7 @@ func resolveDead(ctx context.Context, pool *pgxpool.Pool, f DeadFilter, action, 
 	if actor == "" {
 		return 0, errors.New("outbox: an audit record needs an actor")
 	}
-	tag, err := pool.Exec(ctx, resolveDeadSQL, append(f.args(), action, actor, reason)...)
+	tag, err := db.Exec(ctx, resolveDeadSQL, append(f.args(), action, actor, reason)...)
 	if err != nil {
 		return 0, fmt.Errorf("%s dead deliveries: %w", action, err)
 	}
