@@ -29,6 +29,19 @@ type EnrollLearnerRequest struct {
 	JoinCode    string `json:"join_code" validate:"required_without=ClassID,omitempty,alphanum,min=4,max=12"`
 }
 
+// Invitation is the answer of EnrollLearner (202) when the email belongs to
+// an account outside the teacher's classes: nothing is shared with the
+// teacher until that learner joins with the class's code, which
+// learner.invited emails them. An email of a teacher or an operator gets the
+// same answer and nothing is sent, so staff addresses cannot be probed.
+type Invitation struct {
+	ClassID uuid.UUID `json:"class_id"`
+	Email   string    `json:"email"`
+	Status  string    `json:"status"` // "invited"
+}
+
+func (Invitation) httpStatus() int { return http.StatusAccepted }
+
 // Enrollment is the answer of EnrollLearner.
 type Enrollment struct {
 	ClassID   uuid.UUID `json:"class_id"`
@@ -69,7 +82,8 @@ WHERE a.teacher_id = $2 AND a.due_at > $3
   AND NOT EXISTS (SELECT 1 FROM assignments mine WHERE mine.deck_id = a.deck_id AND mine.learner_id = $4)
 GROUP BY a.deck_id ORDER BY a.deck_id`
 
-func (s *Service) enroll(ctx context.Context, tx pgx.Tx, r *http.Request, caller user, req EnrollLearnerRequest) (Enrollment, error) {
+// enroll answers an Enrollment, or an Invitation (see learnerByEmail).
+func (s *Service) enroll(ctx context.Context, tx pgx.Tx, r *http.Request, caller user, req EnrollLearnerRequest) (any, error) {
 	var out Enrollment
 	var err error
 	var teacherID uuid.UUID
@@ -95,8 +109,12 @@ func (s *Service) enroll(ctx context.Context, tx pgx.Tx, r *http.Request, caller
 		return Enrollment{}, fmt.Errorf("load class: %w", err)
 	}
 	if by == "teacher" {
-		if out.LearnerID, err = s.learnerByEmail(ctx, tx, req); err != nil {
-			return Enrollment{}, err
+		var invite bool
+		if out.LearnerID, invite, err = s.learnerByEmail(ctx, tx, teacherID, req); err != nil {
+			return nil, err
+		}
+		if invite {
+			return s.invite(ctx, tx, r, caller, out.ClassID, out.LearnerID, req.Email)
 		}
 	}
 	// Serialise with the learner's other writes (see CreateAssignment).
@@ -160,9 +178,11 @@ func (s *Service) enroll(ctx context.Context, tx pgx.Tx, r *http.Request, caller
 
 // learnerByEmail finds the learner with req.Email, creating the account when
 // there is none (then with req.DisplayName, or the email's local part, and
-// req.Timezone, or UTC; an existing account keeps its own). A teacher's or
-// operator's email is a 409.
-func (s *Service) learnerByEmail(ctx context.Context, tx pgx.Tx, req EnrollLearnerRequest) (uuid.UUID, error) {
+// req.Timezone, or UTC). invite is true when the email belongs to an
+// account the teacher may not simply add: a learner outside all of the
+// teacher's classes (then id is theirs), or a teacher or operator (id is
+// uuid.Nil).
+func (s *Service) learnerByEmail(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, req EnrollLearnerRequest) (id uuid.UUID, invite bool, err error) {
 	email := strings.ToLower(req.Email)
 	name := strings.TrimSpace(req.DisplayName)
 	if name == "" {
@@ -172,17 +192,34 @@ func (s *Service) learnerByEmail(ctx context.Context, tx pgx.Tx, req EnrollLearn
 	if tz == "" {
 		tz = "UTC"
 	}
-	var id uuid.UUID
 	var role string
-	err := tx.QueryRow(ctx, `INSERT INTO users (email, display_name, role, timezone) VALUES ($1, $2, 'learner', $3)
+	var created, known bool
+	err = tx.QueryRow(ctx, `INSERT INTO users (email, display_name, role, timezone) VALUES ($1, $2, 'learner', $3)
 		ON CONFLICT (email) DO UPDATE SET email = excluded.email
-		RETURNING id, role`, email, name, tz).Scan(&id, &role)
+		RETURNING id, role, xmax = 0,
+		    EXISTS (SELECT 1 FROM class_members m JOIN classes c ON c.id = m.class_id
+		            WHERE m.learner_id = users.id AND c.teacher_id = $4)`, email, name, tz, teacherID).Scan(&id, &role, &created, &known)
+	switch {
+	case err != nil:
+		return uuid.Nil, false, fmt.Errorf("find or create learner: %w", err)
+	case role != "learner":
+		return uuid.Nil, true, nil
+	}
+	return id, !created && !known, nil
+}
+
+// invite answers an Invitation for req.Email to the class, and enqueues
+// learner.invited when learnerID is a learner's (see learnerByEmail).
+func (s *Service) invite(ctx context.Context, tx pgx.Tx, r *http.Request, caller user, classID, learnerID uuid.UUID, email string) (any, error) {
+	inv := Invitation{ClassID: classID, Email: strings.ToLower(email), Status: "invited"}
+	if learnerID == uuid.Nil {
+		return inv, nil
+	}
+	ev, err := outbox.NewEvent(events.LearnerInvited, learnerID.String(),
+		events.LearnerInvitedPayload{ClassID: classID, LearnerID: learnerID, TeacherID: caller.ID})
 	if err != nil {
-		return uuid.Nil, fmt.Errorf("find or create learner: %w", err)
+		return nil, err
 	}
-	if role != "learner" {
-		return uuid.Nil, httpx.NewProblem(http.StatusConflict, httpx.TypeConflict, "Not a learner",
-			"this email belongs to an account that is not a learner's")
-	}
-	return id, nil
+	ev.Headers = requestHeaders(r, caller)
+	return inv, s.outbox.Enqueue(ctx, tx, ev)
 }

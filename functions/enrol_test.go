@@ -42,7 +42,7 @@ func TestEnrollLearnerAssignsTheClassDecks(t *testing.T) {
 		{"a teacher with a join code", f.teacher, `{"join_code":"JOIN42"}`, 404},
 		{"unknown join code", f.otherLearner, `{"join_code":"NOPE99"}`, 404},
 		{"already a member", f.teacher, `{"class_id":"` + class.String() + `","email":"l@example.com"}`, 409},
-		{"a teacher's email", f.teacher, `{"class_id":"` + class.String() + `","email":"t2@example.com"}`, 409},
+		{"a teacher's email: answered as an invitation, nothing sent", f.teacher, `{"class_id":"` + class.String() + `","email":"t2@example.com"}`, 202},
 	} {
 		code, body := f.call(t, (*Service).EnrollLearner, http.MethodPost, "/EnrollLearner", tc.actor, tc.body)
 		require.Equal(t, tc.status, code, "%s: %v", tc.name, body)
@@ -59,8 +59,21 @@ func TestEnrollLearnerAssignsTheClassDecks(t *testing.T) {
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM outbox_events WHERE topic = $1 AND ordering_key = $2", events.LearnerEnrolled, newcomer.String()))
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM outbox_events WHERE topic = $1 AND ordering_key = $2", events.AssignmentCreated, newcomer.String()))
 
+	// A learner with an account outside the teacher's classes is invited,
+	// not added: the teacher sees nothing until the learner joins.
+	code, body = f.call(t, (*Service).EnrollLearner, http.MethodPost, "/EnrollLearner", f.teacher,
+		`{"class_id":"`+class.String()+`","email":"L2@example.com"}`)
+	require.Equal(t, http.StatusAccepted, code, body)
+	require.Equal(t, map[string]any{"class_id": class.String(), "email": "l2@example.com", "status": "invited"}, body)
+	require.Zero(t, f.count(t, "SELECT count(*) FROM class_members WHERE learner_id = $1 AND class_id = $2", f.otherLearner, class))
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM outbox_events WHERE topic = $1 AND ordering_key = $2", events.LearnerInvited, f.otherLearner.String()))
+	code, _ = f.call(t, (*Service).GetProgress, http.MethodGet, "/?learner_id="+f.otherLearner.String(), f.teacher, "")
+	require.Equal(t, http.StatusNotFound, code, "an invitation shares nothing")
+
 	code, body = f.call(t, (*Service).EnrollLearner, http.MethodPost, "/EnrollLearner", f.otherLearner, `{"join_code":"join42"}`)
 	require.Equal(t, http.StatusCreated, code, body)
 	require.Len(t, body["assignments"], 1)
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM class_members WHERE class_id = $1 AND learner_id = $2", class, f.otherLearner))
+	code, _ = f.call(t, (*Service).GetProgress, http.MethodGet, "/?learner_id="+f.otherLearner.String(), f.teacher, "")
+	require.Equal(t, http.StatusOK, code, "joining shares the learner's progress with the teacher")
 }

@@ -282,7 +282,8 @@ func (s *Service) decode(w http.ResponseWriter, r *http.Request, req any) bool {
 const IdempotencyKeyHeader = "Idempotency-Key"
 
 // write runs fn, a state-changing function's work, in one transaction and
-// answers status with fn's result as JSON, or fn's error as a problem.
+// answers status (or the result's httpStatus(), when it has one) with fn's
+// result as JSON, or fn's error as a problem.
 //
 // With an Idempotency-Key header (1 to 255 printable ASCII characters) the
 // key is recorded first in the same transaction (package idempotency): the
@@ -331,6 +332,9 @@ func (s *Service) write(w http.ResponseWriter, r *http.Request, u user, name str
 			return fmt.Errorf("encode response: %w", err)
 		}
 		resp = idempotency.Response{Status: status, Body: body}
+		if o, ok := out.(interface{ httpStatus() int }); ok {
+			resp.Status = o.httpStatus()
+		}
 		if key != "" {
 			return idempotency.Finish(r.Context(), tx, scope, key, resp)
 		}

@@ -83,6 +83,7 @@ func TestResponsesMatchTheOpenAPIDocument(t *testing.T) {
 	call("POST", "/CreateAssignment", f.teacher, `{"learner_id":"`+f.learner.String()+`","deck_id":"`+f.deck.String()+`","due_at":"2026-03-20T18:00:00Z"}`)
 	call("POST", "/CreateAssignment", f.teacher, `{"learner_id":"x"}`)
 	call("POST", "/EnrollLearner", f.teacher, `{"class_id":"`+class.String()+`","email":"new@example.com"}`)
+	call("POST", "/EnrollLearner", f.teacher, `{"class_id":"`+class.String()+`","email":"l2@example.com"}`)
 	call("POST", "/EnrollLearner", f.teacher, `{}`)
 	s := call("GET", "/GetSchedule?assignment_id="+a["id"].(string), f.learner, "")
 	call("GET", "/GetSchedule?days=0", f.learner, "")

@@ -15,7 +15,8 @@ import (
 	"github.com/lexora-app/lexora/pkg/reminders"
 )
 
-// Email sends the learner a welcome on learner.enrolled, the daily study
+// Email sends the learner a welcome on learner.enrolled, the class's join
+// code on learner.invited, the daily study
 // reminder (reminder.daily: not when the learner already studied that study
 // day; each schedules the next), and the assignment emails: to the learner on assignment.created;
 // on assignment.completed to the teacher (subscriber email) and the learner
@@ -91,6 +92,12 @@ func (e *Email) Handle(ctx context.Context, d outbox.Delivery) error {
 			return err
 		}
 		return e.welcome(ctx, d, p)
+	case events.LearnerInvited:
+		var p events.LearnerInvitedPayload
+		if err := decode(d, &p); err != nil {
+			return err
+		}
+		return e.invite(ctx, d, p)
 	case events.ReminderDaily:
 		var p events.ReminderDailyPayload
 		if err := decode(d, &p); err != nil {
@@ -173,6 +180,35 @@ func (e *Email) welcome(ctx context.Context, d outbox.Delivery, p events.Learner
 		m := mail.Message{MessageID: MessageID(d.Event, d.Subscriber), To: email, Subject: "Welcome to " + class,
 			Body: fmt.Sprintf("Hello %s,\n\n%s added you to %q on Lexora. You have %d assignment(s) waiting.\n",
 				name, teacher, class, len(p.Assignments))}
+		return e.send(ctx, tx, d, m)
+	})
+}
+
+const inviteSQL = `
+SELECT l.email, l.display_name, t.display_name, c.name, c.join_code
+FROM users l, classes c JOIN users t ON t.id = c.teacher_id
+WHERE l.id = $1 AND c.id = $2`
+
+// invite emails a learner the join code of the class a teacher invited them
+// to; joining is the learner's choice.
+func (e *Email) invite(ctx context.Context, d outbox.Delivery, p events.LearnerInvitedPayload) error {
+	return outbox.HandleOnce(ctx, e.pool, d, func(tx pgx.Tx) error {
+		var email, name, teacher, class string
+		var code *string
+		err := tx.QueryRow(ctx, inviteSQL, p.LearnerID, p.ClassID).Scan(&email, &name, &teacher, &class, &code)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return outbox.Permanent(fmt.Errorf("learner %s or class %s no longer exists", p.LearnerID, p.ClassID))
+		}
+		if err != nil {
+			return fmt.Errorf("load invitation: %w", err)
+		}
+		join := "Ask " + teacher + " for the class code to join."
+		if code != nil {
+			join = "To join, sign in to Lexora and enter the class code " + *code + "."
+		}
+		m := mail.Message{MessageID: MessageID(d.Event, d.Subscriber), To: email, Subject: "Invitation to " + class,
+			Body: fmt.Sprintf("Hello %s,\n\n%s invited you to %q on Lexora. %s\nIf you do not want to join, ignore this email: nothing is shared until you do.\n",
+				name, teacher, class, join)}
 		return e.send(ctx, tx, d, m)
 	})
 }

@@ -40,6 +40,7 @@ func TestEverySubscriberTakesEffectOnce(t *testing.T) {
 				events.ReminderDueSoon:   events.ReminderDueSoonPayload{AssignmentID: b.assignment, LearnerID: b.learner.ID, DueAt: due},
 				events.CardLeeched:       events.CardLeechedPayload{CardID: uuid.New(), LearnerID: b.learner.ID, Lemma: "cat", Lapses: 8},
 				events.ReminderDaily:     events.ReminderDailyPayload{LearnerID: b.learner.ID, At: time.Now()},
+				events.LearnerInvited:    events.LearnerInvitedPayload{ClassID: seed.ClassID, LearnerID: b.learner.ID, TeacherID: seed.TeacherID},
 				events.LearnerEnrolled: events.LearnerEnrolledPayload{ClassID: seed.ClassID, LearnerID: b.learner.ID,
 					TeacherID: seed.TeacherID, Assignments: []uuid.UUID{b.assignment}, By: "teacher"},
 			}

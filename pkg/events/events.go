@@ -23,6 +23,11 @@ const (
 	ReminderDueSoon = "reminder.due_soon"
 	CardLeeched     = "card.leeched"
 	LearnerEnrolled = "learner.enrolled"
+	// LearnerInvited: a teacher added by email a learner who already has an
+	// account outside the teacher's classes. Nothing is shared until the
+	// learner accepts by joining with the class's code, which the email
+	// carries.
+	LearnerInvited = "learner.invited"
 	// ReminderDaily is the learner's daily study reminder, a delayed event
 	// that schedules the next one.
 	ReminderDaily = "reminder.daily"
@@ -58,6 +63,7 @@ var Subscriptions = []outbox.Subscription{
 	{Topic: CardLeeched, Subscriber: SubscriberFeed},
 	{Topic: LearnerEnrolled, Subscriber: SubscriberEmail},
 	{Topic: LearnerEnrolled, Subscriber: SubscriberWebhook},
+	{Topic: LearnerInvited, Subscriber: SubscriberEmail},
 	{Topic: AssignmentCompleted, Subscriber: SubscriberCongratulation},
 	{Topic: ReminderDueSoon, Subscriber: SubscriberReminder},
 	{Topic: ReminderDaily, Subscriber: SubscriberReminder},
@@ -188,6 +194,14 @@ type LearnerEnrolledPayload struct {
 	Assignments []uuid.UUID `json:"assignments"`
 	// By is "teacher" (added by email) or "join_code".
 	By string `json:"by"`
+}
+
+// LearnerInvitedPayload is the payload of LearnerInvited. Ordering key:
+// learner id.
+type LearnerInvitedPayload struct {
+	ClassID   uuid.UUID `json:"class_id"`
+	LearnerID uuid.UUID `json:"learner_id"`
+	TeacherID uuid.UUID `json:"teacher_id"`
 }
 
 // DailyReminderHour is the local hour of the daily study reminder.
