@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -59,13 +58,7 @@ func TestOperatorFunctionsAreForOperatorsOnly(t *testing.T) {
 	require.Zero(t, f.count(t, "SELECT count(*) FROM outbox_audit"))
 
 	replay := func(key, body string) *httptest.ResponseRecorder {
-		req := httptest.NewRequest(http.MethodPost, "/ReplayDeadLetters", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Authorization", bearer(t, op))
-		req.Header.Set(IdempotencyKeyHeader, key)
-		rec := httptest.NewRecorder()
-		f.svc.ReplayDeadLetters(rec, req)
-		return rec
+		return f.keyedCall(t, (*Service).ReplayDeadLetters, key, op, body)
 	}
 	const fixed = `{"subscriber":"email","reason":"mailbox fixed"}`
 	first := replay("replay-1", fixed)

@@ -11,14 +11,21 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// keyed submits a review with an Idempotency-Key.
 func (f fixture) keyed(t *testing.T, key string, actor uuid.UUID, body string) *httptest.ResponseRecorder {
 	t.Helper()
-	req := httptest.NewRequest(http.MethodPost, "/SubmitReview", strings.NewReader(body))
+	return f.keyedCall(t, (*Service).SubmitReview, key, actor, body)
+}
+
+// keyedCall POSTs body to h as actor with an Idempotency-Key.
+func (f fixture) keyedCall(t *testing.T, h func(*Service, http.ResponseWriter, *http.Request), key string, actor uuid.UUID, body string) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", bearer(t, actor))
 	req.Header.Set(IdempotencyKeyHeader, key)
 	rec := httptest.NewRecorder()
-	f.svc.SubmitReview(rec, req)
+	h(f.svc, rec, req)
 	return rec
 }
 
