@@ -61,7 +61,7 @@ type Assignment struct {
 // visible to the teacher, or the caller is not a teacher; 409 when the deck is
 // already assigned to that learner.
 func (s *Service) CreateAssignment(w http.ResponseWriter, r *http.Request) {
-	teacher, ok := s.caller(w, r, http.MethodPost, "")
+	teacher, ok := s.caller(w, r, http.MethodPost, "teacher")
 	var req CreateAssignmentRequest
 	if !ok || !s.decode(w, r, &req) {
 		return
@@ -110,9 +110,6 @@ inserted AS (
 SELECT (SELECT count(*) FROM items), (SELECT count(*) FROM inserted)`
 
 func (s *Service) createAssignment(ctx context.Context, tx pgx.Tx, r *http.Request, teacher user, in assignmentInput) (Assignment, error) {
-	if teacher.Role != "teacher" {
-		return Assignment{}, httpx.NotFound("learner")
-	}
 	// Locking the learner's row serialises the learner's writes, so the
 	// outbox ids of one learner's events follow commit order.
 	if err := tx.QueryRow(ctx, lockLearnerOfTeacherSQL, in.learnerID, teacher.ID).Scan(new(uuid.UUID)); err != nil {

@@ -76,4 +76,19 @@ func TestEnrollLearnerAssignsTheClassDecks(t *testing.T) {
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM class_members WHERE class_id = $1 AND learner_id = $2", class, f.otherLearner))
 	code, _ = f.call(t, (*Service).GetProgress, http.MethodGet, "/?learner_id="+f.otherLearner.String(), f.teacher, "")
 	require.Equal(t, http.StatusOK, code, "joining shares the learner's progress with the teacher")
+
+	// The learner is now in both teachers' classes: each teacher sees only
+	// the assignments they made.
+	joined := body["assignments"].([]any)[0].(map[string]any)["id"].(string)
+	code, body = f.call(t, (*Service).GetProgress, http.MethodGet, "/?learner_id="+f.otherLearner.String(), f.otherTeacher, "")
+	require.Equal(t, http.StatusOK, code)
+	require.Empty(t, body["assignments"], "another teacher's assignments are not shown")
+	code, _ = f.call(t, (*Service).GetSchedule, http.MethodGet, "/?learner_id="+f.otherLearner.String()+"&assignment_id="+joined, f.otherTeacher, "")
+	require.Equal(t, http.StatusNotFound, code)
+	code, body = f.call(t, (*Service).GetProgress, http.MethodGet, "/?learner_id="+f.otherLearner.String(), f.teacher, "")
+	require.Equal(t, http.StatusOK, code)
+	require.Len(t, body["assignments"], 1)
+	code, body = f.call(t, (*Service).GetProgress, http.MethodGet, "/", f.otherLearner, "")
+	require.Equal(t, http.StatusOK, code)
+	require.Len(t, body["assignments"], 1, "the learner sees all their own")
 }

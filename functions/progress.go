@@ -59,7 +59,8 @@ type FeedItem struct {
 
 // GetProgress (GET) returns a learner's streak, achievements, assignment
 // progress and latest feed items (20). Query parameter learner_id (default:
-// the caller); the same visibility as GetSchedule. Answers: 200 with a
+// the caller); the same visibility as GetSchedule, and a teacher sees only
+// the assignments they made (a learner may be in several teachers' classes). Answers: 200 with a
 // Progress; 400 for a malformed learner_id; 401; 404 for a learner the
 // caller may not see.
 func (s *Service) GetProgress(w http.ResponseWriter, r *http.Request) {
@@ -133,7 +134,8 @@ func (s *Service) progress(ctx context.Context, tx pgx.Tx, caller user, learnerI
 		coalesce(p.cards_seen, 0), coalesce(p.cards_learned, 0), coalesce(p.reviews, 0)
 		FROM assignments a JOIN decks d ON d.id = a.deck_id
 		LEFT JOIN assignment_progress p ON p.assignment_id = a.id
-		WHERE a.learner_id = $1 ORDER BY a.due_at, a.id`, learnerID)
+		WHERE a.learner_id = $1 AND ($2::uuid IS NULL OR a.teacher_id = $2)
+		ORDER BY a.due_at, a.id`, learnerID, assigner(caller))
 	if err != nil {
 		return Progress{}, err
 	}

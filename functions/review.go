@@ -56,7 +56,7 @@ type ReviewResult struct {
 // for a card suspended as a leech. A lapse that reaches events.LeechLapses
 // suspends the card and enqueues card.leeched.
 func (s *Service) SubmitReview(w http.ResponseWriter, r *http.Request) {
-	learner, ok := s.caller(w, r, http.MethodPost, "")
+	learner, ok := s.caller(w, r, http.MethodPost, "learner")
 	var req SubmitReviewRequest
 	if !ok || !s.decode(w, r, &req) {
 		return

@@ -119,7 +119,7 @@ func TestCallerIsCheckedBeforeTheRequest(t *testing.T) {
 	f := setup(t)
 	gets := map[string]bool{"GetSchedule": true, "GetProgress": true, "ListWebhookEndpoints": true,
 		"OutboxHealth": true, "ListDeadLetters": true}
-	teacherOrOperatorOnly := map[string]bool{"RegisterWebhookEndpoint": true, "ListWebhookEndpoints": true,
+	teacherOrOperatorOnly := map[string]bool{"CreateAssignment": true, "RegisterWebhookEndpoint": true, "ListWebhookEndpoints": true,
 		"RotateWebhookSecret": true, "EnableWebhookEndpoint": true, "DeleteWebhookEndpoint": true,
 		"OutboxHealth": true, "ListDeadLetters": true, "ReplayDeadLetters": true, "SkipDeadLetters": true}
 	for name, fn := range Functions {
@@ -133,6 +133,10 @@ func TestCallerIsCheckedBeforeTheRequest(t *testing.T) {
 		if teacherOrOperatorOnly[name] {
 			code, _ = f.call(t, fn, method, badQuery, f.learner, badBody)
 			require.Equal(t, http.StatusNotFound, code, "%s as a learner", name)
+		}
+		if name == "SubmitReview" {
+			code, _ = f.call(t, fn, method, badQuery, f.teacher, badBody)
+			require.Equal(t, http.StatusNotFound, code, "%s as a teacher", name)
 		}
 	}
 }

@@ -121,6 +121,16 @@ func (s *Service) GetSchedule(w http.ResponseWriter, r *http.Request) {
 	httpx.WriteJSON(w, http.StatusOK, out)
 }
 
+// assigner is whose assignments caller may see of a learner they can see:
+// a teacher only their own (a learner can be in several teachers' classes),
+// anyone else (the learner) all, as nil.
+func assigner(caller user) *uuid.UUID {
+	if caller.Role == "teacher" {
+		return &caller.ID
+	}
+	return nil
+}
+
 const visibleLearnerSQL = `
 SELECT u.timezone FROM users u
 WHERE u.id = $1 AND u.role = 'learner'
@@ -168,8 +178,9 @@ func (s *Service) schedule(ctx context.Context, tx pgx.Tx, caller user, learnerI
 
 	if assignmentID != nil {
 		var ok bool
-		if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM assignments WHERE id = $1 AND learner_id = $2)",
-			*assignmentID, learnerID).Scan(&ok); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM assignments
+			WHERE id = $1 AND learner_id = $2 AND ($3::uuid IS NULL OR teacher_id = $3))`,
+			*assignmentID, learnerID, assigner(caller)).Scan(&ok); err != nil {
 			return Schedule{}, fmt.Errorf("load assignment: %w", err)
 		}
 		if !ok {
