@@ -49,9 +49,13 @@ func NewSecret() string {
 var ErrBadURL = errors.New("webhook URL must be an absolute https:// URL without credentials, to a public host")
 
 // CheckURL validates an endpoint URL: absolute, https, a host, no user
-// info, at most 2,000 characters, and not a non-public address (see public)
-// or a local name (localhost, *.localhost, *.internal, with or without the
-// trailing dot of a fully qualified name). allowLocal (development only)
+// info, at most 2,000 characters, and a host that is either a public IP
+// address in standard notation (see public) or a DNS name of at least two
+// ASCII letter-digit-hyphen labels (RFC 1123; internationalised names in
+// their xn-- form) whose last label is not numeric, and not a local name
+// (localhost, *.localhost, *.internal); one trailing dot is allowed. So
+// shorthand IPv4 such as 127.1, 2130706433 or 0x7f.1, which resolvers read
+// as addresses, and Unicode look-alikes are refused at registration. allowLocal (development only)
 // also accepts http:// and local addresses. The Sender checks the resolved
 // address again when it dials, since a name may resolve elsewhere later.
 func CheckURL(raw string, allowLocal bool) error {
@@ -66,13 +70,39 @@ func CheckURL(raw string, allowLocal bool) error {
 		return nil
 	}
 	h := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
-	if ip, err := netip.ParseAddr(h); err == nil && !public(ip) {
-		return ErrBadURL
+	if ip, err := netip.ParseAddr(h); err == nil {
+		if !public(ip) {
+			return ErrBadURL
+		}
+		return nil
 	}
-	if h == "localhost" || strings.HasSuffix(h, ".localhost") || strings.HasSuffix(h, ".internal") {
+	if !dnsName(h) || h == "localhost" || strings.HasSuffix(h, ".localhost") || strings.HasSuffix(h, ".internal") {
 		return ErrBadURL
 	}
 	return nil
+}
+
+// dnsName reports whether h is a lower-case DNS name of two or more labels
+// of ASCII letters, digits and inner hyphens, at most 63 bytes each, whose
+// last label has a letter (numeric last labels are how IPv4 shorthand
+// looks).
+func dnsName(h string) bool {
+	labels := strings.Split(h, ".")
+	if len(h) > 253 || len(labels) < 2 {
+		return false
+	}
+	for _, l := range labels {
+		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+			return false
+		}
+		for _, c := range []byte(l) {
+			if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
+				return false
+			}
+		}
+	}
+	return strings.ContainsAny(labels[len(labels)-1], "abcdefghijklmnopqrstuvwxyz") &&
+		!strings.HasPrefix(labels[len(labels)-1], "0x")
 }
 
 // nonPublic lists the address blocks that must not receive webhooks: the

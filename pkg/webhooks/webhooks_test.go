@@ -39,6 +39,17 @@ func TestEndpointsMustBePublicHTTPS(t *testing.T) {
 		"https://METADATA.GOOGLE.INTERNAL./":               false,
 		"https://u:p@school.example/":                      false,
 		"hooks":                                            false,
+		"https://127.1/x":                                  false, // IPv4 shorthand, which resolvers accept
+		"https://2130706433/x":                             false,
+		"https://0x7f.1/x":                                 false,
+		"https://0/x":                                      false,
+		"https://localhost../x":                            false,
+		"https://ⓛocalhost/x":                              false, // IDNA maps it to localhost
+		"https://intranet/x":                               false, // a single label is a local name
+		"https://-bad.example/x":                           false,
+		"https://school.0xff/x":                            false,
+		"https://xn--bcher-kva.example/x":                  true,
+		"https://school-1.example/x":                       true,
 		"https://100.64.0.1/x":                             false, // shared address space
 		"https://100.100.100.200/x":                        false, // Alibaba Cloud metadata
 		"https://100.127.255.254/x":                        false,
