@@ -144,7 +144,17 @@ func dead(ctx context.Context, connect func() (*pgxpool.Pool, error), verb strin
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
+	// Flags that mean nothing to the verb are refused, not ignored.
+	var misplaced error
+	fs.Visit(func(fl *flag.Flag) {
+		if verb == "list" && (fl.Name == "all" || fl.Name == "reason" || fl.Name == "actor") ||
+			verb != "list" && fl.Name == "limit" {
+			misplaced = fmt.Errorf("%w: -%s does not apply to dead %s", errUsage, fl.Name, verb)
+		}
+	})
 	switch {
+	case misplaced != nil:
+		return misplaced
 	case verb != "list" && verb != "replay" && verb != "skip":
 		return fmt.Errorf("%w: unknown command dead %s", errUsage, verb)
 	case fs.NArg() > 0:

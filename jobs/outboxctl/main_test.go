@@ -60,6 +60,11 @@ func TestDeadLetterCommands(t *testing.T) {
 	require.Contains(t, out, "UTF-8")
 	code, _ = cli("dead", "skip", "-all", "-reason", "   ")
 	require.Equal(t, 2, code)
+	code, out = cli("dead", "list", "-reason", "x", "-all")
+	require.Equal(t, 2, code, "flags a verb ignores are refused")
+	require.Contains(t, out, "does not apply")
+	code, _ = cli("dead", "replay", "-all", "-limit", "5")
+	require.Equal(t, 2, code)
 	code, _ = cli("bogus")
 	require.Equal(t, 2, code)
 
