@@ -41,13 +41,16 @@ func TestOrderedKeyWaitsForItsFailingHeadWhileOtherKeysFlow(t *testing.T) {
 	b.enqueue(t, second)
 	b.enqueue(t, other)
 
+	// The head fails at least twice, and until the test releases it, so
+	// that what the first run sees does not depend on how fast it runs (a
+	// slow run may retry the head within itself).
 	var mu sync.Mutex
 	var seen []uuid.UUID
-	failures := 0
+	failures, released := 0, false
 	ord := HandlerFunc(func(_ context.Context, d Delivery) error {
 		mu.Lock()
 		defer mu.Unlock()
-		if d.Event.ID == first.ID && failures < 2 {
+		if d.Event.ID == first.ID && (!released || failures < 2) {
 			failures++
 			return errors.New("transient")
 		}
@@ -56,13 +59,14 @@ func TestOrderedKeyWaitsForItsFailingHeadWhileOtherKeysFlow(t *testing.T) {
 	})
 	free := newRecorder()
 	d := b.drainer(t, map[string]Handler{"ord": ord, "free": free},
-		Config{StopWhenIdle: true, BackoffBase: 20 * time.Millisecond, BackoffMax: 50 * time.Millisecond})
+		Config{StopWhenIdle: true, BackoffBase: 20 * time.Millisecond, BackoffMax: 50 * time.Millisecond, MaxAttempts: 100})
 
 	rep, err := d.Run(ctx)
 	require.NoError(t, err)
-	require.Equal(t, 1, rep.Retried)
+	require.GreaterOrEqual(t, rep.Retried, 1)
 	mu.Lock()
 	require.Equal(t, []uuid.UUID{other.ID}, seen, "the other key is delivered while learner-1 is blocked")
+	released = true
 	mu.Unlock()
 	require.Equal(t, 1, free.count("free", second.ID), "an unordered subscriber is never held back")
 
@@ -74,7 +78,7 @@ func TestOrderedKeyWaitsForItsFailingHeadWhileOtherKeysFlow(t *testing.T) {
 		return len(seen) == 3
 	}, 5*time.Second, 10*time.Millisecond)
 	require.Equal(t, []uuid.UUID{other.ID, first.ID, second.ID}, seen)
-	require.Equal(t, 2, failures)
+	require.GreaterOrEqual(t, failures, 2)
 }
 
 func TestOrderedKeyStaysBlockedBehindDeadHeadUntilReplayOrSkip(t *testing.T) {
