@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -18,10 +19,18 @@ import (
 	"github.com/lexora-app/lexora/pkg/outbox"
 )
 
+// spanRecorder records the spans of the whole test binary. OpenTelemetry's
+// global provider can be set once for tracers taken before it was set (the
+// package's tracer is), so a second test or -count=2 must share it.
+var spanRecorder = sync.OnceValue(func() *tracetest.SpanRecorder {
+	r := tracetest.NewSpanRecorder()
+	otel.SetTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(r)))
+	return r
+})
+
 // One trace shows the request and every delivery it caused.
 func TestTraceContinuesFromRequestToDelivery(t *testing.T) {
-	recorder := tracetest.NewSpanRecorder()
-	otel.SetTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(recorder)))
+	recorder := spanRecorder()
 	f := setup(t)
 	ctx := context.Background()
 	const traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
