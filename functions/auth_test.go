@@ -1,9 +1,11 @@
 package functions
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -52,4 +54,33 @@ func TestWritesRefuseBadTokensAndChangeNothing(t *testing.T) {
 	require.Equal(t, before, f.snapshot(t))
 	require.Zero(t, f.count(t, "SELECT count(*) FROM idempotency_keys"))
 	require.Zero(t, f.count(t, "SELECT count(*) FROM webhook_endpoints"))
+}
+
+// A client's first page load sends several requests with a fresh sign-in at
+// once: every one of them is authenticated, and the account is linked once.
+func TestConcurrentFirstSignInsAllSucceed(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	_, err := f.pool.Exec(context.Background(), `INSERT INTO users (email, display_name, role, timezone)
+		VALUES ('fresh@example.com', 'Fresh', 'learner', 'UTC')`)
+	require.NoError(t, err)
+	tok, err := auth.DevToken("lexora-dev", "firebase-uid-fresh", "Fresh@Example.com", time.Hour)
+	require.NoError(t, err)
+	codes := make(chan int, 10)
+	var wg sync.WaitGroup
+	for range 10 {
+		wg.Go(func() {
+			req := httptest.NewRequest(http.MethodGet, "/GetProgress", nil)
+			req.Header.Set("Authorization", "Bearer "+tok)
+			rec := httptest.NewRecorder()
+			f.svc.GetProgress(rec, req)
+			codes <- rec.Code
+		})
+	}
+	wg.Wait()
+	close(codes)
+	for code := range codes {
+		require.Equal(t, http.StatusOK, code)
+	}
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM users WHERE auth_subject = 'firebase-uid-fresh' AND email = 'fresh@example.com'"))
 }

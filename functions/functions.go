@@ -223,10 +223,16 @@ func (s *Service) actor(ctx context.Context, r *http.Request) (user, error) {
 		return user{}, unauthenticated("send a valid, unexpired ID token as Authorization: Bearer <token>")
 	}
 	var u user
-	err = s.pool.QueryRow(ctx, "SELECT id, role, timezone FROM users WHERE auth_subject = $1", c.Subject).Scan(&u.ID, &u.Role, &u.Timezone)
+	bySubject := func() error {
+		return s.pool.QueryRow(ctx, "SELECT id, role, timezone FROM users WHERE auth_subject = $1", c.Subject).Scan(&u.ID, &u.Role, &u.Timezone)
+	}
+	err = bySubject()
 	if errors.Is(err, pgx.ErrNoRows) && c.EmailVerified && c.Email != "" {
 		err = s.pool.QueryRow(ctx, `UPDATE users SET auth_subject = $1 WHERE email = lower($2) AND auth_subject IS NULL
 			RETURNING id, role, timezone`, c.Subject, c.Email).Scan(&u.ID, &u.Role, &u.Timezone)
+		if errors.Is(err, pgx.ErrNoRows) {
+			err = bySubject() // a concurrent first request of the same sign-in linked it
+		}
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return user{}, unauthenticated("this identity has no Lexora account")
