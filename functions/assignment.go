@@ -59,7 +59,7 @@ type Assignment struct {
 // invalid body or a due date in the past; 401 without a valid acting user;
 // 404 when the learner is not in the teacher's classes, the deck is not
 // visible to the teacher, or the caller is not a teacher; 409 when the deck is
-// already assigned to that learner.
+// already assigned to that learner by this teacher.
 func (s *Service) CreateAssignment(w http.ResponseWriter, r *http.Request) {
 	teacher, ok := s.caller(w, r, http.MethodPost, "teacher")
 	var req CreateAssignmentRequest
@@ -157,7 +157,7 @@ func (s *Service) assignDeck(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID
 		return Assignment{}, nil, httpx.NotFound("deck")
 	case errors.As(err, &pgErr) && pgErr.Code == "23505":
 		return Assignment{}, nil, httpx.NewProblem(http.StatusConflict, httpx.TypeConflict, "Already assigned",
-			"this deck is already assigned to this learner")
+			"you have already assigned this deck to this learner")
 	case err != nil:
 		return Assignment{}, nil, fmt.Errorf("insert assignment: %w", err)
 	}

@@ -63,7 +63,7 @@ type Enrollment struct {
 // of the wrong role; 409 when the learner is already in the class, or the
 // email belongs to a teacher.
 func (s *Service) EnrollLearner(w http.ResponseWriter, r *http.Request) {
-	caller, ok := s.caller(w, r, http.MethodPost, "")
+	caller, ok := s.caller(w, r, http.MethodPost, "teacher", "learner")
 	var req EnrollLearnerRequest
 	if !ok || !s.decode(w, r, &req) {
 		return
@@ -79,7 +79,7 @@ const activeDecksSQL = `
 SELECT a.deck_id, max(a.due_at)
 FROM assignments a JOIN class_members m ON m.learner_id = a.learner_id AND m.class_id = $1
 WHERE a.teacher_id = $2 AND a.due_at > $3
-  AND NOT EXISTS (SELECT 1 FROM assignments mine WHERE mine.deck_id = a.deck_id AND mine.learner_id = $4)
+  AND NOT EXISTS (SELECT 1 FROM assignments mine WHERE mine.deck_id = a.deck_id AND mine.learner_id = $4 AND mine.teacher_id = $2)
 GROUP BY a.deck_id ORDER BY a.deck_id`
 
 // enroll answers an Enrollment, or an Invitation (see learnerByEmail).
@@ -196,17 +196,27 @@ func (s *Service) learnerByEmail(ctx context.Context, tx pgx.Tx, teacherID uuid.
 	var created, known bool
 	err = tx.QueryRow(ctx, `INSERT INTO users (email, display_name, role, timezone) VALUES ($1, $2, 'learner', $3)
 		ON CONFLICT (email) DO UPDATE SET email = excluded.email
-		RETURNING id, role, xmax = 0,
-		    EXISTS (SELECT 1 FROM class_members m JOIN classes c ON c.id = m.class_id
-		            WHERE m.learner_id = users.id AND c.teacher_id = $4)`, email, name, tz, teacherID).Scan(&id, &role, &created, &known)
+		RETURNING id, role, xmax = 0`, email, name, tz).Scan(&id, &role, &created)
 	switch {
 	case err != nil:
 		return uuid.Nil, false, fmt.Errorf("find or create learner: %w", err)
 	case role != "learner":
 		return uuid.Nil, true, nil
+	case created:
+		return id, false, nil
 	}
-	return id, !created && !known, nil
+	// A statement of its own, so that it sees what a concurrent enrolment of
+	// the same email, which this one waited for on the user's row, committed.
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM class_members m JOIN classes c ON c.id = m.class_id
+		WHERE m.learner_id = $1 AND c.teacher_id = $2)`, id, teacherID).Scan(&known); err != nil {
+		return uuid.Nil, false, fmt.Errorf("find learner's classes: %w", err)
+	}
+	return id, !known, nil
 }
+
+// InvitationInterval is how long after an invitation to a class the same
+// learner is not emailed about it again.
+const InvitationInterval = 24 * time.Hour
 
 // invite answers an Invitation for req.Email to the class, and enqueues
 // learner.invited when learnerID is a learner's (see learnerByEmail).
@@ -214,6 +224,16 @@ func (s *Service) invite(ctx context.Context, tx pgx.Tx, r *http.Request, caller
 	inv := Invitation{ClassID: classID, Email: strings.ToLower(email), Status: "invited"}
 	if learnerID == uuid.Nil {
 		return inv, nil
+	}
+	err := tx.QueryRow(ctx, `INSERT INTO class_invitations (class_id, learner_id) VALUES ($1, $2)
+		ON CONFLICT (class_id, learner_id) DO UPDATE SET invited_at = now()
+		WHERE class_invitations.invited_at < now() - make_interval(secs => $3)
+		RETURNING true`, classID, learnerID, InvitationInterval.Seconds()).Scan(new(bool))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return inv, nil // invited lately: no second email
+	}
+	if err != nil {
+		return nil, fmt.Errorf("record invitation: %w", err)
 	}
 	ev, err := outbox.NewEvent(events.LearnerInvited, learnerID.String(),
 		events.LearnerInvitedPayload{ClassID: classID, LearnerID: learnerID, TeacherID: caller.ID})

@@ -3,6 +3,7 @@ package functions
 import (
 	"context"
 	"net/http"
+	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -91,4 +92,74 @@ func TestEnrollLearnerAssignsTheClassDecks(t *testing.T) {
 	code, body = f.call(t, (*Service).GetProgress, http.MethodGet, "/", f.otherLearner, "")
 	require.Equal(t, http.StatusOK, code)
 	require.Len(t, body["assignments"], 1, "the learner sees all their own")
+	code, body = f.call(t, (*Service).GetSchedule, http.MethodGet, "/?learner_id="+f.otherLearner.String(), f.otherTeacher, "")
+	require.Equal(t, http.StatusOK, code)
+	require.Empty(t, body["due"], "nor the cards of another teacher's decks")
+	require.Zero(t, body["due_count"])
+	code, body = f.call(t, (*Service).GetSchedule, http.MethodGet, "/?learner_id="+f.otherLearner.String(), f.teacher, "")
+	require.Equal(t, http.StatusOK, code)
+	require.Len(t, body["due"], 3)
+
+	// Both teachers may assign the same library deck to the learner they
+	// share; neither learns from a 409 what the other assigned.
+	_, err := f.pool.Exec(ctx, "UPDATE decks SET owner_id = NULL WHERE id = $1", f.deck)
+	require.NoError(t, err)
+	code, body = f.call(t, (*Service).CreateAssignment, http.MethodPost, "/CreateAssignment", f.otherTeacher,
+		`{"learner_id":"`+f.otherLearner.String()+`","deck_id":"`+f.deck.String()+`","due_at":"2026-03-25T18:00:00Z"}`)
+	require.Equal(t, http.StatusCreated, code, body)
+	code, body = f.call(t, (*Service).GetSchedule, http.MethodGet, "/?learner_id="+f.otherLearner.String(), f.otherTeacher, "")
+	require.Equal(t, http.StatusOK, code)
+	require.Len(t, body["due"], 3, "the shared cards, now of the second teacher's deck too")
+}
+
+// Ten teachers' clicks at once on one new email: one enrolment, the rest
+// 409, and no invitation (a request that waited for the first must see its
+// membership, not take the learner for a stranger).
+func TestConcurrentEnrolmentsOfOneNewEmail(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	var class uuid.UUID
+	require.NoError(t, f.pool.QueryRow(context.Background(), "SELECT id FROM classes WHERE teacher_id = $1", f.teacher).Scan(&class))
+	codes := make(chan int, 10)
+	var wg sync.WaitGroup
+	for range 10 {
+		wg.Go(func() {
+			code, _ := f.call(t, (*Service).EnrollLearner, http.MethodPost, "/EnrollLearner", f.teacher,
+				`{"class_id":"`+class.String()+`","email":"rush@example.com"}`)
+			codes <- code
+		})
+	}
+	wg.Wait()
+	close(codes)
+	counts := map[int]int{}
+	for code := range codes {
+		counts[code]++
+	}
+	require.Equal(t, map[int]int{http.StatusCreated: 1, http.StatusConflict: 9}, counts)
+	require.Zero(t, f.count(t, "SELECT count(*) FROM outbox_events WHERE topic = $1", events.LearnerInvited))
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM outbox_events WHERE topic = $1", events.LearnerEnrolled))
+}
+
+// A teacher cannot email a learner about the same class again and again:
+// one invitation per class and learner per InvitationInterval.
+func TestRepeatedInvitationsAreNotResent(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	var class uuid.UUID
+	require.NoError(t, f.pool.QueryRow(context.Background(), "SELECT id FROM classes WHERE teacher_id = $1", f.teacher).Scan(&class))
+	invite := func() {
+		t.Helper()
+		code, body := f.call(t, (*Service).EnrollLearner, http.MethodPost, "/EnrollLearner", f.teacher,
+			`{"class_id":"`+class.String()+`","email":"l2@example.com"}`)
+		require.Equal(t, http.StatusAccepted, code, body)
+	}
+	for range 3 {
+		invite()
+	}
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM outbox_events WHERE topic = $1", events.LearnerInvited))
+	_, err := f.pool.Exec(context.Background(), "UPDATE class_invitations SET invited_at = now() - interval '25 hours'")
+	require.NoError(t, err)
+	invite()
+	require.Equal(t, 2, f.count(t, "SELECT count(*) FROM outbox_events WHERE topic = $1", events.LearnerInvited),
+		"after a day the teacher may remind them")
 }

@@ -33,6 +33,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -256,15 +257,15 @@ func allow(w http.ResponseWriter, r *http.Request, method string) bool {
 
 // caller is every function's first step: it answers 405 unless r uses
 // method, 401 unless r carries a valid ID token of a Lexora user (actor),
-// and, with role set, 404 to every other role, as if the function did not
-// exist. So a request that may not call the function learns nothing about
-// its body or parameters. It reports whether to go on.
-func (s *Service) caller(w http.ResponseWriter, r *http.Request, method, role string) (user, bool) {
+// and, when roles are given, 404 to every other role, as if the function did
+// not exist. So a request that may not call the function learns nothing
+// about its body or parameters. It reports whether to go on.
+func (s *Service) caller(w http.ResponseWriter, r *http.Request, method string, roles ...string) (user, bool) {
 	if !allow(w, r, method) {
 		return user{}, false
 	}
 	u, err := s.actor(r.Context(), r)
-	if err == nil && role != "" && u.Role != role {
+	if err == nil && len(roles) > 0 && !slices.Contains(roles, u.Role) {
 		err = httpx.NotFound("function")
 	}
 	if err != nil {

@@ -64,7 +64,7 @@ type FeedItem struct {
 // Progress; 400 for a malformed learner_id; 401; 404 for a learner the
 // caller may not see.
 func (s *Service) GetProgress(w http.ResponseWriter, r *http.Request) {
-	caller, ok := s.caller(w, r, http.MethodGet, "")
+	caller, ok := s.caller(w, r, http.MethodGet, "teacher", "learner")
 	if !ok {
 		return
 	}

@@ -66,7 +66,7 @@ const (
 // Schedule; 400 for invalid parameters; 401 without a valid acting user; 404
 // for a learner or assignment the caller may not see.
 func (s *Service) GetSchedule(w http.ResponseWriter, r *http.Request) {
-	caller, ok := s.caller(w, r, http.MethodGet, "")
+	caller, ok := s.caller(w, r, http.MethodGet, "teacher", "learner")
 	if !ok {
 		return
 	}
@@ -138,25 +138,33 @@ WHERE u.id = $1 AND u.role = 'learner'
       SELECT 1 FROM class_members m JOIN classes c ON c.id = m.class_id
       WHERE m.learner_id = u.id AND c.teacher_id = $2))`
 
-// inAssignment restricts cards to one assignment's deck when $4 is set.
-const inAssignment = `
+// inScope restricts cards to one assignment's deck when $4 is set, and,
+// when the parameter named teacher is set, to the decks that teacher
+// assigned to the learner: a teacher does not see the cards of another
+// teacher's decks of a learner they share.
+func inScope(teacher string) string {
+	return `
   AND ($4::uuid IS NULL OR c.lexeme_id IN (
       SELECT di.lexeme_id FROM assignments a JOIN deck_items di ON di.deck_id = a.deck_id
-      WHERE a.id = $4 AND a.learner_id = $1))`
+      WHERE a.id = $4 AND a.learner_id = $1))
+  AND (` + teacher + `::uuid IS NULL OR c.lexeme_id IN (
+      SELECT di.lexeme_id FROM assignments a JOIN deck_items di ON di.deck_id = a.deck_id
+      WHERE a.learner_id = $1 AND a.teacher_id = ` + teacher + `))`
+}
 
-const dueCardsSQL = `
+var dueCardsSQL = `
 SELECT c.id, l.lemma, l.part_of_speech, l.definition, l.example, c.state, c.due, c.stability, c.difficulty,
        count(*) OVER ()
 FROM cards c JOIN lexemes l ON l.id = c.lexeme_id
-WHERE c.learner_id = $1 AND c.due <= $2 AND NOT c.suspended` + inAssignment + `
+WHERE c.learner_id = $1 AND c.due <= $2 AND NOT c.suspended` + inScope("$5") + `
 ORDER BY c.due, c.id
 LIMIT $3`
 
 // Overdue cards count on the first day.
-const forecastSQL = `
+var forecastSQL = `
 SELECT greatest((c.due AT TIME ZONE $3)::date, ($2::timestamptz AT TIME ZONE $3)::date) AS day, count(*)
 FROM cards c
-WHERE c.learner_id = $1 AND c.due < $5 AND NOT c.suspended` + inAssignment + `
+WHERE c.learner_id = $1 AND c.due < $5 AND NOT c.suspended` + inScope("$6") + `
 GROUP BY day ORDER BY day`
 
 func (s *Service) schedule(ctx context.Context, tx pgx.Tx, caller user, learnerID uuid.UUID, assignmentID *uuid.UUID, limit, days int) (Schedule, error) {
@@ -187,7 +195,7 @@ func (s *Service) schedule(ctx context.Context, tx pgx.Tx, caller user, learnerI
 			return Schedule{}, httpx.NotFound("assignment")
 		}
 	}
-	rows, err := tx.Query(ctx, dueCardsSQL, learnerID, out.Now, limit, assignmentID)
+	rows, err := tx.Query(ctx, dueCardsSQL, learnerID, out.Now, limit, assignmentID, assigner(caller))
 	if err != nil {
 		return Schedule{}, fmt.Errorf("list due cards: %w", err)
 	}
@@ -209,7 +217,7 @@ func (s *Service) schedule(ctx context.Context, tx pgx.Tx, caller user, learnerI
 	start := time.Date(today.Year(), today.Month(), today.Day(), 0, 0, 0, 0, loc)
 	end := start.AddDate(0, 0, days)
 	counts := map[string]int{}
-	rows, err = tx.Query(ctx, forecastSQL, learnerID, out.Now, loc.String(), assignmentID, end)
+	rows, err = tx.Query(ctx, forecastSQL, learnerID, out.Now, loc.String(), assignmentID, end, assigner(caller))
 	if err != nil {
 		return Schedule{}, fmt.Errorf("forecast: %w", err)
 	}
