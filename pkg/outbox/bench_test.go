@@ -19,6 +19,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lexora-app/lexora/pkg/platform/pgtest"
+
+	"github.com/lexora-app/lexora/pkg/outbox/internal/benchfill"
 )
 
 // The outbox benchmarks. `make bench` runs them once each (-benchtime 1x)
@@ -294,34 +296,7 @@ func measureLatency(b *testing.B, hint bool) []time.Duration {
 	return lat
 }
 
-// fillSQL stores the events first..last of topic "bench" (ordering key
-// n % 1000, payload {"n": n}) and one pending delivery each for subscriber
-// "noop": what Enqueue writes, in one set-based statement so that a backlog
-// of a million is ready in seconds.
-const fillSQL = `
-WITH ev AS (
-    INSERT INTO outbox_events (event_id, topic, ordering_key, payload)
-    SELECT gen_random_uuid(), 'bench', (g % 1000)::text, jsonb_build_object('n', g)
-    FROM generate_series($1::bigint, $2::bigint) g
-    RETURNING id, ordering_key
-)
-INSERT INTO outbox_deliveries (event_id, subscriber, ordering_key, ordered, available_at)
-SELECT id, 'noop', ordering_key, false, now() FROM ev ORDER BY id`
-
-// fill empties the outbox, stores a backlog of n deliveries for the "noop"
-// subscriber in transactions of 100,000, then vacuums, analyzes and
-// checkpoints so that every drain starts from the same table state.
+// fill stores a backlog of n deliveries (see benchfill.Fill).
 func fill(b *testing.B, pool *pgxpool.Pool, n int) {
-	ctx := context.Background()
-	_, err := pool.Exec(ctx, "TRUNCATE outbox_events, outbox_deliveries, outbox_processed")
-	require.NoError(b, err)
-	const chunk = 100_000
-	for i := 0; i < n; i += chunk {
-		_, err := pool.Exec(ctx, fillSQL, i, min(n, i+chunk)-1)
-		require.NoError(b, err)
-	}
-	for _, stmt := range []string{"VACUUM ANALYZE outbox_events", "VACUUM ANALYZE outbox_deliveries", "CHECKPOINT"} {
-		_, err := pool.Exec(ctx, stmt)
-		require.NoError(b, err)
-	}
+	require.NoError(b, benchfill.Fill(context.Background(), pool, n))
 }

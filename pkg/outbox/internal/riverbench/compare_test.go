@@ -22,6 +22,8 @@ import (
 
 	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/platform/pgtest"
+
+	"github.com/lexora-app/lexora/pkg/outbox/internal/benchfill"
 )
 
 const jobs = 100_000
@@ -56,23 +58,8 @@ func BenchmarkCompare(b *testing.B) {
 	b.ReportMetric(lexora/ceiling, "lexora/ceiling")
 }
 
-// fillSQL writes what outbox.Enqueue writes for events first..last of topic
-// "bench" with one subscriber "noop", in one set-based statement.
-const fillSQL = `
-WITH ev AS (
-    INSERT INTO outbox_events (event_id, topic, ordering_key, payload)
-    SELECT gen_random_uuid(), 'bench', (g % 1000)::text, jsonb_build_object('n', g)
-    FROM generate_series($1::bigint, $2::bigint) g
-    RETURNING id, ordering_key
-)
-INSERT INTO outbox_deliveries (event_id, subscriber, ordering_key, ordered, available_at)
-SELECT id, 'noop', ordering_key, false, now() FROM ev ORDER BY id`
-
 func fillOutbox(b *testing.B, pool *pgxpool.Pool) {
-	ctx := context.Background()
-	_, err := pool.Exec(ctx, fillSQL, 0, jobs-1)
-	require.NoError(b, err)
-	settle(b, pool, "outbox_events", "outbox_deliveries")
+	require.NoError(b, benchfill.Fill(context.Background(), pool, jobs))
 }
 
 // settle vacuums and analyzes tables and checkpoints, so that the timed part
