@@ -303,16 +303,16 @@ const IdempotencyKeyHeader = "Idempotency-Key"
 // u is the acting user, from caller.
 func (s *Service) write(w http.ResponseWriter, r *http.Request, u user, name string, status int, req any, fn func(pgx.Tx) (any, error)) {
 	key := r.Header.Get(IdempotencyKeyHeader)
-	if vals := r.Header.Values(IdempotencyKeyHeader); len(vals) > 1 || (vals != nil && !validKey(key)) {
+	if vals := r.Header.Values(IdempotencyKeyHeader); len(vals) > 1 || (vals != nil && !printableASCII(key, 255)) {
 		p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", "the Idempotency-Key header is invalid")
 		p.Errors = []httpx.FieldError{{Field: IdempotencyKeyHeader, Reason: "must be one value of 1 to 255 printable ASCII characters"}}
 		httpx.WriteError(w, r, s.log, p)
 		return
 	}
+	scope := name + " " + u.ID.String()
 	var resp idempotency.Response
 	replayed := false
 	err := pgx.BeginFunc(r.Context(), s.pool, func(tx pgx.Tx) error {
-		scope := name + " " + u.ID.String()
 		if key != "" {
 			hash, err := idempotency.Hash(req)
 			if err != nil {
@@ -369,8 +369,6 @@ func parseUUID(raw string) (uuid.UUID, error) {
 	}
 	return uuid.Parse(raw)
 }
-
-func validKey(k string) bool { return printableASCII(k, 255) }
 
 // printableASCII reports whether s is 1 to maxLen printable ASCII
 // characters without spaces.
