@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -41,29 +40,11 @@ func (s *Service) ListDeadLetters(w http.ResponseWriter, r *http.Request) {
 	if _, ok := s.caller(w, r, http.MethodGet, "operator"); !ok {
 		return
 	}
-	q := r.URL.Query()
-	f := outbox.DeadFilter{Topic: q.Get("topic"), Subscriber: q.Get("subscriber")}
-	var errs []httpx.FieldError
-	for name, dst := range map[string]*time.Time{"since": &f.Since, "until": &f.Until} {
-		if v := q.Get(name); v != "" {
-			t, err := time.Parse(time.RFC3339, v)
-			if err != nil {
-				errs = append(errs, httpx.FieldError{Field: name, Reason: "must be an RFC 3339 time"})
-			}
-			*dst = t
-		}
-	}
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 1000 {
-			errs = append(errs, httpx.FieldError{Field: "limit", Reason: "must be an integer from 1 to 1000"})
-		}
-		f.Limit = n
-	}
-	if len(errs) > 0 {
-		p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", "one or more query parameters are invalid")
-		p.Errors = errs
-		httpx.WriteError(w, r, s.log, p)
+	q := newQueryParams(r)
+	f := outbox.DeadFilter{Topic: q.values.Get("topic"), Subscriber: q.values.Get("subscriber"),
+		Since: q.time("since"), Until: q.time("until"), Limit: q.int("limit", 100, 1, 1000)}
+	if err := q.err(); err != nil {
+		httpx.WriteError(w, r, s.log, err)
 		return
 	}
 	dead, err := outbox.ListDead(r.Context(), s.pool, f)

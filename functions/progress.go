@@ -68,16 +68,14 @@ func (s *Service) GetProgress(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	q := newQueryParams(r)
 	var learnerID uuid.UUID
-	if raw := r.URL.Query().Get("learner_id"); raw != "" {
-		id, err := parseUUID(raw)
-		if err != nil {
-			p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", "one or more query parameters are invalid")
-			p.Errors = []httpx.FieldError{{Field: "learner_id", Reason: "must be a UUID"}}
-			httpx.WriteError(w, r, s.log, p)
-			return
-		}
-		learnerID = id
+	if id := q.uuid("learner_id"); id != nil {
+		learnerID = *id
+	}
+	if err := q.err(); err != nil {
+		httpx.WriteError(w, r, s.log, err)
+		return
 	}
 	var out Progress
 	err := pgx.BeginTxFunc(r.Context(), s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead},

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -70,41 +69,16 @@ func (s *Service) GetSchedule(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	q := r.URL.Query()
-	var fieldErrs []httpx.FieldError
-	intParam := func(name string, def, lo, hi int) int {
-		raw := q.Get(name)
-		if raw == "" {
-			return def
-		}
-		n, err := strconv.Atoi(raw)
-		if err != nil || n < lo || n > hi {
-			fieldErrs = append(fieldErrs, httpx.FieldError{Field: name, Reason: fmt.Sprintf("must be an integer from %d to %d", lo, hi)})
-		}
-		return n
-	}
-	limit := intParam("limit", defaultDueLimit, 1, maxDueLimit)
-	days := intParam("days", defaultDays, 1, maxDays)
-	uuidParam := func(name string) *uuid.UUID {
-		raw := q.Get(name)
-		if raw == "" {
-			return nil
-		}
-		id, err := parseUUID(raw)
-		if err != nil {
-			fieldErrs = append(fieldErrs, httpx.FieldError{Field: name, Reason: "must be a UUID"})
-		}
-		return &id
-	}
+	q := newQueryParams(r)
+	limit := q.int("limit", defaultDueLimit, 1, maxDueLimit)
+	days := q.int("days", defaultDays, 1, maxDays)
 	var learnerID uuid.UUID
-	if id := uuidParam("learner_id"); id != nil {
+	if id := q.uuid("learner_id"); id != nil {
 		learnerID = *id
 	}
-	assignmentID := uuidParam("assignment_id")
-	if len(fieldErrs) > 0 {
-		p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", "one or more query parameters are invalid")
-		p.Errors = fieldErrs
-		httpx.WriteError(w, r, s.log, p)
+	assignmentID := q.uuid("assignment_id")
+	if err := q.err(); err != nil {
+		httpx.WriteError(w, r, s.log, err)
 		return
 	}
 	var out Schedule

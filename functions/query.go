@@ -1,0 +1,79 @@
+package functions
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/lexora-app/lexora/pkg/platform/httpx"
+)
+
+// queryParams reads a GET request's query parameters and collects a field
+// error for each malformed one; err reports them all as one 400 problem.
+type queryParams struct {
+	values url.Values
+	errs   []httpx.FieldError
+}
+
+func newQueryParams(r *http.Request) *queryParams { return &queryParams{values: r.URL.Query()} }
+
+func (q *queryParams) invalid(name, reason string) {
+	q.errs = append(q.errs, httpx.FieldError{Field: name, Reason: reason})
+}
+
+// int returns the parameter name, def when absent; it must be an integer
+// from lo to hi.
+func (q *queryParams) int(name string, def, lo, hi int) int {
+	raw := q.values.Get(name)
+	if raw == "" {
+		return def
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < lo || n > hi {
+		q.invalid(name, fmt.Sprintf("must be an integer from %d to %d", lo, hi))
+	}
+	return n
+}
+
+// uuid returns the parameter name, nil when absent; it must be a UUID in
+// canonical form (parseUUID).
+func (q *queryParams) uuid(name string) *uuid.UUID {
+	raw := q.values.Get(name)
+	if raw == "" {
+		return nil
+	}
+	id, err := parseUUID(raw)
+	if err != nil {
+		q.invalid(name, "must be a UUID")
+	}
+	return &id
+}
+
+// time returns the parameter name, the zero time when absent; it must be
+// an RFC 3339 time.
+func (q *queryParams) time(name string) time.Time {
+	raw := q.values.Get(name)
+	if raw == "" {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339, raw)
+	if err != nil {
+		q.invalid(name, "must be an RFC 3339 time")
+	}
+	return t
+}
+
+// err is nil when every parameter read was well-formed, else a 400 problem
+// listing the malformed ones.
+func (q *queryParams) err() error {
+	if len(q.errs) == 0 {
+		return nil
+	}
+	p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", "one or more query parameters are invalid")
+	p.Errors = q.errs
+	return p
+}
