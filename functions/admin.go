@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
+	"github.com/lexora-app/lexora/pkg/platform/text"
 )
 
 // The operator functions expose the outbox's health and dead letters. Only a
@@ -61,11 +61,11 @@ type ResolveDeadLettersRequest struct {
 	IDs        []int64 `json:"ids" validate:"max=1000,dive,min=1"`
 	Topic      string  `json:"topic" validate:"max=200"`
 	Subscriber string  `json:"subscriber" validate:"max=200"`
-	Since      string  `json:"since" validate:"omitempty,datetime=2006-01-02T15:04:05Z07:00"`
-	Until      string  `json:"until" validate:"omitempty,datetime=2006-01-02T15:04:05Z07:00"`
+	Since      string  `json:"since" validate:"omitempty,rfc3339"`
+	Until      string  `json:"until" validate:"omitempty,rfc3339"`
 	All        bool    `json:"all"`
 	// Reason is recorded in the audit table; required to skip.
-	Reason string `json:"reason" validate:"max=1000"`
+	Reason string `json:"reason" validate:"max=1000,singleline"`
 }
 
 // ReplayDeadLetters (POST) makes the selected dead deliveries pending again
@@ -89,8 +89,8 @@ func (s *Service) resolveDead(w http.ResponseWriter, r *http.Request, name, verb
 		return
 	}
 	f := outbox.DeadFilter{IDs: req.IDs, Topic: req.Topic, Subscriber: req.Subscriber, All: req.All}
-	f.Since, _ = time.Parse(time.RFC3339, req.Since)
-	f.Until, _ = time.Parse(time.RFC3339, req.Until)
+	f.Since, _ = text.ParseTime(req.Since)
+	f.Until, _ = text.ParseTime(req.Until)
 	s.write(w, r, op, name, http.StatusOK, req, func(tx pgx.Tx) (any, error) {
 		n, err := apply(r.Context(), tx, f, op.ID.String(), req.Reason)
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
+	"github.com/lexora-app/lexora/pkg/platform/text"
 )
 
 // CreateAssignmentRequest is the body of CreateAssignment.
@@ -21,7 +22,7 @@ type CreateAssignmentRequest struct {
 	LearnerID string `json:"learner_id" validate:"required,uuid"`
 	DeckID    string `json:"deck_id" validate:"required,uuid"`
 	// DueAt is an RFC 3339 instant in the future, at most 366 days ahead.
-	DueAt string `json:"due_at" validate:"required,datetime=2006-01-02T15:04:05Z07:00"`
+	DueAt string `json:"due_at" validate:"required,rfc3339"`
 }
 
 // maxDueDays bounds how far ahead an assignment may be due.
@@ -67,7 +68,7 @@ func (s *Service) CreateAssignment(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in := assignmentInput{learnerID: uuid.MustParse(req.LearnerID), deckID: uuid.MustParse(req.DeckID)}
-	in.dueAt, _ = time.Parse(time.RFC3339, req.DueAt)
+	in.dueAt, _ = text.ParseTime(req.DueAt)
 	// PostgreSQL keeps microseconds: the answer, the events and the
 	// reminder's check against the stored row must all see the same instant.
 	in.dueAt = in.dueAt.Truncate(time.Microsecond)

@@ -84,3 +84,28 @@ func TestConcurrentFirstSignInsAllSucceed(t *testing.T) {
 	}
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM users WHERE auth_subject = 'firebase-uid-fresh' AND email = 'fresh@example.com'"))
 }
+
+// A token without a subject never links an account, even with a verified
+// email: otherwise every later subject-less token would sign in as it.
+// Neither does a token whose email is a look-alike of the account's.
+func TestTokensWithoutSubjectOrWithLookalikeEmailLinkNothing(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	_, err := f.pool.Exec(context.Background(), `INSERT INTO users (email, display_name, role, timezone)
+		VALUES ('repro@example.com', 'Repro', 'learner', 'UTC')`)
+	require.NoError(t, err)
+	for _, tc := range []struct{ sub, email string }{
+		{"", "repro@example.com"},
+		{"uid-lookalike", "repro@example.com\u200b"},
+		{"uid-lookalike", "\u202erepro@example.com"},
+	} {
+		tok, err := auth.DevToken("lexora-dev", tc.sub, tc.email, time.Hour)
+		require.NoError(t, err)
+		req := httptest.NewRequest(http.MethodGet, "/GetProgress", nil)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		rec := httptest.NewRecorder()
+		f.svc.GetProgress(rec, req)
+		require.Equal(t, http.StatusUnauthorized, rec.Code, "%q %q", tc.sub, tc.email)
+		require.Equal(t, 1, f.count(t, "SELECT count(*) FROM users WHERE email = 'repro@example.com' AND auth_subject IS NULL"))
+	}
+}

@@ -15,12 +15,15 @@ import (
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
+	"github.com/lexora-app/lexora/pkg/platform/text"
 	"github.com/lexora-app/lexora/pkg/reminders"
 )
 
 // EnrollLearnerRequest is the body of EnrollLearner: either a teacher's
 // class_id and the learner's email (display_name and timezone are used when
-// the learner has no account yet), or a learner's join_code.
+// the learner has no account yet), or a learner's join_code. The email is
+// stored and matched in its canonical form (text.CanonicalEmail), so two
+// addresses that look alike are one account or refused.
 type EnrollLearnerRequest struct {
 	ClassID     string `json:"class_id" validate:"required_without=JoinCode,excluded_with=JoinCode,omitempty,uuid"`
 	Email       string `json:"email" validate:"required_with=ClassID,excluded_with=JoinCode,omitempty,email,max=254"`
@@ -67,6 +70,16 @@ func (s *Service) EnrollLearner(w http.ResponseWriter, r *http.Request) {
 	var req EnrollLearnerRequest
 	if !ok || !s.decode(w, r, &req) {
 		return
+	}
+	if req.Email != "" {
+		email, err := text.CanonicalEmail(req.Email)
+		if err != nil {
+			p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", "one or more fields are invalid")
+			p.Errors = []httpx.FieldError{{Field: "email", Reason: err.Error()}}
+			httpx.WriteError(w, r, s.log, p)
+			return
+		}
+		req.Email = email
 	}
 	s.write(w, r, caller, "EnrollLearner", http.StatusCreated, req, func(tx pgx.Tx) (any, error) {
 		return s.enroll(r.Context(), tx, r, caller, req)
@@ -183,8 +196,8 @@ func (s *Service) enroll(ctx context.Context, tx pgx.Tx, r *http.Request, caller
 // teacher's classes (then id is theirs), or a teacher or operator (id is
 // uuid.Nil).
 func (s *Service) learnerByEmail(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, req EnrollLearnerRequest) (id uuid.UUID, invite bool, err error) {
-	email := strings.ToLower(req.Email)
-	name := strings.TrimSpace(req.DisplayName)
+	email := req.Email // canonical (EnrollLearner)
+	name := text.Name(req.DisplayName)
 	if name == "" {
 		name, _, _ = strings.Cut(email, "@")
 	}
@@ -221,7 +234,7 @@ const InvitationInterval = 24 * time.Hour
 // invite answers an Invitation for req.Email to the class, and enqueues
 // learner.invited when learnerID is a learner's (see learnerByEmail).
 func (s *Service) invite(ctx context.Context, tx pgx.Tx, r *http.Request, caller user, classID, learnerID uuid.UUID, email string) (any, error) {
-	inv := Invitation{ClassID: classID, Email: strings.ToLower(email), Status: "invited"}
+	inv := Invitation{ClassID: classID, Email: email, Status: "invited"}
 	if learnerID == uuid.Nil {
 		return inv, nil
 	}

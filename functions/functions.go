@@ -54,6 +54,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/platform/database"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
 	"github.com/lexora-app/lexora/pkg/platform/logging"
+	"github.com/lexora-app/lexora/pkg/platform/text"
 	"github.com/lexora-app/lexora/pkg/webhooks"
 )
 
@@ -212,8 +213,10 @@ type user struct {
 
 // actor authenticates the request's ID token and resolves it to a user: by
 // the token's subject, or, at a first sign-in, by its verified email, which
-// links the account to the subject. It returns a 401 problem for a missing,
-// invalid or expired token, or an identity without a Lexora account.
+// links the account to the subject (the email matched in its canonical
+// form, text.CanonicalEmail; one that has none links nothing). It returns a
+// 401 problem for a missing, invalid or expired token, or an identity
+// without a Lexora account.
 func (s *Service) actor(ctx context.Context, r *http.Request) (user, error) {
 	unauthenticated := func(detail string) error {
 		return httpx.NewProblem(http.StatusUnauthorized, httpx.TypeUnauthenticated, "Unauthenticated", detail)
@@ -228,9 +231,10 @@ func (s *Service) actor(ctx context.Context, r *http.Request) (user, error) {
 		return s.pool.QueryRow(ctx, "SELECT id, role, timezone FROM users WHERE auth_subject = $1", c.Subject).Scan(&u.ID, &u.Role, &u.Timezone)
 	}
 	err = bySubject()
-	if errors.Is(err, pgx.ErrNoRows) && c.EmailVerified && c.Email != "" {
-		err = s.pool.QueryRow(ctx, `UPDATE users SET auth_subject = $1 WHERE email = lower($2) AND auth_subject IS NULL
-			RETURNING id, role, timezone`, c.Subject, c.Email).Scan(&u.ID, &u.Role, &u.Timezone)
+	email, emailErr := text.CanonicalEmail(c.Email)
+	if errors.Is(err, pgx.ErrNoRows) && c.EmailVerified && emailErr == nil {
+		err = s.pool.QueryRow(ctx, `UPDATE users SET auth_subject = $1 WHERE email = $2 AND auth_subject IS NULL
+			RETURNING id, role, timezone`, c.Subject, email).Scan(&u.ID, &u.Role, &u.Timezone)
 		if errors.Is(err, pgx.ErrNoRows) {
 			err = bySubject() // a concurrent first request of the same sign-in linked it
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
+	"github.com/lexora-app/lexora/pkg/platform/text"
 )
 
 // queryParams reads a GET request's query parameters and collects a field
@@ -60,7 +61,7 @@ func (q *queryParams) time(name string) time.Time {
 	if raw == "" {
 		return time.Time{}
 	}
-	t, err := time.Parse(time.RFC3339, raw)
+	t, err := text.ParseTime(raw)
 	if err != nil {
 		q.invalid(name, "must be an RFC 3339 time")
 	}

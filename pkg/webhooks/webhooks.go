@@ -46,10 +46,13 @@ func NewSecret() string {
 }
 
 // ErrBadURL is returned by CheckURL.
-var ErrBadURL = errors.New("webhook URL must be an absolute https:// URL without credentials, to a public host")
+var ErrBadURL = errors.New("webhook URL must be an absolute https:// URL without credentials, spaces or non-ASCII characters (percent-encode them), to a public host")
 
 // CheckURL validates an endpoint URL: absolute, https, a host, no user
-// info, at most 2,000 characters, and a host that is either a public IP
+// info, at most 2,000 characters, all of them printable ASCII without
+// spaces (RFC 3986: anything else, such as a trailing space or U+200B in the
+// path, must be percent-encoded by the sender, or it would be delivered to
+// an address the teacher did not see), and a host that is either a public IP
 // address in standard notation (see public) or a DNS name of at least two
 // ASCII letter-digit-hyphen labels (RFC 1123; internationalised names in
 // their xn-- form) whose last label is not numeric, and not a local name
@@ -60,7 +63,7 @@ var ErrBadURL = errors.New("webhook URL must be an absolute https:// URL without
 // address again when it dials, since a name may resolve elsewhere later.
 func CheckURL(raw string, allowLocal bool) error {
 	u, err := url.Parse(raw)
-	if err != nil || len(raw) > 2000 || u.Host == "" || u.User != nil {
+	if err != nil || len(raw) > 2000 || u.Host == "" || u.User != nil || strings.ContainsFunc(raw, func(r rune) bool { return r < 0x21 || r > 0x7e }) {
 		return ErrBadURL
 	}
 	if u.Scheme != "https" && !(allowLocal && u.Scheme == "http") {

@@ -25,6 +25,14 @@ func TestEndpointsMustBePublicHTTPS(t *testing.T) {
 		"https://[64:ff9b::5db8:d822]/x":                   true, // NAT64 of 93.184.216.34
 		"https://[2002:5db8:d822::1]/x":                    true, // 6to4 of 93.184.216.34
 		"http://school.example/hooks":                      false,
+		"https://school.example/hook ":                     false, // delivered to /hook%20
+		" https://school.example/hook":                     false,
+		"https://school.example/ho ok":                     false,
+		"https://school.example/ho\u200bok":                false,
+		"https://school.example/hook\u202e":                false,
+		"https://school.example/hook?x=\t":                 false,
+		"https://school.example/h%C3%BCk":                  true, // non-ASCII percent-encoded
+		"https://school.example/hük":                       false,
 		"https://169.254.169.254/x":                        false, // the metadata server
 		"https://127.0.0.1/x":                              false,
 		"https://[::1]/x":                                  false,

@@ -20,6 +20,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/go-jose/go-jose/v4"
@@ -50,7 +51,8 @@ type Claims struct {
 
 // Verifier checks bearer tokens.
 type Verifier struct {
-	v *oidc.IDTokenVerifier
+	v       *oidc.IDTokenVerifier
+	project string
 }
 
 // ErrUnauthenticated wraps every reason a request is not authenticated.
@@ -80,12 +82,13 @@ func newVerifier(ctx context.Context, cfg Config, jwks string) (*Verifier, error
 	return &Verifier{v: oidc.NewVerifier(Issuer(cfg.Project), keys, &oidc.Config{
 		ClientID:             cfg.Project,
 		SupportedSigningAlgs: []string{oidc.RS256},
-	})}, nil
+	}), project: cfg.Project}, nil
 }
 
 // Verify checks the request's "Authorization: Bearer <token>" and returns
 // its claims. Every failure (no header, malformed, bad signature, wrong
-// issuer or audience, expired) wraps ErrUnauthenticated.
+// algorithm or key, or a claim that breaks one of claimRules) wraps
+// ErrUnauthenticated.
 func (v *Verifier) Verify(ctx context.Context, r *http.Request) (Claims, error) {
 	scheme, raw, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(raw) == "" { // schemes are case-insensitive (RFC 9110)
@@ -95,12 +98,71 @@ func (v *Verifier) Verify(ctx context.Context, r *http.Request) (Claims, error) 
 	if err != nil {
 		return Claims{}, fmt.Errorf("%w: %w", ErrUnauthenticated, err)
 	}
-	var c Claims
+	var c tokenClaims
 	if err := tok.Claims(&c); err != nil {
 		return Claims{}, fmt.Errorf("%w: claims: %w", ErrUnauthenticated, err)
 	}
-	return c, nil
+	now := time.Now()
+	for _, rule := range claimRules {
+		if !rule.ok(c, v.project, now) {
+			return Claims{}, fmt.Errorf("%w: claim %s: must %s", ErrUnauthenticated, rule.claim, rule.must)
+		}
+	}
+	return Claims{Subject: *c.Subject, Email: c.Email, EmailVerified: c.EmailVerified}, nil
 }
+
+// ClockSkew is how far ahead of this server's clock the issuer's may be: a
+// token issued (iat) or signed in (auth_time) up to this long in the future
+// is accepted. Five minutes, as the Firebase Admin SDKs allow
+// (firebase-admin-go auth/token_verifier.go, clockSkewSeconds).
+const ClockSkew = 5 * time.Minute
+
+// tokenClaims are the claims of an Identity Platform ID token that
+// claimRules check. Pointers tell a missing claim from a zero one.
+type tokenClaims struct {
+	Issuer        string   `json:"iss"`
+	Audience      any      `json:"aud"`
+	Subject       *string  `json:"sub"`
+	Expiry        *float64 `json:"exp"`
+	IssuedAt      *float64 `json:"iat"`
+	AuthTime      *float64 `json:"auth_time"`
+	Email         string   `json:"email"`
+	EmailVerified bool     `json:"email_verified"`
+}
+
+// claimRules are the ID token's claim constraints as Firebase documents them
+// ("Verify ID tokens using a third-party JWT library",
+// https://firebase.google.com/docs/auth/admin/verify-id-tokens), one row
+// per claim. go-oidc checks the header (alg RS256, kid of a published key),
+// the signature, iss, aud and exp too; the table states every rule in one
+// place and does not depend on what a library version checks.
+var claimRules = []struct {
+	claim, must string
+	ok          func(c tokenClaims, project string, now time.Time) bool
+}{
+	{"iss", "be https://securetoken.google.com/<project id>", func(c tokenClaims, project string, _ time.Time) bool {
+		return c.Issuer == Issuer(project)
+	}},
+	{"aud", "be the project id", func(c tokenClaims, project string, _ time.Time) bool {
+		return c.Audience == project
+	}},
+	{"exp", "be in the future", func(c tokenClaims, _ string, now time.Time) bool {
+		return c.Expiry != nil && now.Before(unixTime(*c.Expiry))
+	}},
+	{"iat", "be in the past", func(c tokenClaims, _ string, now time.Time) bool {
+		return c.IssuedAt != nil && !unixTime(*c.IssuedAt).After(now.Add(ClockSkew))
+	}},
+	{"auth_time", "be in the past", func(c tokenClaims, _ string, now time.Time) bool {
+		return c.AuthTime != nil && !unixTime(*c.AuthTime).After(now.Add(ClockSkew))
+	}},
+	{"sub", "be a non-empty string of at most 128 characters (the user's uid)", func(c tokenClaims, _ string, _ time.Time) bool {
+		return c.Subject != nil && *c.Subject != "" && utf8.RuneCountInString(*c.Subject) <= 128
+	}},
+}
+
+// unixTime is the time of a NumericDate claim (RFC 7519: seconds since the
+// epoch, possibly fractional).
+func unixTime(secs float64) time.Time { return time.UnixMilli(int64(secs * 1000)) }
 
 // DevToken mints a development ID token for project, valid for ttl, with
 // the given subject and email (verified), signed by the development key.
@@ -112,14 +174,23 @@ func DevToken(project, subject, email string, ttl time.Duration) (string, error)
 // signToken signs claims of the shape Identity Platform issues with key,
 // whose Key may be a *jose.JSONWebKey to name its key id.
 func signToken(key jose.SigningKey, project, subject, email string, now time.Time, ttl time.Duration) (string, error) {
-	signer, err := jose.NewSigner(key, (&jose.SignerOptions{}).WithType("JWT"))
-	if err != nil {
-		return "", fmt.Errorf("auth: signer: %w", err)
-	}
-	claims := map[string]any{
+	return signClaims(key, idTokenClaims(project, subject, email, now, ttl))
+}
+
+// idTokenClaims are the claims Identity Platform puts in an ID token.
+func idTokenClaims(project, subject, email string, now time.Time, ttl time.Duration) map[string]any {
+	return map[string]any{
 		"iss": Issuer(project), "aud": project, "sub": subject, "user_id": subject,
 		"iat": now.Unix(), "exp": now.Add(ttl).Unix(), "auth_time": now.Unix(),
 		"email": email, "email_verified": email != "",
+	}
+}
+
+// signClaims signs claims with key.
+func signClaims(key jose.SigningKey, claims map[string]any) (string, error) {
+	signer, err := jose.NewSigner(key, (&jose.SignerOptions{}).WithType("JWT"))
+	if err != nil {
+		return "", fmt.Errorf("auth: signer: %w", err)
 	}
 	return jwt.Signed(signer).Claims(claims).Serialize()
 }

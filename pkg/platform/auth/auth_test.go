@@ -5,8 +5,10 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -137,4 +139,56 @@ func TestProductionVerifierFetchesAndFollowsTheKeySet(t *testing.T) {
 	jwks.mu.Lock()
 	defer jwks.mu.Unlock()
 	require.Positive(t, jwks.fetches)
+}
+
+// TestEveryClaimRuleRefusesItsBreach breaks each row of claimRules in an
+// otherwise valid token, signed by the right key, and expects a refusal.
+func TestEveryClaimRuleRefusesItsBreach(t *testing.T) {
+	t.Parallel()
+	v, err := NewVerifier(context.Background(), Config{Project: "lexora-dev", Dev: true})
+	require.NoError(t, err)
+	now := time.Now()
+	day, skew := 24*time.Hour, ClockSkew
+	breaches := map[string][]map[string]any{
+		"iss":       {{"iss": Issuer("someone-else")}, {"iss": nil}},
+		"aud":       {{"aud": "someone-else"}, {"aud": nil}},
+		"exp":       {{"exp": now.Add(-time.Minute).Unix()}, {"exp": nil}},
+		"iat":       {{"iat": now.Add(day).Unix()}, {"iat": now.Add(skew + time.Minute).Unix()}, {"iat": nil}},
+		"auth_time": {{"auth_time": now.Add(day).Unix()}, {"auth_time": now.Add(skew + time.Minute).Unix()}, {"auth_time": nil}},
+		"sub":       {{"sub": ""}, {"sub": nil}, {"sub": strings.Repeat("u", 129)}, {"sub": 42}},
+	}
+	for _, rule := range claimRules {
+		require.NotEmpty(t, breaches[rule.claim], "rule %s has no test", rule.claim)
+	}
+	require.Len(t, breaches, len(claimRules))
+	for claim, cases := range breaches {
+		for _, change := range cases {
+			claims := idTokenClaims("lexora-dev", "uid-1", "ada@lexora.test", now, time.Hour)
+			for k, val := range change {
+				if val == nil {
+					delete(claims, k)
+				} else {
+					claims[k] = val
+				}
+			}
+			tok, err := signClaims(jose.SigningKey{Algorithm: jose.RS256, Key: devKey}, claims)
+			require.NoError(t, err)
+			_, err = verify(t, v, tok)
+			require.ErrorIs(t, err, ErrUnauthenticated, "%s: %v", claim, change)
+		}
+	}
+	// The limits themselves are accepted: within the clock skew, and a
+	// subject of 128 characters.
+	for _, change := range []map[string]any{
+		{"iat": now.Add(skew - time.Minute).Unix(), "auth_time": now.Add(skew - time.Minute).Unix()},
+		{"sub": strings.Repeat("ü", 128)},
+		{"auth_time": now.Add(-30 * day).Unix()},
+	} {
+		claims := idTokenClaims("lexora-dev", "uid-1", "ada@lexora.test", now, time.Hour)
+		maps.Copy(claims, change)
+		tok, err := signClaims(jose.SigningKey{Algorithm: jose.RS256, Key: devKey}, claims)
+		require.NoError(t, err)
+		_, err = verify(t, v, tok)
+		require.NoError(t, err, "%v", change)
+	}
 }

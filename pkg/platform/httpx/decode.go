@@ -10,9 +10,10 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
-	"unicode"
 
 	"github.com/go-playground/validator/v10"
+
+	"github.com/lexora-app/lexora/pkg/platform/text"
 )
 
 // MaxBodyBytes caps a request body.
@@ -29,12 +30,17 @@ func newValidator() *validator.Validate {
 		}
 		return name
 	})
-	// singleline: no control characters (CR, LF, tab, ...), for names that
-	// end up in email headers and web pages.
-	if err := v.RegisterValidation("singleline", func(fl validator.FieldLevel) bool {
-		return !strings.ContainsFunc(fl.Field().String(), unicode.IsControl)
-	}); err != nil {
-		panic(err)
+	// singleline: no control, format, line or paragraph separator
+	// character (text.SingleLine), for every text a user gives that ends up
+	// in an email or on another user's screen.
+	// rfc3339: a time text.ParseTime takes (offsets -23:59 to +23:59).
+	for tag, ok := range map[string]func(string) bool{
+		"singleline": text.SingleLine,
+		"rfc3339":    func(s string) bool { _, err := text.ParseTime(s); return err == nil },
+	} {
+		if err := v.RegisterValidation(tag, func(fl validator.FieldLevel) bool { return ok(fl.Field().String()) }); err != nil {
+			panic(err)
+		}
 	}
 	return v
 }
@@ -60,6 +66,9 @@ func DecodeJSON(r *http.Request, dst any) error {
 	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
 		return NewProblem(http.StatusBadRequest, TypeBadRequest, "Malformed JSON", "the body must hold exactly one JSON object")
 	}
+	if bytes.Equal(bytes.TrimSpace(body.Bytes()), []byte("null")) {
+		return wrongBody("object")
+	}
 	if p := exactKeys(body.Bytes(), dst); p != nil {
 		return p
 	}
@@ -67,6 +76,18 @@ func DecodeJSON(r *http.Request, dst any) error {
 		return NewProblem(http.StatusBadRequest, TypeBadRequest, "Malformed JSON", "strings must not contain NUL characters")
 	}
 	return Validate(dst)
+}
+
+// BodyField is the FieldError.Field that names the request body itself,
+// when the body as a whole is wrong (an array or a string where an object
+// belongs).
+const BodyField = "(body)"
+
+// wrongBody is the problem of a body that is not a JSON kind.
+func wrongBody(kind string) *Problem {
+	p := NewProblem(http.StatusBadRequest, TypeValidation, "Invalid request", "the body has the wrong type")
+	p.Errors = []FieldError{{Field: BodyField, Reason: "must be a JSON " + kind}}
+	return p
 }
 
 func decodeProblem(err error) *Problem {
@@ -86,6 +107,8 @@ func decodeProblem(err error) *Problem {
 		return bad("the body is empty")
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return bad("the body ends in the middle of a JSON value")
+	case errors.As(err, &typ) && typ.Field == "":
+		return wrongBody(jsonKind(typ.Type))
 	case errors.As(err, &typ):
 		p := NewProblem(http.StatusBadRequest, TypeValidation, "Invalid request", "a field has the wrong type")
 		p.Errors = []FieldError{{Field: typ.Field, Reason: fmt.Sprintf("must be a JSON %s", jsonKind(typ.Type))}}
@@ -168,14 +191,14 @@ func reason(fe validator.FieldError) string {
 		return "must be an email address"
 	case "timezone":
 		return "must be an IANA time zone such as Europe/Berlin"
-	case "datetime":
-		return "must be an RFC 3339 time such as 2026-05-01T18:00:00Z"
+	case "rfc3339":
+		return "must be an RFC 3339 time such as 2026-05-01T18:00:00Z (offsets -23:59 to +23:59)"
 	case "alphanum":
 		return "must be letters and digits only"
 	case "unique":
 		return "must not repeat an item"
 	case "singleline":
-		return "must be one line without control characters"
+		return "must be one line without control, format or separator characters"
 	case "required_with", "required_without":
 		return "is required here (see the function's documentation for which fields go together)"
 	case "excluded_with":

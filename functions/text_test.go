@@ -1,0 +1,122 @@
+package functions
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+)
+
+// everything counts the rows any write could add, to prove a refused
+// request added none.
+func (f fixture) everything(t testing.TB) map[string]int {
+	t.Helper()
+	out := f.snapshot(t)
+	for _, table := range []string{"users", "class_members", "class_invitations", "webhook_endpoints", "idempotency_keys"} {
+		out[table] = f.count(t, "SELECT count(*) FROM "+table)
+	}
+	return out
+}
+
+// TestOneIdentityPerLookingEmail: addresses that look like an existing one
+// are one account or refused, never a second account with an invitation.
+func TestOneIdentityPerLookingEmail(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	var class uuid.UUID
+	require.NoError(t, f.pool.QueryRow(context.Background(), "SELECT id FROM classes WHERE teacher_id = $1", f.teacher).Scan(&class))
+	enrol := func(email, name string) (int, map[string]any) {
+		return f.call(t, (*Service).EnrollLearner, http.MethodPost, "/EnrollLearner", f.teacher,
+			`{"class_id":"`+class.String()+`","email":"`+email+`","display_name":"`+name+`"}`)
+	}
+	code, body := enrol("repro@example.com", "Repro")
+	require.Equal(t, http.StatusCreated, code, body)
+	before := f.everything(t)
+	for _, email := range []string{`\u202erepro@example.com`, `repro@example.com\u200b`, `repro@example.com\ufeff`,
+		`re\u200dpro@example.com`, `repro@exam\u00adple.com`, `repro@example.com\u2028`, `repro@example.com\u0085`} {
+		code, body := enrol(email, "Repro")
+		require.Equal(t, http.StatusBadRequest, code, "%s: %v", email, body)
+		require.Equal(t, "email", body["errors"].([]any)[0].(map[string]any)["field"], email)
+		require.Equal(t, before, f.everything(t), email)
+	}
+	// Look-alikes that canonicalise to the same address are the same
+	// learner: already in the class.
+	for _, email := range []string{"REPRO@EXAMPLE.COM", "Repro@Example.com", `\uff52epro@example.com`} {
+		code, body := enrol(email, "Repro")
+		require.Equal(t, http.StatusConflict, code, "%s: %v", email, body)
+		require.Equal(t, before, f.everything(t), email)
+	}
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM users WHERE email LIKE '%repro@%'"))
+
+	// The database refuses what is not canonical, whoever writes it.
+	for _, email := range []string{"ｒepro@example.com", "re pro@example.com", "repro@example.com\u0085"} {
+		_, err := f.pool.Exec(context.Background(), "INSERT INTO users (email, display_name, role) VALUES ($1, 'x', 'learner')", email)
+		require.ErrorContains(t, err, "users_email_canonical", email)
+	}
+}
+
+// TestUserTextIsOneLine: every text a user gives that reaches an email or
+// another user's screen refuses control, format and separator characters.
+func TestUserTextIsOneLine(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	var class uuid.UUID
+	ctx := context.Background()
+	require.NoError(t, f.pool.QueryRow(ctx, "SELECT id FROM classes WHERE teacher_id = $1", f.teacher).Scan(&class))
+	var op uuid.UUID
+	require.NoError(t, f.pool.QueryRow(ctx, `INSERT INTO users (email, display_name, role, auth_subject) VALUES ('ops@example.com', 'Ops', 'operator', gen_random_uuid()::text)
+		RETURNING id`).Scan(&op))
+	_, err := f.pool.Exec(ctx, "UPDATE users SET auth_subject = id::text WHERE id = $1", op)
+	require.NoError(t, err)
+	before := f.everything(t)
+	for _, bad := range []string{`Eve\u2028Bcc`, `\u202eevE`, `Eve\u2029`, `E\u200bve`, `Eve\u0085`, `Eve\u2066x`, `\ufeffEve`, `Eve\u00ad`} {
+		code, body := f.call(t, (*Service).EnrollLearner, http.MethodPost, "/EnrollLearner", f.teacher,
+			`{"class_id":"`+class.String()+`","email":"eve@example.com","display_name":"`+bad+`"}`)
+		require.Equal(t, http.StatusBadRequest, code, "%s: %v", bad, body)
+		require.Equal(t, "display_name", body["errors"].([]any)[0].(map[string]any)["field"], bad)
+		code, body = f.call(t, (*Service).SkipDeadLetters, http.MethodPost, "/SkipDeadLetters", op, `{"all":true,"reason":"`+bad+`"}`)
+		require.Equal(t, http.StatusBadRequest, code, "%s: %v", bad, body)
+		require.Equal(t, before, f.everything(t), bad)
+	}
+	code, body := f.call(t, (*Service).EnrollLearner, http.MethodPost, "/EnrollLearner", f.teacher,
+		`{"class_id":"`+class.String()+`","email":"zoe@example.com","display_name":"  Zoe\u0308 Ō "}`)
+	require.Equal(t, http.StatusCreated, code, body)
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM users WHERE email = 'zoe@example.com' AND display_name = 'Zoë Ō'"), "trimmed and NFC")
+}
+
+// TestWebhookURLsWithSpacesOrInvisibleCharactersAreRefused: the URL
+// delivered to is the one the teacher saw.
+func TestWebhookURLsWithSpacesOrInvisibleCharactersAreRefused(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	before := f.everything(t)
+	for _, url := range []string{`https://example.com/hook `, `https://example.com/ho\u200bok`, `https://example.com/hook\u202e`,
+		` https://example.com/hook`, `https://example.com/h ook`, `https://example.com/hook\t`, `https://ex\u00adample.com/hook`} {
+		code, body := f.call(t, (*Service).RegisterWebhookEndpoint, http.MethodPost, "/", f.teacher, `{"url":"`+url+`"}`)
+		require.Equal(t, http.StatusBadRequest, code, "%s: %v", url, body)
+		require.Equal(t, "url", body["errors"].([]any)[0].(map[string]any)["field"], url)
+		require.Equal(t, before, f.everything(t), url)
+	}
+}
+
+// TestDueAtOffsetsAreRFC3339: offsets beyond ±23:59 are refused, not
+// shifted.
+func TestDueAtOffsetsAreRFC3339(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	before := f.everything(t)
+	for _, due := range []string{"2026-03-20T18:00:00+24:00", "2026-03-20T18:00:00+00:60", "2026-03-20T18:00:00-24:00",
+		"2026-03-20T18:00:00+99:99", "2026-03-20T18:00:00+05:75"} {
+		code, body := f.call(t, (*Service).CreateAssignment, http.MethodPost, "/", f.teacher,
+			`{"learner_id":"`+f.learner.String()+`","deck_id":"`+f.deck.String()+`","due_at":"`+due+`"}`)
+		require.Equal(t, http.StatusBadRequest, code, "%s: %v", due, body)
+		require.Equal(t, "due_at", body["errors"].([]any)[0].(map[string]any)["field"], due)
+		require.Equal(t, before, f.everything(t), due)
+	}
+	code, body := f.call(t, (*Service).CreateAssignment, http.MethodPost, "/", f.teacher,
+		`{"learner_id":"`+f.learner.String()+`","deck_id":"`+f.deck.String()+`","due_at":"2026-03-20T18:00:00+23:59"}`)
+	require.Equal(t, http.StatusCreated, code, body)
+	require.Equal(t, "2026-03-19T18:01:00Z", body["due_at"])
+}

@@ -1,0 +1,90 @@
+// Package text holds the rules for text that users give and other people
+// see: one-line names and titles, email addresses in their canonical form,
+// and RFC 3339 times. The Unicode work is done by golang.org/x/text
+// (secure/precis for an address's local part, idna for its domain, norm for
+// names) and by the standard library's Unicode categories.
+package text
+
+import (
+	"errors"
+	"strings"
+	"time"
+	"unicode"
+
+	"golang.org/x/net/idna"
+	"golang.org/x/text/secure/precis"
+	"golang.org/x/text/unicode/norm"
+)
+
+// invisible reports whether r is a control (Cc), format (Cf, such as U+200B
+// ZERO WIDTH SPACE, U+202E RIGHT-TO-LEFT OVERRIDE and U+FEFF), line
+// separator (Zl) or paragraph separator (Zp) character: characters that
+// break a line, reorder or hide text in an email or on a screen.
+func invisible(r rune) bool {
+	return unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp)
+}
+
+// SingleLine reports whether s holds no control, format, line or paragraph
+// separator character (categories Cc, Cf, Zl, Zp): the rule for every text
+// a user gives that reaches an email or another user's screen.
+func SingleLine(s string) bool { return !strings.ContainsFunc(s, invisible) }
+
+// Name returns s, a display name or title that passed SingleLine, trimmed of
+// surrounding white space and in Unicode Normalization Form C, so that one
+// name is stored one way.
+func Name(s string) string { return norm.NFC.String(strings.TrimSpace(s)) }
+
+// ErrEmail is returned by CanonicalEmail for text that is not an address.
+var ErrEmail = errors.New("must be an email address without control, format or space characters")
+
+// CanonicalEmail returns the one form Lexora stores of the email address
+// raw: trimmed of surrounding spaces (U+0020); the local part through the PRECIS
+// UsernameCaseMapped profile (RFC 8265: full-width forms mapped, lower
+// case, NFC; spaces, controls and format characters refused); the domain
+// through IDNA lookup (UTS #46, RFC 5891) to its lower-case ASCII
+// (punycode) form, so a look-alike domain stays visibly different. Two
+// addresses that look the same have the same canonical form or one of them
+// is refused. It returns ErrEmail for anything else, including a control,
+// format or separator character anywhere.
+func CanonicalEmail(raw string) (string, error) {
+	s := strings.Trim(raw, " ")
+	if !SingleLine(s) {
+		return "", ErrEmail
+	}
+	at := strings.LastIndexByte(s, '@')
+	if at <= 0 || at == len(s)-1 {
+		return "", ErrEmail
+	}
+	local, err := precis.UsernameCaseMapped.String(s[:at])
+	if err != nil {
+		return "", ErrEmail
+	}
+	domain, err := idna.Lookup.ToASCII(s[at+1:])
+	if err != nil || !strings.Contains(domain, ".") || strings.HasSuffix(domain, ".") {
+		return "", ErrEmail
+	}
+	email := local + "@" + strings.ToLower(domain)
+	if strings.ContainsRune(local, '@') || len(email) > 254 {
+		return "", ErrEmail
+	}
+	return email, nil
+}
+
+// ParseTime parses an RFC 3339 time strictly: time.Parse with time.RFC3339
+// also takes offsets such as +24:00 and +00:60, which RFC 3339 (section
+// 5.6, time-numoffset) does not allow; ParseTime takes hours 00-23 and
+// minutes 00-59 only.
+func ParseTime(s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if strings.HasSuffix(s, "Z") {
+		return t, nil
+	}
+	off := s[len(s)-6:] // time.Parse has checked the shape ±hh:mm
+	if off[1:3] > "23" || off[4:6] > "59" {
+		return time.Time{}, errors.New("the offset must be from -23:59 to +23:59")
+	}
+	return t, nil
+}

@@ -1,0 +1,58 @@
+package text
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestCanonicalEmail(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"repro@example.com", "repro@example.com"},
+		{"  Repro@Example.COM ", "repro@example.com"},
+		{"ｒｅｐｒｏ@example.com", "repro@example.com"}, // full-width forms
+		{"repro@EXAMPLE.com.", ""},
+		{"re.pro+tag@example.com", "re.pro+tag@example.com"},
+		{"repro@bücher.example", "repro@xn--bcher-kva.example"},
+		{"\u202erepro@example.com", ""},
+		{"repro@example.com\u200b", ""},
+		{"repro@example.com\ufeff", ""},
+		{"re\u200dpro@example.com", ""},
+		{"repro@exam\u00adple.com", ""},
+		{"repro\u2028@example.com", ""},
+		{"re pro@example.com", ""},
+		{"repro@exa mple.com", ""},
+		{"repro@localhost", ""},
+		{"@example.com", ""},
+		{"repro@", ""},
+		{"a@b@example.com", ""},
+	} {
+		got, err := CanonicalEmail(tc.in)
+		if tc.want == "" {
+			require.ErrorIs(t, err, ErrEmail, "%q gave %q", tc.in, got)
+			continue
+		}
+		require.NoError(t, err, tc.in)
+		require.Equal(t, tc.want, got, tc.in)
+	}
+}
+
+func TestSingleLine(t *testing.T) {
+	for _, s := range []string{"a\nb", "a\rb", "a\tb", "a\u2028b", "a\u2029b", "\u202eevil", "a\u200bb", "\ufeffa", "a\u0085b", "a\u00adb", "a\u2066b"} {
+		require.False(t, SingleLine(s), "%q", s)
+	}
+	for _, s := range []string{"Ada Lovelace", "Zoë", "李小龍", "O'Brien-Smith", "مرحبا", ""} {
+		require.True(t, SingleLine(s), "%q", s)
+	}
+}
+
+func TestParseTime(t *testing.T) {
+	for _, s := range []string{"2026-03-20T18:00:00Z", "2026-03-20T18:00:00+23:59", "2026-03-20T18:00:00-00:00", "2026-03-20T18:00:00.123456+05:30"} {
+		_, err := ParseTime(s)
+		require.NoError(t, err, s)
+	}
+	for _, s := range []string{"2026-03-20T18:00:00+24:00", "2026-03-20T18:00:00+00:60", "2026-03-20T18:00:00-99:99", "2026-03-20", "2026-03-20T18:00:00", "2026-03-20T24:00:00Z"} {
+		_, err := ParseTime(s)
+		require.Error(t, err, s)
+	}
+}
