@@ -41,7 +41,7 @@ func (s *Service) ListDeadLetters(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := newQueryParams(r)
-	f := outbox.DeadFilter{Topic: q.values.Get("topic"), Subscriber: q.values.Get("subscriber"),
+	f := outbox.DeadFilter{Topic: q.get("topic"), Subscriber: q.get("subscriber"),
 		Since: q.time("since"), Until: q.time("until"), Limit: q.int("limit", 100, 1, 1000)}
 	if err := q.err(); err != nil {
 		httpx.WriteError(w, r, s.log, err)

@@ -31,9 +31,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -79,7 +81,7 @@ var Functions = map[string]func(*Service, http.ResponseWriter, *http.Request){
 
 func init() {
 	for name, fn := range Functions {
-		functions.HTTP(name, serve(name, fn))
+		functions.HTTP(name, service.serve(name, fn))
 	}
 }
 
@@ -120,9 +122,9 @@ func NewService(pool *pgxpool.Pool, verifier *auth.Verifier, now learning.Clock,
 	return &Service{pool: pool, verifier: verifier, outbox: events.NewOutbox(), scheduler: sched, now: now, log: log}, nil
 }
 
-// service is built on first use, from the environment, so that cold starts
-// that never get a request do not open a pool.
-var service = sync.OnceValues(func() (*Service, error) {
+// fromEnv builds the Service from the environment. It fails when the
+// configuration is invalid or the database cannot be reached.
+func fromEnv() (*Service, error) {
 	log := logging.New(os.Stdout, "functions")
 	var cfg Config
 	ctx := context.Background()
@@ -135,10 +137,12 @@ var service = sync.OnceValues(func() (*Service, error) {
 	}
 	verifier, err := auth.NewVerifier(ctx, cfg.Auth)
 	if err != nil {
+		pool.Close()
 		return nil, err
 	}
 	svc, err := NewService(pool, verifier, time.Now, log)
 	if err != nil {
+		pool.Close()
 		return nil, err
 	}
 	svc.webhooks, svc.allowedOrigin = cfg.Webhooks, cfg.AllowedOrigin
@@ -146,11 +150,41 @@ var service = sync.OnceValues(func() (*Service, error) {
 		svc.outbox = svc.outbox.WithWakeup(outbox.DefaultWakeupChannel)
 	}
 	return svc, nil
-})
+}
 
-func serve(name string, fn func(*Service, http.ResponseWriter, *http.Request)) func(http.ResponseWriter, *http.Request) {
+// lazyService is the instance's Service, built by build on the first
+// request, so that cold starts that never get a request do not open a pool.
+// A build that fails (the database unreachable at that moment) is not kept:
+// that request answers 503 and the next one builds again, so an instance
+// recovers with the database instead of answering 503 for the rest of its
+// life. One build runs at a time; requests arriving meanwhile wait for it.
+type lazyService struct {
+	build func() (*Service, error)
+	mu    sync.Mutex
+	svc   *Service
+}
+
+var service = &lazyService{build: fromEnv}
+
+// get returns the built Service, building it if none was built yet.
+func (l *lazyService) get() (*Service, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.svc != nil {
+		return l.svc, nil
+	}
+	svc, err := l.build()
+	if err != nil {
+		return nil, err
+	}
+	l.svc = svc
+	return svc, nil
+}
+
+// serve is fn as the HTTP function name, on l's Service.
+func (l *lazyService) serve(name string, fn func(*Service, http.ResponseWriter, *http.Request)) http.HandlerFunc {
 	return traced(name, func(w http.ResponseWriter, r *http.Request) {
-		s, err := service()
+		s, err := l.get()
 		if err != nil {
 			httpx.WriteError(w, r, slog.Default(), err)
 			return
@@ -246,6 +280,14 @@ func (s *Service) actor(ctx context.Context, r *http.Request) (user, error) {
 		return user{}, fmt.Errorf("load acting user: %w", err)
 	}
 	return u, nil
+}
+
+// UnknownPath answers a request for a path that names no function with a
+// 404 problem document listing the functions, so that every answer of the
+// API is a problem document or a function's own.
+func UnknownPath(w http.ResponseWriter, _ *http.Request) {
+	httpx.WriteProblem(w, httpx.NewProblem(http.StatusNotFound, httpx.TypeNotFound, "Not found",
+		"no function at this path; the functions are /"+strings.Join(slices.Sorted(maps.Keys(Functions)), ", /")))
 }
 
 // allow answers 405 unless r uses method.

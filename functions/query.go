@@ -2,8 +2,10 @@ package functions
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 
@@ -14,13 +16,36 @@ import (
 )
 
 // queryParams reads a GET request's query parameters and collects a field
-// error for each malformed one; err reports them all as one 400 problem.
+// error for each malformed one, each one given more than once, and each one
+// the function does not read; err reports them all as one 400 problem.
 type queryParams struct {
 	values url.Values
+	read   map[string]bool
 	errs   []httpx.FieldError
 }
 
-func newQueryParams(r *http.Request) *queryParams { return &queryParams{values: r.URL.Query()} }
+// QueryField is the FieldError.Field of a query string that does not parse.
+const QueryField = "(query)"
+
+func newQueryParams(r *http.Request) *queryParams {
+	q := &queryParams{read: map[string]bool{}}
+	var err error
+	if q.values, err = url.ParseQuery(r.URL.RawQuery); err != nil {
+		q.invalid(QueryField, "must be a well-formed query string (percent-encoding, no semicolons)")
+	}
+	return q
+}
+
+// get returns the parameter name's value, "" when absent; a parameter given
+// more than once is invalid (which one would count is a guess).
+func (q *queryParams) get(name string) string {
+	q.read[name] = true
+	if len(q.values[name]) > 1 {
+		q.invalid(name, "must be given once")
+		return ""
+	}
+	return q.values.Get(name)
+}
 
 func (q *queryParams) invalid(name, reason string) {
 	q.errs = append(q.errs, httpx.FieldError{Field: name, Reason: reason})
@@ -29,7 +54,7 @@ func (q *queryParams) invalid(name, reason string) {
 // int returns the parameter name, def when absent; it must be an integer
 // from lo to hi.
 func (q *queryParams) int(name string, def, lo, hi int) int {
-	raw := q.values.Get(name)
+	raw := q.get(name)
 	if raw == "" {
 		return def
 	}
@@ -43,7 +68,7 @@ func (q *queryParams) int(name string, def, lo, hi int) int {
 // uuid returns the parameter name, nil when absent; it must be a UUID in
 // canonical form (parseUUID).
 func (q *queryParams) uuid(name string) *uuid.UUID {
-	raw := q.values.Get(name)
+	raw := q.get(name)
 	if raw == "" {
 		return nil
 	}
@@ -57,7 +82,7 @@ func (q *queryParams) uuid(name string) *uuid.UUID {
 // time returns the parameter name, the zero time when absent; it must be
 // an RFC 3339 time.
 func (q *queryParams) time(name string) time.Time {
-	raw := q.values.Get(name)
+	raw := q.get(name)
 	if raw == "" {
 		return time.Time{}
 	}
@@ -68,9 +93,14 @@ func (q *queryParams) time(name string) time.Time {
 	return t
 }
 
-// err is nil when every parameter read was well-formed, else a 400 problem
+// err is nil when every parameter given was read once and well-formed, else a 400 problem
 // listing the malformed ones.
 func (q *queryParams) err() error {
+	for _, name := range slices.Sorted(maps.Keys(q.values)) {
+		if !q.read[name] {
+			q.invalid(name, "unknown parameter")
+		}
+	}
 	if len(q.errs) == 0 {
 		return nil
 	}

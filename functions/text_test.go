@@ -120,3 +120,34 @@ func TestDueAtOffsetsAreRFC3339(t *testing.T) {
 	require.Equal(t, http.StatusCreated, code, body)
 	require.Equal(t, "2026-03-19T18:01:00Z", body["due_at"])
 }
+
+// TestQueryParametersAreGivenOnceAndKnown: a repeated, unknown or malformed
+// parameter is a 400 naming it, never a silent choice.
+func TestQueryParametersAreGivenOnceAndKnown(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	var op uuid.UUID
+	require.NoError(t, f.pool.QueryRow(context.Background(), `INSERT INTO users (email, display_name, role) VALUES ('ops@example.com', 'Ops', 'operator')
+		RETURNING id`).Scan(&op))
+	_, err := f.pool.Exec(context.Background(), "UPDATE users SET auth_subject = id::text WHERE id = $1", op)
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		fn     func(*Service, http.ResponseWriter, *http.Request)
+		actor  uuid.UUID
+		target string
+		field  string
+	}{
+		{(*Service).GetSchedule, f.learner, "/?limit=5&limit=500", "limit"},
+		{(*Service).GetSchedule, f.learner, "/?learner_id=" + f.learner.String() + "&learner_id=" + f.otherLearner.String(), "learner_id"},
+		{(*Service).GetSchedule, f.learner, "/?limt=5", "limt"},
+		{(*Service).GetSchedule, f.learner, "/?limit=5;days=3", QueryField},
+		{(*Service).GetSchedule, f.learner, "/?limit=%zz", QueryField},
+		{(*Service).GetProgress, f.teacher, "/?learner_id=" + f.learner.String() + "&learner_id=" + f.learner.String(), "learner_id"},
+		{(*Service).ListDeadLetters, op, "/?topic=a&topic=b", "topic"},
+		{(*Service).ListDeadLetters, op, "/?since=2026-03-01T00:00:00%2B24:00", "since"},
+	} {
+		code, body := f.call(t, tc.fn, http.MethodGet, tc.target, tc.actor, "")
+		require.Equal(t, http.StatusBadRequest, code, "%s: %v", tc.target, body)
+		require.Equal(t, tc.field, body["errors"].([]any)[0].(map[string]any)["field"], tc.target)
+	}
+}

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/GoogleCloudPlatform/functions-framework-go/funcframework"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lexora-app/lexora/pkg/platform/testport"
+)
+
+// TestUnknownPathIsAProblemDocument: the local server answers a path that
+// names no function with a 404 problem document, not text/plain.
+func TestUnknownPathIsAProblemDocument(t *testing.T) {
+	require.NoError(t, register())
+	port := strconv.Itoa(testport.Free(t))
+	go func() { _ = funcframework.StartHostPort("127.0.0.1", port) }()
+	var resp *http.Response
+	require.Eventually(t, func() bool {
+		var err error
+		resp, err = http.Get("http://127.0.0.1:" + port + "/NoSuchFunction")
+		return err == nil
+	}, 10*time.Second, 20*time.Millisecond)
+	for _, path := range []string{"/NoSuchFunction", "/", "/GetSchedule/extra", "/getschedule"} {
+		if path != "/NoSuchFunction" {
+			var err error
+			resp, err = http.Get("http://127.0.0.1:" + port + path)
+			require.NoError(t, err)
+		}
+		var p map[string]any
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&p), path)
+		resp.Body.Close()
+		require.Equal(t, http.StatusNotFound, resp.StatusCode, path)
+		require.Equal(t, "application/problem+json", resp.Header.Get("Content-Type"), path)
+		require.Contains(t, p["detail"], "/GetSchedule", path)
+	}
+}
