@@ -92,4 +92,11 @@ func TestColdStartRecoversWhenTheDatabaseComesBack(t *testing.T) {
 	require.Equal(t, http.StatusOK, get().Code)
 	require.Equal(t, 3, builds, "two failed builds, one that is kept")
 	t.Cleanup(l.svc.pool.Close)
+	require.True(t, l.svc.scheduler.Params().EnableFuzz, "intervals are fuzzed by default")
+
+	t.Setenv("FSRS_FUZZ", "false")
+	svc, err := fromEnv()
+	require.NoError(t, err)
+	t.Cleanup(svc.pool.Close)
+	require.False(t, svc.scheduler.Params().EnableFuzz, "FSRS_FUZZ=false turns fuzz off")
 }

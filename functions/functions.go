@@ -94,6 +94,10 @@ type Config struct {
 	// the only one CORS lets call the functions from a browser; empty allows
 	// none.
 	AllowedOrigin string `env:"CORS_ALLOWED_ORIGIN"`
+	// Fuzz randomises review intervals of 2.5 days or more by a few percent
+	// (learning.Params.EnableFuzz, FSRS's default), so that cards learnt
+	// together do not fall due together; false schedules exactly.
+	Fuzz bool `env:"FSRS_FUZZ, default=true"`
 	// Wakeup sends a NOTIFY hint at each commit that enqueues events, so a
 	// drain in loop mode delivers at once instead of at its next poll.
 	Wakeup bool `env:"OUTBOX_WAKEUP, default=true"`
@@ -141,6 +145,11 @@ func fromEnv() (*Service, error) {
 		return nil, err
 	}
 	svc, err := NewService(pool, verifier, time.Now, log)
+	if err == nil && !cfg.Fuzz {
+		p := svc.scheduler.Params()
+		p.EnableFuzz = false
+		svc.scheduler, err = learning.NewScheduler(p, time.Now)
+	}
 	if err != nil {
 		pool.Close()
 		return nil, err

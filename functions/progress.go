@@ -60,9 +60,10 @@ type FeedItem struct {
 // GetProgress (GET) returns a learner's streak, achievements, assignment
 // progress and latest feed items (20). Query parameter learner_id (default:
 // the caller); the same visibility as GetSchedule, and a teacher sees only
-// the assignments they made (a learner may be in several teachers' classes). Answers: 200 with a
-// Progress; 400 for a malformed learner_id; 401; 404 for a learner the
-// caller may not see.
+// the assignments they made and the feed items of their relation to the
+// learner (feedSQL; a learner may be in several teachers' classes).
+// Answers: 200 with a Progress; 400 for a malformed learner_id; 401; 404
+// for a learner the caller may not see.
 func (s *Service) GetProgress(w http.ResponseWriter, r *http.Request) {
 	caller, ok := s.caller(w, r, http.MethodGet, "teacher", "learner")
 	if !ok {
@@ -90,6 +91,20 @@ func (s *Service) GetProgress(w http.ResponseWriter, r *http.Request) {
 	}
 	httpx.WriteJSON(w, http.StatusOK, out)
 }
+
+// feedSQL selects the learner's latest feed items; for a teacher ($2) only
+// those of the teacher's relation to the learner: items about the learner
+// as a whole, achievements of the teacher's own assignments, and leeches of
+// words in the decks the teacher assigned to the learner. A learner shared
+// by several teachers so never shows one teacher another's decks.
+const feedSQL = `
+SELECT f.kind, f.message, f.at FROM learner_feed f
+WHERE f.learner_id = $1
+  AND ($2::uuid IS NULL OR f.learner_wide
+       OR EXISTS (SELECT 1 FROM assignments a WHERE a.id = f.assignment_id AND a.teacher_id = $2)
+       OR EXISTS (SELECT 1 FROM assignments a JOIN deck_items di ON di.deck_id = a.deck_id
+                  WHERE a.learner_id = $1 AND a.teacher_id = $2 AND di.lexeme_id = f.lexeme_id))
+ORDER BY f.id DESC LIMIT 20`
 
 func (s *Service) progress(ctx context.Context, tx pgx.Tx, caller user, learnerID uuid.UUID) (Progress, error) {
 	if learnerID == uuid.Nil {
@@ -140,7 +155,7 @@ func (s *Service) progress(ctx context.Context, tx pgx.Tx, caller user, learnerI
 	if out.Assignments, err = pgx.CollectRows(rows, pgx.RowToStructByPos[AssignmentProgress]); err != nil {
 		return Progress{}, fmt.Errorf("load assignment progress: %w", err)
 	}
-	rows, err = tx.Query(ctx, "SELECT kind, message, at FROM learner_feed WHERE learner_id = $1 ORDER BY id DESC LIMIT 20", learnerID)
+	rows, err = tx.Query(ctx, feedSQL, learnerID, assigner(caller))
 	if err != nil {
 		return Progress{}, err
 	}

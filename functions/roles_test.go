@@ -2,12 +2,20 @@ package functions
 
 import (
 	"context"
+	"encoding/json"
+	"log/slog"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
+
+	"github.com/lexora-app/lexora/pkg/consumers"
+	"github.com/lexora-app/lexora/pkg/events"
+	"github.com/lexora-app/lexora/pkg/outbox"
 )
 
 // TestRoleMatrix calls every function as every role: the resource's owner,
@@ -145,6 +153,110 @@ func TestCallerIsCheckedBeforeTheRequest(t *testing.T) {
 				code, _ = f.call(t, fn, method, badQuery, who, badBody)
 				require.Equal(t, http.StatusNotFound, code, "%s as a %s", name, role)
 			}
+		}
+	}
+}
+
+// TestRoleMatrixSharedLearner is the role matrix's "shared learner" row for
+// every read function: a learner in two teachers' classes, each teacher with
+// a deck assigned to them, a leech and an early finish in the second
+// teacher's deck. The first teacher reads the learner and finds none of the
+// second teacher's data: not only a 200, but the absence of each item.
+func TestRoleMatrixSharedLearner(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	ctx := context.Background()
+	_, err := f.pool.Exec(ctx, "INSERT INTO class_members (class_id, learner_id) SELECT id, $2 FROM classes WHERE teacher_id = $1", f.otherTeacher, f.learner)
+	require.NoError(t, err)
+	var secretDeck uuid.UUID
+	require.NoError(t, f.pool.QueryRow(ctx, `
+		WITH d AS (INSERT INTO decks (owner_id, title) VALUES ($1, 'Secret deck') RETURNING id),
+		     l AS (INSERT INTO lexemes (lemma, part_of_speech, definition, example, source)
+		           VALUES ('clandestine', 'adjective', 'secret', 'a clandestine meeting', 'test'),
+		                  ('furtive', 'adjective', 'sly', 'a furtive glance', 'test') RETURNING id, lemma),
+		     i AS (INSERT INTO deck_items (deck_id, lexeme_id, position)
+		           SELECT d.id, l.id, row_number() OVER (ORDER BY l.lemma) FROM d, l)
+		SELECT id FROM d`, f.otherTeacher).Scan(&secretDeck))
+	code, body := f.call(t, (*Service).CreateAssignment, http.MethodPost, "/", f.otherTeacher,
+		`{"learner_id":"`+f.learner.String()+`","deck_id":"`+secretDeck.String()+`","due_at":"2026-03-20T18:00:00Z"}`)
+	require.Equal(t, http.StatusCreated, code, body)
+	secretAssignment := body["id"].(string)
+	f.assign(t)
+	card := func(lemma string) uuid.UUID {
+		var id uuid.UUID
+		require.NoError(t, f.pool.QueryRow(ctx, "SELECT c.id FROM cards c JOIN lexemes l ON l.id = c.lexeme_id WHERE l.lemma = $1 AND c.learner_id = $2",
+			lemma, f.learner).Scan(&id))
+		return id
+	}
+	leech := card("clandestine")
+	f.review(t, card("cat"), 4)
+	f.review(t, leech, 4)
+	for lapse := 1; lapse <= events.LeechLapses; lapse++ {
+		f.clock.Set(f.clock.Now().Add(time.Hour))
+		f.review(t, leech, 1)
+		if lapse < events.LeechLapses {
+			f.clock.Set(f.clock.Now().Add(time.Hour))
+			f.review(t, leech, 4)
+		}
+	}
+	f.review(t, card("furtive"), 4) // completes the secret assignment early
+	_, body = f.call(t, (*Service).RegisterWebhookEndpoint, http.MethodPost, "/", f.otherTeacher, `{"url":"https://secret.example/h"}`)
+	secretEndpoint := body["id"].(string)
+
+	handlers := consumers.Handlers(consumers.Deps{Pool: f.pool})
+	d, err := outbox.NewDrainer(f.pool, map[string]outbox.Handler{
+		events.SubscriberActivity: handlers[events.SubscriberActivity],
+		events.SubscriberFeed:     handlers[events.SubscriberFeed],
+		events.SubscriberProgress: handlers[events.SubscriberProgress],
+	}, outbox.Config{StopWhenIdle: true}, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	_, err = d.Run(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM learner_feed WHERE kind = 'leech'"))
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM learner_feed WHERE message LIKE '%finished early%'"))
+
+	secrets := []string{"clandestine", "furtive", "Secret deck", "finished early", secretDeck.String(), secretAssignment,
+		leech.String(), card("furtive").String(), secretEndpoint, "secret.example"}
+	learnerQuery := "/?learner_id=" + f.learner.String()
+	for _, c := range []struct {
+		name, path string
+		fn         func(*Service, http.ResponseWriter, *http.Request)
+		// shows is what the first teacher does see, so that an empty
+		// answer cannot pass.
+		shows []string
+	}{
+		{"GetProgress", learnerQuery, (*Service).GetProgress, []string{"First review", "Deck"}},
+		{"GetSchedule", learnerQuery, (*Service).GetSchedule, []string{"run"}},
+		{"GetSchedule", learnerQuery + "&days=30&limit=100", (*Service).GetSchedule, []string{"red"}},
+		{"ListWebhookEndpoints", "/", (*Service).ListWebhookEndpoints, []string{}},
+	} {
+		code, body := f.call(t, c.fn, http.MethodGet, c.path, f.teacher, "")
+		require.Equal(t, http.StatusOK, code, "%s%s: %v", c.name, c.path, body)
+		raw, err := json.Marshal(body)
+		require.NoError(t, err)
+		for _, s := range secrets {
+			require.NotContains(t, string(raw), s, "%s%s shows the other teacher's %q", c.name, c.path, s)
+		}
+		for _, s := range c.shows {
+			require.Contains(t, string(raw), s, "%s%s", c.name, c.path)
+		}
+		// The other teacher, and the learner, do see it.
+		if c.name == "GetProgress" {
+			for _, who := range []uuid.UUID{f.otherTeacher, f.learner} {
+				_, body := f.call(t, c.fn, http.MethodGet, c.path, who, "")
+				raw, err := json.Marshal(body)
+				require.NoError(t, err)
+				require.Contains(t, string(raw), "clandestine")
+				require.Contains(t, string(raw), "finished early")
+			}
+		}
+	}
+	// Every read function a teacher may call has a shared-learner row.
+	// (ListDeadLetters and OutboxHealth are the operators' alone: a
+	// teacher's call is the 404 of the role matrix.)
+	for name := range Functions {
+		if strings.HasPrefix(name, "Get") || strings.HasPrefix(name, "List") {
+			require.Contains(t, []string{"GetProgress", "GetSchedule", "ListWebhookEndpoints", "ListDeadLetters"}, name)
 		}
 	}
 }

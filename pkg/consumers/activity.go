@@ -68,7 +68,7 @@ func (a *Activity) Handle(ctx context.Context, d outbox.Delivery) error {
 			return nil
 		}
 		return outbox.HandleOnce(ctx, a.pool, d, func(tx pgx.Tx) error {
-			return a.earn(ctx, tx, d, p.LearnerID, p.CompletedAt, events.AchievementFinishedEarly)
+			return a.earn(ctx, tx, d, p.LearnerID, &p.AssignmentID, p.CompletedAt, events.AchievementFinishedEarly)
 		})
 	default:
 		return unexpectedTopic(d)
@@ -99,7 +99,7 @@ func (a *Activity) review(ctx context.Context, tx pgx.Tx, d outbox.Delivery, p e
 			codes = append(codes, events.AchievementWords100)
 		}
 	}
-	return a.earn(ctx, tx, d, p.LearnerID, p.ReviewedAt, codes...)
+	return a.earn(ctx, tx, d, p.LearnerID, nil, p.ReviewedAt, codes...)
 }
 
 // extendStreak records a new study day and returns the current streak:
@@ -136,8 +136,8 @@ func (a *Activity) extendStreak(ctx context.Context, tx pgx.Tx, d outbox.Deliver
 }
 
 // earn records each achievement the learner does not have yet and enqueues
-// achievement.earned for each.
-func (a *Activity) earn(ctx context.Context, tx pgx.Tx, d outbox.Delivery, learner uuid.UUID, at time.Time, codes ...string) error {
+// achievement.earned for each, naming assignment when it was earned with one.
+func (a *Activity) earn(ctx context.Context, tx pgx.Tx, d outbox.Delivery, learner uuid.UUID, assignment *uuid.UUID, at time.Time, codes ...string) error {
 	var evs []outbox.Event
 	for _, code := range codes {
 		err := tx.QueryRow(ctx, earnSQL, learner, code, at, d.Event.ID).Scan(new(string))
@@ -148,7 +148,7 @@ func (a *Activity) earn(ctx context.Context, tx pgx.Tx, d outbox.Delivery, learn
 			return fmt.Errorf("record achievement %s: %w", code, err)
 		}
 		ev, err := outbox.NewEvent(events.AchievementEarned, learner.String(), events.AchievementEarnedPayload{
-			LearnerID: learner, Code: code, EarnedAt: at})
+			LearnerID: learner, Code: code, EarnedAt: at, AssignmentID: assignment})
 		if err != nil {
 			return err
 		}

@@ -15,7 +15,10 @@ import (
 
 // Feed writes the learner's feed (learner_feed) from streak.extended,
 // achievement.earned and card.leeched: one row per event, keyed by the event
-// id.
+// id. Each row records what it concerns, so that a teacher sees only the
+// items of their relation to the learner (GetProgress): the assignment of an
+// achievement earned with one, the lexeme of a leech; learner_wide marks the
+// items about the learner as a whole (streaks, the other achievements).
 type Feed struct {
 	pool *pgxpool.Pool
 }
@@ -31,6 +34,7 @@ var achievementTitles = map[string]string{
 // topic or an undecodable payload.
 func (f *Feed) Handle(ctx context.Context, d outbox.Delivery) error {
 	var learner uuid.UUID
+	var assignment, card *uuid.UUID
 	var kind, message string
 	var at time.Time
 	switch d.Event.Topic {
@@ -51,19 +55,21 @@ func (f *Feed) Handle(ctx context.Context, d outbox.Delivery) error {
 			title = p.Code
 		}
 		learner, kind, at, message = p.LearnerID, "achievement", p.EarnedAt, "Achievement: "+title
+		assignment = p.AssignmentID
 	case events.CardLeeched:
 		var p events.CardLeechedPayload
 		if err := decode(d, &p); err != nil {
 			return err
 		}
-		learner, kind, at = p.LearnerID, "leech", d.Event.CreatedAt
+		learner, kind, at, card = p.LearnerID, "leech", d.Event.CreatedAt, &p.CardID
 		message = fmt.Sprintf("%q is suspended after %d lapses: review it with your teacher", p.Lemma, p.Lapses)
 	default:
 		return unexpectedTopic(d)
 	}
 	return outbox.HandleOnce(ctx, f.pool, d, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO learner_feed (learner_id, event_id, kind, message, at) VALUES ($1, $2, $3, $4, $5)`,
-			learner, d.Event.ID, kind, message, at)
+		_, err := tx.Exec(ctx, `INSERT INTO learner_feed (learner_id, event_id, kind, message, at, assignment_id, lexeme_id, learner_wide)
+			VALUES ($1, $2, $3, $4, $5, $6, (SELECT lexeme_id FROM cards WHERE id = $7), $6::uuid IS NULL AND $7::uuid IS NULL)`,
+			learner, d.Event.ID, kind, message, at, assignment, card)
 		return err
 	})
 }

@@ -157,6 +157,9 @@ type AchievementEarnedPayload struct {
 	LearnerID uuid.UUID `json:"learner_id"`
 	Code      string    `json:"code"`
 	EarnedAt  time.Time `json:"earned_at"`
+	// AssignmentID is the assignment the achievement was earned with
+	// (assignment_finished_early); absent for the others.
+	AssignmentID *uuid.UUID `json:"assignment_id,omitempty"`
 }
 
 // DueSoonLead is how long before an assignment's due date its reminder fires.
