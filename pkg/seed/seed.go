@@ -1,8 +1,9 @@
 // Package seed loads Lexora's starting data: the WordNet word list shipped in
 // data/words.tsv (see data/README.md for its source and licence) as lexemes,
-// split by frequency into library decks of DeckSize words, and a demo class:
-// one teacher and three learners with fixed ids (each with a daily
-// reminder), and an operator.
+// split by frequency into library decks of DeckSize words, and two classes:
+// the demo class of one teacher and three learners, and a second teacher's
+// class sharing one of those learners, all with fixed ids (each learner with
+// a daily reminder), and an operator. AddTeacher creates a further teacher.
 //
 // Loading is idempotent: running it again adds nothing and changes nothing.
 package seed
@@ -11,7 +12,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
 	_ "embed"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -21,6 +24,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/lexora-app/lexora/pkg/events"
+	"github.com/lexora-app/lexora/pkg/platform/text"
 	"github.com/lexora-app/lexora/pkg/reminders"
 )
 
@@ -43,6 +47,15 @@ var (
 		{ID: uuid.MustParse("00000000-0000-4000-8000-000000000003"), Email: "yui@lexora.test", Name: "Yui Tanaka", Timezone: "Asia/Tokyo"},
 	}
 	Teacher = User{ID: TeacherID, Email: "ada@lexora.test", Name: "Ada Okafor", Timezone: "Europe/London"}
+	// SecondTeacher teaches SecondClass, which shares the learner Noah with
+	// the demo class: each teacher sees only their own assignments of him.
+	SecondTeacher = User{ID: uuid.MustParse("00000000-0000-4000-8000-00000000000b"), Email: "ben@lexora.test", Name: "Ben Adeyemi", Timezone: "Africa/Lagos"}
+	SecondClassID = uuid.MustParse("00000000-0000-4000-8000-0000000000c2")
+	// Classes are the seeded classes and their learners.
+	Classes = []Class{
+		{ID: ClassID, TeacherID: TeacherID, Name: "Demo class", JoinCode: JoinCode, Learners: Learners},
+		{ID: SecondClassID, TeacherID: SecondTeacher.ID, Name: "Evening class", JoinCode: "EVENING26", Learners: Learners[1:2]},
+	}
 	// Operator may call the operator functions (outbox health, dead letters).
 	Operator = User{ID: uuid.MustParse("00000000-0000-4000-8000-0000000000f0"), Email: "ops@lexora.test", Name: "Ops On-Call", Timezone: "UTC"}
 )
@@ -53,6 +66,13 @@ type User struct {
 	Email    string
 	Name     string
 	Timezone string
+}
+
+// Class is a seeded class.
+type Class struct {
+	ID, TeacherID  uuid.UUID
+	Name, JoinCode string
+	Learners       []User
 }
 
 // Word is one row of data/words.tsv.
@@ -137,10 +157,10 @@ func Load(ctx context.Context, pool *pgxpool.Pool) (Report, error) {
 		if err := tx.QueryRow(ctx, "SELECT count(*) - $1 FROM decks", before).Scan(&rep.Decks); err != nil {
 			return err
 		}
-		for _, u := range append([]User{Teacher, Operator}, Learners...) {
+		for _, u := range append([]User{Teacher, SecondTeacher, Operator}, Learners...) {
 			role := "learner"
 			switch u.ID {
-			case TeacherID:
+			case TeacherID, SecondTeacher.ID:
 				role = "teacher"
 			case Operator.ID:
 				role = "operator"
@@ -153,15 +173,19 @@ func Load(ctx context.Context, pool *pgxpool.Pool) (Report, error) {
 			}
 			rep.Users += tag.RowsAffected()
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO classes (id, teacher_id, name, join_code) VALUES ($1, $2, 'Demo class', $3)
-			ON CONFLICT DO NOTHING`, ClassID, TeacherID, JoinCode); err != nil {
-			return fmt.Errorf("insert class: %w", err)
+		for _, c := range Classes {
+			if _, err := tx.Exec(ctx, `INSERT INTO classes (id, teacher_id, name, join_code) VALUES ($1, $2, $3, $4)
+				ON CONFLICT DO NOTHING`, c.ID, c.TeacherID, c.Name, c.JoinCode); err != nil {
+				return fmt.Errorf("insert class: %w", err)
+			}
+			for _, l := range c.Learners {
+				if _, err := tx.Exec(ctx, `INSERT INTO class_members (class_id, learner_id) VALUES ($1, $2)
+					ON CONFLICT DO NOTHING`, c.ID, l.ID); err != nil {
+					return fmt.Errorf("insert class member: %w", err)
+				}
+			}
 		}
 		for _, l := range Learners {
-			if _, err := tx.Exec(ctx, `INSERT INTO class_members (class_id, learner_id) VALUES ($1, $2)
-				ON CONFLICT DO NOTHING`, ClassID, l.ID); err != nil {
-				return fmt.Errorf("insert class member: %w", err)
-			}
 			if err := reminders.Start(ctx, tx, events.NewOutbox(), l.ID, l.Timezone, time.Now()); err != nil {
 				return err
 			}
@@ -172,4 +196,54 @@ func Load(ctx context.Context, pool *pgxpool.Pool) (Report, error) {
 		return Report{}, err
 	}
 	return rep, nil
+}
+
+// NewTeacher is what AddTeacher created.
+type NewTeacher struct {
+	TeacherID, ClassID uuid.UUID
+	Email, JoinCode    string
+}
+
+// ErrTeacherExists is returned by AddTeacher for an email that has an
+// account already.
+var ErrTeacherExists = errors.New("seed: this email has an account already")
+
+// AddTeacher creates a teacher account for email (stored in its canonical
+// form, text.CanonicalEmail) with name and timezone (IANA), and a class
+// named className with a random join code, in one transaction. The teacher
+// has no token subject yet: their first sign-in with a verified token for
+// the email links it. It returns ErrTeacherExists for a known email and an
+// error for an invalid email, name or timezone, having changed nothing.
+func AddTeacher(ctx context.Context, pool *pgxpool.Pool, email, name, timezone, className string) (NewTeacher, error) {
+	canonical, err := text.CanonicalEmail(email)
+	if err != nil {
+		return NewTeacher{}, fmt.Errorf("seed: email %q: %w", email, err)
+	}
+	if !text.SingleLine(name) || !text.SingleLine(className) {
+		return NewTeacher{}, errors.New("seed: the name and the class name must be one line")
+	}
+	name, className = text.Name(name), text.Name(className)
+	if name == "" || className == "" {
+		return NewTeacher{}, errors.New("seed: the name and the class name must not be empty")
+	}
+	if _, err := time.LoadLocation(timezone); err != nil || timezone == "" {
+		return NewTeacher{}, fmt.Errorf("seed: timezone %q is not an IANA time zone", timezone)
+	}
+	t := NewTeacher{Email: canonical, JoinCode: strings.ToUpper(rand.Text()[:8])}
+	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		err := tx.QueryRow(ctx, `INSERT INTO users (email, display_name, role, timezone) VALUES ($1, $2, 'teacher', $3)
+			ON CONFLICT (email) DO NOTHING RETURNING id`, canonical, name, timezone).Scan(&t.TeacherID)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return ErrTeacherExists
+		}
+		if err != nil {
+			return fmt.Errorf("insert teacher: %w", err)
+		}
+		return tx.QueryRow(ctx, `INSERT INTO classes (teacher_id, name, join_code) VALUES ($1, $2, $3) RETURNING id`,
+			t.TeacherID, className, t.JoinCode).Scan(&t.ClassID)
+	})
+	if err != nil {
+		return NewTeacher{}, err
+	}
+	return t, nil
 }

@@ -33,17 +33,48 @@ func TestLoadIsIdempotent(t *testing.T) {
 	require.NoError(t, err)
 	require.EqualValues(t, len(words), rep.Lexemes)
 	require.EqualValues(t, (len(words)+DeckSize-1)/DeckSize, rep.Decks)
-	require.EqualValues(t, 5, rep.Users)
+	require.EqualValues(t, 6, rep.Users)
 
 	var items, members int
 	require.NoError(t, pool.QueryRow(ctx, "SELECT count(*) FROM deck_items").Scan(&items))
 	require.Equal(t, len(words), items)
 	require.NoError(t, pool.QueryRow(ctx, "SELECT count(*) FROM class_members WHERE class_id = $1", ClassID).Scan(&members))
 	require.Equal(t, len(Learners), members)
+	var shared int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM class_members m JOIN classes c ON c.id = m.class_id
+		WHERE m.learner_id = $1`, Learners[1].ID).Scan(&shared))
+	require.Equal(t, 2, shared, "two teachers share a learner")
 
 	rep, err = Load(ctx, pool)
 	require.NoError(t, err)
 	require.Equal(t, Report{}, rep)
 	require.NoError(t, pool.QueryRow(ctx, "SELECT count(*) FROM deck_items").Scan(&items))
 	require.Equal(t, len(words), items)
+}
+
+func TestAddTeacherCreatesATeacherAndAClassOnce(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t)
+	ctx := context.Background()
+	nt, err := AddTeacher(ctx, pool, "Cleo@Example.com", "Cleo Martin", "Europe/Rome", "Morning class")
+	require.NoError(t, err)
+	require.Equal(t, "cleo@example.com", nt.Email)
+	require.Regexp(t, `^[A-Z0-9]{8}$`, nt.JoinCode)
+	var n int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM users u JOIN classes c ON c.teacher_id = u.id
+		WHERE u.id = $1 AND u.role = 'teacher' AND u.auth_subject IS NULL AND c.id = $2 AND c.join_code = $3`,
+		nt.TeacherID, nt.ClassID, nt.JoinCode).Scan(&n))
+	require.Equal(t, 1, n)
+	for _, bad := range [][4]string{
+		{"cleo@example.com", "Cleo", "Europe/Rome", "Again"},
+		{"cleo@example.com\u200b", "Cleo", "Europe/Rome", "X"},
+		{"dan@example.com", "Dan\u2028", "Europe/Rome", "X"},
+		{"dan@example.com", "Dan", "Mars/Olympus", "X"},
+		{"dan@example.com", "Dan", "UTC", ""},
+	} {
+		_, err := AddTeacher(ctx, pool, bad[0], bad[1], bad[2], bad[3])
+		require.Error(t, err, "%q", bad)
+	}
+	require.NoError(t, pool.QueryRow(ctx, "SELECT count(*) FROM users").Scan(&n))
+	require.Equal(t, 1, n, "refusals change nothing")
 }
