@@ -68,5 +68,7 @@ func FuzzEnrollLearner(f *testing.F) {
 		`{"class_id":"` + class + `","email":"new@example.com"}`, `{"class_id":"` + class + `","email":"bad"}`,
 		`{"class_id":"` + class + `","email":"a@b.co","timezone":"Mars/Olympus"}`, `{"join_code":"ABCD"}`,
 		`{"class_id":"` + class + `","email":"a@b.co","display_name":"a\u0000b"}`, `{}`, `{"class_id":1}`,
+		`{"class_id":"` + class + `","email":"\u202el@example.com"}`, `{"class_id":"` + class + `","email":"l@example.com\u200b"}`,
+		`{"class_id":"` + class + `","email":"new@example.com","display_name":"a\u2028b"}`, `[{"class_id":"` + class + `"}]`,
 	})
 }

@@ -1,0 +1,223 @@
+package functions
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lexora-app/lexora/pkg/platform/auth"
+	"github.com/lexora-app/lexora/pkg/platform/text"
+)
+
+// hostileValues are what a curious or hostile new user types into every
+// field: look-alikes of an existing email, invisible and bidirectional
+// characters, line breaks, injections, wrong JSON types, edge numbers and
+// edge times.
+var hostileValues = []any{
+	"", " ", "repro@example.com", "REPRO@EXAMPLE.COM", "\u202erepro@example.com", "repro@example.com\u200b",
+	"repro@example.com\ufeff", "ｒepro@example.com", "re\u00adpro@example.com", "repro@exa\u200dmple.com",
+	"Eve\u2028Bcc: x@evil.test", "\u202eevE", "Eve\r\nBcc: x@evil.test", "a\u0085b", "😀", "O'Brien; DROP TABLE users; --",
+	"<script>alert(1)</script>", "../../etc/passwd", "%00", "null", strings.Repeat("a", 3000),
+	"https://example.com/hook ", "https://example.com/ho\u200bok", "http://169.254.169.254/", "https://xn--80ak6aa92e.com/h",
+	"2026-03-20T18:00:00+24:00", "2026-03-20T18:00:00+00:60", "2026-03-20T18:00:00Z", "9999-12-31T23:59:59Z",
+	"00000000-0000-0000-0000-000000000000", "{00000000-0000-4000-8000-000000000001}", "urn:uuid:00000000-0000-4000-8000-000000000001",
+	"Europe/Paris", "Mars/Olympus", "../../UTC", "DEMO2026", "demo2026",
+	0, -1, 1.5, json.Number("1e309"), 9223372036854775807, true, nil, []any{}, []any{"a", "a"}, map[string]any{},
+}
+
+// TestHostileInputRun sends at least 500 hostile requests across every
+// function, as every role and with forged tokens: no answer is a 5xx, every
+// refusal is a problem document and changes nothing, and no look-alike of
+// an existing identity is ever accepted as a new one.
+func TestHostileInputRun(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	ctx := context.Background()
+	assignment := f.assign(t)
+	card := f.cards(t)[0]
+	var op, class uuid.UUID
+	require.NoError(t, f.pool.QueryRow(ctx, `INSERT INTO users (email, display_name, role) VALUES ('ops@example.com', 'Ops', 'operator')
+		RETURNING id`).Scan(&op))
+	_, err := f.pool.Exec(ctx, "UPDATE users SET auth_subject = id::text WHERE id = $1", op)
+	require.NoError(t, err)
+	require.NoError(t, f.pool.QueryRow(ctx, "UPDATE classes SET join_code = 'DEMO2026' WHERE teacher_id = $1 RETURNING id", f.teacher).Scan(&class))
+	code, body := f.call(t, (*Service).EnrollLearner, http.MethodPost, "/", f.teacher, `{"class_id":"`+class.String()+`","email":"repro@example.com"}`)
+	require.Equal(t, http.StatusCreated, code, body)
+	_, body = f.call(t, (*Service).RegisterWebhookEndpoint, http.MethodPost, "/", f.teacher, `{"url":"https://school.example/h"}`)
+	endpoint := body["id"].(string)
+
+	// Each function's valid request, which the run breaks one field at a time.
+	type request struct {
+		actor uuid.UUID
+		body  map[string]any // nil for GET
+		query map[string]string
+	}
+	valid := map[string]request{
+		"EnrollLearner": {f.teacher, map[string]any{"class_id": class.String(), "email": "new@example.com",
+			"display_name": "New", "timezone": "Europe/Paris"}, nil},
+		"CreateAssignment": {f.teacher, map[string]any{"learner_id": f.learner.String(), "deck_id": f.deck.String(),
+			"due_at": "2026-03-25T18:00:00Z"}, nil},
+		"SubmitReview":            {f.learner, map[string]any{"card_id": card.String(), "rating": 3}, nil},
+		"GetSchedule":             {f.teacher, nil, map[string]string{"learner_id": f.learner.String(), "assignment_id": assignment.String(), "limit": "5", "days": "7"}},
+		"GetProgress":             {f.teacher, nil, map[string]string{"learner_id": f.learner.String()}},
+		"RegisterWebhookEndpoint": {f.teacher, map[string]any{"url": "https://school.example/x", "topics": []any{"assignment.created"}}, nil},
+		"ListWebhookEndpoints":    {f.teacher, nil, map[string]string{}},
+		"RotateWebhookSecret":     {f.teacher, map[string]any{"id": endpoint, "revoke_previous": false}, nil},
+		"EnableWebhookEndpoint":   {f.teacher, map[string]any{"id": endpoint}, nil},
+		"DeleteWebhookEndpoint":   {f.otherTeacher, map[string]any{"id": endpoint}, nil},
+		"OutboxHealth":            {op, nil, map[string]string{}},
+		"ListDeadLetters":         {op, nil, map[string]string{"topic": "x", "subscriber": "email", "since": "2026-01-01T00:00:00Z", "limit": "10"}},
+		"ReplayDeadLetters":       {op, map[string]any{"ids": []any{1}, "topic": "x", "reason": "r"}, nil},
+		"SkipDeadLetters":         {op, map[string]any{"ids": []any{1}, "topic": "x", "reason": "r"}, nil},
+	}
+	for name := range Functions {
+		require.Contains(t, valid, name, "%s has no hostile run", name)
+	}
+	tokens := hostileTokens(t, f)
+
+	sent, statuses := 0, map[int]int{}
+	send := func(name, method, target, authz, body string, header map[string]string) {
+		t.Helper()
+		before := f.writes(t)
+		req := httptest.NewRequest(method, target, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		if authz != "" {
+			req.Header.Set("Authorization", authz)
+		}
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		rec := httptest.NewRecorder()
+		Functions[name](f.svc, rec, req)
+		sent++
+		statuses[rec.Code]++
+		require.Less(t, rec.Code, 500, "%s %s %q: %s", name, target, body, rec.Body.String())
+		if rec.Code >= 400 {
+			require.Equal(t, "application/problem+json", rec.Header().Get("Content-Type"), "%s %q", name, body)
+			require.Equal(t, before, f.writes(t), "%s %s %q was refused (%d) but changed the database", name, target, body, rec.Code)
+		}
+	}
+	encode := func(v any) string {
+		b, err := json.Marshal(v)
+		require.NoError(t, err)
+		return string(b)
+	}
+	for _, name := range slices.Sorted(maps.Keys(valid)) {
+		r := valid[name]
+		method, who := http.MethodPost, bearer(t, r.actor)
+		if r.body == nil {
+			method = http.MethodGet
+		}
+		// Every field of the request, replaced by every hostile value.
+		fields := make([]string, 0, len(r.body)+len(r.query))
+		for k := range r.body {
+			fields = append(fields, k)
+		}
+		for k := range r.query {
+			fields = append(fields, k)
+		}
+		slices.Sort(fields)
+		for _, field := range fields {
+			for _, v := range hostileValues {
+				if r.body != nil {
+					b := maps.Clone(r.body)
+					b[field] = v
+					send(name, method, "/", who, encode(b), nil)
+					continue
+				}
+				s, ok := v.(string)
+				if !ok {
+					s = encode(v)
+				}
+				q := []string{}
+				for k, val := range r.query {
+					if k == field {
+						val = s
+					}
+					q = append(q, k+"="+url.QueryEscape(val))
+				}
+				send(name, method, "/?"+strings.Join(q, "&"), who, "", nil)
+			}
+		}
+		// Whole-request hostility: bodies, query strings, methods, tokens
+		// and idempotency keys.
+		for _, b := range []string{``, `[]`, `[{}]`, `null`, `"x"`, `{`, `{}{}`, `{"a":1}`, `{"id":"x","id":"y"}`, "{\"x\":\"\u0000\"}",
+			`{"` + strings.Repeat("a", 70000) + `":1}`} {
+			send(name, http.MethodPost, "/", who, b, nil)
+		}
+		for _, q := range []string{"/?limit=5&limit=500", "/?x=1", "/?limit=%zz", "/?;", "/?learner_id=" + f.learner.String() + "&learner_id=" + f.otherLearner.String()} {
+			send(name, http.MethodGet, q, who, "", nil)
+		}
+		for _, m := range []string{http.MethodPut, http.MethodDelete, http.MethodPatch} {
+			send(name, m, "/", who, "{}", nil)
+		}
+		for _, tok := range tokens {
+			send(name, method, "/", tok, "{}", nil)
+		}
+		for _, key := range []string{"", " ", "k\u200b", strings.Repeat("k", 256), "k\x7f"} {
+			send(name, method, "/", who, "{}", map[string]string{IdempotencyKeyHeader: key})
+		}
+	}
+	require.GreaterOrEqual(t, sent, 500)
+	t.Logf("%d hostile requests; answers by status: %v", sent, statuses)
+
+	// No look-alike identity: every stored email is canonical and unique in
+	// that form, and every stored name, class name and URL is one line.
+	rows, err := f.pool.Query(ctx, "SELECT email, display_name FROM users")
+	require.NoError(t, err)
+	seen := map[string]bool{}
+	for rows.Next() {
+		var email, name string
+		require.NoError(t, rows.Scan(&email, &name))
+		canonical, err := text.CanonicalEmail(email)
+		require.NoError(t, err, email)
+		require.Equal(t, canonical, email)
+		require.False(t, seen[canonical], "two accounts for %s", canonical)
+		seen[canonical] = true
+		require.True(t, text.SingleLine(name), "%q", name)
+	}
+	require.NoError(t, rows.Err())
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM users WHERE email LIKE '%pro@%'"), "repro@example.com has no look-alike")
+	require.Zero(t, f.count(t, `SELECT count(*) FROM webhook_endpoints WHERE url ~ '[^!-~]'`), "webhook URLs are printable ASCII")
+	// Every assignment that exists is whole: its cards and its event.
+	require.Zero(t, f.count(t, `SELECT count(*) FROM assignments a WHERE
+		(SELECT count(*) FROM deck_items di WHERE di.deck_id = a.deck_id) <>
+		(SELECT count(*) FROM deck_items di JOIN cards c ON c.lexeme_id = di.lexeme_id AND c.learner_id = a.learner_id WHERE di.deck_id = a.deck_id)
+		OR NOT EXISTS (SELECT 1 FROM outbox_events e WHERE e.topic = 'assignment.created' AND e.payload ->> 'assignment_id' = a.id::text)`))
+}
+
+// hostileTokens are Authorization values a forger or a broken client sends:
+// none of them may authenticate.
+func hostileTokens(t *testing.T, f fixture) []string {
+	t.Helper()
+	out := []string{"", "Bearer", "Bearer ", "Basic dXNlcjpwYXNz", "Bearer not.a.jwt", "Bearer " + strings.Repeat("a", 5000),
+		"Bearer \u202e" + strings.TrimPrefix(bearer(t, f.teacher), "Bearer ")}
+	for _, tc := range []struct {
+		sub, email string
+		ttl        time.Duration
+	}{
+		{"", "repro@example.com", time.Hour},
+		{"", "t@example.com", time.Hour},
+		{"uid-x", "repro@example.com\u200b", time.Hour},
+		{f.teacher.String(), "", -time.Minute},
+		{strings.Repeat("u", 129), "repro@example.com", time.Hour},
+	} {
+		tok, err := auth.DevToken("lexora-dev", tc.sub, tc.email, tc.ttl)
+		require.NoError(t, err)
+		out = append(out, "Bearer "+tok)
+	}
+	other, err := auth.DevToken("other-project", f.teacher.String(), "", time.Hour)
+	require.NoError(t, err)
+	return append(out, "Bearer "+other, fmt.Sprintf("Bearer %s.%s", "eyJhbGciOiJub25lIn0", "e30."))
+}
