@@ -111,7 +111,7 @@ type ReviewSubmittedPayload struct {
 	ReviewedAt  time.Time `json:"reviewed_at"`
 	// LocalDay is the review's calendar day (YYYY-MM-DD) in the learner's time zone.
 	LocalDay string `json:"local_day"`
-	// StudyDay is the study day the review counts for (see StudyDay).
+	// StudyDay is the study day the review counts for (see learning.StudyDay).
 	StudyDay string    `json:"study_day"`
 	Due      time.Time `json:"due"`
 	// AssignmentIDs are the learner's assignments whose deck holds the lexeme.
@@ -129,10 +129,6 @@ type AssignmentCompletedPayload struct {
 	DueAt        time.Time `json:"due_at"`
 	CompletedAt  time.Time `json:"completed_at"`
 }
-
-// RolloverHour is the local hour at which a new study day begins (Anki's
-// default, 04:00): a review at 01:30 counts for the day before.
-const RolloverHour = 4
 
 // StreakExtendedPayload is the payload of StreakExtended: the learner studied
 // on Day, making Current consecutive study days. Ordering key: learner id.
@@ -227,16 +223,4 @@ func NextDailyReminder(t time.Time, tz *time.Location) time.Time {
 		next = time.Date(local.Year(), local.Month(), local.Day()+1, DailyReminderHour, 0, 0, 0, tz)
 	}
 	return next
-}
-
-// StudyDay returns the study day of instant t in the zone tz, as
-// YYYY-MM-DD: its local date, or the day before when the local wall-clock
-// time is before RolloverHour (wall clock, so that daylight-saving days
-// roll over at 04:00 too).
-func StudyDay(t time.Time, tz *time.Location) string {
-	local := t.In(tz)
-	if local.Hour() < RolloverHour {
-		local = time.Date(local.Year(), local.Month(), local.Day()-1, 12, 0, 0, 0, tz)
-	}
-	return local.Format(time.DateOnly)
 }

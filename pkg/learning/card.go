@@ -21,12 +21,14 @@ type Card struct {
 	// Difficulty is the FSRS difficulty, in [1, 10] (1 easiest). 0 for a New
 	// card.
 	Difficulty float64
-	// ElapsedDays is the number of days (UTC calendar days, as go-fsrs counts
-	// them) between the previous review and the most recent one. 0 for a
+	// ElapsedDays is the number of the learner's study days ([StudyDay])
+	// between the previous review and the most recent one. 0 for a
 	// card reviewed at most once.
 	ElapsedDays uint64
 	// ScheduledDays is the interval in whole days chosen at the most recent
-	// review; 0 while the card is in a minute-scale (re)learning step.
+	// review, at most [Params.MaximumInterval]; a Review card is Due exactly
+	// that many days after LastReview. 0 while the card is in a
+	// minute-scale (re)learning step.
 	ScheduledDays uint64
 	// Reps is the number of reviews performed.
 	Reps uint64
@@ -57,8 +59,8 @@ type ReviewLog struct {
 	Stability float64
 	// Difficulty (1..10) is the card's difficulty after the review.
 	Difficulty float64
-	// ElapsedDays is the number of days (UTC calendar days) since the
-	// previous review; 0 for the first review.
+	// ElapsedDays is the number of the learner's study days ([StudyDay])
+	// since the previous review; 0 for the first review.
 	ElapsedDays uint64
 	// ScheduledDays is the interval in whole days scheduled by this review;
 	// 0 when the card went into a minute-scale (re)learning step.

@@ -37,7 +37,7 @@
 //	s, err := learning.NewScheduler(learning.DefaultParams(), time.Now)
 //	if err != nil { ... }
 //	card := s.NewCard()                          // due immediately
-//	card, log, err := s.Review(card, learning.Good)
+//	card, log, err := s.Review(card, learning.Good, learnerZone)
 //	// persist card (and log) column by column
 //
 // A [Scheduler] is immutable after construction and safe for concurrent use.

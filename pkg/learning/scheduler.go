@@ -2,7 +2,6 @@ package learning
 
 import (
 	"fmt"
-	"math"
 	"time"
 
 	fsrs "github.com/open-spaced-repetition/go-fsrs/v4"
@@ -74,21 +73,37 @@ func (s *Scheduler) NewCard() Card {
 	return Card{State: New, Due: s.now()}
 }
 
-// Review records rating r for card c at the clock's current instant and
-// returns the updated card together with the log of this review. c is not
-// modified. The new stability (days), difficulty (1..10), state, step and due
-// instant are computed by go-fsrs v4 (FSRS-6): minute-scale (re)learning
-// steps for New/Learning/Relearning cards when short-term scheduling is on,
-// otherwise an interval in whole days where predicted recall equals
-// [Params.DesiredRetention], capped at [Params.MaximumInterval] and fuzzed if
+// Review records rating r for card c, given by a learner whose zone is tz,
+// at the clock's current instant, and returns the updated card together with
+// the log of this review. c is not modified. The new stability (days),
+// difficulty (1..10), state, step and due instant are computed by go-fsrs v4
+// (FSRS-6): minute-scale (re)learning steps for New/Learning/Relearning cards
+// when short-term scheduling is on, otherwise an interval in whole days where
+// predicted recall equals [Params.DesiredRetention], fuzzed if
 // [Params.EnableFuzz]. Rating Again on a Review card increments Lapses and
 // sends the card to Relearning (or straight back to Review when there are no
 // relearning steps). A card may be reviewed before it is due.
 //
+// The time model (Anki's, with its day cutoff):
+//   - Days are study days in tz ([StudyDay], 04:00 rollover): ElapsedDays,
+//     and FSRS's choice between its same-day (short-term) and its long-term
+//     stability update, count study days, so the memory model does not
+//     depend on where UTC midnight falls in the learner's day.
+//   - The review instant is the clock's now truncated to [Precision]; a now
+//     before c.LastReview (another instance's clock was ahead, two devices)
+//     is taken as c.LastReview: the review is recorded with no elapsed time
+//     instead of failing, and instants never go backwards on a card.
+//   - A card in the Review state is due exactly ScheduledDays days after the
+//     review, and ScheduledDays never exceeds [Params.MaximumInterval], after
+//     every adjustment (the Hard < Good < Easy spacing, fuzz, rounding).
+//   - A stored Step beyond today's (re)learning steps (steps shortened since
+//     the card was stored) is read as the last step: Again returns to the
+//     first step, Hard repeats the last, Good graduates.
+//
 // Errors: r not in Again..Easy wraps [ErrInvalidRating]; an unknown state, a
-// negative Step, a reviewed card with stability or difficulty below the FSRS
-// minimum, or LastReview after the clock's now wraps [ErrInvalidCard].
-func (s *Scheduler) Review(c Card, r Rating) (Card, ReviewLog, error) {
+// negative Step or a reviewed card with stability or difficulty below the
+// FSRS minimum wraps [ErrInvalidCard].
+func (s *Scheduler) Review(c Card, r Rating, tz *time.Location) (Card, ReviewLog, error) {
 	if !r.Valid() {
 		return Card{}, ReviewLog{}, fmt.Errorf("%w: %d (must be 1-4: again, hard, good, easy)", ErrInvalidRating, int(r))
 	}
@@ -98,16 +113,26 @@ func (s *Scheduler) Review(c Card, r Rating) (Card, ReviewLog, error) {
 	if c.Step < 0 {
 		return Card{}, ReviewLog{}, fmt.Errorf("%w: negative step %d", ErrInvalidCard, c.Step)
 	}
-	now := s.now()
-	info, err := s.lib.Next(s.toLib(c), now, fsrs.Rating(r))
+	now := s.now().Truncate(Precision)
+	if now.Before(c.LastReview) {
+		now = c.LastReview
+	}
+	libNow := libInstant(now, tz)
+	info, err := s.lib.Next(s.toLib(c, tz), libNow, fsrs.Rating(r))
 	if err != nil {
 		return Card{}, ReviewLog{}, fmt.Errorf("%w: %w", ErrInvalidCard, err)
 	}
 	var elapsed uint64
 	if c.State != New && !c.LastReview.IsZero() {
-		elapsed = calendarDaysBetween(c.LastReview, now)
+		elapsed = StudyDaysBetween(c.LastReview, now, tz)
 	}
 	next := s.fromLib(info.Card, elapsed)
+	next.LastReview = now
+	next.Due = now.Add(info.Card.Due.Sub(libNow)).Truncate(Precision)
+	if next.State == Review {
+		next.ScheduledDays = min(next.ScheduledDays, uint64(s.params.MaximumInterval))
+		next.Due = now.Add(time.Duration(next.ScheduledDays) * 24 * time.Hour)
+	}
 	log := ReviewLog{
 		Rating:        r,
 		State:         c.State,
@@ -132,14 +157,20 @@ func (s *Scheduler) steps(st State) []time.Duration {
 	return nil
 }
 
-// toLib converts c to a go-fsrs card. go-fsrs counts remaining steps where
-// Card counts the current step index: remaining = len(steps) - Step. A step
-// index past the end of the configured steps (steps shortened since the card
-// was stored) gives 0 remaining, and go-fsrs graduates the card.
-func (s *Scheduler) toLib(c Card) fsrs.Card {
+// toLib converts c to a go-fsrs card whose last review is mapped by
+// libInstant. go-fsrs counts remaining steps where Card counts the current
+// step index: remaining = len(steps) - Step. A step index past the end of
+// the configured steps (steps shortened since the card was stored) would give
+// 0 remaining, and go-fsrs would graduate the card even on Again: it is read
+// as the last step (1 remaining) instead.
+func (s *Scheduler) toLib(c Card, tz *time.Location) fsrs.Card {
 	remaining := 0
-	if c.State == Learning || c.State == Relearning {
-		remaining = max(len(s.steps(c.State))-c.Step, 0)
+	if steps := s.steps(c.State); len(steps) > 0 {
+		remaining = max(len(steps)-c.Step, 1)
+	}
+	lastReview := c.LastReview
+	if !lastReview.IsZero() {
+		lastReview = libInstant(lastReview, tz)
 	}
 	return fsrs.Card{
 		Due:            c.Due,
@@ -149,7 +180,7 @@ func (s *Scheduler) toLib(c Card) fsrs.Card {
 		Reps:           c.Reps,
 		Lapses:         c.Lapses,
 		State:          fsrs.State(c.State),
-		LastReview:     c.LastReview,
+		LastReview:     lastReview,
 		RemainingSteps: remaining,
 	}
 }
@@ -173,17 +204,4 @@ func (s *Scheduler) fromLib(lc fsrs.Card, elapsedDays uint64) Card {
 		Step:          step,
 		LastReview:    lc.LastReview,
 	}
-}
-
-// calendarDaysBetween counts UTC calendar-day boundaries from last to cur, the
-// way go-fsrs v4 computes elapsed days for scheduling (0 if cur is earlier).
-func calendarDaysBetween(last, cur time.Time) uint64 {
-	l, c := last.UTC(), cur.UTC()
-	d1 := time.Date(l.Year(), l.Month(), l.Day(), 0, 0, 0, 0, time.UTC)
-	d2 := time.Date(c.Year(), c.Month(), c.Day(), 0, 0, 0, 0, time.UTC)
-	h := d2.Sub(d1).Hours()
-	if h < 0 {
-		return 0
-	}
-	return uint64(math.Floor(h / 24))
 }
