@@ -116,9 +116,13 @@ type Service struct {
 }
 
 // NewService returns a Service on pool whose clock is now (time.Now in
-// production; tests inject their own). It returns an error only for an
+// production; tests inject their own), read at learning.Precision (the
+// microseconds timestamptz stores), so that an instant answered, published
+// in an event and stored is one value. It returns an error only for an
 // invalid scheduler configuration.
 func NewService(pool *pgxpool.Pool, verifier *auth.Verifier, now learning.Clock, log *slog.Logger) (*Service, error) {
+	clk := now
+	now = func() time.Time { return clk().Truncate(learning.Precision) }
 	sched, err := learning.NewScheduler(learning.DefaultParams(), now)
 	if err != nil {
 		return nil, fmt.Errorf("build scheduler: %w", err)

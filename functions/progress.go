@@ -10,7 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/lexora-app/lexora/pkg/events"
+	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
 )
 
@@ -24,7 +24,7 @@ type Progress struct {
 	Feed         []FeedItem           `json:"feed"`
 }
 
-// Streak counts consecutive study days (see events.StudyDay): Current is 0
+// Streak counts consecutive study days (see learning.StudyDay): Current is 0
 // once a study day has been missed.
 type Streak struct {
 	Current int     `json:"current"`
@@ -131,7 +131,7 @@ func (s *Service) progress(ctx context.Context, tx pgx.Tx, caller user, learnerI
 		// A streak is alive while its last day is today or yesterday (study
 		// days); after a missed day it is 0 until the next review.
 		loc := location(tz)
-		today, _ := time.Parse(time.DateOnly, events.StudyDay(s.now(), loc))
+		today, _ := time.Parse(time.DateOnly, learning.StudyDay(s.now(), loc))
 		if last.Before(today.AddDate(0, 0, -1)) {
 			out.Streak.Current = 0
 		}

@@ -128,7 +128,7 @@ func (s *Service) submitReview(ctx context.Context, tx pgx.Tx, r *http.Request, 
 		card.LastReview = *lastReview
 	}
 
-	next, rlog, err := s.scheduler.Review(card, rating)
+	next, rlog, err := s.scheduler.Review(card, rating, location(learner.Timezone))
 	if err != nil {
 		return ReviewResult{}, fmt.Errorf("schedule card %s: %w", cardID, err)
 	}
@@ -161,7 +161,7 @@ func (s *Service) submitReview(ctx context.Context, tx pgx.Tx, r *http.Request, 
 		ReviewID: out.ReviewID, CardID: cardID, LearnerID: learner.ID, LexemeID: lexemeID, Rating: int(rating),
 		StateBefore: int(card.State), StateAfter: int(next.State), ReviewedAt: rlog.Reviewed,
 		LocalDay: localDay(rlog.Reviewed, learner.Timezone), Due: next.Due, AssignmentIDs: assignmentIDs,
-		StudyDay: events.StudyDay(rlog.Reviewed, location(learner.Timezone)),
+		StudyDay: learning.StudyDay(rlog.Reviewed, location(learner.Timezone)),
 	})
 	if err != nil {
 		return ReviewResult{}, err

@@ -23,8 +23,9 @@ type Schedule struct {
 	// most overdue first.
 	DueCount int       `json:"due_count"`
 	Due      []DueCard `json:"due"`
-	// Forecast counts cards falling due on each of the coming local days,
-	// today first; today includes the cards already due.
+	// Forecast counts cards falling due on each of the coming study days
+	// (learning.StudyDay: the learner's zone, from 04:00 to 04:00), today
+	// first; today includes the cards already due.
 	Forecast []ForecastDay `json:"forecast"`
 }
 
@@ -42,7 +43,7 @@ type DueCard struct {
 	Difficulty float64 `json:"difficulty"`
 }
 
-// ForecastDay is the number of cards due on one local date (YYYY-MM-DD).
+// ForecastDay is the number of cards due on one study day (YYYY-MM-DD).
 type ForecastDay struct {
 	Date string `json:"date"`
 	Due  int    `json:"due"`
@@ -134,9 +135,12 @@ WHERE c.learner_id = $1 AND c.due <= $2 AND NOT c.suspended` + inScope("$5") + `
 ORDER BY c.due, c.id
 LIMIT $3`
 
-// Overdue cards count on the first day.
+// A card counts on the study day of its due instant (learning.StudyDay in
+// SQL: the local wall-clock time less the rollover hour $7, then its date);
+// overdue cards count on the first day.
 var forecastSQL = `
-SELECT greatest((c.due AT TIME ZONE $3)::date, ($2::timestamptz AT TIME ZONE $3)::date) AS day, count(*)
+SELECT greatest(((c.due AT TIME ZONE $3) - make_interval(hours => $7))::date,
+                (($2::timestamptz AT TIME ZONE $3) - make_interval(hours => $7))::date) AS day, count(*)
 FROM cards c
 WHERE c.learner_id = $1 AND c.due < $5 AND NOT c.suspended` + inScope("$6") + `
 GROUP BY day ORDER BY day`
@@ -187,11 +191,16 @@ func (s *Service) schedule(ctx context.Context, tx pgx.Tx, caller user, learnerI
 	}
 	out.DueCount = total
 
-	today := out.Now.In(loc)
-	start := time.Date(today.Year(), today.Month(), today.Day(), 0, 0, 0, 0, loc)
-	end := start.AddDate(0, 0, days)
+	// Forecast days are study days: today is the one holding now, and the
+	// forecast ends where the study day after the last one begins.
+	today, err := time.Parse(time.DateOnly, learning.StudyDay(out.Now, loc))
+	if err != nil {
+		return Schedule{}, fmt.Errorf("forecast: %w", err)
+	}
+	end := learning.StudyDayStart(today.AddDate(0, 0, days), loc)
 	counts := map[string]int{}
-	rows, err = tx.Query(ctx, forecastSQL, learnerID, out.Now, loc.String(), assignmentID, end, assigner(caller))
+	rows, err = tx.Query(ctx, forecastSQL, learnerID, out.Now, loc.String(), assignmentID, end, assigner(caller),
+		learning.RolloverHour)
 	if err != nil {
 		return Schedule{}, fmt.Errorf("forecast: %w", err)
 	}
@@ -203,8 +212,8 @@ func (s *Service) schedule(ctx context.Context, tx pgx.Tx, caller user, learnerI
 	}); err != nil {
 		return Schedule{}, fmt.Errorf("forecast: %w", err)
 	}
-	for d := start; d.Before(end); d = d.AddDate(0, 0, 1) {
-		date := d.Format(time.DateOnly)
+	for i := range days {
+		date := today.AddDate(0, 0, i).Format(time.DateOnly)
 		out.Forecast = append(out.Forecast, ForecastDay{Date: date, Due: counts[date]})
 	}
 	return out, nil

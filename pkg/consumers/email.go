@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/lexora-app/lexora/pkg/events"
+	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/mail"
 	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/reminders"
@@ -218,6 +219,10 @@ SELECT u.email, u.display_name, u.timezone,
        (SELECT count(*) FROM cards c WHERE c.learner_id = u.id AND c.due <= $2 AND NOT c.suspended)
 FROM users u WHERE u.id = $1`
 
+// studiedSQL: did learner $1 review between $2 and $3 (a study day's
+// bounds)? Served by review_log_learner_reviewed.
+const studiedSQL = `SELECT EXISTS (SELECT 1 FROM review_log WHERE learner_id = $1 AND reviewed_at >= $2 AND reviewed_at < $3)`
+
 // daily sends the learner's daily reminder unless they studied on its study
 // day or have nothing due, and schedules the next one.
 func (e *Email) daily(ctx context.Context, d outbox.Delivery, p events.ReminderDailyPayload) error {
@@ -242,9 +247,14 @@ func (e *Email) daily(ctx context.Context, d outbox.Delivery, p events.ReminderD
 		if err != nil {
 			loc = time.UTC
 		}
+		// Whether the learner studied is read from the review log, written
+		// in the review's own transaction, not from learner_daily_activity:
+		// that projection lags while the activity subscriber is behind or
+		// blocked by a dead letter, and a learner who studied would be told
+		// they did not.
+		start, end := learning.StudyDayBounds(p.At, loc)
 		var studied bool
-		if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM learner_daily_activity WHERE learner_id = $1 AND day = $2)",
-			p.LearnerID, events.StudyDay(p.At, loc)).Scan(&studied); err != nil {
+		if err := tx.QueryRow(ctx, studiedSQL, p.LearnerID, start, end).Scan(&studied); err != nil {
 			return fmt.Errorf("check today's study: %w", err)
 		}
 		if studied || due == 0 {

@@ -66,12 +66,18 @@ func TestDailyReminderOnlyWhenTheLearnerHasNotStudied(t *testing.T) {
 	require.NoError(t, json.Unmarshal(second.Event.Payload, &p))
 	require.Equal(t, time.Date(2026, 3, 3, 17, 0, 0, 0, time.UTC), p.At.UTC())
 	clock = p.At.Add(time.Minute)
-	_, err = b.pool.Exec(ctx, "INSERT INTO learner_daily_activity (learner_id, day, reviews) VALUES ($1, '2026-03-03', 5)", b.learner.ID)
+	// The learner studied at 08:00 in Paris; the activity subscriber, behind
+	// or blocked by a dead letter, has not written learner_daily_activity.
+	_, err = b.pool.Exec(ctx, `INSERT INTO review_log (card_id, learner_id, rating, state_before, due_before,
+		state_after, due_after, stability, difficulty, elapsed_days, scheduled_days, reviewed_at)
+		SELECT id, learner_id, 3, 0, due, 1, due, 2.3, 2.1, 0, 0, '2026-03-03T08:00:00+01:00'
+		FROM cards WHERE learner_id = $1 LIMIT 1`, b.learner.ID)
 	require.NoError(t, err)
+	require.Zero(t, countRows(t, b, "SELECT count(*) FROM learner_daily_activity WHERE learner_id = $1", b.learner.ID))
 	require.NoError(t, h.Handle(ctx, second))
 	msgs, err = b.mailpit.Messages(ctx)
 	require.NoError(t, err)
-	require.Len(t, msgs, 1, "studied that day: no reminder")
+	require.Len(t, msgs, 1, "studied that day (the review log says so): no reminder")
 	require.NotEqual(t, second.Event.ID, b.currentLink(t).Event.ID, "the chain goes on")
 
 	// After an outage, a reminder a day late is not sent, and the chain
