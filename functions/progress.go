@@ -130,7 +130,7 @@ func (s *Service) progress(ctx context.Context, tx pgx.Tx, caller user, learnerI
 		out.Streak.LastDay = &day
 		// A streak is alive while its last day is today or yesterday (study
 		// days); after a missed day it is 0 until the next review.
-		loc := location(tz)
+		loc := learning.Zone(tz)
 		today, _ := time.Parse(time.DateOnly, learning.StudyDay(s.now(), loc))
 		if last.Before(today.AddDate(0, 0, -1)) {
 			out.Streak.Current = 0

@@ -128,7 +128,7 @@ func (s *Service) submitReview(ctx context.Context, tx pgx.Tx, r *http.Request, 
 		card.LastReview = *lastReview
 	}
 
-	next, rlog, err := s.scheduler.Review(card, rating, location(learner.Timezone))
+	next, rlog, err := s.scheduler.Review(card, rating, learning.Zone(learner.Timezone))
 	if err != nil {
 		return ReviewResult{}, fmt.Errorf("schedule card %s: %w", cardID, err)
 	}
@@ -161,7 +161,7 @@ func (s *Service) submitReview(ctx context.Context, tx pgx.Tx, r *http.Request, 
 		ReviewID: out.ReviewID, CardID: cardID, LearnerID: learner.ID, LexemeID: lexemeID, Rating: int(rating),
 		StateBefore: int(card.State), StateAfter: int(next.State), ReviewedAt: rlog.Reviewed,
 		LocalDay: localDay(rlog.Reviewed, learner.Timezone), Due: next.Due, AssignmentIDs: assignmentIDs,
-		StudyDay: learning.StudyDay(rlog.Reviewed, location(learner.Timezone)),
+		StudyDay: learning.StudyDay(rlog.Reviewed, learning.Zone(learner.Timezone)),
 	})
 	if err != nil {
 		return ReviewResult{}, err
@@ -211,14 +211,5 @@ func cardView(id uuid.UUID, c learning.Card) CardView {
 
 // localDay is t's calendar date in the IANA zone tz, or in UTC when tz is unknown.
 func localDay(t time.Time, tz string) string {
-	return t.In(location(tz)).Format(time.DateOnly)
-}
-
-// location loads the IANA zone tz, or UTC when it is unknown.
-func location(tz string) *time.Location {
-	loc, err := time.LoadLocation(tz)
-	if err != nil {
-		return time.UTC
-	}
-	return loc
+	return t.In(learning.Zone(tz)).Format(time.DateOnly)
 }

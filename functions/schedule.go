@@ -157,10 +157,8 @@ func (s *Service) schedule(ctx context.Context, tx pgx.Tx, caller user, learnerI
 	if err != nil {
 		return Schedule{}, fmt.Errorf("load learner: %w", err)
 	}
-	loc, err := time.LoadLocation(out.Timezone)
-	if err != nil {
-		loc, out.Timezone = time.UTC, "UTC"
-	}
+	loc := learning.Zone(out.Timezone)
+	out.Timezone = loc.String()
 
 	if assignmentID != nil {
 		var ok bool

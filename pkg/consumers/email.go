@@ -137,11 +137,7 @@ type assignmentMail struct {
 
 // message writes the email for the delivery's topic and subscriber.
 func (a assignmentMail) message(d outbox.Delivery) mail.Message {
-	loc, err := time.LoadLocation(a.tz)
-	if err != nil {
-		loc = time.UTC
-	}
-	due := a.due.In(loc).Format("Monday 2 January 2006, 15:04 MST")
+	due := a.due.In(learning.Zone(a.tz)).Format("Monday 2 January 2006, 15:04 MST")
 	switch {
 	case d.Event.Topic == events.AssignmentCreated:
 		return mail.Message{To: a.learnerEmail, Subject: "New assignment: " + a.deck,
@@ -243,16 +239,12 @@ func (e *Email) daily(ctx context.Context, d outbox.Delivery, p events.ReminderD
 		if err != nil || !current || now.Sub(p.At) > staleReminder {
 			return err
 		}
-		loc, err := time.LoadLocation(tz)
-		if err != nil {
-			loc = time.UTC
-		}
 		// Whether the learner studied is read from the review log, written
 		// in the review's own transaction, not from learner_daily_activity:
 		// that projection lags while the activity subscriber is behind or
 		// blocked by a dead letter, and a learner who studied would be told
 		// they did not.
-		start, end := learning.StudyDayBounds(p.At, loc)
+		start, end := learning.StudyDayBounds(p.At, learning.Zone(tz))
 		var studied bool
 		if err := tx.QueryRow(ctx, studiedSQL, p.LearnerID, start, end).Scan(&studied); err != nil {
 			return fmt.Errorf("check today's study: %w", err)

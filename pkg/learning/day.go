@@ -1,6 +1,9 @@
 package learning
 
-import "time"
+import (
+	"time"
+	_ "time/tzdata" // see Zone
+)
 
 // RolloverHour is the local hour at which a learner's study day begins
 // (Anki's default day cutoff, 04:00): a review at 01:30 counts for the day
@@ -68,4 +71,16 @@ func studyDate(t time.Time, tz *time.Location) time.Time {
 func libInstant(t time.Time, tz *time.Location) time.Time {
 	start, _ := StudyDayBounds(t, tz)
 	return studyDate(t, tz).Add(min(t.Sub(start), 24*time.Hour-Precision))
+}
+
+// Zone returns the IANA time zone name (a learner's users.timezone), or UTC
+// when the name is unknown: the one place a stored zone name is interpreted.
+// The zone database is embedded (time/tzdata), so a container image without
+// one does not silently put every learner in UTC.
+func Zone(name string) *time.Location {
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return time.UTC
+	}
+	return loc
 }

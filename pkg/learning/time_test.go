@@ -174,3 +174,10 @@ func TestStepBeyondTheConfiguredStepsIsTheLastStep(t *testing.T) {
 	require.Equal(t, 0, again.Step)
 	require.Equal(t, now.Add(10*time.Minute), again.Due)
 }
+
+func TestZoneFallsBackToUTCForAnUnknownName(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "Asia/Tokyo", Zone("Asia/Tokyo").String())
+	require.Equal(t, time.UTC, Zone("Mars/Olympus_Mons"))
+	require.Equal(t, time.UTC, Zone(""))
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lexora-app/lexora/pkg/events"
+	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/outbox"
 )
 
@@ -55,11 +56,7 @@ func Continue(ctx context.Context, tx pgx.Tx, ob *outbox.Outbox, learner uuid.UU
 }
 
 func link(learner uuid.UUID, tz string, after time.Time) (outbox.Event, time.Time, error) {
-	loc, err := time.LoadLocation(tz)
-	if err != nil {
-		loc = time.UTC
-	}
-	next := events.NextDailyReminder(after, loc)
+	next := events.NextDailyReminder(after, learning.Zone(tz))
 	ev, err := outbox.NewEvent(events.ReminderDaily, learner.String(), events.ReminderDailyPayload{LearnerID: learner, At: next})
 	if err != nil {
 		return outbox.Event{}, time.Time{}, err
