@@ -6,14 +6,17 @@ SHELL := /bin/bash
 GO ?= go
 BIN := $(CURDIR)/bin
 # The binaries `make build` produces, each named after its directory:
-# bin/server, bin/migrate, bin/seed, bin/drain, bin/prune, bin/demo, bin/devtoken, bin/devstack, bin/outboxctl.
+# bin/server, bin/migrate, bin/seed, bin/drain, bin/prune, bin/demo, bin/devtoken, bin/devstack, bin/outboxctl,
+# bin/chaos.
 CMDS := ./functions/cmd/server ./functions/cmd/demo ./functions/cmd/devtoken \
-	./jobs/migrate ./jobs/seed ./jobs/drain ./jobs/prune ./jobs/devstack ./jobs/outboxctl
+	./jobs/migrate ./jobs/seed ./jobs/drain ./jobs/prune ./jobs/devstack ./jobs/outboxctl ./jobs/chaos
+# What the fault-injection harness (jobs/chaos) runs.
+CHAOS_CMDS := ./functions/cmd/server ./jobs/migrate ./jobs/seed ./jobs/drain ./jobs/chaos
 
 TEST_ENV := LEXORA_MAILPIT=$(BIN)/mailpit \
 	LEXORA_TEST_DATABASE_URL='postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable'
 
-.PHONY: help build run demo reset test bench clean
+.PHONY: help build run demo reset test chaos bench clean
 
 help: ## List the targets.
 	@echo "usage: make <target>"
@@ -53,6 +56,14 @@ test: ## go vet, gofmt check and all tests with -race against the local PostgreS
 	@for fuzzer in FuzzSubmitReview FuzzCreateAssignment FuzzEnrollLearner; do \
 		$(TEST_ENV) $(GO) test -run '^$$' -fuzz "^$$fuzzer$$" -fuzztime 1000x -fuzzminimizetime 0 ./functions || exit 1; \
 	done
+	@# The whole product under fire for about 3 minutes (docs/chaos.md).
+	$(GO) build -o $(BIN)/ $(CHAOS_CMDS)
+	$(BIN)/chaos -profile short -bin $(BIN)
+
+chaos: ## The fault-injection harness's long profile (30 minutes); its report goes to docs/chaos-report.md.
+	.ci/ensure-mailpit
+	$(GO) build -o $(BIN)/ $(CHAOS_CMDS)
+	nice -n 19 $(BIN)/chaos -profile long -bin $(BIN) -report docs/chaos-report.md
 
 bench: ## Outbox benchmarks (one iteration each) against the local PostgreSQL.
 	.ci/ensure-postgres
