@@ -57,9 +57,17 @@
 // and fails unless the checks catch each: a harness that cannot fail
 // proves nothing.
 //
+// `chaos soak` is the outbox soak benchmark, `chaos cluster` runs a
+// command against a production-like cluster of its own, and `chaos charts`
+// draws the benchmarks' charts (see soakMain, clusterMain, chartsMain and
+// docs/benchmarks.md).
+//
 // Usage:
 //
 //	chaos [-profile short|long] [-bin ./bin] [-duration D] [-report FILE] [-keep]
+//	chaos soak [-duration 30m] [-rate 200] [-autovacuum=true] [-out docs/bench]
+//	chaos cluster [-bin ./bin] -- go test -bench ...
+//	chaos charts -in bench.txt [-out docs/bench]
 package main
 
 import (
@@ -121,6 +129,16 @@ var (
 )
 
 func main() {
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case "soak":
+			os.Exit(soakMain(os.Args[2:]))
+		case "charts":
+			os.Exit(chartsMain(os.Args[2:]))
+		case "cluster":
+			os.Exit(clusterMain(os.Args[2:]))
+		}
+	}
 	name := flag.String("profile", "short", "short (about 3 minutes, in make test) or long (30 minutes, make chaos)")
 	bin := flag.String("bin", "./bin", "folder with server, drain, migrate, seed and mailpit")
 	duration := flag.Duration("duration", 0, "length of the load and fault phase (default: the profile's)")

@@ -78,7 +78,7 @@ type drainStats struct {
 	failedRuns                                             int            // runs that exited non-zero (not killed)
 }
 
-const database = "lexora"
+const dbName = "lexora"
 
 // startStack brings everything up, migrated and seeded.
 func startStack(ctx context.Context, cfg profile, dir string, logFile io.Writer) (*stack, error) {
@@ -95,10 +95,10 @@ func startStack(ctx context.Context, cfg profile, dir string, logFile io.Writer)
 	if s.pg, err = newCluster(ctx, dir, false); err != nil {
 		return nil, err
 	}
-	if err := s.pg.exec(ctx, "postgres", "CREATE DATABASE "+database); err != nil {
+	if err := s.pg.exec(ctx, "postgres", "CREATE DATABASE "+dbName); err != nil {
 		return nil, fmt.Errorf("create database: %w", err)
 	}
-	direct := []string{"DATABASE_URL=" + s.pg.URL(database)}
+	direct := []string{"DATABASE_URL=" + s.pg.URL(dbName)}
 	for _, job := range []string{"migrate", "seed"} {
 		p, err := startProc(job, bin(job), nil, direct, s.log, nil)
 		if err != nil {
@@ -109,7 +109,7 @@ func startStack(ctx context.Context, cfg profile, dir string, logFile io.Writer)
 			return nil, fmt.Errorf("%s: %v (see %s)", job, p.err, filepath.Join(dir, "stack.log"))
 		}
 	}
-	if s.pool, err = pgxpool.New(ctx, s.pg.URL(database)); err != nil {
+	if s.pool, err = pgxpool.New(ctx, s.pg.URL(dbName)); err != nil {
 		return nil, err
 	}
 
@@ -150,7 +150,7 @@ func startStack(ctx context.Context, cfg profile, dir string, logFile io.Writer)
 
 // proxiedURL is the database URL through proxy name.
 func (s *stack) proxiedURL(name string) string {
-	return fmt.Sprintf("postgres://postgres@%s/%s?sslmode=disable", s.proxies[name].Listen, database)
+	return fmt.Sprintf("postgres://postgres@%s/%s?sslmode=disable", s.proxies[name].Listen, dbName)
 }
 
 // startServer starts the functions server and waits until it listens.
