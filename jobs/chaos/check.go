@@ -640,8 +640,9 @@ func orderedSubscribers() []string {
 // computes replaying the card's review log from a new card.
 func (c *checker) fsrs(ctx context.Context, f *findings) error {
 	iv := f.invariant("FSRS: every card equals the replay of its review log")
-	rows, err := c.s.pool.Query(ctx, `SELECT card_id, rating, state_before, due_before, state_after, due_after,
-		stability, difficulty, elapsed_days, scheduled_days, reviewed_at FROM review_log ORDER BY card_id, id`)
+	rows, err := c.s.pool.Query(ctx, `SELECT r.card_id, r.rating, r.state_before, r.due_before, r.state_after, r.due_after,
+		r.stability, r.difficulty, r.elapsed_days, r.scheduled_days, r.reviewed_at, u.timezone
+		FROM review_log r JOIN users u ON u.id = r.learner_id ORDER BY r.card_id, r.id`)
 	if err != nil {
 		return err
 	}
@@ -651,11 +652,12 @@ func (c *checker) fsrs(ctx context.Context, f *findings) error {
 		dueBefore, dueAfter, reviewed time.Time
 		stability, difficulty         float64
 		elapsed, scheduled            int64
+		zone                          string
 	}
 	logs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (logged, error) {
 		var l logged
 		return l, r.Scan(&l.card, &l.rating, &l.before, &l.dueBefore, &l.after, &l.dueAfter, &l.stability,
-			&l.difficulty, &l.elapsed, &l.scheduled, &l.reviewed)
+			&l.difficulty, &l.elapsed, &l.scheduled, &l.reviewed, &l.zone)
 	})
 	if err != nil {
 		return err
@@ -678,7 +680,7 @@ func (c *checker) fsrs(ctx context.Context, f *findings) error {
 				l.reviewed.Format(time.RFC3339Nano), l.before, l.dueBefore, card.State, card.Due)
 		}
 		now = l.reviewed
-		next, _, err := sched.Review(card, learning.Rating(l.rating))
+		next, _, err := sched.Review(card, learning.Rating(l.rating), learning.Zone(l.zone))
 		if err != nil {
 			iv.fail("card %s: replay of the review at %s: %v", l.card, l.reviewed, err)
 			continue
