@@ -20,6 +20,9 @@ package main
 import (
 	"context"
 	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sethvargo/go-envconfig"
 
@@ -74,7 +77,7 @@ func run(ctx context.Context, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
+	defer closeWithin(pool, closeWait)
 	log = log.With(slog.Int("task_index", cfg.TaskIndex), slog.Int("task_count", cfg.TaskCount))
 	handlers := consumers.Handlers(consumers.Deps{Pool: pool, Mail: sender, Webhooks: webhooks.NewSender(cfg.Webhooks), Log: log})
 	handlers = withFaults(handlers, faults, log)
@@ -92,4 +95,22 @@ func run(ctx context.Context, log *slog.Logger) error {
 	rep, err := drainer.Run(ctx)
 	log.Info("drain run", slog.Any("report", rep))
 	return err
+}
+
+// closeWait bounds how long the exit waits for the pool to close: closing
+// connections to a database that stopped answering waits up to 15 s each
+// for a cancel request, and Cloud Run kills the task 10 s after SIGTERM.
+const closeWait = time.Second
+
+// closeWithin closes pool, waiting at most wait for it.
+func closeWithin(pool *pgxpool.Pool, wait time.Duration) {
+	closed := make(chan struct{})
+	go func() {
+		pool.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(wait):
+	}
 }

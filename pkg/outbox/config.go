@@ -21,14 +21,20 @@ const (
 	DefaultPollInterval   = time.Second
 	DefaultHandlerTimeout = time.Minute
 	DefaultShutdownGrace  = 8 * time.Second
+	// DefaultStatementTimeout is far above what the drain's statements take
+	// (a claim of 1,000 deliveries takes tens of milliseconds) and well
+	// under the default lease.
+	DefaultStatementTimeout = 5 * time.Second
 )
 
 // Config bounds one drain run. Zero fields take the defaults above. The env
 // tags name the jobs/drain environment variables (Go duration syntax for
 // durations, e.g. "45s").
 type Config struct {
-	// MaxDuration is how long a run keeps claiming work. Handlers already
-	// started may finish after it, each within HandlerTimeout.
+	// MaxDuration is how long a run keeps claiming work and starting
+	// handlers. Handlers already started may finish after it, each within
+	// HandlerTimeout (plus a second before it is abandoned); claimed
+	// deliveries not started by then are released.
 	MaxDuration time.Duration `env:"DRAIN_MAX_DURATION"`
 	// MaxDeliveries caps how many deliveries one run claims.
 	MaxDeliveries int `env:"DRAIN_MAX_DELIVERIES"`
@@ -41,8 +47,18 @@ type Config struct {
 	// (a heartbeat) every third of it; a handler whose lease was taken over
 	// anyway has its context cancelled and its result is not written.
 	LeaseDuration time.Duration `env:"DRAIN_LEASE_DURATION"`
-	// HandlerTimeout is the deadline of one handler call.
+	// HandlerTimeout is the deadline of one handler call. Past it the
+	// delivery's lease is no longer extended; a handler that has not returned
+	// a second later is abandoned (left running, counted in
+	// Report.Abandoned) and its attempt counts as failed, so a delivery that
+	// hangs on every attempt ends dead like any other failure.
 	HandlerTimeout time.Duration `env:"DRAIN_HANDLER_TIMEOUT"`
+	// StatementTimeout is the deadline of each statement the drain itself
+	// issues (claim, lease extension, result writes, backlog). After
+	// SIGTERM, statements are also cut at the end of the shutdown (grace
+	// plus two seconds), so a run exits even when the database stops
+	// answering.
+	StatementTimeout time.Duration `env:"DRAIN_STATEMENT_TIMEOUT"`
 	// ShutdownGrace is how long handlers may go on once the run's context is
 	// cancelled (SIGTERM); then their contexts are cancelled and unfinished
 	// deliveries are released for another worker, without using an attempt.
@@ -73,6 +89,7 @@ func (c Config) withDefaults() Config {
 	c.PollInterval = cmp.Or(c.PollInterval, DefaultPollInterval)
 	c.HandlerTimeout = cmp.Or(c.HandlerTimeout, DefaultHandlerTimeout)
 	c.ShutdownGrace = cmp.Or(c.ShutdownGrace, DefaultShutdownGrace)
+	c.StatementTimeout = cmp.Or(c.StatementTimeout, DefaultStatementTimeout)
 	return c
 }
 
@@ -82,7 +99,7 @@ func (c Config) Validate() error {
 	var errs []error
 	if c.MaxDuration < 0 || c.MaxDeliveries < 0 || c.BatchSize < 0 || c.Concurrency < 0 ||
 		c.MaxAttempts < 0 || c.BackoffBase < 0 || c.BackoffMax < 0 || c.PollInterval < 0 ||
-		c.HandlerTimeout < 0 || c.ShutdownGrace < 0 {
+		c.HandlerTimeout < 0 || c.ShutdownGrace < 0 || c.StatementTimeout < 0 {
 		errs = append(errs, errors.New("outbox config: limits must not be negative"))
 	}
 	if c.LeaseDuration < time.Second {

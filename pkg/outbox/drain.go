@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -58,9 +60,15 @@ type Report struct {
 	// LostLeases counts results not written because the lease had passed to
 	// another worker; that worker's result stands.
 	LostLeases int `json:"lost_leases"`
-	// Released counts deliveries handed back unfinished at shutdown.
-	Released int           `json:"released"`
-	Duration time.Duration `json:"-"`
+	// Released counts deliveries handed back unfinished at shutdown, or
+	// claimed but not started before MaxDuration.
+	Released int `json:"released"`
+	// Abandoned counts handlers still running a second after their context
+	// ended (their timeout, a lost lease or the end of the shutdown grace):
+	// the run stopped waiting for them and counted their attempt as failed.
+	// Each is a goroutine left running until the process exits.
+	Abandoned int           `json:"abandoned"`
+	Duration  time.Duration `json:"-"`
 	// Backlog is what is left per subscriber when the run ends, for every
 	// subscriber, handled by this drain or not.
 	Backlog []Backlog `json:"backlog"`
@@ -103,6 +111,7 @@ func (r Report) LogValue() slog.Value {
 		slog.Int("dead", r.Dead),
 		slog.Int("lost_leases", r.LostLeases),
 		slog.Int("released", r.Released),
+		slog.Int("abandoned", r.Abandoned),
 		slog.Float64("duration_seconds", r.Duration.Seconds()),
 		slog.Int64("backlog", due),
 		slog.Int64("scheduled", pending-due),
@@ -142,9 +151,11 @@ RETURNING d.id, d.subscriber, d.attempts, e.event_id, e.topic, e.ordering_key, e
 const leaseExpiredError = "lease expired: the previous attempt's worker died or overran its lease"
 
 // claim leases up to n due deliveries under one new token.
-func (d *Drainer) claim(ctx context.Context, n int) ([]Delivery, uuid.UUID, error) {
+func (d *Drainer) claim(ctx context.Context, db *pgxpool.Pool, n int) ([]Delivery, uuid.UUID, error) {
 	token := uuid.New()
-	rows, err := d.pool.Query(ctx, claimSQL, d.names, n, token, d.cfg.LeaseDuration.Seconds(), leaseExpiredError)
+	ctx, cancel := context.WithTimeout(ctx, d.cfg.StatementTimeout)
+	defer cancel()
+	rows, err := db.Query(ctx, claimSQL, d.names, n, token, d.cfg.LeaseDuration.Seconds(), leaseExpiredError)
 	if err != nil {
 		return nil, token, fmt.Errorf("claim deliveries: %w", err)
 	}
@@ -213,13 +224,15 @@ SELECT count(*) FROM acked`
 
 // ack removes delivered deliveries where this worker still holds their lease
 // and returns how many it removed.
-func (d *Drainer) ack(ctx context.Context, ls []lease) (int, error) {
+func (d *Drainer) ack(ctx context.Context, db *pgxpool.Pool, ls []lease) (int, error) {
 	if len(ls) == 0 {
 		return 0, nil
 	}
+	ctx, cancel := context.WithTimeout(ctx, d.cfg.StatementTimeout)
+	defer cancel()
 	ids, tokens := leaseArrays(ls)
 	var n int
-	if err := d.pool.QueryRow(ctx, ackSQL, ids, tokens).Scan(&n); err != nil {
+	if err := db.QueryRow(ctx, ackSQL, ids, tokens).Scan(&n); err != nil {
 		return 0, fmt.Errorf("acknowledge %d deliveries: %w", len(ls), err)
 	}
 	return n, nil
@@ -245,19 +258,21 @@ RETURNING f.dead`
 
 // fail records failed attempts, as retries or dead letters, where this worker
 // still holds the lease. It returns how many became retries and dead.
-func (d *Drainer) fail(ctx context.Context, fs []failure) (retried, dead int, err error) {
+func (d *Drainer) fail(ctx context.Context, db *pgxpool.Pool, fs []failure) (retried, dead int, err error) {
 	if len(fs) == 0 {
 		return 0, 0, nil
 	}
+	ctx, cancel := context.WithTimeout(ctx, d.cfg.StatementTimeout)
+	defer cancel()
 	ls := make([]lease, len(fs))
 	msgs := make([]string, len(fs))
 	delays := make([]float64, len(fs))
 	deads := make([]bool, len(fs))
 	for i, f := range fs {
-		ls[i], msgs[i], delays[i], deads[i] = f.lease, truncate(f.err, 4000), f.delay.Seconds(), f.dead
+		ls[i], msgs[i], delays[i], deads[i] = f.lease, validText(f.err, maxErrorBytes), f.delay.Seconds(), f.dead
 	}
 	ids, tokens := leaseArrays(ls)
-	rows, err := d.pool.Query(ctx, failSQL, ids, tokens, msgs, delays, deads)
+	rows, err := db.Query(ctx, failSQL, ids, tokens, msgs, delays, deads)
 	if err != nil {
 		return 0, 0, fmt.Errorf("record %d failed deliveries: %w", len(fs), err)
 	}
@@ -282,12 +297,14 @@ WHERE d.id = ANY (ARRAY(SELECT id FROM held))`
 
 // release hands deliveries back unattempted, where this worker still holds
 // the lease, and returns how many it released.
-func (d *Drainer) release(ctx context.Context, ls []lease) (int, error) {
+func (d *Drainer) release(ctx context.Context, db *pgxpool.Pool, ls []lease) (int, error) {
 	if len(ls) == 0 {
 		return 0, nil
 	}
+	ctx, cancel := context.WithTimeout(ctx, d.cfg.StatementTimeout)
+	defer cancel()
 	ids, tokens := leaseArrays(ls)
-	tag, err := d.pool.Exec(ctx, releaseSQL, ids, tokens)
+	tag, err := db.Exec(ctx, releaseSQL, ids, tokens)
 	if err != nil {
 		return 0, fmt.Errorf("release %d deliveries: %w", len(ls), err)
 	}
@@ -301,9 +318,11 @@ RETURNING d.id`
 
 // extend pushes back the expiry of leases this worker still holds and
 // returns the ids it extended; the others were taken over.
-func (d *Drainer) extend(ctx context.Context, ls []lease) ([]int64, error) {
+func (d *Drainer) extend(ctx context.Context, db *pgxpool.Pool, ls []lease) ([]int64, error) {
 	ids, tokens := leaseArrays(ls)
-	rows, err := d.pool.Query(ctx, extendSQL, ids, tokens, d.cfg.LeaseDuration.Seconds())
+	ctx, cancel := context.WithTimeout(ctx, d.cfg.StatementTimeout)
+	defer cancel()
+	rows, err := db.Query(ctx, extendSQL, ids, tokens, d.cfg.LeaseDuration.Seconds())
 	if err != nil {
 		return nil, fmt.Errorf("extend %d leases: %w", len(ls), err)
 	}
@@ -314,11 +333,24 @@ func (d *Drainer) extend(ctx context.Context, ls []lease) ([]int64, error) {
 	return kept, nil
 }
 
-func truncate(s string, n int) string {
+// maxErrorBytes caps a recorded last_error.
+const maxErrorBytes = 4000
+
+// validText returns s as PostgreSQL text can store it: invalid UTF-8
+// sequences replaced by U+FFFD, NUL bytes (which text cannot hold) dropped,
+// and cut to at most n bytes at a character boundary. A handler's error
+// goes into one statement with the other failures of its group, so one
+// unstorable message would otherwise fail them all.
+func validText(s string, n int) string {
+	s = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
 	if len(s) <= n {
 		return s
 	}
-	return s[:n]
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
 }
 
 // The backlog covers every subscriber, including those this drain has no
@@ -336,8 +368,10 @@ GROUP BY d.subscriber ORDER BY d.subscriber`
 const oldestDueAgeSQL = `
     coalesce(extract(epoch FROM now() - min(greatest(d.created_at, e.not_before)) FILTER (WHERE d.available_at <= now())), 0)::float8`
 
-func (d *Drainer) backlog(ctx context.Context) ([]Backlog, error) {
-	rows, err := d.pool.Query(ctx, backlogSQL)
+func (d *Drainer) backlog(ctx context.Context, db *pgxpool.Pool) ([]Backlog, error) {
+	ctx, cancel := context.WithTimeout(ctx, d.cfg.StatementTimeout)
+	defer cancel()
+	rows, err := db.Query(ctx, backlogSQL)
 	if err != nil {
 		return nil, fmt.Errorf("measure backlog: %w", err)
 	}

@@ -80,11 +80,20 @@ type Subscription struct {
 	Topic      string
 	Subscriber string
 	// Ordered makes the subscriber receive the deliveries of one ordering
-	// key one at a time, in commit order: a delivery is not handed out while
-	// an earlier one of the same key for the same subscriber is pending,
-	// running or dead. Different keys proceed in parallel. A dead head keeps
+	// key one at a time, in outbox id order (commit order under the
+	// precondition below): a delivery is not handed out while an earlier
+	// one of the same key for the same subscriber is pending, running or
+	// dead. Different keys proceed in parallel. A dead head keeps
 	// its key blocked (and reported) until an operator replays or skips it.
 	// A subscriber's subscriptions must agree on Ordered.
+	//
+	// Precondition: the order is the order of the events' outbox ids, which
+	// is commit order per key only when every transaction that enqueues
+	// events of one key first locks the same row (the aggregate's, e.g. the
+	// learner's users row FOR NO KEY UPDATE). Two writers of one key that
+	// do not serialise so can commit in the opposite order of their ids,
+	// and an ordered subscriber then sees the later commit first. See
+	// docs/architecture.md, "Ordering".
 	Ordered bool
 }
 

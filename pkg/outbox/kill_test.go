@@ -27,8 +27,10 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// worker drains "s1" into the effects table, slowly enough to be killed
-// mid-batch, and prints its report as JSON.
+// worker drains "s1" into the effects table and prints its report as JSON.
+// By default it goes slowly enough to be killed mid-batch; with
+// LEXORA_OUTBOX_WORKER_MODE=pause it claims five deliveries at once and
+// handles them one at a time, three seconds each, to be paused mid-batch.
 func worker(url string) int {
 	ctx := context.Background()
 	pool, err := pgxpool.New(ctx, url)
@@ -37,8 +39,11 @@ func worker(url string) int {
 		return 2
 	}
 	defer pool.Close()
-	d, err := NewDrainer(pool, map[string]Handler{"s1": loggedEffect(pool)},
-		Config{StopWhenIdle: true, BatchSize: 50, Concurrency: 4, LeaseDuration: time.Second}, slog.New(slog.DiscardHandler))
+	h, cfg := loggedEffect(pool, 2*time.Millisecond), Config{StopWhenIdle: true, BatchSize: 50, Concurrency: 4, LeaseDuration: time.Second}
+	if os.Getenv("LEXORA_OUTBOX_WORKER_MODE") == "pause" {
+		h, cfg = loggedEffect(pool, 3*time.Second), Config{StopWhenIdle: true, BatchSize: 5, Concurrency: 1, LeaseDuration: time.Second}
+	}
+	d, err := NewDrainer(pool, map[string]Handler{"s1": h}, cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -52,13 +57,16 @@ func worker(url string) int {
 	return 0
 }
 
-// loggedEffect logs every attempt in the attempts table, then writes the
-// effect once through HandleOnce.
-func loggedEffect(pool *pgxpool.Pool) Handler {
+// loggedEffect logs every attempt in the attempts table, works for work
+// (or until its context ends), then writes the effect once through
+// HandleOnce.
+func loggedEffect(pool *pgxpool.Pool, work time.Duration) Handler {
 	return HandlerFunc(func(ctx context.Context, d Delivery) error {
-		time.Sleep(2 * time.Millisecond)
 		if _, err := pool.Exec(ctx, "INSERT INTO attempts VALUES ($1)", d.Event.ID); err != nil {
 			return err
+		}
+		if work > 0 && !sleep(ctx, work) {
+			return ctx.Err()
 		}
 		return HandleOnce(ctx, pool, d, func(tx pgx.Tx) error {
 			_, err := tx.Exec(ctx, "INSERT INTO effects VALUES ($1, $2)", d.Event.ID, d.Subscriber)
@@ -99,7 +107,7 @@ func TestFourDrainsWithOneKilledDeliverEverythingOnce(t *testing.T) {
 	}
 
 	// What the killed worker held comes back when its leases expire.
-	d := b.drainer(t, map[string]Handler{"s1": loggedEffect(b.pool)}, Config{StopWhenIdle: true})
+	d := b.drainer(t, map[string]Handler{"s1": loggedEffect(b.pool, 2*time.Millisecond)}, Config{StopWhenIdle: true})
 	require.Eventually(t, func() bool {
 		_, err := d.Run(ctx)
 		require.NoError(t, err)

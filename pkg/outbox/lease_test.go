@@ -175,8 +175,11 @@ func TestShutdownIsBoundedEvenWhenHandlersIgnoreCancellation(t *testing.T) {
 	rep := <-done
 	require.Less(t, time.Since(start), 3*time.Second, "grace plus a second, not the handlers' 10 s")
 	require.EqualValues(t, 2, started.Load(), "nothing new starts after SIGTERM")
-	require.Equal(t, 10, rep.Released)
-	require.Equal(t, 10, b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'pending' AND attempts = 0"))
+	require.Equal(t, 8, rep.Released, "the deliveries never started are handed back unattempted")
+	require.Equal(t, 2, rep.Abandoned)
+	require.Equal(t, 2, rep.Retried, "an abandoned handler's attempt counts, or it would hang every run")
+	require.Equal(t, 8, b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'pending' AND attempts = 0"))
+	require.Equal(t, 2, b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'pending' AND attempts = 1 AND last_error LIKE '%handler abandoned%'"))
 }
 
 // TestOverlappingLeaseWritesDoNotDeadlock runs the heartbeat's extension and
@@ -195,7 +198,7 @@ func TestOverlappingLeaseWritesDoNotDeadlock(t *testing.T) {
 	}
 	b.enqueue(t, events...)
 	d := b.drainer(t, map[string]Handler{"s1": newRecorder()}, Config{})
-	batch, token, err := d.claim(ctx, n)
+	batch, token, err := d.claim(ctx, d.pool, n)
 	require.NoError(t, err)
 	require.Len(t, batch, n)
 	forward := make([]lease, n)
@@ -212,7 +215,7 @@ func TestOverlappingLeaseWritesDoNotDeadlock(t *testing.T) {
 	}
 	extend := func(ls []lease) func() error {
 		return func() error {
-			_, err := d.extend(ctx, ls)
+			_, err := d.extend(ctx, d.pool, ls)
 			return err
 		}
 	}
@@ -228,7 +231,7 @@ func TestOverlappingLeaseWritesDoNotDeadlock(t *testing.T) {
 		half = append(half, forward[i])
 	}
 	together(extend(forward), func() error {
-		_, err := d.ack(ctx, half)
+		_, err := d.ack(ctx, d.pool, half)
 		return err
 	})
 	require.Equal(t, n/2, b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'running'"))

@@ -154,7 +154,7 @@ func TestApplicationClockSkewChangesNothing(t *testing.T) {
 	require.True(t, availableAt.After(notBefore), "availability never precedes the database's now()")
 
 	d := b.drainer(t, map[string]Handler{"s1": newRecorder()}, Config{LeaseDuration: time.Minute})
-	batch, _, err := d.claim(ctx, 10)
+	batch, _, err := d.claim(ctx, d.pool, 10)
 	require.NoError(t, err)
 	require.Len(t, batch, 1)
 	var lease float64
@@ -174,7 +174,7 @@ func TestDelayedEventAgesFromItsNotBeforeTime(t *testing.T) {
 	_, err = b.pool.Exec(ctx, `UPDATE outbox_deliveries SET created_at = now() - interval '1 day'`)
 	require.NoError(t, err)
 	d := b.drainer(t, map[string]Handler{"s1": newRecorder()}, Config{})
-	backlog, err := d.backlog(ctx)
+	backlog, err := d.backlog(ctx, d.pool)
 	require.NoError(t, err)
 	require.Len(t, backlog, 2)
 	for _, s := range backlog {

@@ -2,7 +2,6 @@ package outbox
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // inflight is one claimed delivery between its claim and its written result.
@@ -18,7 +18,9 @@ type inflight struct {
 	lease
 	cancel  context.CancelFunc // set once its handler starts
 	running bool
-	lost    bool // the heartbeat found the lease taken over
+	lost    bool      // the heartbeat found the lease taken over
+	until   time.Time // when the lease expires, as last confirmed by the claim or a heartbeat
+	stop    time.Time // the handler's deadline: past it the lease is no longer extended
 }
 
 // result is what a worker reports for one delivery.
@@ -26,18 +28,28 @@ type result struct {
 	f         *inflight
 	err       error
 	duplicate bool // the handler found the event already processed
-	released  bool // cut short by shutdown: hand back without using an attempt
+	released  bool // cut short by shutdown or not started: hand back without using an attempt
+	abandoned bool // the handler did not return after its context ended
 }
 
 // run is the state of one Run.
 type run struct {
 	d   *Drainer
 	rep Report
+	// db runs the drain's own statements on connections of their own, so
+	// that lease extensions and result writes never queue behind handlers
+	// for a connection of the handlers' pool.
+	db *pgxpool.Pool
 
 	ctx      context.Context // the run's: cancelled by SIGTERM
-	mu       sync.Mutex      // guards held and the inflight fields
+	deadline time.Time       // MaxDuration after the start: no handler starts later
+	// hard is the parent of the drain's writes: it outlives SIGTERM, so a
+	// shutdown does not throw away finished work, but ends hardStopDelay
+	// after the handlers are abandoned, so a database that stops answering
+	// cannot keep the process alive.
+	hard     context.Context
+	mu       sync.Mutex // guards held and the inflight fields
 	held     map[int64]*inflight
-	hardStop chan struct{}   // closed a moment after the grace, for handlers that ignore cancellation
 	base     context.Context // handlers' parent; cancelled when the shutdown grace ends
 	stopAll  context.CancelFunc
 	work     chan *inflight
@@ -51,6 +63,10 @@ type run struct {
 	released   []lease
 }
 
+// ownConns is the size of the pool of the drain's own statements: one for
+// the claim-and-write loop, one for the heartbeat.
+const ownConns = 2
+
 // Run drains until cfg.MaxDuration has passed, cfg.MaxDeliveries have been
 // claimed, ctx ends, or (with StopWhenIdle) nothing is due.
 //
@@ -59,20 +75,42 @@ type run struct {
 // to Concurrency workers, and writes results in groups as they come, so one
 // slow handler never holds back the acknowledgement of others. Leases of
 // claimed deliveries are extended every third of the lease while they wait
-// or run.
+// or run, until their handler's timeout. The drain's own statements run on
+// two connections it opens for the run from the pool's configuration, so
+// handlers that hold every connection of the pool cannot starve them; each
+// has a deadline (StatementTimeout). A delivery whose lease is known or
+// found lost is never handed to its handler.
 //
 // When ctx ends (SIGTERM), the run stops claiming and starting handlers;
-// running handlers get ShutdownGrace to finish, then are cancelled, and a
-// second later the run releases whatever is still unfinished and returns.
-// Claimed work is always finished or released. Run returns the report, and
-// an error only when the database cannot be used; handler failures are
-// counted, not returned.
-func (d *Drainer) Run(ctx context.Context) (Report, error) {
+// running handlers get ShutdownGrace to finish, then are cancelled; those
+// that return are released without using an attempt, those still running a
+// second later are abandoned and their attempt counts. Claimed work is
+// always finished, released or left to its lease's expiry when the
+// database cannot be reached. Run returns the report, and an error only
+// when the database cannot be used; handler failures are counted, not
+// returned.
+func (d *Drainer) Run(ctx context.Context) (_ Report, runErr error) {
 	start := time.Now()
+	cfg := d.pool.Config()
+	cfg.MaxConns, cfg.MinConns, cfg.MinIdleConns = ownConns, 0, 0
+	db, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return Report{}, fmt.Errorf("open the drain's connections: %w", err)
+	}
+	defer func() {
+		if runErr != nil {
+			// Closing a connection to a database that stopped answering
+			// waits up to 15 s for a cancel request: do not wait with it.
+			go db.Close()
+			return
+		}
+		db.Close()
+	}()
 	r := &run{
 		ctx:      ctx,
-		hardStop: make(chan struct{}),
+		deadline: start.Add(d.cfg.MaxDuration),
 		d:        d,
+		db:       db,
 		held:     map[int64]*inflight{},
 		work:     make(chan *inflight, d.cfg.BatchSize),
 		results:  make(chan result, d.cfg.BatchSize),
@@ -80,6 +118,12 @@ func (d *Drainer) Run(ctx context.Context) (Report, error) {
 	}
 	r.base, r.stopAll = context.WithCancel(context.Background())
 	defer r.stopAll()
+	var hardStop context.CancelFunc
+	r.hard, hardStop = context.WithCancel(context.Background())
+	defer hardStop()
+	defer context.AfterFunc(ctx, func() {
+		time.AfterFunc(d.cfg.ShutdownGrace+2*hardStopDelay, hardStop)
+	})()
 
 	var helpers sync.WaitGroup
 	helpers.Go(func() { r.graceTimer(ctx) })
@@ -93,28 +137,28 @@ func (d *Drainer) Run(ctx context.Context) (Report, error) {
 		})
 	}
 
-	runErr := r.loop(ctx, start.Add(d.cfg.MaxDuration))
+	runErr = r.loop(ctx)
 	close(r.work)
-	stopped := make(chan struct{})
-	go func() { workers.Wait(); close(stopped) }()
-	select {
-	case <-stopped:
-	case <-r.hardStop:
-		// Handlers that ignore their cancelled context are abandoned; what
-		// they held was released, and the process is about to exit.
-	}
+	workers.Wait() // each handle returns within its handler's timeout plus hardStopDelay
 	close(r.finished)
 	helpers.Wait()
 
-	backlog, err := d.backlog(context.WithoutCancel(ctx))
-	r.rep.Backlog = backlog
+	if runErr == nil {
+		// With the database failing, the backlog would only add a wait.
+		r.rep.Backlog, runErr = d.backlog(r.hard, db)
+	}
 	r.rep.Duration = time.Since(start)
-	return r.rep, errors.Join(runErr, err)
+	if r.rep.Abandoned > 0 {
+		d.log.Warn("handlers did not return after their context ended; they were abandoned and their attempts count as failed",
+			slog.Int("abandoned", r.rep.Abandoned))
+	}
+	return r.rep, runErr
 }
 
 // loop claims, dispatches and collects until the run is over and nothing
-// is in flight.
-func (r *run) loop(ctx context.Context, deadline time.Time) error {
+// is in flight. Once a statement fails it writes nothing more: results not
+// written are redelivered when their leases expire.
+func (r *run) loop(ctx context.Context) error {
 	d := r.d
 	var runErr error
 	inflightN, claimed := 0, 0
@@ -123,10 +167,11 @@ func (r *run) loop(ctx context.Context, deadline time.Time) error {
 	exhausted := false
 	var poll <-chan time.Time
 	for {
-		stopping := runErr != nil || ctx.Err() != nil || !time.Now().Before(deadline) || claimed >= d.cfg.MaxDeliveries
+		stopping := runErr != nil || ctx.Err() != nil || !time.Now().Before(r.deadline) || claimed >= d.cfg.MaxDeliveries
 		if !stopping && inflightN <= d.cfg.BatchSize/2 && (!exhausted || inflightN == 0) {
 			want := min(d.cfg.BatchSize-inflightN, d.cfg.MaxDeliveries-claimed)
-			batch, token, err := d.claim(ctx, want)
+			claimedAt := time.Now()
+			batch, token, err := d.claim(ctx, r.db, want)
 			if err != nil {
 				if ctx.Err() == nil {
 					runErr = err
@@ -137,13 +182,13 @@ func (r *run) loop(ctx context.Context, deadline time.Time) error {
 			inflightN += len(batch)
 			r.rep.Claimed += len(batch)
 			exhausted = len(batch) < want
-			r.dispatch(batch, token)
+			r.dispatch(batch, token, claimedAt.Add(d.cfg.LeaseDuration))
 			if exhausted && inflightN == 0 {
-				if err := r.flush(ctx); err != nil {
+				if err := r.flush(); err != nil {
 					runErr = err
 					continue
 				}
-				if d.cfg.StopWhenIdle || !d.idle(ctx, min(d.cfg.PollInterval, time.Until(deadline))) {
+				if d.cfg.StopWhenIdle || !d.idle(ctx, min(d.cfg.PollInterval, time.Until(r.deadline))) {
 					break
 				}
 				exhausted = false
@@ -167,10 +212,6 @@ func (r *run) loop(ctx context.Context, deadline time.Time) error {
 		case res := <-r.results:
 			inflightN--
 			r.collect(res)
-		case <-r.hardStop:
-			r.abandon()
-			inflightN = 0
-			continue
 		case <-poll:
 			poll, exhausted = nil, false
 			continue
@@ -189,43 +230,103 @@ func (r *run) loop(ctx context.Context, deadline time.Time) error {
 				more = false
 			}
 		}
-		if err := r.flush(ctx); err != nil {
-			runErr = err
+		if runErr == nil {
+			runErr = r.flush()
 		}
 	}
-	return errors.Join(runErr, r.flush(ctx))
+	if runErr != nil {
+		return runErr
+	}
+	return r.flush()
 }
 
-// dispatch registers a claimed batch and queues it for the workers. The
-// work channel holds BatchSize and at most BatchSize are in flight, so this
-// never blocks.
-func (r *run) dispatch(batch []Delivery, token uuid.UUID) {
+// dispatch registers a claimed batch, whose leases run until until, and
+// queues it for the workers. The work channel holds BatchSize and at most
+// BatchSize are in flight, so this never blocks.
+func (r *run) dispatch(batch []Delivery, token uuid.UUID, until time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, dl := range batch {
-		f := &inflight{Delivery: dl, lease: lease{id: dl.ID, token: token}}
+		f := &inflight{Delivery: dl, lease: lease{id: dl.ID, token: token}, until: until}
 		r.held[dl.ID] = f
 		r.work <- f
 	}
 }
 
-// handle runs one delivery's handler with its deadline, unless the run is
-// stopping (SIGTERM): then the delivery is released without being started.
+// handle runs one delivery's handler with its deadline. A delivery is
+// released without being started when the run is stopping (SIGTERM) or past
+// MaxDuration, and dropped when its lease is lost. A handler still running
+// hardStopDelay after its context ended is abandoned: handle returns a
+// failure for it and leaves its goroutine behind.
 func (r *run) handle(f *inflight) result {
-	if r.ctx.Err() != nil || r.base.Err() != nil {
+	if r.ctx.Err() != nil || r.base.Err() != nil || !time.Now().Before(r.deadline) {
 		return result{f: f, err: context.Canceled, released: true}
+	}
+	switch held, err := r.confirm(f); {
+	case err != nil:
+		return result{f: f, err: err, released: true}
+	case !held:
+		return result{f: f}
 	}
 	ctx, cancel := context.WithTimeout(r.base, r.d.cfg.HandlerTimeout)
 	defer cancel()
 	ctx, duplicate := withDuplicateFlag(ctx)
+	stop, _ := ctx.Deadline()
 	r.mu.Lock()
-	f.cancel, f.running = cancel, true
+	f.cancel, f.running, f.stop = cancel, true, stop
 	r.mu.Unlock()
-	err := r.d.call(ctx, f.Delivery)
+	done := make(chan error, 1) // buffered: an abandoned handler's late return does not block
+	go func() { done <- r.d.call(ctx, f.Delivery) }()
+	var err error
+	abandoned := false
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		t := time.NewTimer(hardStopDelay)
+		select {
+		case err = <-done:
+			t.Stop()
+		case <-t.C:
+			abandoned = true
+			err = fmt.Errorf("handler abandoned: still running %s after its context ended (%w)", hardStopDelay, ctx.Err())
+		}
+	}
 	r.mu.Lock()
 	f.running = false
 	r.mu.Unlock()
-	return result{f: f, err: err, duplicate: duplicate.Load(), released: err != nil && r.base.Err() != nil}
+	return result{f: f, err: err, duplicate: duplicate.Load(), abandoned: abandoned,
+		released: err != nil && !abandoned && r.base.Err() != nil}
+}
+
+// confirm reports whether the run still holds f's lease. While the
+// heartbeat keeps up this is known; when it does not (the process was
+// paused, or the database is slow) and the lease may have expired, it asks
+// the database, extending the lease if still held.
+func (r *run) confirm(f *inflight) (bool, error) {
+	r.mu.Lock()
+	lost, until := f.lost, f.until
+	r.mu.Unlock()
+	if lost {
+		return false, nil
+	}
+	if time.Until(until) > r.d.cfg.LeaseDuration/3 {
+		return true, nil
+	}
+	asked := time.Now()
+	kept, err := r.d.extend(r.hard, r.db, []lease{f.lease})
+	if err != nil {
+		return false, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(kept) == 0 {
+		f.lost = true
+		r.d.log.Warn("lease lost to another worker before its handler started", slog.Int64("delivery_id", f.id),
+			slog.String("subscriber", f.Subscriber))
+		return false, nil
+	}
+	f.until = asked.Add(r.d.cfg.LeaseDuration)
+	return true, nil
 }
 
 // collect sorts one result into the groups to write.
@@ -234,6 +335,9 @@ func (r *run) collect(res result) {
 	delete(r.held, res.f.id)
 	lost := res.f.lost
 	r.mu.Unlock()
+	if res.abandoned {
+		r.rep.Abandoned++
+	}
 	switch {
 	case lost:
 		r.rep.LostLeases++
@@ -249,79 +353,62 @@ func (r *run) collect(res result) {
 	}
 }
 
-// flush writes the collected results. It uses a context that outlives a
-// cancelled run, so a shutdown does not throw away finished work.
-func (r *run) flush(ctx context.Context) error {
-	wctx := context.WithoutCancel(ctx)
-	acked, err := r.d.ack(wctx, r.ok)
-	if err != nil {
-		return err
-	}
-	retried, dead, err := r.d.fail(wctx, r.failed)
-	if err != nil {
-		return err
-	}
-	back, err := r.d.release(wctx, r.released)
+// flush writes the collected results, under r.hard.
+func (r *run) flush() error {
+	wctx := r.hard
+	acked, err := r.d.ack(wctx, r.db, r.ok)
 	if err != nil {
 		return err
 	}
 	r.rep.Delivered += acked
 	r.rep.Skipped += min(r.duplicates, acked)
+	r.rep.LostLeases += len(r.ok) - acked
+	r.ok, r.duplicates = r.ok[:0], 0
+	retried, dead, err := r.d.fail(wctx, r.db, r.failed)
+	if err != nil {
+		return err
+	}
 	r.rep.Retried += retried
 	r.rep.Dead += dead
+	r.rep.LostLeases += len(r.failed) - retried - dead
+	r.failed = r.failed[:0]
+	back, err := r.d.release(wctx, r.db, r.released)
+	if err != nil {
+		return err
+	}
 	r.rep.Released += back
-	r.rep.LostLeases += len(r.ok) - acked + len(r.failed) - retried - dead + len(r.released) - back
-	r.ok, r.failed, r.released, r.duplicates = r.ok[:0], r.failed[:0], r.released[:0], 0
+	r.rep.LostLeases += len(r.released) - back
+	r.released = r.released[:0]
 	return nil
 }
 
-// hardStopDelay is how long handlers get to return once their contexts are
-// cancelled at the end of the grace, before the run abandons them.
+// hardStopDelay is how long a handler gets to return once its context has
+// ended, before the run abandons it.
 const hardStopDelay = time.Second
 
-// graceTimer cancels the handlers ShutdownGrace after ctx ends, and gives
-// up on them hardStopDelay later.
+// graceTimer cancels the handlers ShutdownGrace after ctx ends.
 func (r *run) graceTimer(ctx context.Context) {
 	select {
 	case <-ctx.Done():
 	case <-r.finished:
 		return
 	}
-	for _, step := range []func(){r.stopAll, func() { close(r.hardStop) }} {
-		wait := r.d.cfg.ShutdownGrace
-		if r.base.Err() != nil {
-			wait = hardStopDelay
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-			step()
-		case <-r.finished:
-			t.Stop()
-			return
-		}
+	t := time.NewTimer(r.d.cfg.ShutdownGrace)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		r.stopAll()
+	case <-r.finished:
 	}
-}
-
-// abandon releases every delivery still held, for handlers that did not
-// return after their cancellation; their late results are ignored.
-func (r *run) abandon() {
-	r.mu.Lock()
-	for id, f := range r.held {
-		if !f.lost {
-			r.released = append(r.released, f.lease)
-		}
-		delete(r.held, id)
-	}
-	r.mu.Unlock()
-	r.d.log.Warn("handlers did not stop after the shutdown grace; their deliveries are released")
 }
 
 // heartbeat extends the leases of everything in flight every third of the
-// lease. A delivery whose lease could not be extended was taken over: its
-// handler is cancelled and its result will not be written.
+// lease, except those whose handler has passed its deadline. A delivery
+// whose lease could not be extended was taken over: its handler is
+// cancelled and its result will not be written.
 func (r *run) heartbeat() {
-	t := time.NewTicker(r.d.cfg.LeaseDuration / 3)
+	every := r.d.cfg.LeaseDuration / 3
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {
@@ -329,16 +416,21 @@ func (r *run) heartbeat() {
 			return
 		case <-t.C:
 		}
+		now := time.Now()
 		r.mu.Lock()
 		ls := make([]lease, 0, len(r.held))
 		for _, f := range r.held {
-			ls = append(ls, f.lease)
+			if !f.lost && !(f.running && now.After(f.stop)) {
+				ls = append(ls, f.lease)
+			}
 		}
 		r.mu.Unlock()
 		if len(ls) == 0 {
 			continue
 		}
-		kept, err := r.d.extend(context.Background(), ls)
+		ctx, cancel := context.WithTimeout(r.hard, every)
+		kept, err := r.d.extend(ctx, r.db, ls)
+		cancel()
 		if err != nil {
 			r.d.log.Warn("lease heartbeat failed", slog.String("error", err.Error()))
 			continue
@@ -350,7 +442,11 @@ func (r *run) heartbeat() {
 		r.mu.Lock()
 		for _, l := range ls {
 			f, ok := r.held[l.id]
-			if !ok || extended[l.id] || f.lost {
+			if !ok || f.lost {
+				continue
+			}
+			if extended[l.id] {
+				f.until = now.Add(r.d.cfg.LeaseDuration)
 				continue
 			}
 			f.lost = true

@@ -271,7 +271,7 @@ func claimMs(b *testing.B, pool *pgxpool.Pool) float64 {
 	d, err := NewDrainer(pool, map[string]Handler{"noop": noopHandler}, Config{}, slog.New(slog.DiscardHandler))
 	require.NoError(b, err)
 	start := time.Now()
-	got, _, err := d.claim(context.Background(), 1000)
+	got, _, err := d.claim(context.Background(), d.pool, 1000)
 	took := time.Since(start)
 	require.NoError(b, err)
 	require.Empty(b, got)

@@ -1,0 +1,313 @@
+package outbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	toxiproxy "github.com/Shopify/toxiproxy/v2"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/rs/zerolog"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lexora-app/lexora/pkg/platform/pgtest"
+)
+
+// These tests hold the drain against handlers and a database that misbehave
+// for longer than a lease: each scenario failed before the drain ran its own
+// statements on connections of their own, checked a lease before starting a
+// handler, abandoned handlers past their timeout and gave every statement a
+// deadline.
+
+// poolOf returns a pool on url's database with at most maxConns connections.
+func poolOf(t *testing.T, cfg *pgxpool.Config, maxConns int32) *pgxpool.Pool {
+	t.Helper()
+	cfg.MaxConns = maxConns
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+// testPayload is the payload of the events these tests enqueue.
+type testPayload struct {
+	N    int  `json:"n"`
+	Hang bool `json:"hang"`
+}
+
+func payloadOf(t *testing.T, d Delivery) testPayload {
+	var p testPayload
+	require.NoError(t, json.Unmarshal(d.Event.Payload, &p))
+	return p
+}
+
+func (b bundle) attemptsTable(t *testing.T) {
+	t.Helper()
+	_, err := b.pool.Exec(context.Background(), "CREATE TABLE attempts (event_id uuid)")
+	require.NoError(t, err)
+}
+
+// Scenario 1: handlers on a pool of eight connections, each holding its
+// HandleOnce transaction for 1.5 s (an SMTP call inside it), while a second
+// drain polls. Before, the heartbeat queued behind the handlers for a
+// connection of the same pool, the leases expired and the second drain
+// handled the batch again.
+func TestHandlersHoldingEveryConnectionDoNotStarveTheHeartbeat(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.effects(t)
+	b.attemptsTable(t)
+	const n = 96
+	events := make([]Event, n)
+	for i := range events {
+		events[i] = event(t, "t.b", i)
+	}
+	b.enqueue(t, events...)
+	pool := poolOf(t, b.pool.Config(), 8) // DATABASE_MAX_CONNS' default
+	h := loggedEffect(pool, 0)
+	hog := HandlerFunc(func(ctx context.Context, d Delivery) error {
+		if _, err := pool.Exec(ctx, "INSERT INTO attempts VALUES ($1)", d.Event.ID); err != nil {
+			return err
+		}
+		return HandleOnce(ctx, pool, d, func(tx pgx.Tx) error {
+			if !sleep(ctx, 1500*time.Millisecond) { // an SMTP call inside the transaction
+				return ctx.Err()
+			}
+			_, err := tx.Exec(ctx, "INSERT INTO effects VALUES ($1, $2)", d.Event.ID, d.Subscriber)
+			return err
+		})
+	})
+	lease := 3 * time.Second
+	first, err := NewDrainer(pool, map[string]Handler{"s1": hog}, Config{StopWhenIdle: true, Concurrency: 16, LeaseDuration: lease},
+		slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	second := b.drainer(t, map[string]Handler{"s1": h}, Config{LeaseDuration: lease, PollInterval: 100 * time.Millisecond, MaxDuration: time.Hour})
+	firstDone := runAsync(t, first, context.Background())
+	require.Eventually(t, func() bool {
+		return b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'running'") == n
+	}, 10*time.Second, 5*time.Millisecond, "the first drain claims the batch")
+	ctx, stopSecond := context.WithCancel(context.Background())
+	secondDone := runAsync(t, second, ctx)
+	rep := <-firstDone
+	stopSecond()
+	secondRep := <-secondDone
+	require.Zero(t, rep.LostLeases, "no lease expires while its handler runs")
+	require.Equal(t, n, rep.Delivered)
+	require.Zero(t, secondRep.Claimed, "the second drain finds nothing to take over")
+	require.Equal(t, n, b.count(t, "SELECT count(*) FROM attempts"), "each event handled once")
+	require.Equal(t, n, b.count(t, "SELECT count(DISTINCT event_id) FROM effects"))
+}
+
+// Scenario 2: a drain holding five deliveries is paused (SIGSTOP) while its
+// first handler runs, until another drain has taken all five over and
+// completed them. On resuming it must not start handlers 2 to 5.
+func TestPausedDrainDoesNotStartHandlersForLostLeases(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.effects(t)
+	b.attemptsTable(t)
+	ctx := context.Background()
+	events := make([]Event, 5)
+	for i := range events {
+		events[i] = event(t, "t.b", i)
+	}
+	b.enqueue(t, events...)
+
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "LEXORA_OUTBOX_WORKER_URL="+pgtest.URL(b.pool), "LEXORA_OUTBOX_WORKER_MODE=pause")
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, os.Stderr
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	require.Eventually(t, func() bool {
+		return b.count(t, "SELECT count(*) FROM attempts") == 1
+	}, 30*time.Second, 5*time.Millisecond, "the first handler runs")
+	require.NoError(t, cmd.Process.Signal(syscall.SIGSTOP))
+	require.Eventually(t, func() bool {
+		return b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE available_at < now()") == 5
+	}, 10*time.Second, 10*time.Millisecond, "the paused drain's leases expire")
+	rival := b.drainer(t, map[string]Handler{"s1": b.effectHandler()}, Config{StopWhenIdle: true})
+	rivalRep, err := rival.Run(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 5, rivalRep.Delivered)
+
+	resumed := time.Now()
+	require.NoError(t, cmd.Process.Signal(syscall.SIGCONT))
+	require.NoError(t, cmd.Wait())
+	took := time.Since(resumed)
+	var rep Report
+	require.NoError(t, json.Unmarshal([]byte(out.String()), &rep), out.String())
+	require.Equal(t, 5, rep.LostLeases)
+	require.Zero(t, rep.Delivered+rep.Retried+rep.Dead)
+	require.Equal(t, 1, b.count(t, "SELECT count(*) FROM attempts"), "no handler starts for a lease known lost")
+	require.Equal(t, 5, b.count(t, "SELECT count(*) FROM effects"))
+	require.Less(t, took, 3*time.Second, "the resumed run ends without running a 3 s handler")
+}
+
+// Scenario 3: sixteen handlers that block for ever without watching their
+// context, among a hundred normal deliveries. The run ends within its bound,
+// the normal deliveries flow, and the hanging ones count their attempt and,
+// at the last attempt, go dead.
+func TestHandlersThatIgnoreTheirContextAreAbandonedAndDeadLettered(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	forever := make(chan struct{})
+	t.Cleanup(func() { close(forever) })
+	var events []Event
+	for i := range 116 {
+		e, err := NewEvent("t.b", fmt.Sprintf("key-%d", i), map[string]any{"n": i, "hang": i%7 == 0 && i < 7*16})
+		require.NoError(t, err)
+		events = append(events, e)
+	}
+	b.enqueue(t, events...)
+	h := HandlerFunc(func(_ context.Context, d Delivery) error {
+		if payloadOf(t, d).Hang {
+			<-forever
+		}
+		return nil
+	})
+	cfg := Config{Concurrency: 8, MaxDuration: 8 * time.Second, HandlerTimeout: 2 * time.Second,
+		LeaseDuration: 3 * time.Second, MaxAttempts: 1}
+	d := b.drainer(t, map[string]Handler{"s1": h}, cfg)
+	start := time.Now()
+	done := runAsync(t, d, context.Background())
+	var rep Report
+	select {
+	case rep = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the run is still alive at 30 s")
+	}
+	require.Less(t, time.Since(start), cfg.MaxDuration+cfg.HandlerTimeout+hardStopDelay+3*time.Second,
+		"bound, plus the handler timeout, plus the second before abandoning, plus slack")
+	require.Equal(t, 100, rep.Delivered)
+	require.Equal(t, 16, rep.Abandoned)
+	require.Equal(t, 16, rep.Dead)
+	require.Equal(t, 16, b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'dead' AND last_error LIKE '%handler abandoned%'"))
+	require.Equal(t, 16, b.count(t, "SELECT count(*) FROM outbox_deliveries"), "only the hanging deliveries are left")
+}
+
+// blackHole puts a TCP proxy in front of the test's database and returns a
+// pool through it, and a function that makes the proxy hold every byte from
+// then on, in both directions, on open connections and new ones; calls
+// after the first do nothing.
+func blackHole(t *testing.T, b bundle) (*pgxpool.Pool, func()) {
+	t.Helper()
+	cfg := b.pool.Config()
+	server := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), zerolog.Nop())
+	proxy := toxiproxy.NewProxy(server, "postgres", "127.0.0.1:0", fmt.Sprintf("%s:%d", cfg.ConnConfig.Host, cfg.ConnConfig.Port))
+	require.NoError(t, proxy.Start())
+	t.Cleanup(proxy.Stop)
+	host, port, ok := strings.Cut(proxy.Listen, ":")
+	require.True(t, ok, proxy.Listen)
+	cfg.ConnConfig.Host, cfg.ConnConfig.Fallbacks = host, nil
+	_, err := fmt.Sscan(port, &cfg.ConnConfig.Port)
+	require.NoError(t, err)
+	hold := sync.OnceFunc(func() {
+		for _, stream := range []string{"upstream", "downstream"} {
+			_, err := proxy.Toxics.AddToxicJson(strings.NewReader(
+				`{"type": "timeout", "stream": "` + stream + `", "attributes": {"timeout": 0}}`))
+			if err != nil {
+				panic(err) // called from a handler's goroutine
+			}
+		}
+	})
+	pool := poolOf(t, cfg, 8)
+	// Before the pool closes: its connections' cancel requests then go through.
+	t.Cleanup(func() { proxy.Toxics.ResetToxics(context.Background()) })
+	return pool, hold
+}
+
+// Scenario 4: the database stops answering right after a handler's effect.
+// The run ends within its bound plus a statement timeout, and on SIGTERM
+// within the grace plus two seconds, however long its statement timeout.
+func TestRunEndsWhenTheDatabaseStopsAnswering(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		cfg       Config
+		sigterm   time.Duration // 0: none
+		endsAfter time.Duration // at most, from the start
+	}{
+		{"bound", Config{MaxDuration: 3 * time.Second, HandlerTimeout: 2 * time.Second}, 0, 3*time.Second + DefaultStatementTimeout + 2*time.Second},
+		{"sigterm", Config{MaxDuration: 3 * time.Second, StatementTimeout: time.Minute, ShutdownGrace: time.Second},
+			8 * time.Second, 8*time.Second + time.Second + 2*hardStopDelay + 2*time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			b.effects(t)
+			b.enqueue(t, event(t, "t.b", 1), event(t, "t.b", 2))
+			pool, hold := blackHole(t, b)
+			h := HandlerFunc(func(ctx context.Context, d Delivery) error {
+				err := HandleOnce(ctx, pool, d, func(tx pgx.Tx) error {
+					_, err := tx.Exec(ctx, "INSERT INTO effects VALUES ($1, $2)", d.Event.ID, d.Subscriber)
+					return err
+				})
+				hold()
+				return err
+			})
+			cfg := tc.cfg
+			cfg.Concurrency = 1
+			d, err := NewDrainer(pool, map[string]Handler{"s1": h}, cfg, slog.New(slog.DiscardHandler))
+			require.NoError(t, err)
+			ctx, sigterm := context.WithCancel(context.Background())
+			defer sigterm()
+			if tc.sigterm > 0 {
+				time.AfterFunc(tc.sigterm, sigterm)
+			}
+			start := time.Now()
+			errs := make(chan error, 1)
+			go func() {
+				_, err := d.Run(ctx)
+				errs <- err
+			}()
+			select {
+			case err := <-errs:
+				require.Error(t, err, "the run says the database could not be used")
+			case <-time.After(25 * time.Second):
+				t.Fatal("the run is still alive at 25 s")
+			}
+			require.Less(t, time.Since(start), tc.endsAfter)
+			require.Equal(t, 1, b.count(t, "SELECT count(*) FROM effects"), "the first effect happened once")
+		})
+	}
+}
+
+// Scenario 5: a handler's error of 5,000 bytes of multi-byte characters
+// with a NUL byte is stored, valid and cut at a character boundary, and
+// does not fail the other failures written with it.
+func TestLongMultiByteErrorIsStoredAsValidText(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	b.enqueue(t, event(t, "t.b", 1), event(t, "t.b", 2), event(t, "t.b", 3))
+	long := "\x00" + strings.Repeat("é", 2500) // 5,001 bytes; byte 4,000 is inside an é
+	h := HandlerFunc(func(_ context.Context, d Delivery) error {
+		if payloadOf(t, d).N == 1 {
+			return errors.New(long)
+		}
+		return errors.New("smtp: 451 try later")
+	})
+	d := b.drainer(t, map[string]Handler{"s1": h}, Config{StopWhenIdle: true})
+	rep, err := d.Run(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 3, rep.Retried)
+	var stored string
+	require.NoError(t, b.pool.QueryRow(ctx, "SELECT last_error FROM outbox_deliveries WHERE length(last_error) > 100").Scan(&stored))
+	require.True(t, utf8.ValidString(stored))
+	require.NotContains(t, stored, "\x00")
+	require.LessOrEqual(t, len(stored), maxErrorBytes)
+	require.Equal(t, strings.Repeat("é", maxErrorBytes/2), stored)
+	require.Equal(t, 2, b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE last_error = 'smtp: 451 try later'"))
+}
