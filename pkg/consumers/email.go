@@ -26,13 +26,19 @@ import (
 // due date changed.
 //
 // Each email's Message-ID is derived from the event id and the subscriber.
-// The send happens inside the consumer's transaction, after the dedup record
-// and before the email_sends row; the transaction commits only once the SMTP
-// server has accepted the message. If the process dies between the SMTP
-// accept and the commit, the delivery is retried and the same message, with
-// the same Message-ID, is sent again: this errs towards a duplicate, which
-// mail clients that thread by Message-ID (Gmail, Apple Mail, Thunderbird)
-// show once, never towards a lost email. (The mailpit sink keeps both.)
+// The assignment, welcome and invitation emails are sent outside any
+// transaction: the consumer checks the dedup record (outbox.Processed),
+// reads what the email says, sends it, and only once the SMTP server has
+// accepted it writes the dedup record and the email_sends row in one short
+// transaction, so no pooled connection waits on the SMTP server. The daily
+// reminder still sends inside its transaction, because whether it is sent
+// and the next link of the learner's reminder chain must commit together.
+// If the process dies between the SMTP accept and the record, or two copies
+// of a delivery run at once (a lost lease, whose handler the drain cancels),
+// the same message with the same Message-ID is sent again: this errs
+// towards a duplicate, which mail clients that thread by Message-ID (Gmail,
+// Apple Mail, Thunderbird) show once, never towards a lost email. (The
+// mailpit sink keeps both.)
 type Email struct {
 	pool   *pgxpool.Pool
 	mail   mail.Sender
@@ -108,22 +114,46 @@ func (e *Email) Handle(ctx context.Context, d outbox.Delivery) error {
 	default:
 		return unexpectedTopic(d)
 	}
-	return outbox.HandleOnce(ctx, e.pool, d, func(tx pgx.Tx) error {
+	return e.sendOnce(ctx, d, func() (*mail.Message, error) {
 		var a assignmentMail
-		err := tx.QueryRow(ctx, assignmentMailSQL, assignmentID).Scan(&a.learnerEmail, &a.learnerName, &a.tz,
+		err := e.pool.QueryRow(ctx, assignmentMailSQL, assignmentID).Scan(&a.learnerEmail, &a.learnerName, &a.tz,
 			&a.teacherEmail, &a.teacherName, &a.deck, &a.due, &a.cards, &a.completed, &a.left)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return outbox.Permanent(fmt.Errorf("assignment %s no longer exists", assignmentID))
+			return nil, outbox.Permanent(fmt.Errorf("assignment %s no longer exists", assignmentID))
 		}
 		if err != nil {
-			return fmt.Errorf("load assignment %s: %w", assignmentID, err)
+			return nil, fmt.Errorf("load assignment %s: %w", assignmentID, err)
 		}
 		if d.Event.Topic == events.ReminderDueSoon && (a.completed || !a.due.Equal(remindFor)) {
-			return nil // completion cancels the reminder; a new due date would get its own
+			return nil, nil // completion cancels the reminder; a new due date would get its own
 		}
 		m := a.message(d)
+		return &m, nil
+	})
+}
+
+// sendOnce sends the email compose writes (none when it returns nil)
+// unless the delivery was already processed, then records the delivery and
+// the send in one short transaction (see Email).
+func (e *Email) sendOnce(ctx context.Context, d outbox.Delivery, compose func() (*mail.Message, error)) error {
+	if done, err := outbox.Processed(ctx, e.pool, d); err != nil || done {
+		return err
+	}
+	m, err := compose()
+	if err != nil {
+		return err
+	}
+	if m != nil {
 		m.MessageID = MessageID(d.Event, d.Subscriber)
-		return e.send(ctx, tx, d, m)
+		if err := e.mail.Send(ctx, *m); err != nil {
+			return err
+		}
+	}
+	return outbox.HandleOnce(ctx, e.pool, d, func(tx pgx.Tx) error {
+		if m == nil {
+			return nil
+		}
+		return recordSend(ctx, tx, d, *m)
 	})
 }
 
@@ -165,19 +195,18 @@ WHERE l.id = $1 AND c.id = $2 AND t.id = c.teacher_id`
 
 // welcome emails a newly enrolled learner.
 func (e *Email) welcome(ctx context.Context, d outbox.Delivery, p events.LearnerEnrolledPayload) error {
-	return outbox.HandleOnce(ctx, e.pool, d, func(tx pgx.Tx) error {
+	return e.sendOnce(ctx, d, func() (*mail.Message, error) {
 		var email, name, teacher, class string
-		err := tx.QueryRow(ctx, welcomeSQL, p.LearnerID, p.ClassID).Scan(&email, &name, &teacher, &class)
+		err := e.pool.QueryRow(ctx, welcomeSQL, p.LearnerID, p.ClassID).Scan(&email, &name, &teacher, &class)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return outbox.Permanent(fmt.Errorf("learner %s or class %s no longer exists", p.LearnerID, p.ClassID))
+			return nil, outbox.Permanent(fmt.Errorf("learner %s or class %s no longer exists", p.LearnerID, p.ClassID))
 		}
 		if err != nil {
-			return fmt.Errorf("load enrolment: %w", err)
+			return nil, fmt.Errorf("load enrolment: %w", err)
 		}
-		m := mail.Message{MessageID: MessageID(d.Event, d.Subscriber), To: email, Subject: "Welcome to " + class,
+		return &mail.Message{To: email, Subject: "Welcome to " + class,
 			Body: fmt.Sprintf("Hello %s,\n\n%s added you to %q on Lexora. You have %d assignment(s) waiting.\n",
-				name, teacher, class, len(p.Assignments))}
-		return e.send(ctx, tx, d, m)
+				name, teacher, class, len(p.Assignments))}, nil
 	})
 }
 
@@ -189,24 +218,23 @@ WHERE l.id = $1 AND c.id = $2`
 // invite emails a learner the join code of the class a teacher invited them
 // to; joining is the learner's choice.
 func (e *Email) invite(ctx context.Context, d outbox.Delivery, p events.LearnerInvitedPayload) error {
-	return outbox.HandleOnce(ctx, e.pool, d, func(tx pgx.Tx) error {
+	return e.sendOnce(ctx, d, func() (*mail.Message, error) {
 		var email, name, teacher, class string
 		var code *string
-		err := tx.QueryRow(ctx, inviteSQL, p.LearnerID, p.ClassID).Scan(&email, &name, &teacher, &class, &code)
+		err := e.pool.QueryRow(ctx, inviteSQL, p.LearnerID, p.ClassID).Scan(&email, &name, &teacher, &class, &code)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return outbox.Permanent(fmt.Errorf("learner %s or class %s no longer exists", p.LearnerID, p.ClassID))
+			return nil, outbox.Permanent(fmt.Errorf("learner %s or class %s no longer exists", p.LearnerID, p.ClassID))
 		}
 		if err != nil {
-			return fmt.Errorf("load invitation: %w", err)
+			return nil, fmt.Errorf("load invitation: %w", err)
 		}
 		join := "Ask " + teacher + " for the class code to join."
 		if code != nil {
 			join = "To join, sign in to Lexora and enter the class code " + *code + "."
 		}
-		m := mail.Message{MessageID: MessageID(d.Event, d.Subscriber), To: email, Subject: "Invitation to " + class,
+		return &mail.Message{To: email, Subject: "Invitation to " + class,
 			Body: fmt.Sprintf("Hello %s,\n\n%s invited you to %q on Lexora. %s\nIf you do not want to join, ignore this email: nothing is shared until you do.\n",
-				name, teacher, class, join)}
-		return e.send(ctx, tx, d, m)
+				name, teacher, class, join)}, nil
 	})
 }
 
@@ -254,7 +282,10 @@ func (e *Email) daily(ctx context.Context, d outbox.Delivery, p events.ReminderD
 		}
 		m := mail.Message{MessageID: MessageID(d.Event, d.Subscriber), To: email, Subject: fmt.Sprintf("%d words are waiting for you", due),
 			Body: fmt.Sprintf("Hello %s,\n\nYou have not studied today yet: %d cards are due. A few minutes keep your streak alive.\n", name, due)}
-		return e.send(ctx, tx, d, m)
+		if err := e.mail.Send(ctx, m); err != nil {
+			return err
+		}
+		return recordSend(ctx, tx, d, m)
 	})
 }
 
@@ -268,13 +299,8 @@ func maxTime(a, b time.Time) time.Time {
 	return b
 }
 
-// send delivers m over SMTP and records it in email_sends, inside the
-// consumer's transaction (see Email for which way a crash between the two
-// errs).
-func (e *Email) send(ctx context.Context, tx pgx.Tx, d outbox.Delivery, m mail.Message) error {
-	if err := e.mail.Send(ctx, m); err != nil {
-		return err
-	}
+// recordSend records the sent email m in email_sends, inside tx.
+func recordSend(ctx context.Context, tx pgx.Tx, d outbox.Delivery, m mail.Message) error {
 	_, err := tx.Exec(ctx, recordSendSQL, d.Subscriber, d.Event.ID, m.MessageID, m.To, m.Subject)
 	return err
 }

@@ -25,7 +25,8 @@ import (
 // accepted, and those that rejected it since the last replay, so a receiver
 // accepts each event once, while an operator's replay sends to the endpoints
 // that rejected it again (and can deduplicate on webhook-id, the
-// event id, if the process dies between its 2xx and the record). A 5xx, a
+// event id, if the process dies between its 2xx and the record). No
+// transaction is held across the HTTP call (see deliver). A 5xx, a
 // timeout or a network error leaves no record and fails the delivery, which
 // the outbox retries with backoff; when only permanent rejections remain the
 // delivery is failed permanently, so that it is listed as a dead letter.
@@ -117,39 +118,30 @@ type webhookOutcome struct {
 	retry, rejected string
 }
 
-// deliver sends one event to one endpoint and records the outcome, in a
-// transaction that holds an advisory lock on (endpoint, event): a concurrent
-// copy of the delivery waits, then finds the record and sends nothing.
+// deliver sends one event to one endpoint, outside any transaction so that
+// no pooled connection waits on the receiver, then records the outcome in
+// one statement. Endpoints already done were left out by endpointsSQL; a
+// copy of the delivery running at the same time (a lost lease, whose
+// handler the drain cancels) may post again with the same webhook-id, and
+// the outcome record is idempotent (an accepted record is never
+// overwritten).
 func (h *Webhook) deliver(ctx context.Context, ep endpoint, d outbox.Delivery, msg webhooks.Message) (webhookOutcome, error) {
 	var out webhookOutcome
 	eventID := d.Event.ID
-	err := pgx.BeginFunc(ctx, h.pool, func(tx pgx.Tx) error {
-		var done bool
-		if err := tx.QueryRow(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1::uuid::text || $2::uuid::text, 0)),
-			EXISTS (SELECT 1 FROM webhook_attempts WHERE endpoint_id = $1::uuid AND event_id = $2::uuid
-			        AND (accepted OR replays >= $3))`,
-			ep.id, eventID, d.Replays).Scan(nil, &done); err != nil {
-			return fmt.Errorf("lock webhook attempt: %w", err)
-		}
-		if done {
-			return nil
-		}
-		status, err := h.sender.Send(ctx, ep.url, ep.secrets, eventID.String(), msg)
-		switch {
-		case err != nil || status >= 500 || status == http.StatusTooManyRequests || status == http.StatusRequestTimeout:
-			out.retry = describe(status, err)
-			return nil
-		case status == http.StatusGone:
-			_, err := tx.Exec(ctx, disableEndpointSQL, ep.id, "the receiver answered 410 Gone")
-			return err
-		}
+	status, err := h.sender.Send(ctx, ep.url, ep.secrets, eventID.String(), msg)
+	switch {
+	case err != nil || status >= 500 || status == http.StatusTooManyRequests || status == http.StatusRequestTimeout:
+		out.retry = describe(status, err)
+		return out, nil
+	case status == http.StatusGone:
+		_, err = h.pool.Exec(ctx, disableEndpointSQL, ep.id, "the receiver answered 410 Gone")
+	default:
 		accepted := status >= 200 && status < 300
 		if !accepted {
 			out.rejected = describe(status, nil)
 		}
-		_, err = tx.Exec(ctx, recordAttemptSQL, ep.id, eventID, status, accepted, d.Replays)
-		return err
-	})
+		_, err = h.pool.Exec(ctx, recordAttemptSQL, ep.id, eventID, status, accepted, d.Replays)
+	}
 	if err != nil {
 		return out, fmt.Errorf("webhook to endpoint %s: %w", ep.id, err)
 	}

@@ -50,6 +50,29 @@ func HandleOnce(ctx context.Context, pool *pgxpool.Pool, d Delivery, fn func(pgx
 	})
 }
 
+const processedSQL = `
+SELECT EXISTS (SELECT 1 FROM outbox_processed WHERE subscriber = $1 AND event_id = $2)`
+
+// Processed reports whether d's subscriber has already recorded d's event
+// (see MarkProcessed); when it has, the drain counts the delivery as
+// skipped. It is for consumers whose effect is outside the database (an
+// email, an HTTP call): check with Processed, do the effect outside any
+// transaction, then record it with HandleOnce, so that no transaction or
+// pooled connection is held across the network call. A crash between the
+// effect and the record repeats the effect on the retry, so the effect must
+// carry an id derived from the event (a Message-ID, a webhook-id) for the
+// receiver to recognise it.
+func Processed(ctx context.Context, db DBTX, d Delivery) (bool, error) {
+	var done bool
+	if err := db.QueryRow(ctx, processedSQL, d.Subscriber, d.Event.ID).Scan(&done); err != nil {
+		return false, fmt.Errorf("check %s processed by %s: %w", d.Event.ID, d.Subscriber, err)
+	}
+	if done {
+		markDuplicate(ctx)
+	}
+	return done, nil
+}
+
 type duplicateKey struct{}
 
 // withDuplicateFlag returns a context in which markDuplicate records that
