@@ -158,6 +158,12 @@ func (d *Drainer) Run(ctx context.Context) (_ Report, runErr error) {
 // loop claims, dispatches and collects until the run is over and nothing
 // is in flight. Once a statement fails it writes nothing more: results not
 // written are redelivered when their leases expire.
+//
+// It is longer than 60 lines on purpose: its locals (deliveries in flight,
+// claimed so far, whether the last claim came back short, the poll timer,
+// the first error) are the run's state machine, and every branch reads and
+// changes most of them; split up, each piece would take and return them
+// all.
 func (r *run) loop(ctx context.Context) error {
 	d := r.d
 	var runErr error
