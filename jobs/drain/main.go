@@ -22,8 +22,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/sethvargo/go-envconfig"
 
 	"github.com/lexora-app/lexora/pkg/consumers"
@@ -79,14 +77,14 @@ func run(ctx context.Context, log *slog.Logger) error {
 	}
 	defer closeWithin(pool, closeWait)
 	log = log.With(slog.Int("task_index", cfg.TaskIndex), slog.Int("task_count", cfg.TaskCount))
-	handlers := consumers.Handlers(consumers.Deps{Pool: pool, Mail: sender, Webhooks: webhooks.NewSender(cfg.Webhooks), Log: log})
+	handlers := consumers.Handlers(consumers.Deps{Pool: pool.Pool, Mail: sender, Webhooks: webhooks.NewSender(cfg.Webhooks), Log: log})
 	handlers = withFaults(handlers, faults, log)
-	drainer, err := outbox.NewDrainer(pool, handlers, cfg.Drain, log)
+	drainer, err := outbox.NewDrainer(pool.Pool, handlers, cfg.Drain, log)
 	if err != nil {
 		return err
 	}
 	if cfg.Listen {
-		l := outbox.NewListener(cfg.Database.URL, outbox.DefaultWakeupChannel, log)
+		l := outbox.NewListener(pool.Config().ConnConfig, outbox.DefaultWakeupChannel, log)
 		lctx, stop := context.WithCancel(ctx)
 		defer stop()
 		go l.Run(lctx)
@@ -102,8 +100,9 @@ func run(ctx context.Context, log *slog.Logger) error {
 // for a cancel request, and Cloud Run kills the task 10 s after SIGTERM.
 const closeWait = time.Second
 
-// closeWithin closes pool, waiting at most wait for it.
-func closeWithin(pool *pgxpool.Pool, wait time.Duration) {
+// closeWithin closes pool (and then its Cloud SQL dialer), waiting at most
+// wait for it.
+func closeWithin(pool *database.Pool, wait time.Duration) {
 	closed := make(chan struct{})
 	go func() {
 		pool.Close()
