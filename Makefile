@@ -39,7 +39,7 @@ reset: ## Drop the local lexora database and mailbox; the next `make run` recrea
 	psql -h 127.0.0.1 -U postgres -d postgres -Xqc 'DROP DATABASE IF EXISTS lexora WITH (FORCE)'
 	rm -f .run/mailpit.db*
 
-test: ## go vet, gofmt check, all tests with -race against the local PostgreSQL, and the short chaos profile.
+test: ## go vet, gofmt check, all tests with -race against the local PostgreSQL, the short chaos profile, terraform checks.
 	.ci/ensure-postgres
 	.ci/ensure-mailpit
 	.ci/ensure-pgbouncer
@@ -59,6 +59,9 @@ test: ## go vet, gofmt check, all tests with -race against the local PostgreSQL,
 	@# The whole product under fire for about 3 minutes (docs/chaos.md).
 	$(GO) build -o $(BIN)/ $(CHAOS_CMDS)
 	$(BIN)/chaos -profile short -bin $(BIN)
+	@# The deployment's offline proof: terraform fmt, validate (real Google provider
+	@# schema, built once per machine) and terraform test (mocked provider).
+	.ci/terraform-check
 
 chaos: ## The fault-injection harness's long profile (30 minutes); its report goes to docs/chaos-report.md.
 	.ci/ensure-mailpit
