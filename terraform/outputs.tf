@@ -37,3 +37,8 @@ output "connection_budget" {
   description = "Connections each kind of workload may open at most, and the total against max_connections."
   value       = merge(local.connection_budget, { total = local.connections_needed, max_connections = var.sql_max_connections })
 }
+
+output "build_source_bucket" {
+  description = "gcloud builds submit --gcs-source-staging-dir=gs://<this>/source"
+  value       = google_storage_bucket.build_source.name
+}

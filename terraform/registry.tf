@@ -27,3 +27,26 @@ resource "google_artifact_registry_repository_iam_member" "build_writer" {
   role       = "roles/artifactregistry.writer"
   member     = "serviceAccount:${google_service_account.build.email}"
 }
+
+# Where `gcloud builds submit --gcs-source-staging-dir` uploads the source
+# (README.md, first build): only Cloud Build reads it.
+resource "google_storage_bucket" "build_source" {
+  name                        = "${var.project_id}-build-source"
+  location                    = var.region
+  uniform_bucket_level_access = true
+  public_access_prevention    = "enforced"
+  lifecycle_rule {
+    condition {
+      age = 30
+    }
+    action {
+      type = "Delete"
+    }
+  }
+}
+
+resource "google_storage_bucket_iam_member" "build_reads_source" {
+  bucket = google_storage_bucket.build_source.name
+  role   = "roles/storage.objectViewer"
+  member = "serviceAccount:${google_service_account.build.email}"
+}

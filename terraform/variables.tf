@@ -94,7 +94,7 @@ variable "drain_tasks" {
 variable "drain_run_seconds" {
   description = "How long one drain execution runs in loop mode (LISTEN hint plus polling); just under the one-minute schedule."
   type        = number
-  default     = 55
+  default     = 58
 }
 
 variable "alert_notification_channels" {
