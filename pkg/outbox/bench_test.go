@@ -232,7 +232,7 @@ func measureLatency(b *testing.B, hint bool) []time.Duration {
 	defer bg.Wait()
 	defer cancel()
 	if hint {
-		l := NewListener(pgtest.URL(pool), latencyChannel, slog.New(slog.DiscardHandler))
+		l := NewListener(pool.Config().ConnConfig, latencyChannel, slog.New(slog.DiscardHandler))
 		l.signals.connected.Init(b)
 		bg.Go(func() { l.Run(ctx) })
 		d.WakeOn(l.Wake())
