@@ -1,7 +1,6 @@
 package learning
 
 import (
-	"errors"
 	"math"
 	"sync"
 	"testing"
@@ -331,7 +330,7 @@ func TestRatingParseAndString(t *testing.T) {
 	}
 	for _, in := range []string{"", "0", "5", "ok", "good!"} {
 		_, err := ParseRating(in)
-		require.True(t, errors.Is(err, ErrInvalidRating), in)
+		require.ErrorIs(t, err, ErrInvalidRating, in)
 	}
 	for _, r := range []Rating{Again, Hard, Good, Easy} {
 		require.True(t, r.Valid())
