@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 
 	"github.com/lexora-app/lexora/pkg/platform/pgtest"
+	"github.com/lexora-app/lexora/pkg/testkit/leaktest"
 )
 
 // TestMain lets the test binary run as the drain job itself, and fails the
@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
-	goleak.VerifyTestMain(m)
+	leaktest.Main(m)
 }
 
 func drainCmd(t *testing.T, env ...string) (*exec.Cmd, *bytes.Buffer) {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/lexora-app/lexora/pkg/outbox/internal/testsignal"
 	"github.com/lexora-app/lexora/pkg/platform/pgtest"
+	"github.com/lexora-app/lexora/pkg/testkit/leaktest"
 )
 
 // TestMain lets the test binary double as a drain worker process, so that
@@ -33,7 +34,7 @@ func TestMain(m *testing.M) {
 	if url := os.Getenv("LEXORA_OUTBOX_WORKER_URL"); url != "" {
 		os.Exit(worker(url))
 	}
-	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/Shopify/toxiproxy/v2/toxics.(*NoopToxic).Pipe"))
+	leaktest.Main(m, goleak.IgnoreTopFunction("github.com/Shopify/toxiproxy/v2/toxics.(*NoopToxic).Pipe"))
 }
 
 // worker drains "s1" into the effects table and prints its report as JSON.

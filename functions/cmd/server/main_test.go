@@ -12,13 +12,14 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/lexora-app/lexora/pkg/platform/testport"
+	"github.com/lexora-app/lexora/pkg/testkit/leaktest"
 )
 
 // TestMain fails the package's tests when they leave goroutines running,
 // except the Functions Framework's server, which has no way to stop: the
 // test process ends it.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/GoogleCloudPlatform/functions-framework-go/funcframework.StartHostPort"))
+	leaktest.Main(m, goleak.IgnoreAnyFunction("github.com/GoogleCloudPlatform/functions-framework-go/funcframework.StartHostPort"))
 }
 
 // TestUnknownPathIsAProblemDocument: the local server answers a path that

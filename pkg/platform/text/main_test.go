@@ -3,8 +3,8 @@ package text
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/lexora-app/lexora/pkg/testkit/leaktest"
 )
 
 // TestMain fails the package's tests when they leave goroutines running.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leaktest.Main(m) }
