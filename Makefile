@@ -36,10 +36,13 @@ reset: ## Drop the local lexora database and mailbox; the next `make run` recrea
 	psql -h 127.0.0.1 -U postgres -d postgres -Xqc 'DROP DATABASE IF EXISTS lexora WITH (FORCE)'
 	rm -f .run/mailpit.db*
 
-test: ## go vet, gofmt check and all tests with -race against the local PostgreSQL.
+test: ## go vet, gofmt check, sqlc diff and all tests with -race against the local PostgreSQL.
 	.ci/ensure-postgres
 	.ci/ensure-mailpit
 	.ci/ensure-pgbouncer
+	.ci/ensure-sqlc
+	@# The store packages' generated code must match sqlc.yaml, their .sql files and schema/.
+	$(BIN)/sqlc diff || { echo "generated store code is stale: run bin/sqlc generate and commit"; exit 1; }
 	@unformatted=$$(git ls-files -z '*.go' | xargs -0 -r gofmt -l); \
 	if [ -n "$$unformatted" ]; then echo "gofmt -l lists files that need formatting (run gofmt -w):"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
