@@ -23,6 +23,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/consumers"
 	"github.com/lexora-app/lexora/pkg/mail"
 	"github.com/lexora-app/lexora/pkg/outbox"
+	"github.com/lexora-app/lexora/pkg/platform/clock"
 	"github.com/lexora-app/lexora/pkg/platform/database"
 	"github.com/lexora-app/lexora/pkg/platform/jobrun"
 	"github.com/lexora-app/lexora/pkg/webhooks"
@@ -66,7 +67,7 @@ func run(ctx context.Context, log *slog.Logger) error {
 	}
 	defer closeWithin(pool, closeWait)
 	log = log.With(slog.Int("task_index", cfg.TaskIndex), slog.Int("task_count", cfg.TaskCount))
-	handlers := consumers.Handlers(consumers.Deps{Pool: pool, Mail: sender, Webhooks: webhooks.NewSender(cfg.Webhooks), Log: log})
+	handlers := consumers.Handlers(consumers.Deps{Pool: pool, Mail: sender, Webhooks: webhooks.NewSender(cfg.Webhooks, clock.System{}), Clock: clock.System{}})
 	drainer, err := outbox.NewDrainer(pool, handlers, cfg.Drain, log)
 	if err != nil {
 		return err

@@ -24,6 +24,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/lexora-app/lexora/pkg/events"
+	"github.com/lexora-app/lexora/pkg/platform/clock"
 	"github.com/lexora-app/lexora/pkg/platform/text"
 	"github.com/lexora-app/lexora/pkg/reminders"
 )
@@ -126,9 +127,10 @@ SELECT d.id, w.lexeme_id, w.ord - (w.deck_no - 1) * $3
 FROM words w JOIN decks_in d ON d.title = format('Core English %s', lpad(w.deck_no::text, 2, '0'))`
 
 // Load inserts the word list, the library decks and the demo class into the
-// database behind pool, in one transaction. It returns what it inserted, or
-// an error, having changed nothing.
-func Load(ctx context.Context, pool *pgxpool.Pool) (Report, error) {
+// database behind pool, in one transaction, and starts each demo learner's
+// daily reminder chain after c's current instant. It returns what it
+// inserted, or an error, having changed nothing.
+func Load(ctx context.Context, pool *pgxpool.Pool, c clock.Clock) (Report, error) {
 	words, err := Words()
 	if err != nil {
 		return Report{}, err
@@ -186,7 +188,7 @@ func Load(ctx context.Context, pool *pgxpool.Pool) (Report, error) {
 			}
 		}
 		for _, l := range Learners {
-			if err := reminders.Start(ctx, tx, events.NewOutbox(), l.ID, l.Timezone, time.Now()); err != nil {
+			if err := reminders.Start(ctx, tx, events.NewOutbox(), l.ID, l.Timezone, c.Now()); err != nil {
 				return err
 			}
 		}
