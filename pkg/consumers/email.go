@@ -97,21 +97,7 @@ func (e *Email) Handle(ctx context.Context, d outbox.Delivery) error {
 	default:
 		return unexpectedTopic(d)
 	}
-	return e.sendOnce(ctx, d, func() (*mail.Message, error) {
-		a, err := maildb.New(e.pool).AssignmentMail(ctx, maildb.AssignmentMailParams{
-			AssignmentID: assignmentID, LearnedState: int16(learning.Review)})
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil, outbox.Permanent(fmt.Errorf("assignment %s no longer exists", assignmentID))
-		}
-		if err != nil {
-			return nil, fmt.Errorf("load assignment %s: %w", assignmentID, err)
-		}
-		if d.Event.Topic == events.ReminderDueSoon && (a.Completed || !a.DueAt.Equal(remindFor)) {
-			return nil, nil // completion cancels the reminder; a new due date would get its own
-		}
-		m := assignmentMessage(d, a)
-		return &m, nil
-	})
+	return e.assignment(ctx, d, assignmentID, remindFor)
 }
 
 // sendOnce sends the email compose writes (none when it returns nil)
@@ -137,6 +123,27 @@ func (e *Email) sendOnce(ctx context.Context, d outbox.Delivery, compose func() 
 		}
 		return maildb.New(tx).RecordSend(ctx, maildb.RecordSendParams{Subscriber: d.Subscriber, EventID: d.Event.ID,
 			MessageID: m.MessageID, Recipient: m.To, Subject: m.Subject})
+	})
+}
+
+// assignment sends the email about the assignment for the delivery's topic
+// and subscriber; a reminder.due_soon for remindFor is not sent once the
+// assignment is complete or its due date changed.
+func (e *Email) assignment(ctx context.Context, d outbox.Delivery, assignmentID uuid.UUID, remindFor time.Time) error {
+	return e.sendOnce(ctx, d, func() (*mail.Message, error) {
+		a, err := maildb.New(e.pool).AssignmentMail(ctx, maildb.AssignmentMailParams{
+			AssignmentID: assignmentID, LearnedState: int16(learning.Review)})
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, outbox.Permanent(fmt.Errorf("assignment %s no longer exists", assignmentID))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("load assignment %s: %w", assignmentID, err)
+		}
+		if d.Event.Topic == events.ReminderDueSoon && (a.Completed || !a.DueAt.Equal(remindFor)) {
+			return nil, nil // completion cancels the reminder; a new due date would get its own
+		}
+		m := assignmentMessage(d, a)
+		return &m, nil
 	})
 }
 
