@@ -134,10 +134,13 @@ func TestEndToEnd(t *testing.T) {
 	// congratulation-email; then, enqueued by the activity consumer, one
 	// streak.extended and two achievement.earned (first review, finished
 	// early) to the feed. The daily reminders (the seeded learners' three and
-	// the newcomer's) and the due-soon reminder wait for their time.
+	// the newcomer's, each to reminder-email and reminder-chain) and the
+	// due-soon reminder wait for their time.
 	require.Equal(t, 2+3+2*seed.DeckSize+4+3, rep.Delivered)
-	require.Equal(t, []outbox.Backlog{{Subscriber: "reminder-email", Pending: int64(len(seed.Learners)) + 2}},
-		rep.Backlog, "reminders wait for their time: nothing is due, nothing ages")
+	require.Equal(t, []outbox.Backlog{
+		{Subscriber: "reminder-chain", Pending: int64(len(seed.Learners)) + 1},
+		{Subscriber: "reminder-email", Pending: int64(len(seed.Learners)) + 2},
+	}, rep.Backlog, "reminders wait for their time: nothing is due, nothing ages")
 	require.Zero(t, rep.Retried+rep.Dead)
 	require.ElementsMatch(t, []string{"learner.enrolled", "assignment.created", "assignment.completed"}, hooks)
 
