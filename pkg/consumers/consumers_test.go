@@ -76,10 +76,10 @@ func TestEmailIsSentOnceWithTheEventInItsMessageID(t *testing.T) {
 	for _, m := range msgs {
 		byID[m.MessageID] = m
 	}
-	toLearner := byID[messageID(created.Event, events.SubscriberEmail)]
+	toLearner := byID[MessageID(created.Event, events.SubscriberEmail)]
 	require.Equal(t, b.learner.Email, toLearner.To[0].Address)
 	require.Equal(t, "New assignment: Core English 01", toLearner.Subject)
-	toTeacher := byID[messageID(completed.Event, events.SubscriberEmail)]
+	toTeacher := byID[MessageID(completed.Event, events.SubscriberEmail)]
 	require.Equal(t, seed.Teacher.Email, toTeacher.To[0].Address)
 	require.Contains(t, toTeacher.Subject, "finished Core English 01")
 

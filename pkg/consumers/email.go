@@ -45,9 +45,9 @@ type Email struct {
 	clock clock.Clock
 }
 
-// messageID is the Message-ID (without angle brackets) of the email that
+// MessageID is the Message-ID (without angle brackets) of the email that
 // subscriber sends for event.
-func messageID(event outbox.Event, subscriber string) string {
+func MessageID(event outbox.Event, subscriber string) string {
 	return fmt.Sprintf("%s.%s@lexora.app", event.ID, subscriber)
 }
 
@@ -112,7 +112,7 @@ func (e *Email) sendOnce(ctx context.Context, d outbox.Delivery, compose func() 
 		return err
 	}
 	if m != nil {
-		m.MessageID = messageID(d.Event, d.Subscriber)
+		m.MessageID = MessageID(d.Event, d.Subscriber)
 		if err := e.mail.Send(ctx, *m); err != nil {
 			return err
 		}

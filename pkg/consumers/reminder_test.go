@@ -161,7 +161,7 @@ func TestReminderChainAndEmailFailIndependently(t *testing.T) {
 	msgs, err := b.mailpit.Messages(ctx)
 	require.NoError(t, err)
 	require.Len(t, msgs, 1, "the email went out without the chain")
-	require.Equal(t, messageID(second.Event, events.SubscriberReminder), msgs[0].MessageID)
+	require.Equal(t, MessageID(second.Event, events.SubscriberReminder), msgs[0].MessageID)
 	require.Equal(t, second.Event.ID, b.currentLink(t).Event.ID, "the failed chain scheduled nothing")
 	require.Equal(t, 2, countRows(t, b, "SELECT count(*) FROM outbox_events WHERE topic = $1", events.ReminderDaily))
 }
