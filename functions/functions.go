@@ -148,7 +148,7 @@ func fromEnv() (*Service, error) {
 		pool.Close()
 		return nil, err
 	}
-	svc, err := NewService(pool, verifier, time.Now, log)
+	svc, err := NewService(pool.Pool, verifier, time.Now, log)
 	if err == nil && !cfg.Fuzz {
 		p := svc.scheduler.Params()
 		p.EnableFuzz = false

@@ -32,7 +32,7 @@ func main() {
 		}
 		defer pool.Close()
 		if *teacher != "" {
-			t, err := seed.AddTeacher(ctx, pool, *teacher, *name, *timezone, *class)
+			t, err := seed.AddTeacher(ctx, pool.Pool, *teacher, *name, *timezone, *class)
 			if err != nil {
 				return err
 			}
@@ -41,7 +41,7 @@ func main() {
 				slog.String("class_id", t.ClassID.String()), slog.String("join_code", t.JoinCode))
 			return nil
 		}
-		rep, err := seed.Load(ctx, pool, clock.System{})
+		rep, err := seed.Load(ctx, pool.Pool, clock.System{})
 		if err != nil {
 			return err
 		}
