@@ -1,0 +1,86 @@
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { useNavigate } from "react-router";
+import { useAuth } from "../auth/AuthContext";
+import { listDevUsers } from "../auth/devSignIn";
+import { ProblemAlert } from "../components/ProblemAlert";
+import { QueryState } from "../components/States";
+import { authMode } from "../config";
+
+const roleLabel = { learner: "Learner", teacher: "Teacher", operator: "Operator" } as const;
+
+/** Sign-in: Google (production builds) or a user of the local database (development). */
+export function SignIn() {
+  return (
+    <section aria-labelledby="signin-title" className="narrow">
+      <h1 id="signin-title">Sign in to Lexora</h1>
+      {authMode === "firebase" ? <GoogleSignIn /> : <DevSignIn />}
+    </section>
+  );
+}
+
+function GoogleSignIn() {
+  const auth = useAuth();
+  const navigate = useNavigate();
+  const [error, setError] = useState<unknown>(null);
+  return (
+    <>
+      {error !== null && <ProblemAlert error={error} context="Sign-in failed" />}
+      <button
+        type="button"
+        className="primary"
+        onClick={() =>
+          auth.signInWithGoogle().then(
+            () => navigate("/"),
+            (e: unknown) => setError(e),
+          )
+        }
+      >
+        Sign in with Google
+      </button>
+    </>
+  );
+}
+
+function DevSignIn() {
+  const auth = useAuth();
+  const navigate = useNavigate();
+  const users = useQuery({ queryKey: ["dev-users"], queryFn: listDevUsers });
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const signIn = async (id: string) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await auth.signInAs(id);
+      navigate("/");
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <>
+      <p className="muted">
+        Development sign-in: pick a user of the local database. (Production builds sign in with Google.)
+      </p>
+      {error !== null && <ProblemAlert error={error} context="Sign-in failed" />}
+      <QueryState query={users} what="users">
+        {(list) => (
+          <ul className="user-list">
+            {list.map((u) => (
+              <li key={u.id}>
+                <button type="button" disabled={busy} onClick={() => void signIn(u.id)}>
+                  <span className="user-name">{u.display_name}</span>
+                  <span className="badge">{roleLabel[u.role]}</span>
+                  <span className="muted">{u.email}</span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+      </QueryState>
+    </>
+  );
+}
