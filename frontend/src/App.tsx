@@ -1,6 +1,6 @@
 import { QueryClient, QueryClientProvider, useQueryClient } from "@tanstack/react-query";
-import { lazy, Suspense, useState, type ReactNode } from "react";
-import { BrowserRouter, Navigate, NavLink, Route, Routes, useLocation } from "react-router";
+import { lazy, Suspense, useEffect, useState, type ReactNode } from "react";
+import { BrowserRouter, Navigate, NavLink, Route, Routes, useLocation, useNavigate } from "react-router";
 import { ApiProvider } from "./api/ApiContext";
 import { ApiError } from "./api/problem";
 import { AuthProvider, useAuth } from "./auth/AuthContext";
@@ -81,6 +81,30 @@ function Shell({ children }: { children: ReactNode }) {
   );
 }
 
+/**
+ * Signs out when a function answers 401 (the token expired, or the identity
+ * has no Lexora account), and shows the reason on the sign-in screen.
+ */
+function SignOutWhenUnauthenticated() {
+  const { user, signOut } = useAuth();
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  useEffect(
+    () =>
+      queryClient.getQueryCache().subscribe((event) => {
+        const error = event.query.state.error;
+        if (user && event.type === "updated" && error instanceof ApiError && error.status === 401) {
+          void signOut().then(() => {
+            queryClient.clear();
+            navigate("/signin", { state: { reason: error.problem.detail ?? error.problem.title } });
+          });
+        }
+      }),
+    [user, signOut, queryClient, navigate],
+  );
+  return null;
+}
+
 function Guard({ roles, children }: { roles: Role[]; children: ReactNode }) {
   const { user, ready } = useAuth();
   const location = useLocation();
@@ -126,6 +150,7 @@ export function App() {
       <AuthProvider>
         <ApiProvider>
           <BrowserRouter>
+            <SignOutWhenUnauthenticated />
             <Shell>
               <Screens />
             </Shell>

@@ -109,6 +109,25 @@ describe("ReviewSender", () => {
     expect(await store.list(learnerId)).toEqual([]);
   });
 
+  it("keeps a rating queued while the sign-in has expired", async () => {
+    const store = freshStore();
+    let expired = 2;
+    const sent: string[] = [];
+    const sender = new ReviewSender(
+      store,
+      learnerId,
+      async (r) => {
+        if (expired-- > 0) throw new ApiError(401, { type: "https://lexora.app/problems/unauthenticated", title: "Unauthenticated", status: 401 });
+        sent.push(r.key);
+      },
+      { pause: instant, online: () => true },
+    );
+    const r = await sender.rate("card-a", "cat", 3);
+    await sender.flush();
+    expect(sent).toEqual([r.key]);
+    expect(sender.current.rejected).toEqual([]);
+  });
+
   it("sends only the signed-in learner's ratings", async () => {
     const store = freshStore();
     const other = new ReviewSender(store, "learner-2", () => Promise.reject(new TypeError("offline")), {

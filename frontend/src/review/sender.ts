@@ -48,7 +48,8 @@ function pauseOrOnline(ms: number): Promise<void> {
  * rating is first written to the store with its own Idempotency-Key, then
  * sent, one at a time in the order they were made, and retried with the
  * same key until the server acknowledges it (2xx: removed) or refuses it
- * (4xx other than 408/429: removed and reported). A network failure or a
+ * (4xx other than 401, 408 and 429: removed and reported). A 401 (the
+ * sign-in expired) keeps it queued until a token is accepted again. A network failure or a
  * 5xx keeps it at the head of the queue, so later ratings never overtake
  * it. While the browser is offline nothing is tried; the 'online' event
  * resumes at once. The review screen never waits for any of this.
@@ -142,6 +143,13 @@ export class ReviewSender {
         await this.store.remove(head.seq!);
         this.set({ retrying: null });
       } catch (err) {
+        if (err instanceof ApiError && err.status === 401) {
+          // The sign-in expired: the rating stays queued until a new token
+          // (a refreshed Google token, or signing in again) is accepted.
+          this.set({ retrying: "sign in again to send it" });
+          await this.pause(backoff(attempt++));
+          continue;
+        }
         if (err instanceof ApiError && !err.retryable) {
           await this.store.remove(head.seq!);
           this.set({ rejected: [...this.state.rejected, { review: head, problem: err.problem }], retrying: null });

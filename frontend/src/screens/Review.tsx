@@ -87,9 +87,12 @@ function Session({ cards: loaded, dueCount, onMore }: { cards: DueCard[]; dueCou
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.ctrlKey || e.metaKey || e.altKey) return;
-      const t = e.target as HTMLElement | null;
-      if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT")) return;
-      if (e.key === " " || e.key === "Spacebar") {
+      const t = e.target instanceof Element ? e.target : null;
+      if (t?.closest("input, textarea, select, [contenteditable]")) return;
+      if (e.key === " ") {
+        // Space keeps its own meaning on a link or a button (the reveal
+        // button's is to reveal); anywhere else it reveals.
+        if (t?.closest("a, button, summary")) return;
         e.preventDefault();
         setRevealed(true);
       } else if (["1", "2", "3", "4"].includes(e.key)) {

@@ -1,6 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { useNavigate } from "react-router";
+import { useLocation, useNavigate } from "react-router";
 import { useAuth } from "../auth/AuthContext";
 import { listDevUsers } from "../auth/devSignIn";
 import { ProblemAlert } from "../components/ProblemAlert";
@@ -11,17 +11,30 @@ const roleLabel = { learner: "Learner", teacher: "Teacher", operator: "Operator"
 
 /** Sign-in: Google (production builds) or a user of the local database (development). */
 export function SignIn() {
+  const reason = (useLocation().state as { reason?: string } | null)?.reason;
   return (
     <section aria-labelledby="signin-title" className="narrow">
       <h1 id="signin-title">Sign in to Lexora</h1>
+      {reason && (
+        <p role="status" className="alert">
+          You were signed out: {reason}
+        </p>
+      )}
       {authMode === "firebase" ? <GoogleSignIn /> : <DevSignIn />}
     </section>
   );
 }
 
+/** Where to go once signed in: the page that sent the user here, or home. */
+function useAfterSignIn() {
+  const navigate = useNavigate();
+  const from = (useLocation().state as { from?: string } | null)?.from;
+  return () => navigate(from ?? "/", { replace: true });
+}
+
 function GoogleSignIn() {
   const auth = useAuth();
-  const navigate = useNavigate();
+  const done = useAfterSignIn();
   const [error, setError] = useState<unknown>(null);
   return (
     <>
@@ -31,7 +44,7 @@ function GoogleSignIn() {
         className="primary"
         onClick={() =>
           auth.signInWithGoogle().then(
-            () => navigate("/"),
+            () => done(),
             (e: unknown) => setError(e),
           )
         }
@@ -44,7 +57,7 @@ function GoogleSignIn() {
 
 function DevSignIn() {
   const auth = useAuth();
-  const navigate = useNavigate();
+  const done = useAfterSignIn();
   const users = useQuery({ queryKey: ["dev-users"], queryFn: listDevUsers });
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -53,7 +66,7 @@ function DevSignIn() {
     setError(null);
     try {
       await auth.signInAs(id);
-      navigate("/");
+      done();
     } catch (e) {
       setError(e);
     } finally {
