@@ -258,6 +258,7 @@ export interface components {
             status: number;
             detail?: string;
             errors?: {
+                /** @description The field's JSON name, a query parameter's or header's name, "(body)" for the body itself, "(query)" for a query string that does not parse. */
                 field: string;
                 reason: string;
             }[];
@@ -518,7 +519,9 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     class_id?: string;
+                    /** @description Stored and matched in one canonical form (PRECIS UsernameCaseMapped local part, IDNA ASCII domain); an address with a control, format or separator character is a 400. */
                     email?: string;
+                    /** @description One line; control, format and separator characters (Unicode Cc, Cf, Zl, Zp) are a 400. */
                     display_name?: string;
                     timezone?: string;
                     join_code?: string;
