@@ -24,6 +24,6 @@ export default defineConfig({
     include: ["src/**/*.test.{ts,tsx}"],
     restoreMocks: true,
     // The machines are shared and slow; recharts in jsdom takes seconds.
-    testTimeout: 30_000,
+    testTimeout: 60_000,
   },
 });
