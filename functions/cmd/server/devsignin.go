@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -27,9 +29,12 @@ const maxDevUsers = 200
 // token (auth.DevToken) that the functions accept with AUTH_DEV=true. It
 // exists only in this local server, never in a deployed function.
 type devSignIn struct {
-	pool    *pgxpool.Pool
+	open    func(context.Context) (*pgxpool.Pool, error)
 	project string
 	log     *slog.Logger
+
+	mu   sync.Mutex
+	pool *pgxpool.Pool // opened at the first request, so the server starts while the database is down
 }
 
 // DevUser is one user the development sign-in offers.
@@ -47,14 +52,37 @@ type DevToken struct {
 	User      DevUser   `json:"user"`
 }
 
-// newDevSignIn returns the development sign-in for project's tokens. It
-// refuses to exist on Cloud Run (K_SERVICE set), as auth.NewVerifier refuses
-// development mode there.
-func newDevSignIn(pool *pgxpool.Pool, project string, log *slog.Logger) (*devSignIn, error) {
+// newDevSignIn returns the development sign-in for project's tokens, on the
+// database that open opens at its first request (a failed open is tried
+// again at the next). It refuses to exist on Cloud Run (K_SERVICE set), as
+// auth.NewVerifier refuses development mode there.
+func newDevSignIn(open func(context.Context) (*pgxpool.Pool, error), project string, log *slog.Logger) (*devSignIn, error) {
 	if os.Getenv("K_SERVICE") != "" {
 		return nil, errors.New("the development sign-in is refused on Cloud Run (K_SERVICE is set)")
 	}
-	return &devSignIn{pool: pool, project: project, log: log}, nil
+	return &devSignIn{open: open, project: project, log: log}, nil
+}
+
+func (d *devSignIn) db(ctx context.Context) (*pgxpool.Pool, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.pool == nil {
+		p, err := d.open(ctx)
+		if err != nil {
+			return nil, err
+		}
+		d.pool = p
+	}
+	return d.pool, nil
+}
+
+// close closes the database pool, if one was opened.
+func (d *devSignIn) close() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.pool != nil {
+		d.pool.Close()
+	}
 }
 
 // routes are the sign-in's paths: GET /dev/users answers {"users": [DevUser]}
@@ -73,7 +101,12 @@ func (d *devSignIn) users(w http.ResponseWriter, r *http.Request) {
 		d.methodNotAllowed(w, http.MethodGet)
 		return
 	}
-	rows, err := d.pool.Query(r.Context(), `SELECT id, display_name, email, role FROM users
+	pool, err := d.db(r.Context())
+	if err != nil {
+		httpx.WriteError(w, r, d.log, err)
+		return
+	}
+	rows, err := pool.Query(r.Context(), `SELECT id, display_name, email, role FROM users
 		ORDER BY array_position(ARRAY['operator', 'teacher', 'learner'], role), display_name, id LIMIT $1`, maxDevUsers)
 	if err != nil {
 		httpx.WriteError(w, r, d.log, fmt.Errorf("list users: %w", err))
@@ -102,9 +135,14 @@ func (d *devSignIn) token(w http.ResponseWriter, r *http.Request) {
 	// A user linked to an identity signs in as that subject; one not yet
 	// linked (enrolled by email) gets a token with its id as subject and its
 	// verified email, which links the account at the first request.
+	pool, err := d.db(r.Context())
+	if err != nil {
+		httpx.WriteError(w, r, d.log, err)
+		return
+	}
 	var u DevUser
 	var subject string
-	err := d.pool.QueryRow(r.Context(), `SELECT id, display_name, email, role, coalesce(auth_subject, id::text)
+	err = pool.QueryRow(r.Context(), `SELECT id, display_name, email, role, coalesce(auth_subject, id::text)
 		FROM users WHERE id = $1`, req.UserID).Scan(&u.ID, &u.DisplayName, &u.Email, &u.Role, &subject)
 	if errors.Is(err, pgx.ErrNoRows) {
 		httpx.WriteError(w, r, d.log, httpx.NotFound("user"))

@@ -24,6 +24,7 @@ import (
 	"os"
 
 	"github.com/GoogleCloudPlatform/functions-framework-go/funcframework"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/sethvargo/go-envconfig"
 
 	"github.com/lexora-app/lexora/functions"
@@ -86,21 +87,16 @@ func register(ctx context.Context, cfg config, log *slog.Logger) (func(), error)
 	if !cfg.Auth.Dev {
 		return func() {}, nil
 	}
-	pool, err := database.Open(ctx, cfg.Database)
+	d, err := newDevSignIn(func(ctx context.Context) (*pgxpool.Pool, error) { return database.Open(ctx, cfg.Database) },
+		cfg.Auth.Project, log)
 	if err != nil {
-		return nil, err
-	}
-	d, err := newDevSignIn(pool, cfg.Auth.Project, log)
-	if err != nil {
-		pool.Close()
 		return nil, err
 	}
 	for path, h := range d.routes() {
 		if err := funcframework.RegisterHTTPFunctionContext(ctx, path, h); err != nil {
-			pool.Close()
 			return nil, fmt.Errorf("register %s: %w", path, err)
 		}
 	}
 	log.Info("development sign-in enabled", slog.String("path", "/dev/token"))
-	return pool.Close, nil
+	return d.close, nil
 }

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/lexora-app/lexora/functions"
@@ -63,11 +66,12 @@ func TestDevSignInMintsTokensForUsersInTheDatabase(t *testing.T) {
 	require.NoError(t, pool.QueryRow(ctx, `INSERT INTO users (email, display_name, role)
 		VALUES ('sam@example.com', 'Sam', 'learner') RETURNING id`).Scan(&unlinked))
 
+	open := func(context.Context) (*pgxpool.Pool, error) { return pool, nil }
 	t.Setenv("K_SERVICE", "functions")
-	_, err := newDevSignIn(pool, "lexora-dev", slog.New(slog.DiscardHandler))
+	_, err := newDevSignIn(open, "lexora-dev", slog.New(slog.DiscardHandler))
 	require.ErrorContains(t, err, "refused on Cloud Run")
 	t.Setenv("K_SERVICE", "")
-	d, err := newDevSignIn(pool, "lexora-dev", slog.New(slog.DiscardHandler))
+	d, err := newDevSignIn(open, "lexora-dev", slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	mux := http.NewServeMux()
 	for path, h := range d.routes() {
@@ -113,4 +117,31 @@ func TestDevSignInMintsTokensForUsersInTheDatabase(t *testing.T) {
 	require.Equal(t, http.StatusBadRequest, code)
 	code, _ = do(http.MethodGet, "/dev/token", "")
 	require.Equal(t, http.StatusMethodNotAllowed, code)
+}
+
+// TestDevSignInOpensTheDatabaseAtItsFirstRequest: the server starts while
+// the database is down (as the functions do); the sign-in answers 503 until
+// the database can be opened, then works.
+func TestDevSignInOpensTheDatabaseAtItsFirstRequest(t *testing.T) {
+	pool := pgtest.New(t)
+	down := true
+	opens := 0
+	d, err := newDevSignIn(func(context.Context) (*pgxpool.Pool, error) {
+		opens++
+		if down {
+			return nil, &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
+		}
+		return pool, nil
+	}, "lexora-dev", slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	users := func() int {
+		rec := httptest.NewRecorder()
+		d.routes()["/dev/users"](rec, httptest.NewRequest(http.MethodGet, "/dev/users", nil))
+		return rec.Code
+	}
+	require.Equal(t, http.StatusServiceUnavailable, users())
+	down = false
+	require.Equal(t, http.StatusOK, users())
+	require.Equal(t, http.StatusOK, users())
+	require.Equal(t, 2, opens, "a failed open is tried again; a pool that opened is kept")
 }
