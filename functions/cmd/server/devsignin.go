@@ -12,9 +12,9 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/lexora-app/lexora/pkg/platform/auth"
+	"github.com/lexora-app/lexora/pkg/platform/database"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
 )
 
@@ -29,12 +29,12 @@ const maxDevUsers = 200
 // token (auth.DevToken) that the functions accept with AUTH_DEV=true. It
 // exists only in this local server, never in a deployed function.
 type devSignIn struct {
-	open    func(context.Context) (*pgxpool.Pool, error)
+	open    func(context.Context) (*database.Pool, error)
 	project string
 	log     *slog.Logger
 
 	mu   sync.Mutex
-	pool *pgxpool.Pool // opened at the first request, so the server starts while the database is down
+	pool *database.Pool // opened at the first request, so the server starts while the database is down
 }
 
 // DevUser is one user the development sign-in offers.
@@ -56,14 +56,14 @@ type DevToken struct {
 // database that open opens at its first request (a failed open is tried
 // again at the next). It refuses to exist on Cloud Run (K_SERVICE set), as
 // auth.NewVerifier refuses development mode there.
-func newDevSignIn(open func(context.Context) (*pgxpool.Pool, error), project string, log *slog.Logger) (*devSignIn, error) {
+func newDevSignIn(open func(context.Context) (*database.Pool, error), project string, log *slog.Logger) (*devSignIn, error) {
 	if os.Getenv("K_SERVICE") != "" {
 		return nil, errors.New("the development sign-in is refused on Cloud Run (K_SERVICE is set)")
 	}
 	return &devSignIn{open: open, project: project, log: log}, nil
 }
 
-func (d *devSignIn) db(ctx context.Context) (*pgxpool.Pool, error) {
+func (d *devSignIn) db(ctx context.Context) (*database.Pool, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.pool == nil {

@@ -4,7 +4,8 @@
 // FUNCTION_TARGET set it serves only that function, at every path, as Cloud
 // Run functions do.
 //
-// Two local additions, both outside the functions themselves:
+// Two local additions, outside the functions themselves and off unless
+// configured (the deployed image sets neither):
 //
 //   - STATIC_DIR (a built web client, frontend/dist): its files and its
 //     routes are served at / on the same origin as the functions (see
@@ -24,7 +25,6 @@ import (
 	"os"
 
 	"github.com/GoogleCloudPlatform/functions-framework-go/funcframework"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/sethvargo/go-envconfig"
 
 	"github.com/lexora-app/lexora/functions"
@@ -87,7 +87,7 @@ func register(ctx context.Context, cfg config, log *slog.Logger) (func(), error)
 	if !cfg.Auth.Dev {
 		return func() {}, nil
 	}
-	d, err := newDevSignIn(func(ctx context.Context) (*pgxpool.Pool, error) { return database.Open(ctx, cfg.Database) },
+	d, err := newDevSignIn(func(ctx context.Context) (*database.Pool, error) { return database.Open(ctx, cfg.Database) },
 		cfg.Auth.Project, log)
 	if err != nil {
 		return nil, err

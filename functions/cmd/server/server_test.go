@@ -14,11 +14,11 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/lexora-app/lexora/functions"
 	"github.com/lexora-app/lexora/pkg/platform/auth"
+	"github.com/lexora-app/lexora/pkg/platform/database"
 	"github.com/lexora-app/lexora/pkg/platform/pgtest"
 )
 
@@ -66,7 +66,7 @@ func TestDevSignInMintsTokensForUsersInTheDatabase(t *testing.T) {
 	require.NoError(t, pool.QueryRow(ctx, `INSERT INTO users (email, display_name, role)
 		VALUES ('sam@example.com', 'Sam', 'learner') RETURNING id`).Scan(&unlinked))
 
-	open := func(context.Context) (*pgxpool.Pool, error) { return pool, nil }
+	open := func(context.Context) (*database.Pool, error) { return &database.Pool{Pool: pool}, nil }
 	t.Setenv("K_SERVICE", "functions")
 	_, err := newDevSignIn(open, "lexora-dev", slog.New(slog.DiscardHandler))
 	require.ErrorContains(t, err, "refused on Cloud Run")
@@ -126,12 +126,12 @@ func TestDevSignInOpensTheDatabaseAtItsFirstRequest(t *testing.T) {
 	pool := pgtest.New(t)
 	down := true
 	opens := 0
-	d, err := newDevSignIn(func(context.Context) (*pgxpool.Pool, error) {
+	d, err := newDevSignIn(func(context.Context) (*database.Pool, error) {
 		opens++
 		if down {
 			return nil, &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
 		}
-		return pool, nil
+		return &database.Pool{Pool: pool}, nil
 	}, "lexora-dev", slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	users := func() int {
