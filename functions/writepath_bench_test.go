@@ -24,6 +24,7 @@ import (
 
 	"github.com/lexora-app/lexora/pkg/mail"
 	"github.com/lexora-app/lexora/pkg/outbox"
+	sysclock "github.com/lexora-app/lexora/pkg/platform/clock"
 	"github.com/lexora-app/lexora/pkg/platform/mailpit"
 	"github.com/lexora-app/lexora/pkg/platform/pgtest"
 	"github.com/lexora-app/lexora/pkg/seed"
@@ -64,7 +65,7 @@ import (
 func BenchmarkWritePath(b *testing.B) {
 	ctx := context.Background()
 	pool := pgtest.New(b)
-	_, err := seed.Load(ctx, pool)
+	_, err := seed.Load(ctx, pool, sysclock.System{})
 	require.NoError(b, err)
 	_, err = pool.Exec(ctx, `
 CREATE FUNCTION bench_drop_event() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -149,7 +150,7 @@ CREATE TRIGGER bench_drop_event BEFORE INSERT ON outbox_events FOR EACH ROW EXEC
 	}))
 	defer receiver.Close()
 	refused := closedPort(b)
-	hooks := webhooks.NewSender(webhooks.Config{Timeout: 10 * time.Second, AllowHTTP: true})
+	hooks := webhooks.NewSender(webhooks.Config{Timeout: 10 * time.Second, AllowHTTP: true}, sysclock.System{})
 	secret := webhooks.NewSecret()
 	var lost atomic.Int64
 	naive := func(smtp mail.Sender, hookURL string) http.HandlerFunc {

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"testing"
@@ -25,7 +27,9 @@ func TestMain(m *testing.M) {
 // TestUnknownPathIsAProblemDocument: the local server answers a path that
 // names no function with a 404 problem document, not text/plain.
 func TestUnknownPathIsAProblemDocument(t *testing.T) {
-	require.NoError(t, register())
+	closeAll, err := register(context.Background(), config{}, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	defer closeAll()
 	port := strconv.Itoa(testport.Free(t))
 	go func() { _ = funcframework.StartHostPort("127.0.0.1", port) }()
 	defer http.DefaultClient.CloseIdleConnections()
