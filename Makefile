@@ -8,10 +8,10 @@ BIN := $(CURDIR)/bin
 # The binaries `make build` produces, each named after its directory:
 # bin/server, bin/migrate, bin/seed, bin/drain, bin/prune, bin/demo, bin/devtoken, bin/devstack, bin/outboxctl,
 # bin/chaos.
-CMDS := ./functions/cmd/server ./functions/cmd/demo ./functions/cmd/devtoken \
-	./jobs/migrate ./jobs/seed ./jobs/drain ./jobs/prune ./jobs/devstack ./jobs/outboxctl ./jobs/chaos
-# What the fault-injection harness (jobs/chaos) runs.
-CHAOS_CMDS := ./functions/cmd/server ./jobs/migrate ./jobs/seed ./jobs/drain ./jobs/chaos
+CMDS := ./functions/cmd/server ./functions/cmd/dev/demo ./functions/cmd/dev/devtoken \
+	./jobs/migrate ./jobs/seed ./jobs/drain ./jobs/prune ./jobs/dev/devstack ./jobs/outboxctl ./jobs/dev/chaos
+# What the fault-injection harness (jobs/dev/chaos) runs.
+CHAOS_CMDS := ./functions/cmd/server ./jobs/migrate ./jobs/seed ./jobs/drain ./jobs/dev/chaos
 
 TEST_ENV := LEXORA_MAILPIT=$(BIN)/mailpit \
 	LEXORA_TEST_DATABASE_URL='postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable'

@@ -13,8 +13,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/lexora-app/lexora/pkg/platform/pgtest"
-	"github.com/lexora-app/lexora/pkg/platform/testport"
+	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
+	"github.com/lexora-app/lexora/pkg/testkit/testport"
 )
 
 // proxy forwards TCP connections from a loopback port to PostgreSQL once

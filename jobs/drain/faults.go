@@ -14,7 +14,7 @@ import (
 
 // faultRates is DRAIN_CHAOS_SUBSCRIBER_FAULTS parsed: the probability of
 // each kind of injected subscriber fault per delivery. Only the fault-
-// injection harness (jobs/chaos) sets the variable; unset (the default, and
+// injection harness (jobs/dev/chaos) sets the variable; unset (the default, and
 // every deployment) injects nothing and leaves the handlers untouched.
 type faultRates struct {
 	fail, timeout, panic float64

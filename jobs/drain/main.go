@@ -12,7 +12,7 @@
 // released for the next run, and the summary is logged.
 //
 // DRAIN_CHAOS_SUBSCRIBER_FAULTS (unset by default, and in every deployment)
-// is for the fault-injection harness (jobs/chaos) alone: for example
+// is for the fault-injection harness (jobs/dev/chaos) alone: for example
 // "fail=0.02,timeout=0.01,panic=0.01" makes that share of deliveries fail,
 // hang until their deadline, or panic before the subscriber runs, each
 // logged as "injected subscriber fault".

@@ -21,7 +21,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/lexora-app/lexora/pkg/outbox/internal/testsignal"
-	"github.com/lexora-app/lexora/pkg/platform/pgtest"
+	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
 	"github.com/lexora-app/lexora/pkg/testkit/leaktest"
 )
 

@@ -22,8 +22,8 @@ import (
 
 	"github.com/lexora-app/lexora/pkg/platform/auth"
 	"github.com/lexora-app/lexora/pkg/platform/clock"
-	"github.com/lexora-app/lexora/pkg/platform/pgtest"
-	"github.com/lexora-app/lexora/pkg/platform/testport"
+	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
+	"github.com/lexora-app/lexora/pkg/testkit/testport"
 	"github.com/lexora-app/lexora/pkg/seed"
 )
 

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/lexora-app/lexora/pkg/platform/testport"
+	"github.com/lexora-app/lexora/pkg/testkit/testport"
 	"github.com/lexora-app/lexora/pkg/testkit/leaktest"
 )
 

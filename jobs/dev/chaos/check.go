@@ -20,7 +20,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/outbox"
-	"github.com/lexora-app/lexora/pkg/platform/mailpit"
+	"github.com/lexora-app/lexora/pkg/testkit/mailpit"
 )
 
 // invariant is one checked property: how many cases it covered and the

@@ -13,7 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/lexora-app/lexora/pkg/platform/testport"
+	"github.com/lexora-app/lexora/pkg/testkit/testport"
 )
 
 // PgBouncer starts a private PgBouncer (Debian's package, found through

@@ -21,7 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
-	"github.com/lexora-app/lexora/pkg/platform/mailpit"
+	"github.com/lexora-app/lexora/pkg/testkit/mailpit"
 )
 
 // stack is everything the harness runs: its PostgreSQL cluster, toxiproxy

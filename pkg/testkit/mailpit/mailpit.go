@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lexora-app/lexora/pkg/platform/testport"
+	"github.com/lexora-app/lexora/pkg/testkit/testport"
 )
 
 // Address is one mailbox of a message.
