@@ -5,11 +5,11 @@ SHELL := /bin/bash
 
 GO ?= go
 BIN := $(CURDIR)/bin
-# The binaries `make build` produces, each named after its directory:
-# bin/server, bin/migrate, bin/seed, bin/drain, bin/prune, bin/demo, bin/devtoken, bin/devstack, bin/outboxctl,
-# bin/chaos.
-CMDS := ./functions/cmd/server ./functions/cmd/dev/demo ./functions/cmd/dev/devtoken \
-	./jobs/migrate ./jobs/seed ./jobs/drain ./jobs/prune ./jobs/dev/devstack ./jobs/outboxctl ./jobs/dev/chaos
+# The binaries `make build` produces, each named after its directory. Production (deployed):
+# bin/server, bin/migrate, bin/seed, bin/drain, bin/prune, bin/outboxctl (the operators' tool).
+CMDS := ./functions/cmd/server ./jobs/migrate ./jobs/seed ./jobs/drain ./jobs/prune ./jobs/outboxctl
+# Development tools (never deployed; the dev/ folders): bin/demo, bin/devtoken, bin/devstack, bin/chaos.
+DEV_CMDS := ./functions/cmd/dev/demo ./functions/cmd/dev/devtoken ./jobs/dev/devstack ./jobs/dev/chaos
 # What the fault-injection harness (jobs/dev/chaos) runs.
 CHAOS_CMDS := ./functions/cmd/server ./jobs/migrate ./jobs/seed ./jobs/drain ./jobs/dev/chaos
 
@@ -27,7 +27,7 @@ help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  %-8s %s\n", $$1, $$2 }'
 
 build: ## Build every binary into bin/.
-	$(GO) build -o $(BIN)/ $(CMDS)
+	$(GO) build -o $(BIN)/ $(CMDS) $(DEV_CMDS)
 
 $(WEB_DEPS): $(WEB)/package-lock.json $(WEB)/package.json
 	.ci/ensure-node
@@ -50,7 +50,7 @@ reset: ## Drop the local lexora database and mailbox; the next `make run` recrea
 	psql -h 127.0.0.1 -U postgres -d postgres -Xqc 'DROP DATABASE IF EXISTS lexora WITH (FORCE)'
 	rm -f .run/mailpit.db*
 
-test: ## go vet, gofmt check, sqlc diff, all tests with -race against the local PostgreSQL, the short chaos profile, terraform checks, then the web client's.
+test: ## go vet, gofmt check, sqlc diff, golangci-lint, all tests with -race against the local PostgreSQL, the short chaos profile, terraform checks, then the web client's.
 	.ci/ensure-postgres
 	.ci/ensure-mailpit
 	.ci/ensure-pgbouncer
@@ -62,6 +62,9 @@ test: ## go vet, gofmt check, sqlc diff, all tests with -race against the local 
 	$(GO) vet ./...
 	@# The River comparison is its own module: vet it so that make bench cannot rot unseen.
 	cd pkg/outbox/internal/riverbench && $(GO) vet ./...
+	@# The linters of .golangci.yaml (staticcheck, errorlint, testifylint, depguard: no test kit in production code...).
+	.ci/ensure-golangci-lint
+	$(BIN)/golangci-lint run ./...
 	$(TEST_ENV) $(GO) test -race -count=1 ./...
 	@# The request decoders' fuzzers, for a bounded time (`go test` above runs their seeds).
 	@# A count of runs rather than a duration, and no minimisation: a duration

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -141,7 +142,7 @@ func (c *checker) durable(ctx context.Context, f *findings) error {
 			var due time.Time
 			var stability float64
 			err = c.s.pool.QueryRow(ctx, `SELECT due_after, stability FROM review_log WHERE id = $1 AND card_id = $2`, a.ReviewID, a.CardID).Scan(&due, &stability)
-			if err == pgx.ErrNoRows {
+			if errors.Is(err, pgx.ErrNoRows) {
 				err = nil
 			} else {
 				// The database keeps microseconds (rounded).
@@ -254,7 +255,11 @@ func (c *checker) stateHasEvents(ctx context.Context, f *findings) error {
 			var k string
 			switch p.field {
 			case "review_id":
-				k = strconv.FormatFloat(m["review_id"].(float64), 'f', -1, 64)
+				id, ok := m["review_id"].(float64)
+				if !ok {
+					return fmt.Errorf("event %s: review_id is %v, not a number", e.id, m["review_id"])
+				}
+				k = strconv.FormatFloat(id, 'f', -1, 64)
 			case "":
 				k = fmt.Sprint(m["class_id"]) + "/" + fmt.Sprint(m["learner_id"])
 			default:

@@ -173,5 +173,5 @@ func freePort() int {
 		panic(fmt.Sprintf("find a free port: %v", err))
 	}
 	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return l.Addr().(*net.TCPAddr).Port //nolint:forcetypeassert // a "tcp" listener's address is a *net.TCPAddr
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -318,7 +319,7 @@ func clusterMain(args []string) int {
 	fmt.Fprintf(os.Stderr, "cluster: PostgreSQL with autovacuum and fsync on at %s\n", pg.Addr())
 	if err := cmd.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "cluster:", err)
-		if ee, ok := err.(*exec.ExitError); ok {
+		if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
 			return ee.ExitCode()
 		}
 		return 2

@@ -49,7 +49,6 @@ type stack struct {
 	server    *proc
 	drains    []*proc // by task index; nil between executions
 	faultsOn  atomic.Bool
-	stopping  atomic.Bool
 
 	drainStats drainStats
 	// observed are lease losses the drains logged: a drain stalled past its
@@ -106,7 +105,7 @@ func startStack(ctx context.Context, cfg profile, dir string, logFile io.Writer)
 		}
 		<-p.done
 		if p.err != nil {
-			return nil, fmt.Errorf("%s: %v (see %s)", job, p.err, filepath.Join(dir, "stack.log"))
+			return nil, fmt.Errorf("%s: %w (see %s)", job, p.err, filepath.Join(dir, "stack.log"))
 		}
 	}
 	if s.pool, err = pgxpool.New(ctx, s.pg.URL(dbName)); err != nil {

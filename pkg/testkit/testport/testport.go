@@ -18,5 +18,5 @@ func Free(t testing.TB) int {
 		t.Fatalf("find a free port: %v", err)
 	}
 	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return l.Addr().(*net.TCPAddr).Port //nolint:forcetypeassert // a "tcp" listener's address is a *net.TCPAddr
 }
