@@ -22,9 +22,9 @@ import (
 	"github.com/lexora-app/lexora/pkg/outbox"
 	authpkg "github.com/lexora-app/lexora/pkg/platform/auth"
 	sysclock "github.com/lexora-app/lexora/pkg/platform/clock"
+	"github.com/lexora-app/lexora/pkg/seed"
 	"github.com/lexora-app/lexora/pkg/testkit/mailpit"
 	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
-	"github.com/lexora-app/lexora/pkg/seed"
 	"github.com/lexora-app/lexora/pkg/webhooks"
 )
 

@@ -13,8 +13,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
 	"github.com/lexora-app/lexora/pkg/testkit/leaktest"
+	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
 )
 
 // TestMain lets the test binary run as the drain job itself, and fails the

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lexora-app/lexora/pkg/outbox"
-	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
 	"github.com/lexora-app/lexora/pkg/testkit/leaktest"
+	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
 )
 
 // TestMain fails the package's tests when they leave goroutines running.

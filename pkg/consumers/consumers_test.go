@@ -13,9 +13,9 @@ import (
 	"github.com/lexora-app/lexora/pkg/mail"
 	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/platform/clock"
+	"github.com/lexora-app/lexora/pkg/seed"
 	"github.com/lexora-app/lexora/pkg/testkit/mailpit"
 	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
-	"github.com/lexora-app/lexora/pkg/seed"
 	"github.com/lexora-app/lexora/pkg/webhooks"
 )
 

@@ -21,8 +21,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/lexora-app/lexora/pkg/outbox/internal/testsignal"
-	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
 	"github.com/lexora-app/lexora/pkg/testkit/leaktest"
+	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
 )
 
 // TestMain lets the test binary double as a drain worker process, so that

@@ -22,9 +22,9 @@ import (
 
 	"github.com/lexora-app/lexora/pkg/platform/auth"
 	"github.com/lexora-app/lexora/pkg/platform/clock"
+	"github.com/lexora-app/lexora/pkg/seed"
 	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
 	"github.com/lexora-app/lexora/pkg/testkit/testport"
-	"github.com/lexora-app/lexora/pkg/seed"
 )
 
 // koConfig is the part of .ko.yaml that decides the binary.

@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/lexora-app/lexora/pkg/testkit/testport"
 	"github.com/lexora-app/lexora/pkg/testkit/leaktest"
+	"github.com/lexora-app/lexora/pkg/testkit/testport"
 )
 
 // TestMain fails the package's tests when they leave goroutines running,

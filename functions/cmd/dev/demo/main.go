@@ -32,8 +32,8 @@ import (
 
 	"github.com/lexora-app/lexora/functions"
 	"github.com/lexora-app/lexora/pkg/platform/auth"
-	"github.com/lexora-app/lexora/pkg/testkit/mailpit"
 	"github.com/lexora-app/lexora/pkg/seed"
+	"github.com/lexora-app/lexora/pkg/testkit/mailpit"
 )
 
 func main() {
