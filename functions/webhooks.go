@@ -9,7 +9,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
 	"github.com/lexora-app/lexora/pkg/webhooks"
 )
@@ -17,9 +16,6 @@ import (
 // A teacher's webhook endpoints receive the events of their assignments,
 // signed per Standard Webhooks (see pkg/webhooks). Only the owning teacher
 // sees or changes an endpoint; anyone else gets 404.
-
-// WebhookTopics are the event types a webhook endpoint may subscribe to.
-var WebhookTopics = []string{events.LearnerEnrolled, events.AssignmentCreated, events.AssignmentCompleted}
 
 // WebhookEndpoint is an endpoint as its owner sees it. Secret is returned
 // only when the endpoint is registered or its secret rotated.
@@ -49,7 +45,8 @@ func scanEndpoint(row pgx.Row, ep *WebhookEndpoint) error {
 // RegisterWebhookEndpointRequest is the body of RegisterWebhookEndpoint.
 type RegisterWebhookEndpointRequest struct {
 	URL string `json:"url" validate:"required,max=2000"`
-	// Topics to receive; empty means all of WebhookTopics.
+	// Topics to receive (learner.enrolled, assignment.created,
+	// assignment.completed); empty means all of them.
 	Topics []string `json:"topics" validate:"max=10,unique,dive,oneof=learner.enrolled assignment.created assignment.completed"`
 }
 

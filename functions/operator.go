@@ -16,8 +16,6 @@ import (
 // user with the operator role may call them; anyone else gets 404, as if they
 // did not exist.
 
-// operator resolves the acting user and requires the operator role.
-
 // OutboxHealth (GET) answers the outbox's live health figures
 // (outbox.Health): backlog and oldest age per subscriber and topic, dead
 // counts, blocked ordered keys, deliveries per minute over the last hour.
