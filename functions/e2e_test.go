@@ -21,6 +21,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/mail"
 	"github.com/lexora-app/lexora/pkg/outbox"
 	authpkg "github.com/lexora-app/lexora/pkg/platform/auth"
+	"github.com/lexora-app/lexora/pkg/platform/clock"
 	"github.com/lexora-app/lexora/pkg/platform/mailpit"
 	"github.com/lexora-app/lexora/pkg/platform/pgtest"
 	"github.com/lexora-app/lexora/pkg/seed"
@@ -38,7 +39,7 @@ func TestEndToEnd(t *testing.T) {
 	pool := pgtest.New(t)
 	_, err := seed.Load(ctx, pool)
 	require.NoError(t, err)
-	svc, err := NewService(pool, devVerifier(t), time.Now, slog.New(slog.DiscardHandler))
+	svc, err := NewService(pool, devVerifier(t), clock.System{}, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	svc.webhooks.AllowHTTP = true // the test's receiver is plain HTTP on loopback
 	mux := http.NewServeMux()

@@ -16,6 +16,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/platform/auth"
+	"github.com/lexora-app/lexora/pkg/platform/clock"
 	"github.com/lexora-app/lexora/pkg/platform/database"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
 	"github.com/lexora-app/lexora/pkg/platform/logging"
@@ -48,24 +49,27 @@ type Service struct {
 	pool          *pgxpool.Pool
 	outbox        *outbox.Outbox
 	scheduler     *learning.Scheduler
-	now           learning.Clock
+	clock         clock.Clock
 	log           *slog.Logger
 }
 
-// NewService returns a Service on pool whose clock is now (time.Now in
-// production; tests inject their own), read at learning.Precision (the
-// microseconds timestamptz stores), so that an instant answered, published
-// in an event and stored is one value. It returns an error only for an
-// invalid scheduler configuration.
-func NewService(pool *pgxpool.Pool, verifier *auth.Verifier, now learning.Clock, log *slog.Logger) (*Service, error) {
-	clk := now
-	now = func() time.Time { return clk().Truncate(learning.Precision) }
-	sched, err := learning.NewScheduler(learning.DefaultParams(), now)
+// NewService returns a Service on pool whose instants come from clk
+// (clock.System in production; tests inject a clocktest.Stub), at
+// clock.Precision (the microseconds timestamptz stores), so that an instant
+// answered, published in an event and stored is one value. What a request
+// writes with the database's now() (invitations, secret overlap,
+// updated_at) takes clk.NowOrNil() instead, so one request decides with one
+// clock. It returns an error only for an invalid scheduler configuration.
+func NewService(pool *pgxpool.Pool, verifier *auth.Verifier, clk clock.Clock, log *slog.Logger) (*Service, error) {
+	sched, err := learning.NewScheduler(learning.DefaultParams(), clk.Now)
 	if err != nil {
 		return nil, fmt.Errorf("build scheduler: %w", err)
 	}
-	return &Service{pool: pool, verifier: verifier, outbox: events.NewOutbox(), scheduler: sched, now: now, log: log}, nil
+	return &Service{pool: pool, verifier: verifier, outbox: events.NewOutbox(), scheduler: sched, clock: clk, log: log}, nil
 }
+
+// now is the request's instant (see NewService).
+func (s *Service) now() time.Time { return s.clock.Now() }
 
 // fromEnv builds the Service from the environment. It fails when the
 // configuration is invalid or the database cannot be reached.
@@ -85,11 +89,11 @@ func fromEnv() (*Service, error) {
 		pool.Close()
 		return nil, err
 	}
-	svc, err := NewService(pool, verifier, time.Now, log)
+	svc, err := NewService(pool, verifier, clock.System{}, log)
 	if err == nil && !cfg.Fuzz {
 		p := svc.scheduler.Params()
 		p.EnableFuzz = false
-		svc.scheduler, err = learning.NewScheduler(p, time.Now)
+		svc.scheduler, err = learning.NewScheduler(p, svc.clock.Now)
 	}
 	if err != nil {
 		pool.Close()
