@@ -13,7 +13,7 @@ CMDS := ./functions/cmd/server ./functions/cmd/demo ./functions/cmd/devtoken \
 TEST_ENV := LEXORA_MAILPIT=$(BIN)/mailpit \
 	LEXORA_TEST_DATABASE_URL='postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable'
 
-.PHONY: help build run demo reset test bench clean
+.PHONY: help build run demo reset generate test bench clean
 
 help: ## List the targets.
 	@echo "usage: make <target>"
@@ -36,10 +36,17 @@ reset: ## Drop the local lexora database and mailbox; the next `make run` recrea
 	psql -h 127.0.0.1 -U postgres -d postgres -Xqc 'DROP DATABASE IF EXISTS lexora WITH (FORCE)'
 	rm -f .run/mailpit.db*
 
+generate: ## Regenerate the store packages (pkg/store/*) from their queries.sql with sqlc (sqlc.yaml).
+	.ci/ensure-sqlc
+	$(BIN)/sqlc generate
+
 test: ## go vet, gofmt check and all tests with -race against the local PostgreSQL.
 	.ci/ensure-postgres
 	.ci/ensure-mailpit
 	.ci/ensure-pgbouncer
+	.ci/ensure-sqlc
+	@# The store packages are generated from their queries.sql against schema/: stale generated code fails here.
+	@$(BIN)/sqlc diff || { echo "pkg/store differs from what sqlc generates from its queries.sql: run make generate and commit"; exit 1; }
 	@unformatted=$$(git ls-files -z '*.go' | xargs -0 -r gofmt -l); \
 	if [ -n "$$unformatted" ]; then echo "gofmt -l lists files that need formatting (run gofmt -w):"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...

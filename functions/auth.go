@@ -11,14 +11,16 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/lexora-app/lexora/pkg/account"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
 	"github.com/lexora-app/lexora/pkg/platform/text"
+	"github.com/lexora-app/lexora/pkg/store/userstore"
 )
 
 // user is the acting user.
 type user struct {
 	ID       uuid.UUID
-	Role     string
+	Role     account.Role
 	Timezone string
 }
 
@@ -37,17 +39,15 @@ func (s *Service) actor(ctx context.Context, r *http.Request) (user, error) {
 		s.log.InfoContext(ctx, "request not authenticated", slog.String("reason", err.Error()))
 		return user{}, unauthenticated("send a valid, unexpired ID token as Authorization: Bearer <token>")
 	}
-	var u user
-	bySubject := func() error {
-		return s.pool.QueryRow(ctx, "SELECT id, role, timezone FROM users WHERE auth_subject = $1", c.Subject).Scan(&u.ID, &u.Role, &u.Timezone)
-	}
-	err = bySubject()
+	users := userstore.New(s.pool)
+	u, err := users.UserBySubject(ctx, c.Subject)
 	email, emailErr := text.CanonicalEmail(c.Email)
 	if errors.Is(err, pgx.ErrNoRows) && c.EmailVerified && emailErr == nil {
-		err = s.pool.QueryRow(ctx, `UPDATE users SET auth_subject = $1 WHERE email = $2 AND auth_subject IS NULL
-			RETURNING id, role, timezone`, c.Subject, email).Scan(&u.ID, &u.Role, &u.Timezone)
+		var linked userstore.LinkSubjectRow
+		linked, err = users.LinkSubject(ctx, c.Subject, email)
+		u = userstore.UserBySubjectRow(linked)
 		if errors.Is(err, pgx.ErrNoRows) {
-			err = bySubject() // a concurrent first request of the same sign-in linked it
+			u, err = users.UserBySubject(ctx, c.Subject) // a concurrent first request of the same sign-in linked it
 		}
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -56,14 +56,15 @@ func (s *Service) actor(ctx context.Context, r *http.Request) (user, error) {
 	if err != nil {
 		return user{}, fmt.Errorf("load acting user: %w", err)
 	}
-	return u, nil
+	return user{ID: u.ID, Role: u.Role, Timezone: u.Timezone}, nil
 }
 
+// caller is every function's first step: it answers 405 unless r uses
 // method, 401 unless r carries a valid ID token of a Lexora user (actor),
 // and, when roles are given, 404 to every other role, as if the function did
 // not exist. So a request that may not call the function learns nothing
 // about its body or parameters. It reports whether to go on.
-func (s *Service) caller(w http.ResponseWriter, r *http.Request, method string, roles ...string) (user, bool) {
+func (s *Service) caller(w http.ResponseWriter, r *http.Request, method string, roles ...account.Role) (user, bool) {
 	if !allow(w, r, method) {
 		return user{}, false
 	}
@@ -72,7 +73,7 @@ func (s *Service) caller(w http.ResponseWriter, r *http.Request, method string, 
 		err = httpx.NotFound("function")
 	}
 	if err != nil {
-		httpx.WriteError(w, r, s.log, err)
+		s.fail(w, r, err)
 		return user{}, false
 	}
 	return u, true

@@ -67,7 +67,7 @@ func allow(w http.ResponseWriter, r *http.Request, method string) bool {
 // httpx.DecodeJSON); it reports whether to go on.
 func (s *Service) decode(w http.ResponseWriter, r *http.Request, req any) bool {
 	if err := httpx.DecodeJSON(r, req); err != nil {
-		httpx.WriteError(w, r, s.log, err)
+		s.fail(w, r, err)
 		return false
 	}
 	return true

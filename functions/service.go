@@ -18,7 +18,6 @@ import (
 	"github.com/lexora-app/lexora/pkg/platform/auth"
 	"github.com/lexora-app/lexora/pkg/platform/clock"
 	"github.com/lexora-app/lexora/pkg/platform/database"
-	"github.com/lexora-app/lexora/pkg/platform/httpx"
 	"github.com/lexora-app/lexora/pkg/platform/logging"
 	"github.com/lexora-app/lexora/pkg/webhooks"
 )
@@ -140,7 +139,7 @@ func (l *lazyService) serve(name string, fn func(*Service, http.ResponseWriter, 
 	return traced(name, func(w http.ResponseWriter, r *http.Request) {
 		s, err := l.get()
 		if err != nil {
-			httpx.WriteError(w, r, slog.Default(), err)
+			writeError(w, r, slog.Default(), err)
 			return
 		}
 		if cors(w, r, s.allowedOrigin) {

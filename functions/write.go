@@ -1,14 +1,18 @@
 package functions
 
 import (
+	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lexora-app/lexora/pkg/idempotency"
+	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
 )
 
@@ -33,7 +37,7 @@ func (s *Service) write(w http.ResponseWriter, r *http.Request, u user, name str
 	if vals := r.Header.Values(IdempotencyKeyHeader); len(vals) > 1 || (vals != nil && !printableASCII(key, 255)) {
 		p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", "the Idempotency-Key header is invalid")
 		p.Errors = []httpx.FieldError{{Field: IdempotencyKeyHeader, Reason: "must be one value of 1 to 255 printable ASCII characters"}}
-		httpx.WriteError(w, r, s.log, p)
+		s.fail(w, r, p)
 		return
 	}
 	scope := name + " " + u.ID.String()
@@ -75,7 +79,7 @@ func (s *Service) write(w http.ResponseWriter, r *http.Request, u user, name str
 		return nil
 	})
 	if err != nil {
-		httpx.WriteError(w, r, s.log, err)
+		s.fail(w, r, err)
 		return
 	}
 	if replayed {
@@ -89,3 +93,46 @@ func (s *Service) write(w http.ResponseWriter, r *http.Request, u user, name str
 
 // parseUUID accepts only the canonical form (36 characters with dashes), as
 // the request bodies' uuid rule does; uuid.Parse also takes urn:uuid:,
+
+// eventList collects a request's events under one ordering key; the first
+// error of building one is kept and returned by enqueue.
+type eventList struct {
+	key string
+	evs []outbox.Event
+	err error
+}
+
+// add appends an event of topic with payload to l.
+func (l *eventList) add(topic string, payload any) {
+	l.addAt(topic, payload, time.Time{})
+}
+
+// addAt appends an event of topic with payload to l, not to be delivered
+// before notBefore (at once when zero).
+func (l *eventList) addAt(topic string, payload any, notBefore time.Time) {
+	ev, err := outbox.NewEvent(topic, l.key, payload)
+	if err != nil {
+		l.err = cmp.Or(l.err, err)
+		return
+	}
+	ev.NotBefore = notBefore
+	l.evs = append(l.evs, ev)
+}
+
+// join appends o's events (and its error) to l's.
+func (l *eventList) join(o eventList) {
+	l.evs, l.err = append(l.evs, o.evs...), cmp.Or(l.err, o.err)
+}
+
+// enqueue enqueues l's events in tx, each with the request's headers
+// (requestHeaders).
+func (s *Service) enqueue(ctx context.Context, tx pgx.Tx, r *http.Request, actor user, l eventList) error {
+	if l.err != nil {
+		return l.err
+	}
+	headers := requestHeaders(r, actor)
+	for i := range l.evs {
+		l.evs[i].Headers = headers
+	}
+	return s.outbox.Enqueue(ctx, tx, l.evs...)
+}
