@@ -6,14 +6,17 @@ SHELL := /bin/bash
 GO ?= go
 BIN := $(CURDIR)/bin
 # The binaries `make build` produces, each named after its directory:
-# bin/server, bin/migrate, bin/seed, bin/drain, bin/prune, bin/demo, bin/devtoken, bin/devstack, bin/outboxctl.
+# bin/server, bin/migrate, bin/seed, bin/drain, bin/prune, bin/demo, bin/devtoken, bin/devstack, bin/outboxctl,
+# bin/chaos.
 CMDS := ./functions/cmd/server ./functions/cmd/demo ./functions/cmd/devtoken \
-	./jobs/migrate ./jobs/seed ./jobs/drain ./jobs/prune ./jobs/devstack ./jobs/outboxctl
+	./jobs/migrate ./jobs/seed ./jobs/drain ./jobs/prune ./jobs/devstack ./jobs/outboxctl ./jobs/chaos
+# What the fault-injection harness (jobs/chaos) runs.
+CHAOS_CMDS := ./functions/cmd/server ./jobs/migrate ./jobs/seed ./jobs/drain ./jobs/chaos
 
 TEST_ENV := LEXORA_MAILPIT=$(BIN)/mailpit \
 	LEXORA_TEST_DATABASE_URL='postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable'
 
-.PHONY: help build run demo reset generate test bench clean
+.PHONY: help build run demo reset generate test chaos bench soak clean
 
 help: ## List the targets.
 	@echo "usage: make <target>"
@@ -40,7 +43,7 @@ generate: ## Regenerate the store packages (pkg/store/*) from their queries.sql 
 	.ci/ensure-sqlc
 	$(BIN)/sqlc generate
 
-test: ## go vet, gofmt check and all tests with -race against the local PostgreSQL.
+test: ## go vet, gofmt check, all tests with -race against the local PostgreSQL, and the short chaos profile.
 	.ci/ensure-postgres
 	.ci/ensure-mailpit
 	.ci/ensure-pgbouncer
@@ -60,11 +63,30 @@ test: ## go vet, gofmt check and all tests with -race against the local PostgreS
 	@for fuzzer in FuzzSubmitReview FuzzCreateAssignment FuzzEnrollLearner; do \
 		$(TEST_ENV) $(GO) test -run '^$$' -fuzz "^$$fuzzer$$" -fuzztime 1000x -fuzzminimizetime 0 ./functions || exit 1; \
 	done
+	@# The whole product under fire for about 3 minutes (docs/chaos.md).
+	$(GO) build -o $(BIN)/ $(CHAOS_CMDS)
+	$(BIN)/chaos -profile short -bin $(BIN)
 
-bench: ## Outbox benchmarks (one iteration each) against the local PostgreSQL.
+chaos: ## The fault-injection harness's long profile (30 minutes); its report goes to docs/chaos-report.md.
+	.ci/ensure-mailpit
+	$(GO) build -o $(BIN)/ $(CHAOS_CMDS)
+	nice -n 19 $(BIN)/chaos -profile long -bin $(BIN) -report docs/chaos-report.md
+
+bench: ## Benchmarks (one iteration each): the outbox, the write path, River; again on a production-like cluster; charts.
 	.ci/ensure-postgres
-	$(TEST_ENV) $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./pkg/outbox/...
-	cd pkg/outbox/internal/riverbench && $(TEST_ENV) $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./...
+	.ci/ensure-mailpit
+	$(GO) build -o $(BIN)/ $(CHAOS_CMDS)
+	@mkdir -p .run
+	$(TEST_ENV) $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./pkg/outbox/... ./functions | tee .run/bench.txt
+	cd pkg/outbox/internal/riverbench && $(TEST_ENV) $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./... | tee -a ../../../../.run/bench.txt
+	@# The drain, enqueue and claim benchmarks again on a private cluster with autovacuum and fsync on (docs/benchmarks.md).
+	$(TEST_ENV) $(BIN)/chaos cluster -bin $(BIN) -- $(GO) test -run '^$$' -bench 'DrainNoop|DrainTasks|Enqueue|RowSizes|ClaimEmptied|Prune' \
+		-benchtime 1x -timeout 30m ./pkg/outbox | tee .run/bench-prodlike.txt
+	$(BIN)/chaos charts -in .run/bench.txt -out docs/bench
+
+soak: ## The outbox soak: 30 minutes at 200 events/s on a production-like cluster; writes docs/bench/soak.{csv,png}.
+	$(GO) build -o $(BIN)/ $(CHAOS_CMDS)
+	nice -n 19 $(BIN)/chaos soak -bin $(BIN) -out docs/bench
 
 clean: ## Remove build output and local state (bin/, .run/).
 	rm -rf bin .run

@@ -9,6 +9,12 @@
 // equal share of DRAIN_MAX_DELIVERIES. SIGTERM or SIGINT stops claiming;
 // running handlers get DRAIN_SHUTDOWN_GRACE to finish, what is left is
 // released for the next run, and the summary is logged.
+//
+// DRAIN_CHAOS_SUBSCRIBER_FAULTS (unset by default, and in every deployment)
+// is for the fault-injection harness (jobs/chaos) alone: for example
+// "fail=0.02,timeout=0.01,panic=0.01" makes that share of deliveries fail,
+// hang until their deadline, or panic before the subscriber runs, each
+// logged as "injected subscriber fault".
 package main
 
 import (
@@ -37,9 +43,12 @@ type config struct {
 	// early (loop mode: set DRAIN_MAX_DURATION long and
 	// DRAIN_STOP_WHEN_IDLE=false). Polling goes on regardless. Not through
 	// PgBouncer in transaction pooling.
-	Listen    bool `env:"DRAIN_LISTEN"`
-	TaskIndex int  `env:"CLOUD_RUN_TASK_INDEX, default=0"`
-	TaskCount int  `env:"CLOUD_RUN_TASK_COUNT, default=1"`
+	Listen bool `env:"DRAIN_LISTEN"`
+	// ChaosFaults injects subscriber faults (see the package doc); only the
+	// fault-injection harness sets it.
+	ChaosFaults string `env:"DRAIN_CHAOS_SUBSCRIBER_FAULTS"`
+	TaskIndex   int    `env:"CLOUD_RUN_TASK_INDEX, default=0"`
+	TaskCount   int    `env:"CLOUD_RUN_TASK_COUNT, default=1"`
 }
 
 func main() { jobrun.Main("drain", run) }
@@ -56,6 +65,10 @@ func run(ctx context.Context, log *slog.Logger) error {
 		}
 		cfg.Drain.MaxDeliveries = (total + cfg.TaskCount - 1) / cfg.TaskCount
 	}
+	faults, err := parseFaultRates(cfg.ChaosFaults)
+	if err != nil {
+		return err
+	}
 	sender, err := mail.NewSMTP(cfg.Mail)
 	if err != nil {
 		return err
@@ -67,6 +80,7 @@ func run(ctx context.Context, log *slog.Logger) error {
 	defer closeWithin(pool, closeWait)
 	log = log.With(slog.Int("task_index", cfg.TaskIndex), slog.Int("task_count", cfg.TaskCount))
 	handlers := consumers.Handlers(consumers.Deps{Pool: pool, Mail: sender, Webhooks: webhooks.NewSender(cfg.Webhooks), Log: log})
+	handlers = withFaults(handlers, faults, log)
 	drainer, err := outbox.NewDrainer(pool, handlers, cfg.Drain, log)
 	if err != nil {
 		return err

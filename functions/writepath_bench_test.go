@@ -1,0 +1,292 @@
+package functions
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lexora-app/lexora/pkg/mail"
+	"github.com/lexora-app/lexora/pkg/outbox"
+	"github.com/lexora-app/lexora/pkg/platform/clock"
+	"github.com/lexora-app/lexora/pkg/platform/mailpit"
+	"github.com/lexora-app/lexora/pkg/platform/pgtest"
+	"github.com/lexora-app/lexora/pkg/seed"
+	"github.com/lexora-app/lexora/pkg/webhooks"
+)
+
+// BenchmarkWritePath measures what a learner waits for: SubmitReview over
+// HTTP (loopback, a real server, the development token checked on every
+// request), each client a learner of its own reviewing its cards with
+// ratings Hard, Good and Easy in turn, at 1, 8 and 32 clients. In each
+// sub-benchmark four designs alternate in rounds of 3 s (in one order, then
+// in reverse), so a noisy neighbour hits all of them:
+//
+//   - outbox: Lexora as deployed (the events and their deliveries in the
+//     review's transaction, the wake-up hint);
+//   - nohint: the same without the wake-up hint (OUTBOX_WAKEUP=false): a
+//     transaction that NOTIFYs takes a database-wide lock at commit, so the
+//     hint serialises committing writers;
+//   - nooutbox: the same transaction whose enqueue writes nothing (a BEFORE
+//     INSERT trigger on outbox_events returns NULL, so neither the event nor
+//     its deliveries are written; the statement's round trip stays), no hint;
+//   - naive: nooutbox, then the email (SMTP to mailpit) and the webhook (a
+//     signed POST to a local receiver) sent inside the request before the
+//     answer, as a design without an outbox would.
+//
+// Reported per design: p50, p90, p99, p99.9 latency (ms) and throughput
+// (requests/s); x_outbox_p50 is outbox/nooutbox at the median (the goal is
+// at most 1.10), x_nohint_p50 nohint/nooutbox. At 1 and 8 clients it then measures the naive design with
+// its sinks down (SMTP refused, the receiver gone): naivedown_lost counts the
+// consequences lost (the review committed, its email or webhook never sent),
+// and with a receiver that hangs 2 s (naiveslow_p50_ms). `chaos charts`
+// draws the percentiles from this benchmark's output.
+func BenchmarkWritePath(b *testing.B) {
+	ctx := context.Background()
+	pool := pgtest.New(b)
+	_, err := seed.Load(ctx, pool)
+	require.NoError(b, err)
+	plain, err := NewService(pool, devVerifier(b), clock.System{}, slog.New(slog.DiscardHandler))
+	require.NoError(b, err)
+	withOutbox, err := NewService(pool, devVerifier(b), clock.System{}, slog.New(slog.DiscardHandler))
+	require.NoError(b, err)
+	withOutbox.outbox = withOutbox.outbox.WithWakeup(outbox.DefaultWakeupChannel)
+	noHint, err := NewService(pool, devVerifier(b), clock.System{}, slog.New(slog.DiscardHandler))
+	require.NoError(b, err)
+	_, err = pool.Exec(ctx, `
+CREATE FUNCTION bench_drop_event() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;
+CREATE TRIGGER bench_drop_event BEFORE INSERT ON outbox_events FOR EACH ROW EXECUTE FUNCTION bench_drop_event();
+ALTER TABLE outbox_events DISABLE TRIGGER bench_drop_event`)
+	require.NoError(b, err)
+
+	// 32 learners in the demo class, each assigned a deck of 25 cards.
+	learners := make([]uuid.UUID, 32)
+	cards := make([][]uuid.UUID, len(learners))
+	var decks []uuid.UUID
+	rows, err := pool.Query(ctx, `SELECT id FROM decks WHERE owner_id IS NULL ORDER BY title`)
+	require.NoError(b, err)
+	for rows.Next() {
+		var d uuid.UUID
+		require.NoError(b, rows.Scan(&d))
+		decks = append(decks, d)
+	}
+	require.NoError(b, rows.Err())
+	teacher := uuid.MustParse("00000000-0000-4000-8000-00000000000a")
+	class := uuid.MustParse("00000000-0000-4000-8000-0000000000c1")
+	for i := range learners {
+		learners[i] = uuid.New()
+		_, err := pool.Exec(ctx, `INSERT INTO users (id, email, display_name, role, auth_subject) VALUES ($1, $2, 'Bench', 'learner', $3)`,
+			learners[i], fmt.Sprintf("bench%d@example.com", i), learners[i].String())
+		require.NoError(b, err)
+		_, err = pool.Exec(ctx, `INSERT INTO class_members (class_id, learner_id) VALUES ($1, $2)`, class, learners[i])
+		require.NoError(b, err)
+		body, _ := json.Marshal(map[string]string{"learner_id": learners[i].String(), "deck_id": decks[i%len(decks)].String(),
+			"due_at": time.Now().Add(7 * 24 * time.Hour).UTC().Format(time.RFC3339)})
+		req := httptest.NewRequest(http.MethodPost, "/CreateAssignment", bytes.NewReader(body))
+		req.Header.Set("Authorization", bearer(b, teacher))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		plain.CreateAssignment(rec, req)
+		require.Equal(b, http.StatusCreated, rec.Code, rec.Body.String())
+		rows, err := pool.Query(ctx, `SELECT id FROM cards WHERE learner_id = $1`, learners[i])
+		require.NoError(b, err)
+		for rows.Next() {
+			var c uuid.UUID
+			require.NoError(b, rows.Scan(&c))
+			cards[i] = append(cards[i], c)
+		}
+		require.NoError(b, rows.Err())
+	}
+	tokens := make([]string, len(learners))
+	for i, l := range learners {
+		tokens[i] = bearer(b, l)
+	}
+
+	// The naive design's sinks.
+	smtpPort, _ := mailpit.Start(b)
+	smtp, err := mail.NewSMTP(mail.Config{Host: "127.0.0.1", Port: smtpPort, TLS: "none", From: "Lexora <no-reply@lexora.app>", Timeout: 10 * time.Second})
+	require.NoError(b, err)
+	var slow atomic.Bool
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if slow.Load() {
+			time.Sleep(2 * time.Second)
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer receiver.Close()
+	refused := closedPort(b)
+	hooks := webhooks.NewSender(webhooks.Config{Timeout: 10 * time.Second, AllowHTTP: true})
+	secret := webhooks.NewSecret()
+	var lost atomic.Int64
+	naive := func(smtp mail.Sender, hookURL string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			rec := httptest.NewRecorder()
+			plain.SubmitReview(rec, r)
+			if rec.Code == http.StatusOK {
+				id := uuid.NewString()
+				if err := smtp.Send(r.Context(), mail.Message{MessageID: id + "@bench", To: "learner@example.com", Subject: "Review", Body: "reviewed"}); err != nil {
+					lost.Add(1)
+				}
+				if status, err := hooks.Send(r.Context(), hookURL, []string{secret}, id, webhooks.Message{Type: "review.submitted", Timestamp: time.Now(), Data: rec.Body.Bytes()}); err != nil || status >= 300 {
+					lost.Add(1)
+				}
+			}
+			for k, v := range rec.Header() {
+				w.Header()[k] = v
+			}
+			w.WriteHeader(rec.Code)
+			_, _ = w.Write(rec.Body.Bytes())
+		}
+	}
+	downSMTP, err := mail.NewSMTP(mail.Config{Host: "127.0.0.1", Port: refused, TLS: "none", From: "Lexora <no-reply@lexora.app>", Timeout: 10 * time.Second})
+	require.NoError(b, err)
+	servers := map[string]*httptest.Server{
+		"outbox":    httptest.NewServer(http.HandlerFunc(withOutbox.SubmitReview)),
+		"nohint":    httptest.NewServer(http.HandlerFunc(noHint.SubmitReview)),
+		"nooutbox":  httptest.NewServer(http.HandlerFunc(plain.SubmitReview)),
+		"naive":     httptest.NewServer(naive(smtp, receiver.URL)),
+		"naivedown": httptest.NewServer(naive(downSMTP, "http://127.0.0.1:"+strconv.Itoa(refused))),
+	}
+	for _, s := range servers {
+		defer s.Close()
+	}
+	trigger := func(on bool) {
+		stmt := "ALTER TABLE outbox_events DISABLE TRIGGER bench_drop_event"
+		if on {
+			stmt = "ALTER TABLE outbox_events ENABLE TRIGGER bench_drop_event"
+		}
+		_, err := pool.Exec(ctx, stmt)
+		require.NoError(b, err)
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	// round runs n clients against url for d and returns each request's latency.
+	round := func(url string, n int, d time.Duration) ([]time.Duration, int) {
+		var mu sync.Mutex
+		var lat []time.Duration
+		failed := 0
+		deadline := time.Now().Add(d)
+		var wg sync.WaitGroup
+		for c := range n {
+			wg.Go(func() {
+				var mine []time.Duration
+				bad := 0
+				for i := 0; time.Now().Before(deadline); i++ {
+					// Hard, Good or Easy: no lapses, so no card becomes a
+					// leech (suspended cards answer 409 without a review).
+					body := fmt.Sprintf(`{"card_id":%q,"rating":%d}`, cards[c][i%len(cards[c])], 2+(i*7+c)%3)
+					req, _ := http.NewRequest(http.MethodPost, url, bytes.NewBufferString(body))
+					req.Header.Set("Authorization", tokens[c])
+					req.Header.Set("Content-Type", "application/json")
+					t0 := time.Now()
+					resp, err := client.Do(req)
+					if err != nil {
+						bad++
+						continue
+					}
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != http.StatusOK {
+						bad++
+						continue
+					}
+					mine = append(mine, time.Since(t0))
+				}
+				mu.Lock()
+				lat = append(lat, mine...)
+				failed += bad
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		return lat, failed
+	}
+	for _, n := range []int{1, 8, 32} {
+		b.Run("clients="+strconv.Itoa(n), func(b *testing.B) {
+			for range b.N {
+				lat := map[string][]time.Duration{}
+				span := map[string]time.Duration{}
+				for r := range 2 {
+					order := []string{"outbox", "nohint", "nooutbox", "naive"}
+					if r == 1 {
+						slices.Reverse(order)
+					}
+					for _, design := range order {
+						trigger(design == "nooutbox" || design == "naive")
+						const d = 3 * time.Second
+						l, failed := round(servers[design].URL, n, d)
+						require.Zero(b, failed, "%s: failed requests", design)
+						lat[design] = append(lat[design], l...)
+						span[design] += d
+					}
+				}
+				pcts := map[string]map[string]float64{}
+				for design, l := range lat {
+					p := percentiles(l)
+					pcts[design] = p
+					for _, q := range []string{"p50", "p90", "p99", "p99.9"} {
+						b.ReportMetric(p[q], design+"_"+q+"_ms")
+					}
+					b.ReportMetric(float64(len(l))/span[design].Seconds(), design+"_req/s")
+				}
+				b.ReportMetric(pcts["outbox"]["p50"]/pcts["nooutbox"]["p50"], "x_outbox_p50")
+				b.ReportMetric(pcts["nohint"]["p50"]/pcts["nooutbox"]["p50"], "x_nohint_p50")
+				b.ReportMetric(pcts["naive"]["p50"]/pcts["outbox"]["p50"], "x_naive_over_outbox_p50")
+				if n <= 8 {
+					trigger(true)
+					lost.Store(0)
+					l, failed := round(servers["naivedown"].URL, n, 3*time.Second)
+					require.Zero(b, failed)
+					b.ReportMetric(percentiles(l)["p50"], "naivedown_p50_ms")
+					b.ReportMetric(float64(lost.Load()), "naivedown_lost")
+					b.ReportMetric(float64(len(l)), "naivedown_reviews")
+					if n == 1 {
+						slow.Store(true)
+						l, _ := round(servers["naive"].URL, 1, 5*time.Second)
+						slow.Store(false)
+						b.ReportMetric(percentiles(l)["p50"], "naiveslow_p50_ms")
+					}
+				}
+			}
+		})
+	}
+}
+
+// percentiles returns the p50, p90, p99 and p99.9 of ls in milliseconds
+// (nearest rank).
+func percentiles(ls []time.Duration) map[string]float64 {
+	s := slices.Clone(ls)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	out := map[string]float64{}
+	for name, q := range map[string]float64{"p50": 0.5, "p90": 0.9, "p99": 0.99, "p99.9": 0.999} {
+		if len(s) == 0 {
+			continue
+		}
+		i := min(max(int(q*float64(len(s))+0.5)-1, 0), len(s)-1)
+		out[name] = float64(s[i].Microseconds()) / 1000
+	}
+	return out
+}
+
+// closedPort is a loopback port nothing listens on.
+func closedPort(b *testing.B) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(b, err)
+	port := l.Addr().(*net.TCPAddr).Port
+	require.NoError(b, l.Close())
+	return port
+}

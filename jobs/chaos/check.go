@@ -1,0 +1,752 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"net/http"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/lexora-app/lexora/pkg/consumers"
+	"github.com/lexora-app/lexora/pkg/events"
+	"github.com/lexora-app/lexora/pkg/learning"
+	"github.com/lexora-app/lexora/pkg/outbox"
+	"github.com/lexora-app/lexora/pkg/platform/mailpit"
+)
+
+// invariant is one checked property: how many cases it covered and the
+// violations found (at most a few listed in full).
+type invariant struct {
+	Name       string
+	Checked    int
+	Violations []string
+	count      int
+}
+
+func (iv *invariant) fail(format string, args ...any) {
+	iv.count++
+	if len(iv.Violations) < 10 {
+		iv.Violations = append(iv.Violations, fmt.Sprintf(format, args...))
+	}
+}
+
+// event is a committed outbox event as the checks see it.
+type event struct {
+	seq       int64
+	id        uuid.UUID
+	topic     string
+	key       string
+	payload   json.RawMessage
+	requestID string
+	created   time.Time
+}
+
+// duplicate is an email or webhook received more than once.
+type duplicate struct {
+	What      string // "email <Message-ID>" or "webhook <endpoint> <webhook-id>"
+	Copies    int
+	First     time.Time
+	Last      time.Time
+	Explained string // the fault that explains it, or ""
+}
+
+// findings is what the checks found, for the report.
+type findings struct {
+	Invariants []*invariant
+	Duplicates []duplicate
+	Scheduled  int // deliveries waiting for a future not-before time (reminders)
+	// RotationRetries counts webhooks answered 503 because they were
+	// signed with a rotated secret whose answer had not reached the teacher yet.
+	RotationRetries int
+}
+
+func (f *findings) invariant(name string) *invariant {
+	iv := &invariant{Name: name}
+	f.Invariants = append(f.Invariants, iv)
+	return iv
+}
+
+func (f *findings) violations() int {
+	n := 0
+	for _, iv := range f.Invariants {
+		n += iv.count
+	}
+	return n
+}
+
+// checker holds what the checks read once.
+type checker struct {
+	s       *stack
+	w       *world
+	faults  []fault
+	start   time.Time
+	events  []event
+	byID    map[uuid.UUID]*event
+	byTopic map[string][]*event
+}
+
+// check verifies every invariant after the system has settled. It reads
+// the database directly, mailpit through its API and the receiver's log.
+func check(ctx context.Context, s *stack, w *world, faults []fault, start time.Time) (*findings, error) {
+	c := &checker{s: s, w: w, faults: faults, start: start, byID: map[uuid.UUID]*event{}, byTopic: map[string][]*event{}}
+	rows, err := s.pool.Query(ctx, `SELECT id, event_id, topic, ordering_key, payload, coalesce(headers->>'request_id', ''), created_at
+		FROM outbox_events ORDER BY id`)
+	if err != nil {
+		return nil, err
+	}
+	c.events, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (event, error) {
+		var e event
+		return e, r.Scan(&e.seq, &e.id, &e.topic, &e.key, &e.payload, &e.requestID, &e.created)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read events: %w", err)
+	}
+	for i := range c.events {
+		e := &c.events[i]
+		c.byID[e.id] = e
+		c.byTopic[e.topic] = append(c.byTopic[e.topic], e)
+	}
+	f := &findings{}
+	for _, step := range []func(context.Context, *findings) error{
+		c.durable, c.oncePerAction, c.stateHasEvents, c.nothingStuck, c.projections,
+		c.emails, c.webhooks, c.order, c.fsrs,
+	} {
+		if err := step(ctx, f); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// durable: every 2xx answer the clients got is in the database.
+func (c *checker) durable(ctx context.Context, f *findings) error {
+	iv := f.invariant("every 2xx answer is durable")
+	for _, a := range c.w.actions {
+		if a.Outcome != outcomeOK {
+			continue
+		}
+		var ok bool
+		var err error
+		switch a.Kind {
+		case "review":
+			var due time.Time
+			var stability float64
+			err = c.s.pool.QueryRow(ctx, `SELECT due_after, stability FROM review_log WHERE id = $1 AND card_id = $2`, a.ReviewID, a.CardID).Scan(&due, &stability)
+			if err == pgx.ErrNoRows {
+				err = nil
+			} else {
+				// The database keeps microseconds (rounded).
+				ok = err == nil && due.Sub(a.Due).Abs() < time.Microsecond && stability == a.Stability
+			}
+		case "assign":
+			err = c.s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM assignments WHERE id = $1 AND learner_id = $2)`, a.AssignmentID, a.LearnerID).Scan(&ok)
+		case "enrol-email", "enrol-code":
+			if a.Status == http.StatusAccepted {
+				continue // an invitation: nothing to join yet
+			}
+			err = c.s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM class_members WHERE class_id = $1 AND learner_id = $2)`, a.ClassID, a.LearnerID).Scan(&ok)
+		case "rotate":
+			var secret string
+			err = c.s.pool.QueryRow(ctx, `SELECT secret FROM webhook_endpoints WHERE id = $1`, a.EndpointID).Scan(&secret)
+			// Later rotations replace the secret; this one must be the
+			// current one or have been current (known to the receiver).
+			ok = err == nil && slices.Contains(c.s.recv.secrets(a.Endpoint), secret) && a.Secret != ""
+		default:
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("check %s %s: %w", a.Kind, a.RequestID, err)
+		}
+		iv.Checked++
+		if !ok {
+			iv.fail("%s %s answered %d but is not in the database as answered", a.Kind, a.RequestID, a.Status)
+		}
+	}
+	return nil
+}
+
+// primaryTopic is the event every committed write of a kind enqueues once.
+var primaryTopic = map[string]string{
+	"review":      events.ReviewSubmitted,
+	"assign":      events.AssignmentCreated,
+	"enrol-email": events.LearnerEnrolled,
+	"enrol-code":  events.LearnerEnrolled,
+}
+
+// oncePerAction: a write committed at most once whatever its retries (its
+// request id is on the events of exactly one commit); a 2xx committed; a
+// 4xx did not; an abandoned request committed entirely or not at all (the
+// state checks below see no half).
+func (c *checker) oncePerAction(_ context.Context, f *findings) error {
+	iv := f.invariant("each write committed once (2xx), never (4xx), at most once (no answer)")
+	count := map[string]int{}
+	for _, e := range c.events {
+		if e.requestID != "" {
+			count[e.requestID+" "+e.topic]++
+		}
+	}
+	for _, a := range c.w.actions {
+		topic, ok := primaryTopic[a.Kind]
+		if !ok {
+			continue
+		}
+		if a.Status == http.StatusAccepted {
+			topic = events.LearnerInvited
+		}
+		n := count[a.RequestID+" "+topic]
+		iv.Checked++
+		switch {
+		case a.Outcome == outcomeOK && n != 1:
+			iv.fail("%s %s answered %d (after %d attempts) but committed %d times", a.Kind, a.RequestID, a.Status, a.Attempts, n)
+		case a.Outcome == outcomeRejected && n != 0:
+			iv.fail("%s %s answered %d but committed %d times (phantom)", a.Kind, a.RequestID, a.Status, n)
+		case a.Outcome == outcomeAbandoned && n > 1:
+			iv.fail("%s %s got no answer and committed %d times", a.Kind, a.RequestID, n)
+		}
+	}
+	return nil
+}
+
+// stateHasEvents: learning state and its events committed together: every
+// review has its review.submitted and every review.submitted its review;
+// the same for assignments and enrolments made during the run.
+func (c *checker) stateHasEvents(ctx context.Context, f *findings) error {
+	iv := f.invariant("state and events commit together (no phantom event, no event-less state)")
+	type pair struct {
+		name, stateSQL, topic, field string
+	}
+	for _, p := range []pair{
+		{"review", `SELECT id::text FROM review_log`, events.ReviewSubmitted, "review_id"},
+		{"assignment", `SELECT id::text FROM assignments WHERE created_at >= $1`, events.AssignmentCreated, "assignment_id"},
+		{"enrolment", `SELECT class_id::text || '/' || learner_id::text FROM class_members WHERE joined_at >= $1`, events.LearnerEnrolled, ""},
+	} {
+		var args []any
+		if p.name != "review" {
+			args = append(args, c.start)
+		}
+		rows, err := c.s.pool.Query(ctx, p.stateSQL, args...)
+		if err != nil {
+			return err
+		}
+		keys, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return err
+		}
+		state := map[string]bool{}
+		for _, k := range keys {
+			state[k] = true
+		}
+		seen := map[string]int{}
+		for _, e := range c.byTopic[p.topic] {
+			var m map[string]any
+			if err := json.Unmarshal(e.payload, &m); err != nil {
+				return err
+			}
+			var k string
+			switch p.field {
+			case "review_id":
+				k = strconv.FormatFloat(m["review_id"].(float64), 'f', -1, 64)
+			case "":
+				k = fmt.Sprint(m["class_id"]) + "/" + fmt.Sprint(m["learner_id"])
+			default:
+				k = fmt.Sprint(m[p.field])
+			}
+			seen[k]++
+			iv.Checked++
+			if !state[k] {
+				iv.fail("%s event %s names %s %s, which is not in the database", p.topic, e.id, p.name, k)
+			}
+		}
+		for k := range state {
+			iv.Checked++
+			if seen[k] != 1 {
+				iv.fail("%s %s has %d %s events", p.name, k, seen[k], p.topic)
+			}
+		}
+	}
+	return nil
+}
+
+// nothingStuck: after the settle and the replay, every delivery was
+// delivered; only reminders scheduled for later wait.
+func (c *checker) nothingStuck(ctx context.Context, f *findings) error {
+	iv := f.invariant("nothing stuck: every delivery delivered (dead ones after replay)")
+	rows, err := c.s.pool.Query(ctx, `SELECT d.id, d.subscriber, e.topic, d.state, d.available_at > now() + interval '1 minute', coalesce(d.last_error, '')
+		FROM outbox_deliveries d JOIN outbox_events e ON e.id = d.event_id`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var sub, topic, state, lastErr string
+		var later bool
+		if err := rows.Scan(&id, &sub, &topic, &state, &later, &lastErr); err != nil {
+			return err
+		}
+		if later && state == "pending" && (topic == events.ReminderDaily || topic == events.ReminderDueSoon) {
+			f.Scheduled++
+			continue
+		}
+		iv.fail("delivery %d (%s to %s) is %s: %s", id, topic, sub, state, lastErr)
+	}
+	iv.Checked = len(c.events)
+	return rows.Err()
+}
+
+// projections: each (event, subscriber) took effect exactly once: every
+// event a subscriber handled is real, the counters equal the events, and
+// the feed holds each feed event once.
+func (c *checker) projections(ctx context.Context, f *findings) error {
+	iv := f.invariant("projections: each (event, subscriber) applied exactly once, none for a phantom")
+	rows, err := c.s.pool.Query(ctx, `SELECT subscriber, event_id FROM outbox_processed`)
+	if err != nil {
+		return err
+	}
+	processed := map[string]bool{}
+	for rows.Next() {
+		var sub string
+		var id uuid.UUID
+		if err := rows.Scan(&sub, &id); err != nil {
+			return err
+		}
+		processed[sub+" "+id.String()] = true
+		iv.Checked++
+		if c.byID[id] == nil {
+			iv.fail("%s processed event %s, which was never committed", sub, id)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	// Subscribers that always record what they handled.
+	for _, need := range []struct{ topic, sub string }{
+		{events.AssignmentCreated, events.SubscriberProgress},
+		{events.AssignmentCreated, events.SubscriberEmail},
+		{events.LearnerEnrolled, events.SubscriberEmail},
+		{events.AssignmentCompleted, events.SubscriberEmail},
+		{events.AssignmentCompleted, events.SubscriberCongratulation},
+		{events.ReviewSubmitted, events.SubscriberActivity},
+		{events.StreakExtended, events.SubscriberFeed},
+		{events.AchievementEarned, events.SubscriberFeed},
+		{events.CardLeeched, events.SubscriberFeed},
+	} {
+		for _, e := range c.byTopic[need.topic] {
+			iv.Checked++
+			if !processed[need.sub+" "+e.id.String()] {
+				iv.fail("%s event %s was never handled by %s", need.topic, e.id, need.sub)
+			}
+		}
+	}
+
+	// Counters against the events they count.
+	wantReviews := map[string]int{}  // assignment -> review.submitted naming it
+	wantActivity := map[string]int{} // learner -> review.submitted
+	for _, e := range c.byTopic[events.ReviewSubmitted] {
+		var p events.ReviewSubmittedPayload
+		if err := json.Unmarshal(e.payload, &p); err != nil {
+			return err
+		}
+		for _, a := range p.AssignmentIDs {
+			wantReviews[a.String()]++
+		}
+		wantActivity[p.LearnerID.String()]++
+	}
+	for _, q := range []struct {
+		name string
+		sql  string
+		want map[string]int
+	}{
+		{"assignment_progress.reviews", `SELECT assignment_id::text, reviews FROM assignment_progress`, wantReviews},
+		{"assignment_daily_reviews", `SELECT assignment_id::text, sum(reviews)::int FROM assignment_daily_reviews GROUP BY 1`, wantReviews},
+		{"learner_daily_activity", `SELECT learner_id::text, sum(reviews)::int FROM learner_daily_activity GROUP BY 1`, wantActivity},
+	} {
+		rows, err := c.s.pool.Query(ctx, q.sql)
+		if err != nil {
+			return err
+		}
+		got := map[string]int{}
+		for rows.Next() {
+			var k string
+			var n int
+			if err := rows.Scan(&k, &n); err != nil {
+				return err
+			}
+			got[k] = n
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for k, n := range q.want {
+			iv.Checked++
+			if got[k] != n {
+				iv.fail("%s of %s is %d, its events say %d", q.name, k, got[k], n)
+			}
+		}
+		for k, n := range got {
+			if _, ok := q.want[k]; !ok && n != 0 {
+				iv.fail("%s of %s is %d without any event", q.name, k, n)
+			}
+		}
+	}
+	var feedRows, feedEvents int
+	if err := c.s.pool.QueryRow(ctx, `SELECT count(*) FROM learner_feed`).Scan(&feedRows); err != nil {
+		return err
+	}
+	feedEvents = len(c.byTopic[events.StreakExtended]) + len(c.byTopic[events.AchievementEarned]) + len(c.byTopic[events.CardLeeched])
+	iv.Checked++
+	if feedRows != feedEvents {
+		iv.fail("learner_feed holds %d rows for %d feed events", feedRows, feedEvents)
+	}
+	return nil
+}
+
+// emails: every email recorded as sent is in mailpit; every message in
+// mailpit belongs to a committed event; the emails every committed action
+// causes were sent; copies of one Message-ID only across a fault.
+func (c *checker) emails(ctx context.Context, f *findings) error {
+	iv := f.invariant("emails: each consequence sent, none for a phantom, duplicates only across a fault")
+	msgs, err := allMessages(ctx, c.s.mail)
+	if err != nil {
+		return err
+	}
+	copies := map[string][]time.Time{}
+	for _, m := range msgs {
+		copies[m.MessageID] = append(copies[m.MessageID], m.Created)
+	}
+	rows, err := c.s.pool.Query(ctx, `SELECT subscriber, event_id, message_id FROM email_sends`)
+	if err != nil {
+		return err
+	}
+	sent := map[string]bool{}
+	for rows.Next() {
+		var sub, mid string
+		var id uuid.UUID
+		if err := rows.Scan(&sub, &id, &mid); err != nil {
+			return err
+		}
+		sent[sub+" "+id.String()] = true
+		iv.Checked++
+		if len(copies[mid]) == 0 {
+			iv.fail("email %s is recorded as sent but mailpit never received it", mid)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	// Every Message-ID a subscriber could have used for a committed event.
+	known := map[string]bool{}
+	for _, s := range events.Subscriptions {
+		for _, e := range c.byTopic[s.Topic] {
+			known[consumers.MessageID(outbox.Event{ID: e.id}, s.Subscriber)] = true
+		}
+	}
+	for mid, at := range copies {
+		iv.Checked++
+		if !known[mid] {
+			iv.fail("mailpit holds %s, which belongs to no committed event (phantom)", mid)
+		}
+		if len(at) > 1 {
+			id, _, _ := strings.Cut(mid, ".")
+			c.duplicate(f, iv, "email "+mid, id, at)
+		}
+	}
+	for _, need := range []struct{ topic, sub string }{
+		{events.AssignmentCreated, events.SubscriberEmail},
+		{events.LearnerEnrolled, events.SubscriberEmail},
+		{events.AssignmentCompleted, events.SubscriberEmail},
+		{events.AssignmentCompleted, events.SubscriberCongratulation},
+	} {
+		for _, e := range c.byTopic[need.topic] {
+			iv.Checked++
+			if !sent[need.sub+" "+e.id.String()] {
+				iv.fail("%s event %s: %s never sent its email", need.topic, e.id, need.sub)
+			}
+		}
+	}
+	return nil
+}
+
+// duplicate records copies of one email or webhook of event id and fails
+// iv unless something cut a consumer between its effect and its commit:
+// an attempt at this event that failed after the first copy (its deadline
+// passed, its connection broke), or a fault that can do that, overlapping
+// the time from the first copy (less a second: mailpit's timestamps are
+// not exact) to the last.
+func (c *checker) duplicate(f *findings, iv *invariant, what, id string, at []time.Time) {
+	slices.SortFunc(at, func(a, b time.Time) int { return a.Compare(b) })
+	d := duplicate{What: what, Copies: len(at), First: at[0], Last: at[len(at)-1]}
+	c.s.failedMu.Lock()
+	for _, fa := range c.s.failedAttempts[id] {
+		if !fa.at.Before(d.First.Add(-time.Second)) && !fa.at.After(d.Last) {
+			d.Explained = "its attempt failed after the effect at " + fa.at.Format("15:04:05.000") + ": " + fa.err
+			break
+		}
+	}
+	c.s.failedMu.Unlock()
+	for _, ft := range c.faults {
+		if d.Explained != "" {
+			break
+		}
+		if interrupts(ft.Kind) && !ft.Start.Before(d.First.Add(-time.Second-ft.End.Sub(ft.Start))) && !ft.Start.After(d.Last) {
+			d.Explained = ft.Kind + " at " + ft.Start.Format("15:04:05.000")
+			break
+		}
+	}
+	f.Duplicates = append(f.Duplicates, d)
+	if d.Explained == "" {
+		iv.fail("%s arrived %d times (%s to %s) with no fault in between", what, d.Copies, d.First.Format("15:04:05.000"), d.Last.Format("15:04:05.000"))
+	}
+}
+
+// webhooks: every delivery was correctly signed; every event of a teacher
+// reached that teacher's healthy endpoint, and was accepted; nothing for a
+// phantom; copies only across a fault; the endpoint that answered 410 is
+// disabled and got nothing accepted after.
+func (c *checker) webhooks(ctx context.Context, f *findings) error {
+	iv := f.invariant("webhooks: signed, each consequence delivered, none for a phantom, duplicates only across a fault")
+	accepted := map[string][]time.Time{} // endpoint name + " " + webhook-id
+	rotating := 0
+	var gone *receipt
+	for _, r := range c.s.recv.receipts() {
+		iv.Checked++
+		switch {
+		case r.Status == http.StatusServiceUnavailable:
+			rotating++
+		case !r.Verified:
+			iv.fail("webhook %s to %s: no signature verifies with the endpoint's secrets", r.ID, r.Endpoint)
+		}
+		if r.Status == http.StatusGone && gone == nil {
+			gone = &r
+		}
+		if r.Status >= 200 && r.Status < 300 {
+			id, err := uuid.Parse(r.ID)
+			if err != nil || c.byID[id] == nil {
+				iv.fail("webhook %q to %s belongs to no committed event (phantom)", r.ID, r.Endpoint)
+			}
+			accepted[r.Endpoint+" "+r.ID] = append(accepted[r.Endpoint+" "+r.ID], r.At)
+		}
+	}
+	for k, at := range accepted {
+		if len(at) > 1 {
+			_, id, _ := strings.Cut(k, " ")
+			c.duplicate(f, iv, "webhook "+k, id, at)
+		}
+	}
+	for _, t := range c.w.teachers {
+		healthy := t.endpoints[0]
+		var created time.Time
+		var secret string
+		if err := c.s.pool.QueryRow(ctx, `SELECT created_at, secret FROM webhook_endpoints WHERE id = $1`, healthy.id).Scan(&created, &secret); err != nil {
+			return err
+		}
+		known := c.s.recv.secrets(healthy.name)
+		iv.Checked++
+		if len(known) == 0 || known[len(known)-1] != secret {
+			iv.fail("endpoint %s: its secret is not the one the last rotation answered", healthy.name)
+		}
+		for _, topic := range []string{events.LearnerEnrolled, events.AssignmentCreated, events.AssignmentCompleted} {
+			for _, e := range c.byTopic[topic] {
+				var p struct {
+					TeacherID uuid.UUID `json:"teacher_id"`
+				}
+				if err := json.Unmarshal(e.payload, &p); err != nil {
+					return err
+				}
+				if p.TeacherID != t.id || e.created.Before(created) {
+					continue
+				}
+				iv.Checked++
+				if len(accepted[healthy.name+" "+e.id.String()]) == 0 {
+					iv.fail("%s event %s never reached %s's endpoint", topic, e.id, t.id)
+				}
+			}
+		}
+		for _, ep := range t.endpoints[1:] {
+			var disabled bool
+			if err := c.s.pool.QueryRow(ctx, `SELECT disabled_at IS NOT NULL FROM webhook_endpoints WHERE id = $1`, ep.id).Scan(&disabled); err != nil {
+				return err
+			}
+			iv.Checked++
+			if gone != nil && !disabled {
+				iv.fail("endpoint %s answered 410 Gone at %s but is not disabled", ep.name, gone.At.Format("15:04:05.000"))
+			}
+			for k, at := range accepted {
+				if gone != nil && len(k) > len(ep.name) && k[:len(ep.name)] == ep.name && at[len(at)-1].After(gone.At) {
+					iv.fail("endpoint %s accepted %s after its 410 Gone", ep.name, k)
+				}
+			}
+		}
+	}
+	f.RotationRetries = rotating
+	return nil
+}
+
+// order: each ordered subscriber handled each key's events in commit
+// order (its dedup records' times rise with the events' ids).
+func (c *checker) order(ctx context.Context, f *findings) error {
+	iv := f.invariant("order: ordered subscribers saw each key's events in commit order")
+	for _, sub := range orderedSubscribers() {
+		rows, err := c.s.pool.Query(ctx, `SELECT e.ordering_key, e.id, p.processed_at
+			FROM outbox_processed p JOIN outbox_events e ON e.event_id = p.event_id
+			WHERE p.subscriber = $1 ORDER BY e.ordering_key, e.id`, sub)
+		if err != nil {
+			return err
+		}
+		var lastKey string
+		var lastAt time.Time
+		var lastID int64
+		for rows.Next() {
+			var key string
+			var id int64
+			var at time.Time
+			if err := rows.Scan(&key, &id, &at); err != nil {
+				return err
+			}
+			iv.Checked++
+			if key == lastKey && !at.After(lastAt) {
+				iv.fail("%s handled event %d (key %s) at %s, not after event %d at %s", sub, id, key,
+					at.Format(time.RFC3339Nano), lastID, lastAt.Format(time.RFC3339Nano))
+			}
+			lastKey, lastAt, lastID = key, at, id
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func orderedSubscribers() []string {
+	var out []string
+	for _, s := range events.Subscriptions {
+		if s.Ordered && !slices.Contains(out, s.Subscriber) {
+			out = append(out, s.Subscriber)
+		}
+	}
+	return out
+}
+
+// fsrs: every card's state, and every logged review, equals what FSRS-6
+// computes replaying the card's review log from a new card.
+func (c *checker) fsrs(ctx context.Context, f *findings) error {
+	iv := f.invariant("FSRS: every card equals the replay of its review log")
+	rows, err := c.s.pool.Query(ctx, `SELECT r.card_id, r.rating, r.state_before, r.due_before, r.state_after, r.due_after,
+		r.stability, r.difficulty, r.elapsed_days, r.scheduled_days, r.reviewed_at, u.timezone
+		FROM review_log r JOIN users u ON u.id = r.learner_id ORDER BY r.card_id, r.id`)
+	if err != nil {
+		return err
+	}
+	type logged struct {
+		card                          uuid.UUID
+		rating, before, after         int
+		dueBefore, dueAfter, reviewed time.Time
+		stability, difficulty         float64
+		elapsed, scheduled            int64
+		zone                          string
+	}
+	logs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (logged, error) {
+		var l logged
+		return l, r.Scan(&l.card, &l.rating, &l.before, &l.dueBefore, &l.after, &l.dueAfter, &l.stability,
+			&l.difficulty, &l.elapsed, &l.scheduled, &l.reviewed, &l.zone)
+	})
+	if err != nil {
+		return err
+	}
+	cards := map[uuid.UUID]learning.Card{}
+	var now time.Time
+	sched, err := learning.NewScheduler(learning.DefaultParams(), func() time.Time { return now })
+	if err != nil {
+		return err
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+	for _, l := range logs {
+		card, ok := cards[l.card]
+		if !ok {
+			card = learning.Card{State: learning.New, Due: l.dueBefore}
+		}
+		iv.Checked++
+		if int(card.State) != l.before || !card.Due.Equal(l.dueBefore) {
+			iv.fail("card %s: review at %s starts from state %d due %s, the replay from %d due %s", l.card,
+				l.reviewed.Format(time.RFC3339Nano), l.before, l.dueBefore, card.State, card.Due)
+		}
+		now = l.reviewed
+		next, _, err := sched.Review(card, learning.Rating(l.rating), learning.Zone(l.zone))
+		if err != nil {
+			iv.fail("card %s: replay of the review at %s: %v", l.card, l.reviewed, err)
+			continue
+		}
+		if int(next.State) != l.after || !next.Due.Equal(l.dueAfter) || !near(next.Stability, l.stability) ||
+			!near(next.Difficulty, l.difficulty) || int64(next.ScheduledDays) != l.scheduled || int64(next.ElapsedDays) != l.elapsed {
+			iv.fail("card %s: review at %s logged state %d due %s S %.6f D %.6f, the replay gives %d due %s S %.6f D %.6f",
+				l.card, l.reviewed.Format(time.RFC3339Nano), l.after, l.dueAfter, l.stability, l.difficulty,
+				next.State, next.Due, next.Stability, next.Difficulty)
+		}
+		cards[l.card] = next
+	}
+	rows, err = c.s.pool.Query(ctx, `SELECT id, state, due, stability, difficulty, reps, lapses, step FROM cards WHERE reps > 0 OR id = ANY($1)`, slices.Collect(maps.Keys(cards)))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id uuid.UUID
+		var state, step int
+		var due time.Time
+		var s, d float64
+		var reps, lapses int64
+		if err := rows.Scan(&id, &state, &due, &s, &d, &reps, &lapses, &step); err != nil {
+			return err
+		}
+		want, ok := cards[id]
+		iv.Checked++
+		if !ok {
+			iv.fail("card %s has %d reps but no review log", id, reps)
+			continue
+		}
+		if int(want.State) != state || !want.Due.Equal(due) || !near(want.Stability, s) || !near(want.Difficulty, d) ||
+			int64(want.Reps) != reps || int64(want.Lapses) != lapses || want.Step != step {
+			iv.fail("card %s is state %d due %s reps %d lapses %d, its log replays to state %d due %s reps %d lapses %d",
+				id, state, due, reps, lapses, want.State, want.Due, want.Reps, want.Lapses)
+		}
+	}
+	return rows.Err()
+}
+
+// allMessages pages through every message mailpit holds.
+func allMessages(ctx context.Context, mp mailpit.Client) ([]mailpit.Message, error) {
+	var out []mailpit.Message
+	for start := 0; ; start += 1000 {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, mp.URL+"/api/v1/messages?limit=1000&start="+strconv.Itoa(start), nil)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, fmt.Errorf("mailpit: %w", err)
+		}
+		var page struct {
+			Total    int               `json:"total"`
+			Messages []mailpit.Message `json:"messages"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&page)
+		resp.Body.Close()
+		if err != nil {
+			return nil, fmt.Errorf("mailpit: %w", err)
+		}
+		out = append(out, page.Messages...)
+		if len(page.Messages) == 0 || len(out) >= page.Total {
+			sort.Slice(out, func(i, j int) bool { return out[i].Created.Before(out[j].Created) })
+			return out, nil
+		}
+	}
+}

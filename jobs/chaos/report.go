@@ -1,0 +1,191 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// injectedAll adds the invariant that the run really was under fire: every
+// fault kind, each kind of subscriber fault, dead letters and redeliveries
+// happened at least once.
+func injectedAll(f *findings, faults []fault, st *drainStats) {
+	iv := f.invariant("under fire: every kind of fault injected at least once")
+	for _, k := range faultKinds() {
+		iv.Checked++
+		if !slices.ContainsFunc(faults, func(ft fault) bool { return strings.HasPrefix(ft.Kind, k) }) {
+			iv.fail("no %s fault was injected", k)
+		}
+	}
+	for _, k := range []string{"receiver-500", "receiver-410"} {
+		iv.Checked++
+		if !slices.ContainsFunc(faults, func(ft fault) bool { return ft.Kind == k }) {
+			iv.fail("no %s phase", k)
+		}
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, k := range []string{"fail", "timeout", "panic"} {
+		iv.Checked++
+		if st.injected[k] == 0 {
+			iv.fail("no subscriber %s was injected", k)
+		}
+	}
+}
+
+var (
+	uuidRE  = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	digitRE = regexp.MustCompile(`[0-9]+`)
+	portRE  = regexp.MustCompile(`127\.0\.0\.1:[0-9]+`)
+)
+
+// report renders the run as Markdown.
+func report(cfg profile, wall time.Duration, w *world, faults []fault, st *drainStats, dead []deadLetter, replayed int, f *findings) string {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+	host, _ := os.Hostname()
+	p("# Chaos report: profile %s", cfg.name)
+	p("")
+	p("Run %s on %s (%d CPUs, %s/%s, %s); wall time %s, of which %s of load and faults.",
+		time.Now().UTC().Format("2006-01-02 15:04 UTC"), host, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, cpuModel(),
+		wall.Round(time.Second), cfg.duration)
+	p("%d clients, %d drain tasks, subscriber faults %s, %.0f%% of actions abandoned after a first failure.",
+		cfg.clients, cfg.drainTasks, cfg.subscriberFaults, 100*cfg.abandonRate)
+
+	p("\n## Actions\n")
+	p("| action | ok | rejected (4xx) | abandoned | attempts | idempotent replays |")
+	p("|---|---:|---:|---:|---:|---:|")
+	type row struct{ ok, rejected, abandoned, attempts, replays int }
+	rows := map[string]*row{}
+	total := row{}
+	for _, a := range w.actions {
+		r := rows[a.Kind]
+		if r == nil {
+			r = &row{}
+			rows[a.Kind] = r
+		}
+		for _, x := range []*row{r, &total} {
+			switch a.Outcome {
+			case outcomeOK:
+				x.ok++
+			case outcomeRejected:
+				x.rejected++
+			default:
+				x.abandoned++
+			}
+			x.attempts += a.Attempts
+			if a.Replayed {
+				x.replays++
+			}
+		}
+	}
+	kinds := make([]string, 0, len(rows))
+	for k := range rows {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		r := rows[k]
+		p("| %s | %d | %d | %d | %d | %d |", k, r.ok, r.rejected, r.abandoned, r.attempts, r.replays)
+	}
+	p("| **all** (%d) | %d | %d | %d | %d | %d |", len(w.actions), total.ok, total.rejected, total.abandoned, total.attempts, total.replays)
+
+	p("\n## Faults\n")
+	p("| fault | count |")
+	p("|---|---:|")
+	byKind := map[string]int{}
+	for _, ft := range faults {
+		byKind[ft.Kind]++
+	}
+	fk := make([]string, 0, len(byKind))
+	for k := range byKind {
+		fk = append(fk, k)
+	}
+	sort.Strings(fk)
+	for _, k := range fk {
+		p("| %s | %d |", k, byKind[k])
+	}
+	st.mu.Lock()
+	for _, k := range []string{"fail", "timeout", "panic"} {
+		p("| subscriber %s (drain logs) | %d |", k, st.injected[k])
+	}
+	p("\n## Drains\n")
+	p("%d runs logged a summary (killed ones do not), %d exited with an error (database down): claimed %d, delivered %d, "+
+		"**redeliveries made harmless (skipped) %d**, retried %d, dead %d, lost leases %d, released at shutdown %d.",
+		st.runs, st.failedRuns, st.claimed, st.delivered, st.skipped, st.retried, st.dead, st.lost, st.released)
+	st.mu.Unlock()
+
+	p("\n## Dead letters before the replay\n")
+	grouped := map[string]int{}
+	for _, d := range dead {
+		reason := portRE.ReplaceAllString(uuidRE.ReplaceAllString(d.Reason, "<id>"), "<addr>")
+		grouped[d.Subscriber+" | "+d.Topic+" | "+digitRE.ReplaceAllString(reason, "N")] += d.Count
+	}
+	if len(grouped) == 0 {
+		p("None.")
+	} else {
+		p("| subscriber | topic | last error | count |")
+		p("|---|---|---|---:|")
+		keys := make([]string, 0, len(grouped))
+		for k := range grouped {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		n := 0
+		for _, k := range keys {
+			p("| %s | %d |", strings.ReplaceAll(k, "|", "\\|"), grouped[k])
+			n += grouped[k]
+		}
+		p("\n%d dead letters; ReplayDeadLetters replayed %d, then all were delivered (see *nothing stuck*).", n, replayed)
+	}
+	p("%d reminder deliveries wait for a later not-before time.", f.Scheduled)
+
+	p("\n## Duplicates\n")
+	if len(f.Duplicates) == 0 {
+		p("None.")
+	} else {
+		p("An email or webhook received more than once, with the same Message-ID or webhook-id, and the fault that explains it:\n")
+		p("| what | copies | first | last | explained by |")
+		p("|---|---:|---|---|---|")
+		for _, d := range f.Duplicates {
+			ex := d.Explained
+			if ex == "" {
+				ex = "**nothing (violation)**"
+			}
+			p("| %s | %d | %s | %s | %s |", d.What, d.Copies, d.First.Format("15:04:05.000"), d.Last.Format("15:04:05.000"), ex)
+		}
+	}
+	p("%d webhooks were answered 503 because they were signed with a secret whose rotation had not yet been answered to the teacher (retried).", f.RotationRetries)
+
+	p("\n## Invariants\n")
+	p("| invariant | cases checked | violations |")
+	p("|---|---:|---:|")
+	for _, iv := range f.Invariants {
+		p("| %s | %d | %d |", iv.Name, iv.Checked, iv.count)
+	}
+	for _, iv := range f.Invariants {
+		for _, v := range iv.Violations {
+			p("\n- VIOLATION (%s): %s", iv.Name, v)
+		}
+	}
+	return b.String()
+}
+
+// cpuModel is the first "model name" of /proc/cpuinfo, or "".
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	for l := range strings.Lines(string(b)) {
+		if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}

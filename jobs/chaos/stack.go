@@ -1,0 +1,338 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	toxiproxy "github.com/Shopify/toxiproxy/v2"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
+
+	"github.com/lexora-app/lexora/pkg/platform/mailpit"
+)
+
+// stack is everything the harness runs: its PostgreSQL cluster, toxiproxy
+// in front of it (one proxy for the server, one for the drains) and in
+// front of mailpit's SMTP port, mailpit, the functions server, the drain
+// tasks and the webhook receiver.
+type stack struct {
+	cfg  profile
+	dir  string
+	log  io.Writer // the children's output, one file
+	pg   *cluster
+	pool *pgxpool.Pool // direct to the database, for the checks
+
+	toxics  *toxiproxy.ApiServer
+	proxies map[string]*toxiproxy.Proxy // pg-server, pg-drain, smtp
+
+	mailpit   *proc
+	mail      mailpit.Client
+	smtpAddr  string
+	serverURL string
+	recv      *receiver
+
+	closeOnce sync.Once
+	mu        sync.Mutex
+	server    *proc
+	drains    []*proc // by task index; nil between executions
+	faultsOn  atomic.Bool
+	stopping  atomic.Bool
+
+	drainStats drainStats
+	// observed are lease losses the drains logged: a drain stalled past its
+	// lease (stopped, or starved of CPU) and another took the work over.
+	observed faultLog
+	// failedAttempts are the attempts the drains logged as failed, by
+	// event id, except injected subscriber faults (which fail before the
+	// effect): one that failed after its effect (a deadline, a lost
+	// connection) explains a duplicate of that event's email or webhook.
+	failedMu       sync.Mutex
+	failedAttempts map[string][]failedAttempt
+}
+
+// failedAttempt is one logged failure of a delivery.
+type failedAttempt struct {
+	at  time.Time
+	err string
+}
+
+// drainStats adds up what the drain processes logged.
+type drainStats struct {
+	mu                                                     sync.Mutex
+	runs, claimed, delivered, skipped, retried, dead, lost int
+	released                                               int
+	injected                                               map[string]int // subscriber faults by kind
+	failedRuns                                             int            // runs that exited non-zero (not killed)
+}
+
+const dbName = "lexora"
+
+// startStack brings everything up, migrated and seeded.
+func startStack(ctx context.Context, cfg profile, dir string, logFile io.Writer) (*stack, error) {
+	s := &stack{cfg: cfg, dir: dir, log: &lockedWriter{w: logFile}, proxies: map[string]*toxiproxy.Proxy{},
+		drainStats: drainStats{injected: map[string]int{}}, failedAttempts: map[string][]failedAttempt{}}
+	bin := func(name string) string { return filepath.Join(cfg.binDir, name) }
+	for _, name := range []string{"mailpit", "migrate", "seed", "server", "drain"} {
+		if _, err := os.Stat(bin(name)); err != nil {
+			return nil, fmt.Errorf("%s missing (make build and .ci/ensure-mailpit install it): %w", bin(name), err)
+		}
+	}
+
+	var err error
+	if s.pg, err = newCluster(ctx, dir, false); err != nil {
+		return nil, err
+	}
+	if err := s.pg.exec(ctx, "postgres", "CREATE DATABASE "+dbName); err != nil {
+		return nil, fmt.Errorf("create database: %w", err)
+	}
+	direct := []string{"DATABASE_URL=" + s.pg.URL(dbName)}
+	for _, job := range []string{"migrate", "seed"} {
+		p, err := startProc(job, bin(job), nil, direct, s.log, nil)
+		if err != nil {
+			return nil, err
+		}
+		<-p.done
+		if p.err != nil {
+			return nil, fmt.Errorf("%s: %v (see %s)", job, p.err, filepath.Join(dir, "stack.log"))
+		}
+	}
+	if s.pool, err = pgxpool.New(ctx, s.pg.URL(dbName)); err != nil {
+		return nil, err
+	}
+
+	// mailpit, keeping every message.
+	smtpPort, apiPort := freePort(), freePort()
+	s.smtpAddr = "127.0.0.1:" + strconv.Itoa(smtpPort)
+	s.mail = mailpit.Client{URL: "http://127.0.0.1:" + strconv.Itoa(apiPort)}
+	if s.mailpit, err = startProc("mailpit", bin("mailpit"), []string{"--smtp", s.smtpAddr,
+		"--listen", "127.0.0.1:" + strconv.Itoa(apiPort), "--database", filepath.Join(dir, "mailpit.db"),
+		"--max", "0", "--disable-version-check"}, nil, s.log, nil); err != nil {
+		return nil, err
+	}
+	for _, addr := range []string{s.smtpAddr, "127.0.0.1:" + strconv.Itoa(apiPort)} {
+		if err := waitDialable(addr, 30*time.Second); err != nil {
+			return nil, fmt.Errorf("mailpit: %w", err)
+		}
+	}
+
+	// toxiproxy, inside the harness.
+	s.toxics = toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
+	for name, upstream := range map[string]string{"pg-server": s.pg.Addr(), "pg-drain": s.pg.Addr(), "smtp": s.smtpAddr} {
+		p := toxiproxy.NewProxy(s.toxics, name, "127.0.0.1:"+strconv.Itoa(freePort()), upstream)
+		if err := p.Start(); err != nil {
+			return nil, fmt.Errorf("toxiproxy %s: %w", name, err)
+		}
+		s.proxies[name] = p
+	}
+
+	if s.recv, err = startReceiver(); err != nil {
+		return nil, err
+	}
+	s.serverURL = "http://127.0.0.1:" + strconv.Itoa(freePort())
+	if err := s.startServer(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// proxiedURL is the database URL through proxy name.
+func (s *stack) proxiedURL(name string) string {
+	return fmt.Sprintf("postgres://postgres@%s/%s?sslmode=disable", s.proxies[name].Listen, dbName)
+}
+
+// startServer starts the functions server and waits until it listens.
+func (s *stack) startServer() error {
+	port := strings.TrimPrefix(s.serverURL, "http://127.0.0.1:")
+	p, err := startProc("server", filepath.Join(s.cfg.binDir, "server"), nil, []string{
+		"DATABASE_URL=" + s.proxiedURL("pg-server"), "PORT=" + port, "AUTH_DEV=true",
+		"WEBHOOK_ALLOW_HTTP=true", "DATABASE_MAX_CONNS=16",
+	}, s.log, nil)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.server = p
+	s.mu.Unlock()
+	return waitDialable("127.0.0.1:"+port, 60*time.Second)
+}
+
+// killServer kills the server (SIGKILL) and starts it again after a pause.
+func (s *stack) killServer(pause time.Duration) error {
+	s.mu.Lock()
+	p := s.server
+	s.mu.Unlock()
+	if err := p.signal(syscall.SIGKILL); err != nil {
+		return err
+	}
+	<-p.done
+	time.Sleep(pause)
+	return s.startServer()
+}
+
+// drainEnv is the environment of drain task i: short bounded runs that keep
+// polling, short leases (so a stopped task loses them within seconds), few
+// attempts and short backoffs (so that faults make dead letters), and the
+// subscriber faults while faults are on.
+func (s *stack) drainEnv(i int) []string {
+	host, port, _ := net.SplitHostPort(s.proxies["smtp"].Listen)
+	env := []string{
+		"DATABASE_URL=" + s.proxiedURL("pg-drain"), "DATABASE_MAX_CONNS=6",
+		"SMTP_HOST=" + host, "SMTP_PORT=" + port, "SMTP_TIMEOUT=3s",
+		"WEBHOOK_ALLOW_HTTP=true", "WEBHOOK_TIMEOUT=2s",
+		"DRAIN_MAX_DURATION=6s", "DRAIN_STOP_WHEN_IDLE=false", "DRAIN_POLL_INTERVAL=250ms", "DRAIN_LISTEN=true",
+		"DRAIN_LEASE_DURATION=" + leaseDuration.String(), "DRAIN_HANDLER_TIMEOUT=2s", "DRAIN_SHUTDOWN_GRACE=2s",
+		"DRAIN_MAX_ATTEMPTS=5", "DRAIN_BACKOFF_BASE=250ms", "DRAIN_BACKOFF_MAX=2s",
+		"CLOUD_RUN_TASK_INDEX=" + strconv.Itoa(i), "CLOUD_RUN_TASK_COUNT=" + strconv.Itoa(s.cfg.drainTasks),
+	}
+	if s.faultsOn.Load() {
+		env = append(env, "DRAIN_CHAOS_SUBSCRIBER_FAULTS="+s.cfg.subscriberFaults)
+	}
+	return env
+}
+
+// leaseDuration is the drains' lease: a SIGSTOP longer than this loses it.
+const leaseDuration = 3 * time.Second
+
+// runDrains starts the drain tasks, each a loop of executions (as Cloud
+// Scheduler starts a Cloud Run Job execution of several tasks), until ctx
+// ends; then it stops the running executions (SIGTERM) and returns.
+func (s *stack) runDrains(ctx context.Context) {
+	s.mu.Lock()
+	s.drains = make([]*proc, s.cfg.drainTasks)
+	s.mu.Unlock()
+	var wg sync.WaitGroup
+	for i := range s.cfg.drainTasks {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				p, err := startProc("drain-"+strconv.Itoa(i), filepath.Join(s.cfg.binDir, "drain"), nil, s.drainEnv(i), s.log, s.drainLine)
+				if err != nil {
+					fmt.Fprintln(s.log, "chaos:", err)
+					time.Sleep(time.Second)
+					continue
+				}
+				s.mu.Lock()
+				s.drains[i] = p
+				s.mu.Unlock()
+				select {
+				case <-p.done:
+				case <-ctx.Done():
+					p.stop(5 * time.Second)
+				}
+				s.mu.Lock()
+				s.drains[i] = nil
+				s.mu.Unlock()
+				if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Exited() && ws.ExitStatus() != 0 {
+					s.drainStats.mu.Lock()
+					s.drainStats.failedRuns++
+					s.drainStats.mu.Unlock()
+					time.Sleep(200 * time.Millisecond) // e.g. the database is restarting
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// drainLine adds up a drain's summary lines and injected faults.
+func (s *stack) drainLine(line string) {
+	var m struct {
+		Message string `json:"message"`
+		Kind    string `json:"kind"`
+		EventID string `json:"event_id"`
+		Error   string `json:"error"`
+		Report  struct {
+			Claimed    int `json:"claimed"`
+			Delivered  int `json:"delivered"`
+			Skipped    int `json:"skipped"`
+			Retried    int `json:"retried"`
+			Dead       int `json:"dead"`
+			LostLeases int `json:"lost_leases"`
+			Released   int `json:"released"`
+		} `json:"report"`
+	}
+	if json.Unmarshal([]byte(line), &m) != nil {
+		return
+	}
+	if m.Message == "delivery failed" && !strings.HasPrefix(m.Error, "chaos: injected") && !strings.Contains(m.Error, "chaos: injected subscriber panic") {
+		s.failedMu.Lock()
+		s.failedAttempts[m.EventID] = append(s.failedAttempts[m.EventID], failedAttempt{at: time.Now(), err: shorten(m.Error)})
+		s.failedMu.Unlock()
+	}
+	st := &s.drainStats
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	switch m.Message {
+	case "drain run":
+		r := m.Report
+		st.runs++
+		st.claimed += r.Claimed
+		st.delivered += r.Delivered
+		st.skipped += r.Skipped
+		st.retried += r.Retried
+		st.dead += r.Dead
+		st.lost += r.LostLeases
+		st.released += r.Released
+	case "injected subscriber fault":
+		st.injected[m.Kind]++
+	case "lease lost to another worker", "lease heartbeat failed":
+		s.observed.add("lease lost (observed)", time.Now().Add(-leaseDuration))
+	}
+}
+
+// runningDrain returns a random drain task's current process, or nil.
+func (s *stack) runningDrain() *proc {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var live []*proc
+	for _, p := range s.drains {
+		if p != nil {
+			live = append(live, p)
+		}
+	}
+	if len(live) == 0 {
+		return nil
+	}
+	return live[rand.IntN(len(live))]
+}
+
+// close stops everything the stack started; later calls do nothing.
+func (s *stack) close() { s.closeOnce.Do(s.stopAll) }
+
+func (s *stack) stopAll() {
+	s.mu.Lock()
+	server := s.server
+	s.mu.Unlock()
+	if server != nil {
+		server.stop(5 * time.Second)
+	}
+	if s.mailpit != nil {
+		s.mailpit.stop(5 * time.Second)
+	}
+	for _, p := range s.proxies {
+		p.Stop()
+	}
+	if s.recv != nil {
+		s.recv.close()
+	}
+	if s.pool != nil {
+		s.pool.Close()
+	}
+	if s.pg != nil {
+		if err := s.pg.stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "chaos:", err)
+		}
+	}
+}
