@@ -88,7 +88,7 @@ func fromEnv() (*Service, error) {
 		pool.Close()
 		return nil, err
 	}
-	svc, err := NewService(pool, verifier, clock.System{}, log)
+	svc, err := NewService(pool.Pool, verifier, clock.System{}, log)
 	if err == nil && !cfg.Fuzz {
 		p := svc.scheduler.Params()
 		p.EnableFuzz = false

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/lexora-app/lexora/pkg/mail"
@@ -33,46 +34,65 @@ import (
 // BenchmarkWritePath measures what a learner waits for: SubmitReview over
 // HTTP (loopback, a real server, the development token checked on every
 // request), each client a learner of its own reviewing its cards with
-// ratings Hard, Good and Easy in turn, at 1, 8 and 32 clients. In each
-// sub-benchmark four designs alternate in rounds of 3 s (in one order, then
-// in reverse), so a noisy neighbour hits all of them:
+// ratings Hard, Good and Easy in turn, at 1, 8 and 32 clients, in four
+// designs:
 //
 //   - outbox: Lexora as deployed (the events and their deliveries in the
 //     review's transaction, the wake-up hint);
-//   - nohint: the same without the wake-up hint (OUTBOX_WAKEUP=false): a
-//     transaction that NOTIFYs takes a database-wide lock at commit, so the
-//     hint serialises committing writers;
-//   - nooutbox: the same transaction whose enqueue writes nothing (a BEFORE
-//     INSERT trigger on outbox_events returns NULL, so neither the event nor
-//     its deliveries are written; the statement's round trip stays), no hint;
+//   - nohint: the same without the wake-up hint (OUTBOX_WAKEUP=false);
+//   - nooutbox: the same transaction whose enqueue writes nothing (its
+//     connections set lexora.bench_drop, and a BEFORE INSERT trigger on
+//     outbox_events then returns NULL, so neither the event nor its
+//     deliveries are written; the statement's round trip stays), no hint;
 //   - naive: nooutbox, then the email (SMTP to mailpit) and the webhook (a
 //     signed POST to a local receiver) sent inside the request before the
 //     answer, as a design without an outbox would.
 //
-// Reported per design: p50, p90, p99, p99.9 latency (ms) and throughput
-// (requests/s); x_outbox_p50 is outbox/nooutbox at the median (the goal is
-// at most 1.10), x_nohint_p50 nohint/nooutbox. At 1 and 8 clients it then measures the naive design with
-// its sinks down (SMTP refused, the receiver gone): naivedown_lost counts the
-// consequences lost (the review committed, its email or webhook never sent),
-// and with a receiver that hangs 2 s (naiveslow_p50_ms). `chaos charts`
-// draws the percentiles from this benchmark's output.
+// Latency: for 8 s every client sends its k-th request to the k-th design
+// in turn, so the four share every moment of a noisy machine; reported per
+// design as p50, p90, p99, p99.9 (ms); x_outbox_p50 is outbox/nooutbox at
+// the median (the goal is at most 1.10), x_nohint_p50 nohint/nooutbox.
+// Throughput (requests/s): each design alone for 2 s, in one order and
+// then in reverse. At 1 and 8 clients it then measures the naive design
+// with its sinks down (SMTP refused, the receiver gone): naivedown_lost
+// counts the consequences lost (the review committed, its email or webhook
+// never sent); and at 1 client with a receiver that hangs 2 s
+// (naiveslow_p50_ms). Before all that it reports the WAL one review writes
+// with and without the outbox (outbox_wal_bytes/review,
+// nooutbox_wal_bytes/review; 200 Good reviews each, one client), which,
+// unlike latency, a busy machine does not blur. `chaos charts` draws the
+// percentiles.
 func BenchmarkWritePath(b *testing.B) {
 	ctx := context.Background()
 	pool := pgtest.New(b)
 	_, err := seed.Load(ctx, pool)
 	require.NoError(b, err)
-	plain, err := NewService(pool, devVerifier(b), clock.System{}, slog.New(slog.DiscardHandler))
-	require.NoError(b, err)
-	withOutbox, err := NewService(pool, devVerifier(b), clock.System{}, slog.New(slog.DiscardHandler))
-	require.NoError(b, err)
-	withOutbox.outbox = withOutbox.outbox.WithWakeup(outbox.DefaultWakeupChannel)
-	noHint, err := NewService(pool, devVerifier(b), clock.System{}, slog.New(slog.DiscardHandler))
-	require.NoError(b, err)
 	_, err = pool.Exec(ctx, `
-CREATE FUNCTION bench_drop_event() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;
-CREATE TRIGGER bench_drop_event BEFORE INSERT ON outbox_events FOR EACH ROW EXECUTE FUNCTION bench_drop_event();
-ALTER TABLE outbox_events DISABLE TRIGGER bench_drop_event`)
+CREATE FUNCTION bench_drop_event() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF current_setting('lexora.bench_drop', true) = 'on' THEN RETURN NULL; END IF;
+    RETURN NEW;
+END $$;
+CREATE TRIGGER bench_drop_event BEFORE INSERT ON outbox_events FOR EACH ROW EXECUTE FUNCTION bench_drop_event()`)
 	require.NoError(b, err)
+	// Each design has a pool of its own, of DATABASE_MAX_CONNS's default
+	// size, as one function instance has.
+	service := func(drop bool) *Service {
+		cfg, err := pgxpool.ParseConfig(pgtest.URL(pool))
+		require.NoError(b, err)
+		cfg.MaxConns = 8
+		if drop {
+			cfg.ConnConfig.RuntimeParams["lexora.bench_drop"] = "on"
+		}
+		p, err := pgxpool.NewWithConfig(ctx, cfg)
+		require.NoError(b, err)
+		b.Cleanup(p.Close)
+		svc, err := NewService(p, devVerifier(b), clock.System{}, slog.New(slog.DiscardHandler))
+		require.NoError(b, err)
+		return svc
+	}
+	plain, naivePlain, noHint, withOutbox := service(true), service(true), service(false), service(false)
+	withOutbox.outbox = withOutbox.outbox.WithWakeup(outbox.DefaultWakeupChannel)
 
 	// 32 learners in the demo class, each assigned a deck of 25 cards.
 	learners := make([]uuid.UUID, 32)
@@ -136,7 +156,7 @@ ALTER TABLE outbox_events DISABLE TRIGGER bench_drop_event`)
 	naive := func(smtp mail.Sender, hookURL string) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
 			rec := httptest.NewRecorder()
-			plain.SubmitReview(rec, r)
+			naivePlain.SubmitReview(rec, r)
 			if rec.Code == http.StatusOK {
 				id := uuid.NewString()
 				if err := smtp.Send(r.Context(), mail.Message{MessageID: id + "@bench", To: "learner@example.com", Subject: "Review", Body: "reviewed"}); err != nil {
@@ -165,31 +185,25 @@ ALTER TABLE outbox_events DISABLE TRIGGER bench_drop_event`)
 	for _, s := range servers {
 		defer s.Close()
 	}
-	trigger := func(on bool) {
-		stmt := "ALTER TABLE outbox_events DISABLE TRIGGER bench_drop_event"
-		if on {
-			stmt = "ALTER TABLE outbox_events ENABLE TRIGGER bench_drop_event"
-		}
-		_, err := pool.Exec(ctx, stmt)
-		require.NoError(b, err)
-	}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
-	// round runs n clients against url for d and returns each request's latency.
-	round := func(url string, n int, d time.Duration) ([]time.Duration, int) {
+	// round runs n clients for d, the k-th request of client c going to
+	// designs[(k+c) % len(designs)], and returns each design's latencies.
+	round := func(designs []string, n int, d time.Duration) map[string][]time.Duration {
 		var mu sync.Mutex
-		var lat []time.Duration
+		lat := map[string][]time.Duration{}
 		failed := 0
 		deadline := time.Now().Add(d)
 		var wg sync.WaitGroup
 		for c := range n {
 			wg.Go(func() {
-				var mine []time.Duration
+				mine := map[string][]time.Duration{}
 				bad := 0
 				for i := 0; time.Now().Before(deadline); i++ {
+					design := designs[(i+c)%len(designs)]
 					// Hard, Good or Easy: no lapses, so no card becomes a
 					// leech (suspended cards answer 409 without a review).
 					body := fmt.Sprintf(`{"card_id":%q,"rating":%d}`, cards[c][i%len(cards[c])], 2+(i*7+c)%3)
-					req, _ := http.NewRequest(http.MethodPost, url, bytes.NewBufferString(body))
+					req, _ := http.NewRequest(http.MethodPost, servers[design].URL, bytes.NewBufferString(body))
 					req.Header.Set("Authorization", tokens[c])
 					req.Header.Set("Content-Type", "application/json")
 					t0 := time.Now()
@@ -204,62 +218,88 @@ ALTER TABLE outbox_events DISABLE TRIGGER bench_drop_event`)
 						bad++
 						continue
 					}
-					mine = append(mine, time.Since(t0))
+					mine[design] = append(mine[design], time.Since(t0))
 				}
 				mu.Lock()
-				lat = append(lat, mine...)
+				for k, v := range mine {
+					lat[k] = append(lat[k], v...)
+				}
 				failed += bad
 				mu.Unlock()
 			})
 		}
 		wg.Wait()
-		return lat, failed
+		require.Zero(b, failed, "failed requests")
+		return lat
+	}
+	designs := []string{"outbox", "nohint", "nooutbox", "naive"}
+	// WAL per review: 200 reviews of one client per design, one design at a
+	// time (meaningful on a private cluster only: a shared server's WAL
+	// holds everyone's writes).
+	walPerReview := func(b *testing.B) {
+		for _, design := range []string{"outbox", "nooutbox"} {
+			var lsn string
+			require.NoError(b, pool.QueryRow(ctx, "SELECT pg_current_wal_insert_lsn()::text").Scan(&lsn))
+			sent := 0
+			for i := 0; i < 200; i++ {
+				body := fmt.Sprintf(`{"card_id":%q,"rating":3}`, cards[31][i%len(cards[31])])
+				req, _ := http.NewRequest(http.MethodPost, servers[design].URL, bytes.NewBufferString(body))
+				req.Header.Set("Authorization", tokens[31])
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := client.Do(req)
+				require.NoError(b, err)
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				require.Equal(b, http.StatusOK, resp.StatusCode)
+				sent++
+			}
+			var wal int64
+			require.NoError(b, pool.QueryRow(ctx, "SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1::pg_lsn)::bigint", lsn).Scan(&wal))
+			b.ReportMetric(float64(wal)/float64(sent), design+"_wal_bytes/review")
+		}
 	}
 	for _, n := range []int{1, 8, 32} {
 		b.Run("clients="+strconv.Itoa(n), func(b *testing.B) {
 			for range b.N {
-				lat := map[string][]time.Duration{}
-				span := map[string]time.Duration{}
-				for r := range 2 {
-					order := []string{"outbox", "nohint", "nooutbox", "naive"}
-					if r == 1 {
-						slices.Reverse(order)
-					}
-					for _, design := range order {
-						trigger(design == "nooutbox" || design == "naive")
-						const d = 3 * time.Second
-						l, failed := round(servers[design].URL, n, d)
-						require.Zero(b, failed, "%s: failed requests", design)
-						lat[design] = append(lat[design], l...)
-						span[design] += d
-					}
+				if n == 1 {
+					walPerReview(b)
 				}
 				pcts := map[string]map[string]float64{}
-				for design, l := range lat {
+				for design, l := range round(designs, n, 8*time.Second) {
 					p := percentiles(l)
 					pcts[design] = p
 					for _, q := range []string{"p50", "p90", "p99", "p99.9"} {
 						b.ReportMetric(p[q], design+"_"+q+"_ms")
 					}
-					b.ReportMetric(float64(len(l))/span[design].Seconds(), design+"_req/s")
 				}
 				b.ReportMetric(pcts["outbox"]["p50"]/pcts["nooutbox"]["p50"], "x_outbox_p50")
 				b.ReportMetric(pcts["nohint"]["p50"]/pcts["nooutbox"]["p50"], "x_nohint_p50")
 				b.ReportMetric(pcts["naive"]["p50"]/pcts["outbox"]["p50"], "x_naive_over_outbox_p50")
+				done := map[string]int{}
+				for r := range 2 {
+					order := slices.Clone(designs)
+					if r == 1 {
+						slices.Reverse(order)
+					}
+					for _, design := range order {
+						done[design] += len(round([]string{design}, n, 2*time.Second)[design])
+					}
+				}
+				for _, design := range designs {
+					b.ReportMetric(float64(done[design])/4, design+"_req/s")
+				}
 				if n <= 8 {
-					trigger(true)
 					lost.Store(0)
-					l, failed := round(servers["naivedown"].URL, n, 3*time.Second)
-					require.Zero(b, failed)
+					l := round([]string{"naivedown"}, n, 3*time.Second)["naivedown"]
 					b.ReportMetric(percentiles(l)["p50"], "naivedown_p50_ms")
 					b.ReportMetric(float64(lost.Load()), "naivedown_lost")
 					b.ReportMetric(float64(len(l)), "naivedown_reviews")
-					if n == 1 {
-						slow.Store(true)
-						l, _ := round(servers["naive"].URL, 1, 5*time.Second)
-						slow.Store(false)
-						b.ReportMetric(percentiles(l)["p50"], "naiveslow_p50_ms")
-					}
+				}
+				if n == 1 {
+					slow.Store(true)
+					l := round([]string{"naive"}, 1, 5*time.Second)["naive"]
+					slow.Store(false)
+					b.ReportMetric(percentiles(l)["p50"], "naiveslow_p50_ms")
 				}
 			}
 		})

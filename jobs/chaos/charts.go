@@ -177,7 +177,7 @@ func chartsMain(args []string) int {
 		{"writepath-latency.png", []string{"BenchmarkWritePath/clients=8"}, chartWritePathDistribution},
 		{"enqueue.png", []string{"BenchmarkEnqueue"}, chartEnqueue},
 		{"prune.png", []string{"BenchmarkPrune"}, chartPrune},
-		{"delivery-latency.png", []string{"BenchmarkLatency/hint=true", "BenchmarkLatency/hint=false"}, chartDeliveryLatency},
+		{"delivery-latency.png", []string{"BenchmarkLatency/rate=500/hint=true", "BenchmarkLatency/rate=500/hint=false"}, chartDeliveryLatency},
 	} {
 		missing := ""
 		for _, b := range c.bench {
@@ -257,7 +257,7 @@ func chartPrune(path string, r benchResults) error {
 }
 
 func chartDeliveryLatency(path string, r benchResults) error {
-	h, p := r["BenchmarkLatency/hint=true"], r["BenchmarkLatency/hint=false"]
+	h, p := r["BenchmarkLatency/rate=500/hint=true"], r["BenchmarkLatency/rate=500/hint=false"]
 	return barChart(path, "Commit to delivery at 500 events/s (ms)",
 		fmt.Sprintf("%s; hint / poll at the median = %.3f", machine(), h["median_ms"]/p["median_ms"]), "ms",
 		[]string{"hint, median", "hint, p99", "poll 1 s, median", "poll 1 s, p99"},

@@ -206,7 +206,7 @@ func benchCluster(ctx context.Context, dir, bin string, noAutovacuum bool) (*clu
 	if err != nil {
 		return fail(err)
 	}
-	return pg, pool, nil
+	return pg, pool.Pool, nil
 }
 
 // soakSample is one sample of the outbox tables.

@@ -182,6 +182,13 @@ func (w *world) once(ctx context.Context, method, fn, token, key, requestID stri
 	return resp.StatusCode, resp.Header.Get("Idempotent-Replayed") == "true", b, nil
 }
 
+// count is the number of actions done so far.
+func (w *world) count() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.actions)
+}
+
 func (w *world) record(a *action) {
 	w.mu.Lock()
 	w.actions = append(w.actions, a)

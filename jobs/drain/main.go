@@ -1,6 +1,7 @@
 // Command drain is the Cloud Run Job that drains the outbox in one bounded
 // run (see outbox.Config for the DRAIN_* limits) into the consumers of
-// pkg/consumers, logs one JSON summary line and exits: 0 when it ran, 1 when
+// pkg/consumers, logs one JSON summary line (the run's report, plus the
+// outbox's standing dead deliveries and blocked keys) and exits: 0 when it ran, 1 when
 // it could not (bad configuration, database unreachable). Failed deliveries
 // are not a failed run; they are retried or dead-lettered and reported.
 //
@@ -23,7 +24,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/sethvargo/go-envconfig"
 
 	"github.com/lexora-app/lexora/pkg/consumers"
@@ -79,21 +79,21 @@ func run(ctx context.Context, log *slog.Logger) error {
 	}
 	defer closeWithin(pool, closeWait)
 	log = log.With(slog.Int("task_index", cfg.TaskIndex), slog.Int("task_count", cfg.TaskCount))
-	handlers := consumers.Handlers(consumers.Deps{Pool: pool, Mail: sender, Webhooks: webhooks.NewSender(cfg.Webhooks), Log: log})
+	handlers := consumers.Handlers(consumers.Deps{Pool: pool.Pool, Mail: sender, Webhooks: webhooks.NewSender(cfg.Webhooks), Log: log})
 	handlers = withFaults(handlers, faults, log)
-	drainer, err := outbox.NewDrainer(pool, handlers, cfg.Drain, log)
+	drainer, err := outbox.NewDrainer(pool.Pool, handlers, cfg.Drain, log)
 	if err != nil {
 		return err
 	}
 	if cfg.Listen {
-		l := outbox.NewListener(cfg.Database.URL, outbox.DefaultWakeupChannel, log)
+		l := outbox.NewListener(pool.Config().ConnConfig, outbox.DefaultWakeupChannel, log)
 		lctx, stop := context.WithCancel(ctx)
 		defer stop()
 		go l.Run(lctx)
 		drainer.WakeOn(l.Wake())
 	}
 	rep, err := drainer.Run(ctx)
-	log.Info("drain run", slog.Any("report", rep))
+	log.Info("drain run", append([]any{slog.Any("report", rep)}, standing(ctx, pool.Pool, log)...)...)
 	return err
 }
 
@@ -102,8 +102,9 @@ func run(ctx context.Context, log *slog.Logger) error {
 // for a cancel request, and Cloud Run kills the task 10 s after SIGTERM.
 const closeWait = time.Second
 
-// closeWithin closes pool, waiting at most wait for it.
-func closeWithin(pool *pgxpool.Pool, wait time.Duration) {
+// closeWithin closes pool (and then its Cloud SQL dialer), waiting at most
+// wait for it.
+func closeWithin(pool *database.Pool, wait time.Duration) {
 	closed := make(chan struct{})
 	go func() {
 		pool.Close()
@@ -113,4 +114,30 @@ func closeWithin(pool *pgxpool.Pool, wait time.Duration) {
 	case <-closed:
 	case <-time.After(wait):
 	}
+}
+
+// standingWait bounds the summary's read of the standing counts.
+const standingWait = 2 * time.Second
+
+// standing returns the outbox's dead deliveries and blocked ordering keys
+// (all subscribers, not only this run's) as fields of the summary line, for
+// the log-based metrics and alerts (terraform/monitoring.tf); none when they
+// cannot be read within standingWait, or when the run was stopped (SIGTERM:
+// the exit must be prompt, the next run reports them).
+func standing(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) []any {
+	if ctx.Err() != nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, standingWait)
+	defer cancel()
+	h, err := outbox.ReadHealth(ctx, pool)
+	if err != nil {
+		log.Warn("drain summary without dead deliveries and blocked keys", slog.String("error", err.Error()))
+		return nil
+	}
+	var dead int64
+	for _, c := range h.Dead {
+		dead += c.Count
+	}
+	return []any{slog.Int64("dead_deliveries", dead), slog.Int("blocked_keys", h.BlockedKeys)}
 }

@@ -93,3 +93,23 @@ func TestExitsNonZeroOnlyWhenItCannotRun(t *testing.T) {
 	require.NoError(t, cmd.Run(), out.String())
 	require.Equal(t, "drain run", lastLine(t, out)["message"])
 }
+
+// The summary line carries the outbox's standing dead deliveries and
+// blocked ordering keys, which the alerts read (terraform/monitoring.tf).
+func TestSummaryCountsDeadDeliveriesAndBlockedKeys(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t)
+	_, err := pool.Exec(context.Background(), `
+		WITH e AS (INSERT INTO outbox_events (event_id, topic, ordering_key, payload)
+		           VALUES (gen_random_uuid(), 't.a', 'k1', '{}'), (gen_random_uuid(), 't.a', 'k2', '{}') RETURNING id, ordering_key)
+		INSERT INTO outbox_deliveries (event_id, subscriber, ordering_key, ordered, state)
+		SELECT id, s, ordering_key, s = 'ordered', 'dead' FROM e, unnest(ARRAY['ordered', 'plain']) s`)
+	require.NoError(t, err)
+
+	cmd, out := drainCmd(t, "DATABASE_URL="+pgtest.URL(pool), "DRAIN_STOP_WHEN_IDLE=true")
+	require.NoError(t, cmd.Run(), out.String())
+	line := lastLine(t, out)
+	require.Equal(t, "drain run", line["message"])
+	require.EqualValues(t, 4, line["dead_deliveries"])
+	require.EqualValues(t, 2, line["blocked_keys"])
+}

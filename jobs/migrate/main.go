@@ -1,26 +1,49 @@
 // Command migrate applies the embedded schema migrations (package schema) to
-// DATABASE_URL and exits: 0 when the schema is current, 1 otherwise. Cloud
-// Build runs it before each deploy; it is safe to run again.
+// the database and exits: 0 when the schema is current, 1 otherwise. Cloud
+// Build runs it (as the Cloud Run Job "migrate") before each deploy; it is
+// safe to run again. With MIGRATE_GRANT_ROLE set it then grants that group
+// role the workloads' table rights (database.GrantTables), so the tables a
+// migration adds are usable by the functions and jobs that are deployed next.
 package main
 
 import (
 	"context"
 	"log/slog"
 
+	"github.com/sethvargo/go-envconfig"
+
 	"github.com/lexora-app/lexora/pkg/platform/database"
 	"github.com/lexora-app/lexora/pkg/platform/jobrun"
 )
 
+type config struct {
+	Database database.Config
+	// GrantRole is the group role of the workloads' database users
+	// (lexora_app on Cloud SQL); empty grants nothing (local runs, where
+	// everything connects as postgres).
+	GrantRole string `env:"MIGRATE_GRANT_ROLE"`
+}
+
 func main() { jobrun.Main("migrate", run) }
 
 func run(ctx context.Context, log *slog.Logger) error {
-	pool, err := database.OpenFromEnv(ctx)
+	var cfg config
+	if err := envconfig.Process(ctx, &cfg); err != nil {
+		return err
+	}
+	pool, err := database.Open(ctx, cfg.Database)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	if err := database.Migrate(ctx, pool, log); err != nil {
+	if err := database.Migrate(ctx, pool.Pool, log); err != nil {
 		return err
+	}
+	if cfg.GrantRole != "" {
+		if err := database.GrantTables(ctx, pool.Pool, cfg.GrantRole); err != nil {
+			return err
+		}
+		log.Info("tables granted", slog.String("role", cfg.GrantRole))
 	}
 	log.Info("schema is current")
 	return nil

@@ -27,7 +27,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/sethvargo/go-envconfig"
 
 	"github.com/lexora-app/lexora/pkg/outbox"
@@ -76,7 +75,7 @@ func dispatch(ctx context.Context, cfg database.Config, args []string, stdout, s
 	if len(args) == 0 {
 		return errUsage
 	}
-	connect := func() (*pgxpool.Pool, error) { return database.Open(ctx, cfg) }
+	connect := func() (*database.Pool, error) { return database.Open(ctx, cfg) }
 	switch {
 	case args[0] == "health" && len(args) == 1:
 		pool, err := connect()
@@ -84,7 +83,7 @@ func dispatch(ctx context.Context, cfg database.Config, args []string, stdout, s
 			return err
 		}
 		defer pool.Close()
-		h, err := outbox.ReadHealth(ctx, pool)
+		h, err := outbox.ReadHealth(ctx, pool.Pool)
 		if err != nil {
 			return err
 		}
@@ -127,7 +126,7 @@ func (v timeFlag) Set(s string) error {
 	return nil
 }
 
-func dead(ctx context.Context, connect func() (*pgxpool.Pool, error), verb string, args []string, stdout, stderr io.Writer) error {
+func dead(ctx context.Context, connect func() (*database.Pool, error), verb string, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("outboxctl dead "+verb, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var f outbox.DeadFilter
@@ -178,19 +177,19 @@ func dead(ctx context.Context, connect func() (*pgxpool.Pool, error), verb strin
 	defer pool.Close()
 	switch verb {
 	case "list":
-		dead, err := outbox.ListDead(ctx, pool, f)
+		dead, err := outbox.ListDead(ctx, pool.Pool, f)
 		if err != nil {
 			return err
 		}
 		return writeJSON(stdout, map[string]any{"dead": dead})
 	case "replay":
-		n, err := outbox.Replay(ctx, pool, f, *actor, *reason)
+		n, err := outbox.Replay(ctx, pool.Pool, f, *actor, *reason)
 		if err != nil {
 			return err
 		}
 		return writeJSON(stdout, map[string]int{"replayed": n})
 	default: // skip
-		n, err := outbox.Skip(ctx, pool, f, *actor, *reason)
+		n, err := outbox.Skip(ctx, pool.Pool, f, *actor, *reason)
 		if err != nil {
 			return err
 		}

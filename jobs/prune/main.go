@@ -34,11 +34,11 @@ func run(ctx context.Context, log *slog.Logger) error {
 		return err
 	}
 	defer pool.Close()
-	rep, err := outbox.Prune(ctx, pool, cfg.Prune)
+	rep, err := outbox.Prune(ctx, pool.Pool, cfg.Prune)
 	if err != nil {
 		return err
 	}
-	keys, err := idempotency.Prune(ctx, pool, outbox.DefaultPruneBatchSize)
+	keys, err := idempotency.Prune(ctx, pool.Pool, outbox.DefaultPruneBatchSize)
 	if err != nil {
 		return err
 	}

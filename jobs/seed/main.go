@@ -31,7 +31,7 @@ func main() {
 		}
 		defer pool.Close()
 		if *teacher != "" {
-			t, err := seed.AddTeacher(ctx, pool, *teacher, *name, *timezone, *class)
+			t, err := seed.AddTeacher(ctx, pool.Pool, *teacher, *name, *timezone, *class)
 			if err != nil {
 				return err
 			}
@@ -40,7 +40,7 @@ func main() {
 				slog.String("class_id", t.ClassID.String()), slog.String("join_code", t.JoinCode))
 			return nil
 		}
-		rep, err := seed.Load(ctx, pool)
+		rep, err := seed.Load(ctx, pool.Pool)
 		if err != nil {
 			return err
 		}

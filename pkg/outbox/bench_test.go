@@ -232,7 +232,7 @@ func measureLatency(b *testing.B, hint bool) []time.Duration {
 	defer bg.Wait()
 	defer cancel()
 	if hint {
-		l := NewListener(pgtest.URL(pool), latencyChannel, slog.New(slog.DiscardHandler))
+		l := NewListener(pool.Config().ConnConfig, latencyChannel, slog.New(slog.DiscardHandler))
 		bg.Go(func() { l.Run(ctx) })
 		d.WakeOn(l.Wake())
 		require.Eventually(b, l.Connected, 5*time.Second, 5*time.Millisecond)

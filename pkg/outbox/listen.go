@@ -27,7 +27,7 @@ const ListenerApplicationName = "lexora-outbox-listener"
 // cannot go through PgBouncer in transaction pooling mode, so poll-only mode
 // (no Listener) is the one to use there.
 type Listener struct {
-	connString string
+	connConfig *pgx.ConnConfig
 	channel    string
 	log        *slog.Logger
 	wake       chan struct{}
@@ -39,10 +39,11 @@ type Listener struct {
 	HealthInterval time.Duration
 }
 
-// NewListener returns a listener on channel over a connection to connString.
-// Call Run to start it.
-func NewListener(connString, channel string, log *slog.Logger) *Listener {
-	return &Listener{connString: connString, channel: channel, log: log, wake: make(chan struct{}, 1),
+// NewListener returns a listener on channel over a connection made with
+// connConfig (a pool's Config().ConnConfig dials the way the pool does, e.g.
+// through the Cloud SQL connector). Call Run to start it.
+func NewListener(connConfig *pgx.ConnConfig, channel string, log *slog.Logger) *Listener {
+	return &Listener{connConfig: connConfig, channel: channel, log: log, wake: make(chan struct{}, 1),
 		HealthInterval: 5 * time.Second}
 }
 
@@ -80,10 +81,7 @@ func (l *Listener) Run(ctx context.Context) {
 }
 
 func (l *Listener) listen(ctx context.Context) error {
-	cfg, err := pgx.ParseConfig(l.connString)
-	if err != nil {
-		return fmt.Errorf("parse connection string: %w", err)
-	}
+	cfg := l.connConfig.Copy()
 	cfg.RuntimeParams["application_name"] = ListenerApplicationName
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {

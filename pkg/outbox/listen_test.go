@@ -8,8 +8,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
-
-	"github.com/lexora-app/lexora/pkg/platform/pgtest"
 )
 
 func TestListenerHintsAndSurvivesTermination(t *testing.T) {
@@ -19,7 +17,7 @@ func TestListenerHintsAndSurvivesTermination(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	l := NewListener(pgtest.URL(b.pool), "test_wakeup", slog.New(slog.DiscardHandler))
+	l := NewListener(b.pool.Config().ConnConfig, "test_wakeup", slog.New(slog.DiscardHandler))
 	l.HealthInterval = 100 * time.Millisecond
 	go l.Run(ctx)
 	require.Eventually(t, l.Connected, 5*time.Second, 10*time.Millisecond)

@@ -22,7 +22,7 @@ func TestPollOnlyThroughPgBouncerTransactionPooling(t *testing.T) {
 	pool, err := database.Open(ctx, database.Config{URL: pgtest.PgBouncer(t, direct.pool), MaxConns: 8, SimpleProtocol: true})
 	require.NoError(t, err)
 	defer pool.Close()
-	b := bundle{pool: pool, outbox: direct.outbox}
+	b := bundle{pool: pool.Pool, outbox: direct.outbox}
 
 	events := make([]Event, 200)
 	for i := range events {

@@ -1,18 +1,27 @@
 // Package database opens Lexora's PostgreSQL connection pools and applies the
 // embedded schema migrations.
 //
-// Locally and in tests the pool connects with a plain DATABASE_URL; on Cloud
-// Run the same pool dials through the Cloud SQL connector (added with the
-// deployment).
+// Locally and in tests the pool connects with a plain DATABASE_URL. On Cloud
+// Run, where DATABASE_INSTANCE names a Cloud SQL instance, the same pool dials
+// through the Cloud SQL Go connector (cloud.google.com/go/cloudsqlconn):
+// mutual TLS to the instance, automatic IAM database authentication (the
+// workload's service account is its database user, no password exists), and
+// lazy certificate refresh, because Cloud Run throttles the CPU outside
+// requests and a background refresh would starve. Close the returned Pool
+// when the binary exits: it closes the pool, then the connector's dialer,
+// which flushes the connector's client metrics.
 package database
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"strconv"
 	"time"
 
+	"cloud.google.com/go/cloudsqlconn"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -26,9 +35,25 @@ import (
 // Config is the database part of every binary's configuration.
 type Config struct {
 	// URL is a libpq connection string or URL, e.g.
-	// postgres://postgres@127.0.0.1:5432/lexora?sslmode=disable.
+	// postgres://postgres@127.0.0.1:5432/lexora?sslmode=disable. With
+	// Instance set, only its user, database and parameters count (the host
+	// and port are the connector's): "user=lexora-drain@PROJECT.iam
+	// dbname=lexora sslmode=disable", the user being the service account's
+	// email without ".gserviceaccount.com".
 	URL string `env:"DATABASE_URL, default=postgres://postgres@127.0.0.1:5432/lexora?sslmode=disable"`
-	// MaxConns caps the pool size.
+	// Instance is the Cloud SQL instance connection name
+	// ("project:region:instance"). Empty, the default, connects to URL
+	// directly (local runs, tests, CI).
+	Instance string `env:"DATABASE_INSTANCE"`
+	// ClientMetrics turns on the connector's built-in client metrics
+	// (exported to Cloud Monitoring; the workload then needs
+	// roles/monitoring.metricWriter). Off by default, so tests and local
+	// runs never try to reach Google; Terraform turns it on.
+	ClientMetrics bool `env:"DATABASE_CLIENT_METRICS"`
+	// MaxConns caps the pool size per process (per Cloud Run instance or
+	// job task). The sum over every workload must stay under the Cloud SQL
+	// instance's max_connections: see the connection budget in
+	// terraform/README.md.
 	MaxConns int32 `env:"DATABASE_MAX_CONNS, default=8"`
 	// StatementTimeout and IdleInTransactionTimeout are set on every
 	// connection so that no statement or forgotten transaction holds locks or
@@ -42,12 +67,55 @@ type Config struct {
 	SimpleProtocol bool `env:"DATABASE_SIMPLE_PROTOCOL"`
 }
 
+// Pool is a connection pool and, when Config.Instance is set, the Cloud SQL
+// connector's dialer behind it. Pass Pool.Pool to code that takes a
+// *pgxpool.Pool; Pool.Config().ConnConfig dials the same way (for a
+// dedicated connection such as the outbox's LISTEN).
+type Pool struct {
+	*pgxpool.Pool
+	dialer *cloudsqlconn.Dialer
+}
+
+// Close closes the pool, waiting for acquired connections to be released,
+// then the dialer (which stops certificate refreshes and flushes the
+// connector's metrics). Call it once, when the binary exits.
+func (p *Pool) Close() {
+	p.Pool.Close()
+	if p.dialer != nil {
+		// Its only error is a failed metrics flush, which costs a few
+		// data points and nothing else: nothing to do about it on exit.
+		_ = p.dialer.Close()
+	}
+}
+
+// dialerOptions are appended to the connector's options; tests point the
+// connector at a local stand-in of the Cloud SQL Admin API with them.
+var dialerOptions []cloudsqlconn.Option
+
 // Open returns a pool for cfg after checking that the database answers. It
-// returns an error for an unparsable URL or an unreachable database.
-func Open(ctx context.Context, cfg Config) (*pgxpool.Pool, error) {
+// returns an error for an unparsable URL, a connector that cannot be built
+// (no Application Default Credentials) or an unreachable database.
+func Open(ctx context.Context, cfg Config) (*Pool, error) {
 	pc, err := pgxpool.ParseConfig(cfg.URL)
 	if err != nil {
 		return nil, fmt.Errorf("parse DATABASE_URL: %w", err)
+	}
+	var dialer *cloudsqlconn.Dialer
+	if cfg.Instance != "" {
+		dialer, err = cloudsqlconn.NewDialer(ctx, append([]cloudsqlconn.Option{
+			cloudsqlconn.WithIAMAuthN(),
+			cloudsqlconn.WithLazyRefresh(),
+			cloudsqlconn.WithBuiltInMetrics(cfg.ClientMetrics),
+		}, dialerOptions...)...)
+		if err != nil {
+			return nil, fmt.Errorf("build Cloud SQL connector for %s: %w", cfg.Instance, err)
+		}
+		// The connector encrypts (mutual TLS) and authenticates; the
+		// address pgx resolved from the URL is ignored.
+		pc.ConnConfig.DialFunc = func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return dialer.Dial(ctx, cfg.Instance)
+		}
+		pc.ConnConfig.TLSConfig, pc.ConnConfig.Fallbacks = nil, nil
 	}
 	if cfg.MaxConns > 0 {
 		pc.MaxConns = cfg.MaxConns
@@ -71,20 +139,28 @@ func Open(ctx context.Context, cfg Config) (*pgxpool.Pool, error) {
 			return nil
 		}
 	}
-	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	pgp, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
+		if dialer != nil {
+			err = errors.Join(err, dialer.Close())
+		}
 		return nil, fmt.Errorf("open database: %w", err)
 	}
-	if err := pool.Ping(ctx); err != nil {
+	pool := &Pool{Pool: pgp, dialer: dialer}
+	if err := pgp.Ping(ctx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("reach database %s:%d: %w", pc.ConnConfig.Host, pc.ConnConfig.Port, err)
+		where := fmt.Sprintf("%s:%d", pc.ConnConfig.Host, pc.ConnConfig.Port)
+		if cfg.Instance != "" {
+			where = "Cloud SQL instance " + cfg.Instance
+		}
+		return nil, fmt.Errorf("reach database %s as %s: %w", where, pc.ConnConfig.User, err)
 	}
 	return pool, nil
 }
 
 // OpenFromEnv reads Config from the environment (go-envconfig) and opens
 // it, for binaries that need nothing else.
-func OpenFromEnv(ctx context.Context) (*pgxpool.Pool, error) {
+func OpenFromEnv(ctx context.Context) (*Pool, error) {
 	var cfg Config
 	if err := envconfig.Process(ctx, &cfg); err != nil {
 		return nil, fmt.Errorf("read database configuration: %w", err)
@@ -108,6 +184,24 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
 	}
 	if err != nil {
 		return fmt.Errorf("apply migrations: %w", err)
+	}
+	return nil
+}
+
+// GrantTables gives role (a group role such as lexora_app, which Terraform
+// creates and makes every workload's IAM database user a member of) the
+// rights Lexora's workloads use on every table and sequence of the public
+// schema: SELECT, INSERT, UPDATE, DELETE and sequence USAGE, never DDL. The
+// migrate job owns the tables and calls it after each migration, so tables a
+// migration adds are covered before any new code runs. It returns an error
+// for a role that does not exist.
+func GrantTables(ctx context.Context, pool *pgxpool.Pool, role string) error {
+	r := pgx.Identifier{role}.Sanitize()
+	_, err := pool.Exec(ctx, "GRANT USAGE ON SCHEMA public TO "+r+";"+
+		"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO "+r+";"+
+		"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO "+r)
+	if err != nil {
+		return fmt.Errorf("grant tables to %s: %w", role, err)
 	}
 	return nil
 }

@@ -1,0 +1,40 @@
+// Package terraform_test checks that the deployment (Terraform and
+// cloudbuild.yaml) is in step with the code: every function has its Cloud Run
+// service, and Cloud Build tests, builds, migrates and only then deploys.
+package terraform_test
+
+import (
+	"encoding/json"
+	"maps"
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lexora-app/lexora/functions"
+)
+
+// TestEveryFunctionHasAService checks the list Terraform makes one Cloud Run
+// service of per function (functions.tf.json) against the functions the
+// code registers: a function added in Go without its service, or a service
+// left behind by a removed function, fails here.
+func TestEveryFunctionHasAService(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile("functions.tf.json")
+	require.NoError(t, err)
+	var tf struct {
+		Locals struct {
+			Functions         []string `json:"functions"`
+			OperatorFunctions []string `json:"operator_functions"`
+		} `json:"locals"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &tf))
+
+	want := slices.Sorted(maps.Keys(functions.Functions))
+	require.Equal(t, want, tf.Locals.Functions, "terraform/functions.tf.json locals.functions must list functions.Functions, sorted")
+	require.NotEmpty(t, tf.Locals.OperatorFunctions)
+	for _, f := range tf.Locals.OperatorFunctions {
+		require.Contains(t, want, f, "operator function %s is not a function", f)
+	}
+}

@@ -1,0 +1,136 @@
+# Cloud Run Jobs: drain and prune (started by Cloud Scheduler), migrate
+# (executed by Cloud Build before each rollout), seed (demo environment only).
+# Each runs its own ko image (cloudbuild.yaml); Terraform creates them with
+# var.image and Cloud Build sets each build's digest.
+locals {
+  jobs = merge(
+    {
+      # Loop mode: LISTEN hint plus polling for drain_run_seconds, just under
+      # the one-minute period, so that one execution is polling nearly all
+      # the time. No retries: the next execution, a minute later, is the
+      # retry (a retried task would only overlap it).
+      drain = {
+        task_count  = var.drain_tasks
+        parallelism = var.drain_tasks
+        timeout     = local.drain_task_timeout_seconds
+        max_retries = 0
+        memory      = "512Mi"
+        env = {
+          DATABASE_MAX_CONNS    = tostring(local.conns.drain)
+          DRAIN_MAX_DURATION    = "${var.drain_run_seconds}s"
+          DRAIN_STOP_WHEN_IDLE  = "false"
+          DRAIN_LISTEN          = "true"
+          DRAIN_CONCURRENCY     = "8"
+          DRAIN_HANDLER_TIMEOUT = "${local.drain_handler_timeout_seconds}s"
+          SMTP_HOST             = var.smtp.host
+          SMTP_PORT             = tostring(var.smtp.port)
+          SMTP_TLS              = "starttls"
+          MAIL_FROM             = var.smtp.from
+        }
+        secrets = { SMTP_USERNAME = "smtp-username", SMTP_PASSWORD = "smtp-password" }
+      }
+      # Daily, in bounded batches; one retry for a transient failure.
+      prune = {
+        task_count  = 1
+        parallelism = 1
+        timeout     = 1800
+        max_retries = 1
+        memory      = "512Mi"
+        env = {
+          DATABASE_MAX_CONNS = tostring(local.conns.prune)
+          PRUNE_MAX_DURATION = "25m"
+        }
+        secrets = {}
+      }
+      # No retry: a failed migration stops the rollout for a human to look at.
+      migrate = {
+        task_count  = 1
+        parallelism = 1
+        timeout     = 900
+        max_retries = 0
+        memory      = "512Mi"
+        env = {
+          DATABASE_MAX_CONNS         = tostring(local.conns.migrate)
+          DATABASE_STATEMENT_TIMEOUT = "10m"
+          MIGRATE_GRANT_ROLE         = "lexora_app"
+        }
+        secrets = {}
+      }
+    },
+    local.demo ? {
+      seed = {
+        task_count  = 1
+        parallelism = 1
+        timeout     = 600
+        max_retries = 0
+        memory      = "1Gi"
+        env         = { DATABASE_MAX_CONNS = tostring(local.conns.seed) }
+        secrets     = {}
+      }
+    } : {},
+  )
+}
+
+resource "google_cloud_run_v2_job" "job" {
+  for_each            = local.jobs
+  name                = each.key
+  location            = var.region
+  deletion_protection = false
+  # cloudbuild.yaml sets each build's image on every job with this label
+  # (migrate first, on its own).
+  labels = { lexora-role = "job" }
+
+  template {
+    task_count  = each.value.task_count
+    parallelism = each.value.parallelism
+    template {
+      service_account = google_service_account.job[each.key].email
+      timeout         = "${each.value.timeout}s"
+      max_retries     = each.value.max_retries
+      containers {
+        image = var.image
+        resources {
+          limits = {
+            cpu    = "1"
+            memory = each.value.memory
+          }
+        }
+        dynamic "env" {
+          for_each = merge(local.database_env, each.value.env, {
+            DATABASE_URL = "user=${local.db_user["job-${each.key}"]} dbname=lexora sslmode=disable"
+          })
+          content {
+            name  = env.key
+            value = env.value
+          }
+        }
+        dynamic "env" {
+          for_each = each.value.secrets
+          content {
+            name = env.key
+            value_source {
+              secret_key_ref {
+                secret  = google_secret_manager_secret.secret[env.value].secret_id
+                version = "latest"
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
+  lifecycle {
+    ignore_changes = [template[0].template[0].containers[0].image, client, client_version]
+  }
+  depends_on = [google_secret_manager_secret_iam_member.accessor, google_sql_provision_script.roles]
+}
+
+# Operators may execute drain and prune by hand (README.md).
+resource "google_cloud_run_v2_job_iam_member" "operator" {
+  for_each = { for pair in setproduct(["drain", "prune"], var.operators) : "${pair[0]}/${pair[1]}" => { job = pair[0], member = pair[1] } }
+  name     = google_cloud_run_v2_job.job[each.value.job].name
+  location = var.region
+  role     = "roles/run.invoker"
+  member   = each.value.member
+}

@@ -1,0 +1,64 @@
+locals {
+  auth_project = coalesce(var.auth_project, var.project_id)
+  demo         = var.environment == "demo"
+
+  # One service and one service account per function (functions.tf.json).
+  public_functions = [for f in local.functions : f if !contains(local.operator_functions, f)]
+  fn = { for f in local.functions : f => {
+    service = lower(f)
+    account = "fn-${lower(f)}"
+    public  = !contains(local.operator_functions, f)
+    # Operators' functions are rare, human-paced calls: one instance.
+    max_instances = contains(local.operator_functions, f) ? 1 : var.function_max_instances
+  } }
+
+  # The jobs that talk to the database; seed only in a demo environment.
+  db_jobs = concat(["drain", "prune", "migrate"], local.demo ? ["seed"] : [])
+
+  # Cloud Scheduler starts drain every minute; each execution runs
+  # drain_run_seconds in loop mode and must end within the task timeout
+  # (run bound + the handler timeout for deliveries in flight + shutdown
+  # grace + start-up).
+  drain_schedule                = "* * * * *"
+  drain_period_seconds          = 60
+  drain_handler_timeout_seconds = 30
+  drain_task_timeout_seconds    = 120
+
+  # Connections per process (DATABASE_MAX_CONNS).
+  conns = {
+    function = 2
+    drain    = 10 # + 1 for the LISTEN connection
+    prune    = 2
+    migrate  = 2
+    seed     = 2
+  }
+  # The connection budget: connections per instance × maximum instances of
+  # every service, and per task × tasks of every job. Drain executions may
+  # overlap (one ending while the next starts), so count two.
+  connection_budget = {
+    functions = sum([for f in local.functions : local.fn[f].max_instances * local.conns.function])
+    drain     = 2 * var.drain_tasks * (local.conns.drain + 1)
+    prune     = local.conns.prune
+    migrate   = local.conns.migrate
+    seed      = local.demo ? local.conns.seed : 0
+  }
+  connections_needed = sum(values(local.connection_budget))
+
+  # Environment every database workload shares.
+  database_env = {
+    DATABASE_INSTANCE       = google_sql_database_instance.main.connection_name
+    DATABASE_CLIENT_METRICS = "true"
+  }
+}
+
+# Fails the plan when the workloads could open more connections than the
+# instance accepts (see "Connection budget" in README.md).
+resource "terraform_data" "connection_budget" {
+  input = local.connections_needed
+  lifecycle {
+    precondition {
+      condition     = local.connections_needed <= var.sql_max_connections - var.sql_operator_connections
+      error_message = "The workloads may open ${local.connections_needed} connections; max_connections ${var.sql_max_connections} minus ${var.sql_operator_connections} for operators leaves ${var.sql_max_connections - var.sql_operator_connections}. Lower function_max_instances or drain_tasks, or raise sql_max_connections (and the tier)."
+    }
+  }
+}

@@ -1,0 +1,79 @@
+# One Cloud Run service per HTTP function, all from one image, each selecting
+# its function with FUNCTION_TARGET (functions/cmd/server serves it at every
+# path) and running as its own service account.
+#
+# Timeout 10 s: a function is one transaction (statement_timeout 5 s here)
+# and answers in milliseconds; anything slow is the drain's. Concurrency 20
+# with a pool of 2: a request holds a connection for a few milliseconds, so
+# 2 connections serve a few hundred requests a second and 20 in flight wait
+# at most ~100 ms for one; more concurrency would only queue on the pool.
+# Maximum instances: see the connection budget (locals.tf, README.md).
+resource "google_cloud_run_v2_service" "function" {
+  for_each = local.fn
+  name     = each.value.service
+  location = var.region
+  # Public functions are reached only through the load balancer (hosting.tf);
+  # operator functions only with an IAM identity token.
+  ingress             = each.value.public ? "INGRESS_TRAFFIC_INTERNAL_LOAD_BALANCER" : "INGRESS_TRAFFIC_ALL"
+  deletion_protection = false
+  # cloudbuild.yaml deploys every service with this label.
+  labels = { lexora-role = "function" }
+
+  template {
+    service_account                  = google_service_account.function[each.key].email
+    timeout                          = "10s"
+    max_instance_request_concurrency = 20
+    scaling {
+      max_instance_count = each.value.max_instances
+    }
+    containers {
+      image = var.image
+      resources {
+        limits = {
+          cpu    = "1"
+          memory = "512Mi"
+        }
+        # CPU only during requests: the connector refreshes lazily.
+        cpu_idle = true
+      }
+      dynamic "env" {
+        for_each = merge(local.database_env, {
+          FUNCTION_TARGET            = each.key
+          DATABASE_URL               = "user=${local.db_user["fn-${each.value.service}"]} dbname=lexora sslmode=disable"
+          DATABASE_MAX_CONNS         = tostring(local.conns.function)
+          DATABASE_STATEMENT_TIMEOUT = "5s"
+          AUTH_PROJECT               = local.auth_project
+          CORS_ALLOWED_ORIGIN        = "https://${var.domain}"
+        })
+        content {
+          name  = env.key
+          value = env.value
+        }
+      }
+    }
+  }
+
+  lifecycle {
+    # Cloud Build deploys each build's digest; Terraform owns the rest.
+    ignore_changes = [template[0].containers[0].image, client, client_version]
+  }
+  depends_on = [google_project_iam_member.db_client, google_project_iam_member.db_instance_user]
+}
+
+# The load balancer's serverless NEGs call the public functions without a
+# token; their ingress admits only the load balancer.
+resource "google_cloud_run_v2_service_iam_member" "public" {
+  for_each = toset(local.public_functions)
+  name     = google_cloud_run_v2_service.function[each.key].name
+  location = var.region
+  role     = "roles/run.invoker"
+  member   = "allUsers"
+}
+
+resource "google_cloud_run_v2_service_iam_member" "operator" {
+  for_each = { for pair in setproduct(local.operator_functions, var.operators) : "${pair[0]}/${pair[1]}" => { fn = pair[0], member = pair[1] } }
+  name     = google_cloud_run_v2_service.function[each.value.fn].name
+  location = var.region
+  role     = "roles/run.invoker"
+  member   = each.value.member
+}

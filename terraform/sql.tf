@@ -1,0 +1,114 @@
+# Cloud SQL for PostgreSQL 16: reachable only through the Cloud SQL connector
+# (no authorized networks, connector enforcement), IAM database
+# authentication for every workload, backups with point-in-time recovery.
+
+resource "google_sql_database_instance" "main" {
+  name                = "lexora"
+  database_version    = "POSTGRES_16"
+  region              = var.region
+  deletion_protection = true
+
+  settings {
+    edition                     = "ENTERPRISE"
+    tier                        = var.sql_tier
+    availability_type           = var.sql_availability
+    deletion_protection_enabled = true
+    connector_enforcement       = "REQUIRED"
+    # The provision script below runs its SQL through the Data API.
+    data_api_access = "ALLOW_DATA_API"
+
+    ip_configuration {
+      ipv4_enabled = true
+      ssl_mode     = "TRUSTED_CLIENT_CERTIFICATE_REQUIRED"
+      # No authorized_networks: the connector is the only way in.
+    }
+
+    backup_configuration {
+      enabled                        = true
+      start_time                     = "02:00"
+      point_in_time_recovery_enabled = true
+      transaction_log_retention_days = 7
+      backup_retention_settings {
+        retained_backups = 30
+      }
+    }
+
+    maintenance_window {
+      day  = 7
+      hour = 3
+    }
+
+    insights_config {
+      query_insights_enabled = true
+    }
+
+    database_flags {
+      name  = "cloudsql.iam_authentication"
+      value = "on"
+    }
+    database_flags {
+      name  = "max_connections"
+      value = tostring(var.sql_max_connections)
+    }
+  }
+}
+
+resource "google_sql_database" "lexora" {
+  name     = "lexora"
+  instance = google_sql_database_instance.main.name
+}
+
+# One IAM database user per workload: the service account's email without
+# ".gserviceaccount.com" (that is also its DATABASE_URL user).
+resource "google_sql_user" "workload" {
+  for_each = local.db_accounts
+  name     = trimsuffix(each.value, ".gserviceaccount.com")
+  instance = google_sql_database_instance.main.name
+  type     = "CLOUD_IAM_SERVICE_ACCOUNT"
+}
+
+# Whoever runs terraform apply: cloudsqlsuperuser, to run the provision script.
+resource "google_sql_user" "terraform_admin" {
+  name           = trimsuffix(var.terraform_admin, ".gserviceaccount.com")
+  instance       = google_sql_database_instance.main.name
+  type           = endswith(var.terraform_admin, ".gserviceaccount.com") ? "CLOUD_IAM_SERVICE_ACCOUNT" : "CLOUD_IAM_USER"
+  database_roles = ["cloudsqlsuperuser"]
+}
+
+locals {
+  db_user = { for k, u in google_sql_user.workload : k => u.name }
+  # The migrate job owns the schema; every other workload is in lexora_app,
+  # to which the migrate job grants DML on every table after each migration
+  # (MIGRATE_GRANT_ROLE, database.GrantTables).
+  app_users = [for k, u in local.db_user : u if k != "job-migrate"]
+  # ALTER ROLE settings: no statement or forgotten transaction holds locks
+  # or the xmin horizon for long, whatever a connection asks for at start-up
+  # (the code sets the same values as start-up parameters; these are the
+  # floor when it does not, e.g. behind PgBouncer). Migrations may run long
+  # statements but must not queue behind a lock for long.
+  role_settings = merge(
+    { for u in local.app_users : u => { statement_timeout = "30s", idle_in_transaction_session_timeout = "60s" } },
+    { (local.db_user["job-migrate"]) = { statement_timeout = "10min", idle_in_transaction_session_timeout = "60s", lock_timeout = "10s" } },
+  )
+  provision_sql = join("\n", concat(
+    [
+      "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'lexora_app') THEN CREATE ROLE lexora_app NOLOGIN; END IF; END $$;",
+      "GRANT USAGE, CREATE ON SCHEMA public TO \"${local.db_user["job-migrate"]}\";",
+      "GRANT USAGE ON SCHEMA public TO lexora_app;",
+    ],
+    [for u in local.app_users : "GRANT lexora_app TO \"${u}\";"],
+    flatten([for u, settings in local.role_settings : [
+      for k, v in settings : "ALTER ROLE \"${u}\" SET ${k} = '${v}';"
+    ]]),
+  ))
+}
+
+# Roles and role settings, run as terraform_admin through the Data API and
+# again whenever the script changes (it is idempotent).
+resource "google_sql_provision_script" "roles" {
+  description = "lexora_app, the workloads' memberships and role settings"
+  instance    = google_sql_database_instance.main.name
+  database    = google_sql_database.lexora.name
+  script      = local.provision_sql
+  depends_on  = [google_sql_user.workload, google_sql_user.terraform_admin]
+}

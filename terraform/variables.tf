@@ -1,0 +1,104 @@
+variable "project_id" {
+  description = "The Google Cloud project of this environment (one project per environment)."
+  type        = string
+}
+
+variable "region" {
+  description = "Region of Cloud SQL, Cloud Run, Cloud Scheduler and Artifact Registry."
+  type        = string
+  default     = "europe-west1"
+}
+
+variable "environment" {
+  description = "prod, staging or demo. Only demo gets the seed job (WordNet decks and the demo class)."
+  type        = string
+  validation {
+    condition     = contains(["prod", "staging", "demo"], var.environment)
+    error_message = "environment must be prod, staging or demo."
+  }
+}
+
+variable "domain" {
+  description = "The one HTTPS origin of the web client and the API, e.g. app.lexora.app. Point its A record at the load_balancer_ip output; the managed certificate is issued once it resolves."
+  type        = string
+}
+
+variable "image" {
+  description = "Image the services and jobs are created with. Cloud Build replaces it with each build's digest (Terraform ignores the image afterwards), so this matters only for the first apply."
+  type        = string
+  default     = "us-docker.pkg.dev/cloudrun/container/hello"
+}
+
+variable "auth_project" {
+  description = "The Google Identity Platform (Firebase Auth) project whose ID tokens the functions accept; empty means project_id."
+  type        = string
+  default     = ""
+}
+
+variable "terraform_admin" {
+  description = "Email of the principal that runs terraform apply (a user or a service account). It becomes a Cloud SQL IAM user in cloudsqlsuperuser so that the provision script (roles, ALTER ROLE) can run as it."
+  type        = string
+}
+
+variable "operators" {
+  description = "IAM members (\"group:oncall@lexora.app\", \"user:...\") allowed to call the operator functions and to execute the drain and prune jobs by hand."
+  type        = list(string)
+  default     = []
+}
+
+variable "smtp" {
+  description = "The SMTP relay the drain sends email through (STARTTLS). Username and password are Secret Manager secrets (secrets.tf), never variables."
+  type = object({
+    host = string
+    port = number
+    from = string
+  })
+}
+
+variable "sql_tier" {
+  description = "Cloud SQL machine type (Enterprise edition)."
+  type        = string
+  default     = "db-custom-2-7680"
+}
+
+variable "sql_availability" {
+  description = "REGIONAL (a standby in another zone; prod) or ZONAL (staging, demo)."
+  type        = string
+  default     = "REGIONAL"
+}
+
+variable "sql_max_connections" {
+  description = "The instance's max_connections flag. The connection budget (locals.tf) must fit under it minus sql_operator_connections."
+  type        = number
+  default     = 200
+}
+
+variable "sql_operator_connections" {
+  description = "Connections kept free for operators (psql, outboxctl, Cloud SQL Studio) and Cloud SQL's own."
+  type        = number
+  default     = 20
+}
+
+variable "function_max_instances" {
+  description = "Maximum instances of each public function's service (operator functions get 1)."
+  type        = number
+  default     = 4
+}
+
+variable "drain_tasks" {
+  description = "Parallel tasks of each drain execution; they share the work through FOR UPDATE SKIP LOCKED."
+  type        = number
+  default     = 2
+}
+
+variable "drain_run_seconds" {
+  description = "How long one drain execution runs in loop mode (LISTEN hint plus polling); just under the one-minute schedule."
+  type        = number
+  default     = 58
+}
+
+variable "alert_notification_channels" {
+  description = "Monitoring notification channel ids (e.g. the on-call PagerDuty or email channel) the alerts notify."
+  type        = list(string)
+  default     = []
+}
