@@ -43,13 +43,13 @@ generate: ## Regenerate the store packages (pkg/store/*) from their queries.sql 
 	.ci/ensure-sqlc
 	$(BIN)/sqlc generate
 
-test: ## go vet, gofmt check, all tests with -race against the local PostgreSQL, the short chaos profile, terraform checks.
+test: ## go vet, gofmt check, sqlc diff, all tests with -race against the local PostgreSQL, the short chaos profile, terraform checks.
 	.ci/ensure-postgres
 	.ci/ensure-mailpit
 	.ci/ensure-pgbouncer
 	.ci/ensure-sqlc
-	@# The store packages are generated from their queries.sql against schema/: stale generated code fails here.
-	@$(BIN)/sqlc diff || { echo "pkg/store differs from what sqlc generates from its queries.sql: run make generate and commit"; exit 1; }
+	@# The store packages' generated code must match sqlc.yaml, their .sql files and schema/.
+	$(BIN)/sqlc diff || { echo "generated store code is stale: run bin/sqlc generate and commit"; exit 1; }
 	@unformatted=$$(git ls-files -z '*.go' | xargs -0 -r gofmt -l); \
 	if [ -n "$$unformatted" ]; then echo "gofmt -l lists files that need formatting (run gofmt -w):"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...

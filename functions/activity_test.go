@@ -12,6 +12,7 @@ import (
 
 	"github.com/lexora-app/lexora/pkg/consumers"
 	"github.com/lexora-app/lexora/pkg/events"
+	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/outbox"
 )
 
@@ -91,7 +92,7 @@ func TestStreakRollsOverInTheLearnersTimeZone(t *testing.T) {
 	}
 }
 
-// A card forgotten events.LeechLapses times is suspended at once, announced
+// A card forgotten learning.LeechLapses times is suspended at once, announced
 // once in the feed, refuses further reviews, leaves the schedule, and does not
 // hold its assignment open.
 func TestLeechIsSuspendedAfterEightLapses(t *testing.T) {
@@ -108,13 +109,13 @@ func TestLeechIsSuspendedAfterEightLapses(t *testing.T) {
 	require.NoError(t, err)
 
 	f.review(t, card, 4) // New -> Review
-	for lapse := 1; lapse <= events.LeechLapses; lapse++ {
+	for lapse := 1; lapse <= learning.LeechLapses; lapse++ {
 		f.clock.Set(f.clock.Now().Add(time.Hour))
 		body := f.review(t, card, 1) // a lapse
 		suspended := f.count(t, "SELECT count(*) FROM cards WHERE id = $1 AND suspended", card)
-		require.Equal(t, lapse == events.LeechLapses, suspended == 1, "after lapse %d", lapse)
-		require.Equal(t, lapse == events.LeechLapses, body["card"].(map[string]any)["suspended"])
-		if lapse < events.LeechLapses {
+		require.Equal(t, lapse == learning.LeechLapses, suspended == 1, "after lapse %d", lapse)
+		require.Equal(t, lapse == learning.LeechLapses, body["card"].(map[string]any)["suspended"])
+		if lapse < learning.LeechLapses {
 			f.clock.Set(f.clock.Now().Add(time.Hour))
 			f.review(t, card, 4) // relearned
 		}

@@ -37,7 +37,7 @@ func TestEndToEnd(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := pgtest.New(t)
-	_, err := seed.Load(ctx, pool)
+	_, err := seed.Load(ctx, pool, clock.System{})
 	require.NoError(t, err)
 	svc, err := NewService(pool, devVerifier(t), clock.System{}, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
@@ -123,7 +123,7 @@ func TestEndToEnd(t *testing.T) {
 	sender, err := mail.NewSMTP(mail.Config{Host: "127.0.0.1", Port: port, TLS: "none", From: "Lexora <no-reply@lexora.app>", Timeout: 5 * time.Second})
 	require.NoError(t, err)
 	drainer, err := outbox.NewDrainer(pool, consumers.Handlers(consumers.Deps{Pool: pool, Mail: sender,
-		Webhooks: webhooks.NewSender(webhooks.Config{Timeout: 5 * time.Second, AllowHTTP: true})}),
+		Webhooks: webhooks.NewSender(webhooks.Config{Timeout: 5 * time.Second, AllowHTTP: true}, clock.System{})}),
 		outbox.Config{StopWhenIdle: true}, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	rep, err := drainer.Run(ctx)
@@ -134,10 +134,13 @@ func TestEndToEnd(t *testing.T) {
 	// congratulation-email; then, enqueued by the activity consumer, one
 	// streak.extended and two achievement.earned (first review, finished
 	// early) to the feed. The daily reminders (the seeded learners' three and
-	// the newcomer's) and the due-soon reminder wait for their time.
+	// the newcomer's, each to reminder-email and reminder-chain) and the
+	// due-soon reminder wait for their time.
 	require.Equal(t, 2+3+2*seed.DeckSize+4+3, rep.Delivered)
-	require.Equal(t, []outbox.Backlog{{Subscriber: "reminder-email", Pending: int64(len(seed.Learners)) + 2}},
-		rep.Backlog, "reminders wait for their time: nothing is due, nothing ages")
+	require.Equal(t, []outbox.Backlog{
+		{Subscriber: "reminder-chain", Pending: int64(len(seed.Learners)) + 1},
+		{Subscriber: "reminder-email", Pending: int64(len(seed.Learners)) + 2},
+	}, rep.Backlog, "reminders wait for their time: nothing is due, nothing ages")
 	require.Zero(t, rep.Retried+rep.Dead)
 	require.ElementsMatch(t, []string{"learner.enrolled", "assignment.created", "assignment.completed"}, hooks)
 

@@ -55,7 +55,7 @@ type ReviewResult struct {
 // state, marks it completed and enqueues assignment.completed. Answers: 200
 // with a ReviewResult; 400 for an invalid body (rating outside 1..4); 401
 // without a valid acting user; 404 when the card is not the caller's; 409
-// for a card suspended as a leech. A lapse that reaches events.LeechLapses
+// for a card suspended as a leech. A lapse that reaches learning.LeechLapses
 // suspends the card and enqueues card.leeched.
 func (s *Service) SubmitReview(w http.ResponseWriter, r *http.Request) {
 	learner, ok := s.caller(w, r, http.MethodPost, account.Learner)
@@ -129,10 +129,10 @@ func (s *Service) submitReview(ctx context.Context, tx pgx.Tx, r *http.Request, 
 	if err != nil {
 		return ReviewResult{}, fmt.Errorf("schedule card %s: %w", cardID, err)
 	}
-	// A lapse that brings the card to events.LeechLapses makes it a leech:
+	// A lapse that brings the card to learning.LeechLapses makes it a leech:
 	// suspended at once (learning state is synchronous), announced by
 	// card.leeched.
-	leech := rating == learning.Again && card.State == learning.Review && next.Lapses >= events.LeechLapses
+	leech := rating == learning.Again && card.State == learning.Review && next.Lapses >= learning.LeechLapses
 	out := ReviewResult{Card: cardView(cardID, next), CompletedAssignments: []uuid.UUID{}}
 	if out.ReviewID, err = s.storeReview(ctx, cards, learner.ID, cardID, rating, card.Card, next, rlog, leech); err != nil {
 		return ReviewResult{}, err

@@ -15,6 +15,7 @@ import (
 
 	"github.com/lexora-app/lexora/pkg/consumers"
 	"github.com/lexora-app/lexora/pkg/events"
+	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/outbox"
 )
 
@@ -191,10 +192,10 @@ func TestRoleMatrixSharedLearner(t *testing.T) {
 	leech := card("clandestine")
 	f.review(t, card("cat"), 4)
 	f.review(t, leech, 4)
-	for lapse := 1; lapse <= events.LeechLapses; lapse++ {
+	for lapse := 1; lapse <= learning.LeechLapses; lapse++ {
 		f.clock.Set(f.clock.Now().Add(time.Hour))
 		f.review(t, leech, 1)
-		if lapse < events.LeechLapses {
+		if lapse < learning.LeechLapses {
 			f.clock.Set(f.clock.Now().Add(time.Hour))
 			f.review(t, leech, 4)
 		}

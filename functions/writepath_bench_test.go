@@ -65,7 +65,7 @@ import (
 func BenchmarkWritePath(b *testing.B) {
 	ctx := context.Background()
 	pool := pgtest.New(b)
-	_, err := seed.Load(ctx, pool)
+	_, err := seed.Load(ctx, pool, clock.System{})
 	require.NoError(b, err)
 	_, err = pool.Exec(ctx, `
 CREATE FUNCTION bench_drop_event() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -150,7 +150,7 @@ CREATE TRIGGER bench_drop_event BEFORE INSERT ON outbox_events FOR EACH ROW EXEC
 	}))
 	defer receiver.Close()
 	refused := closedPort(b)
-	hooks := webhooks.NewSender(webhooks.Config{Timeout: 10 * time.Second, AllowHTTP: true})
+	hooks := webhooks.NewSender(webhooks.Config{Timeout: 10 * time.Second, AllowHTTP: true}, clock.System{})
 	secret := webhooks.NewSecret()
 	var lost atomic.Int64
 	naive := func(smtp mail.Sender, hookURL string) http.HandlerFunc {

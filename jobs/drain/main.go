@@ -29,6 +29,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/consumers"
 	"github.com/lexora-app/lexora/pkg/mail"
 	"github.com/lexora-app/lexora/pkg/outbox"
+	"github.com/lexora-app/lexora/pkg/platform/clock"
 	"github.com/lexora-app/lexora/pkg/platform/database"
 	"github.com/lexora-app/lexora/pkg/platform/jobrun"
 	"github.com/lexora-app/lexora/pkg/webhooks"
@@ -79,7 +80,7 @@ func run(ctx context.Context, log *slog.Logger) error {
 	}
 	defer closeWithin(pool, closeWait)
 	log = log.With(slog.Int("task_index", cfg.TaskIndex), slog.Int("task_count", cfg.TaskCount))
-	handlers := consumers.Handlers(consumers.Deps{Pool: pool.Pool, Mail: sender, Webhooks: webhooks.NewSender(cfg.Webhooks), Log: log})
+	handlers := consumers.Handlers(consumers.Deps{Pool: pool.Pool, Mail: sender, Webhooks: webhooks.NewSender(cfg.Webhooks, clock.System{}), Clock: clock.System{}})
 	handlers = withFaults(handlers, faults, log)
 	drainer, err := outbox.NewDrainer(pool.Pool, handlers, cfg.Drain, log)
 	if err != nil {

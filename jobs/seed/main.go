@@ -13,6 +13,7 @@ import (
 	"flag"
 	"log/slog"
 
+	"github.com/lexora-app/lexora/pkg/platform/clock"
 	"github.com/lexora-app/lexora/pkg/platform/database"
 	"github.com/lexora-app/lexora/pkg/platform/jobrun"
 	"github.com/lexora-app/lexora/pkg/seed"
@@ -40,7 +41,7 @@ func main() {
 				slog.String("class_id", t.ClassID.String()), slog.String("join_code", t.JoinCode))
 			return nil
 		}
-		rep, err := seed.Load(ctx, pool.Pool)
+		rep, err := seed.Load(ctx, pool.Pool, clock.System{})
 		if err != nil {
 			return err
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/outbox"
+	"github.com/lexora-app/lexora/pkg/store/activitydb"
 )
 
 // Activity maintains study days, streaks and achievements from
@@ -26,22 +27,12 @@ type Activity struct {
 	outbox *outbox.Outbox
 }
 
-// WordsForAchievement is how many cards in the Review state earn
+// wordsForAchievement is how many cards in the Review state earn
 // AchievementWords100.
-const WordsForAchievement = 100
+const wordsForAchievement = 100
 
-// StreakAchievementDays is the streak that earns AchievementStreak7.
-const StreakAchievementDays = 7
-
-const countStudyDaySQL = `
-INSERT INTO learner_daily_activity (learner_id, day, reviews) VALUES ($1, $2, 1)
-ON CONFLICT (learner_id, day) DO UPDATE SET reviews = learner_daily_activity.reviews + 1
-RETURNING reviews`
-
-const earnSQL = `
-INSERT INTO learner_achievements (learner_id, code, earned_at, event_id) VALUES ($1, $2, $3, $4)
-ON CONFLICT (learner_id, code) DO NOTHING
-RETURNING code`
+// streakAchievementDays is the streak that earns AchievementStreak7.
+const streakAchievementDays = 7
 
 // Handle applies one event. It returns a permanent error for an unexpected
 // topic, an undecodable payload or a malformed study day.
@@ -76,26 +67,27 @@ func (a *Activity) Handle(ctx context.Context, d outbox.Delivery) error {
 }
 
 func (a *Activity) review(ctx context.Context, tx pgx.Tx, d outbox.Delivery, p events.ReviewSubmittedPayload, day time.Time) error {
-	var reviewsToday int
-	if err := tx.QueryRow(ctx, countStudyDaySQL, p.LearnerID, day).Scan(&reviewsToday); err != nil {
+	q := activitydb.New(tx)
+	reviewsToday, err := q.CountStudyDay(ctx, activitydb.CountStudyDayParams{LearnerID: p.LearnerID, Day: day})
+	if err != nil {
 		return fmt.Errorf("count study day: %w", err)
 	}
 	codes := []string{events.AchievementFirstReview}
 	if reviewsToday == 1 {
-		streak, err := a.extendStreak(ctx, tx, d, p.LearnerID, day)
+		streak, err := a.extendStreak(ctx, tx, p.LearnerID, day)
 		if err != nil {
 			return err
 		}
-		if streak >= StreakAchievementDays {
+		if streak >= streakAchievementDays {
 			codes = append(codes, events.AchievementStreak7)
 		}
 	}
 	if learning.State(p.StateAfter) == learning.Review && learning.State(p.StateBefore) != learning.Review {
-		var learned int
-		if err := tx.QueryRow(ctx, "SELECT count(*) FROM cards WHERE learner_id = $1 AND state = 2", p.LearnerID).Scan(&learned); err != nil {
+		learned, err := q.CountCardsInState(ctx, activitydb.CountCardsInStateParams{LearnerID: p.LearnerID, State: int16(learning.Review)})
+		if err != nil {
 			return fmt.Errorf("count learned words: %w", err)
 		}
-		if learned >= WordsForAchievement {
+		if learned >= wordsForAchievement {
 			codes = append(codes, events.AchievementWords100)
 		}
 	}
@@ -105,47 +97,45 @@ func (a *Activity) review(ctx context.Context, tx pgx.Tx, d outbox.Delivery, p e
 // extendStreak records a new study day and returns the current streak:
 // the day after the last one extends it, a gap restarts it at 1. It
 // enqueues streak.extended.
-func (a *Activity) extendStreak(ctx context.Context, tx pgx.Tx, d outbox.Delivery, learner uuid.UUID, day time.Time) (int, error) {
-	var current, longest int
-	var last time.Time
-	err := tx.QueryRow(ctx, "SELECT current, longest, last_day FROM learner_streaks WHERE learner_id = $1 FOR UPDATE",
-		learner).Scan(&current, &longest, &last)
+func (a *Activity) extendStreak(ctx context.Context, tx pgx.Tx, learner uuid.UUID, day time.Time) (int, error) {
+	q := activitydb.New(tx)
+	s, err := q.LockStreak(ctx, learner)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		current = 1
+		s.Current = 1
 	case err != nil:
 		return 0, fmt.Errorf("load streak: %w", err)
-	case !day.After(last):
-		return current, nil // a day already counted
-	case day.Equal(last.AddDate(0, 0, 1)):
-		current++
+	case !day.After(s.LastDay):
+		return int(s.Current), nil // a day already counted
+	case day.Equal(s.LastDay.AddDate(0, 0, 1)):
+		s.Current++
 	default:
-		current = 1
+		s.Current = 1
 	}
-	longest = max(longest, current)
-	if _, err := tx.Exec(ctx, `INSERT INTO learner_streaks (learner_id, current, longest, last_day) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (learner_id) DO UPDATE SET current = $2, longest = $3, last_day = $4`, learner, current, longest, day); err != nil {
+	s.Longest = max(s.Longest, s.Current)
+	if err := q.SaveStreak(ctx, activitydb.SaveStreakParams{LearnerID: learner, Current: s.Current, Longest: s.Longest, LastDay: day}); err != nil {
 		return 0, fmt.Errorf("save streak: %w", err)
 	}
 	ev, err := outbox.NewEvent(events.StreakExtended, learner.String(), events.StreakExtendedPayload{
-		LearnerID: learner, Day: day.Format(time.DateOnly), Current: current, Longest: longest})
+		LearnerID: learner, Day: day.Format(time.DateOnly), Current: int(s.Current), Longest: int(s.Longest)})
 	if err != nil {
 		return 0, err
 	}
-	return current, a.outbox.Enqueue(ctx, tx, ev)
+	return int(s.Current), a.outbox.Enqueue(ctx, tx, ev)
 }
 
 // earn records each achievement the learner does not have yet and enqueues
 // achievement.earned for each, naming assignment when it was earned with one.
 func (a *Activity) earn(ctx context.Context, tx pgx.Tx, d outbox.Delivery, learner uuid.UUID, assignment *uuid.UUID, at time.Time, codes ...string) error {
 	var evs []outbox.Event
+	q := activitydb.New(tx)
 	for _, code := range codes {
-		err := tx.QueryRow(ctx, earnSQL, learner, code, at, d.Event.ID).Scan(new(string))
-		if errors.Is(err, pgx.ErrNoRows) {
-			continue // already earned
-		}
+		earned, err := q.EarnAchievement(ctx, activitydb.EarnAchievementParams{LearnerID: learner, Code: code, EarnedAt: at, EventID: d.Event.ID})
 		if err != nil {
 			return fmt.Errorf("record achievement %s: %w", code, err)
+		}
+		if earned == 0 {
+			continue // already earned
 		}
 		ev, err := outbox.NewEvent(events.AchievementEarned, learner.String(), events.AchievementEarnedPayload{
 			LearnerID: learner, Code: code, EarnedAt: at, AssignmentID: assignment})

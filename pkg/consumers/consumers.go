@@ -1,21 +1,21 @@
 // Package consumers holds the subscribers that turn Lexora's events into
-// their downstream effects: the progress projection, the emails and the
-// teachers' webhooks. Each is
-// an outbox.Handler keyed by its subscriber name from pkg/events; each is
-// idempotent, because the outbox delivers at least once.
+// their downstream effects: the progress and activity projections, the
+// feed, the emails, the daily reminder chain and the teachers' webhooks.
+// Each is an outbox.Handler keyed by its subscriber name from pkg/events;
+// each is idempotent, because the outbox delivers at least once. Their SQL
+// is in the store packages under pkg/store.
 package consumers
 
 import (
 	"encoding/json"
 	"fmt"
-	"log/slog"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/mail"
 	"github.com/lexora-app/lexora/pkg/outbox"
+	"github.com/lexora-app/lexora/pkg/platform/clock"
 	"github.com/lexora-app/lexora/pkg/webhooks"
 )
 
@@ -24,25 +24,28 @@ type Deps struct {
 	Pool     *pgxpool.Pool
 	Mail     mail.Sender
 	Webhooks *webhooks.Sender
-	Log      *slog.Logger
-	// Now is the clock of time-dependent decisions (late reminders);
-	// time.Now when nil.
-	Now func() time.Time
+	// Clock decides with time: whether a daily reminder is too late to
+	// send, from when the reminder chain resumes, and whether a rotated
+	// webhook secret still signs. clock.System when nil.
+	Clock clock.Clock
 }
 
 // Handlers returns one handler per subscriber named in events.Subscriptions.
 func Handlers(d Deps) map[string]outbox.Handler {
-	if d.Now == nil {
-		d.Now = time.Now
+	c := d.Clock
+	if c == nil {
+		c = clock.System{}
 	}
+	email := &Email{pool: d.Pool, mail: d.Mail, clock: c}
 	return map[string]outbox.Handler{
 		events.SubscriberProgress:       &Progress{pool: d.Pool},
-		events.SubscriberEmail:          &Email{pool: d.Pool, mail: d.Mail},
-		events.SubscriberWebhook:        &Webhook{pool: d.Pool, sender: d.Webhooks},
+		events.SubscriberEmail:          email,
+		events.SubscriberWebhook:        &Webhook{pool: d.Pool, sender: d.Webhooks, clock: c},
 		events.SubscriberActivity:       &Activity{pool: d.Pool, outbox: events.NewOutbox()},
 		events.SubscriberFeed:           &Feed{pool: d.Pool},
-		events.SubscriberCongratulation: &Email{pool: d.Pool, mail: d.Mail},
-		events.SubscriberReminder:       &Email{pool: d.Pool, mail: d.Mail, outbox: events.NewOutbox(), now: d.Now},
+		events.SubscriberCongratulation: email,
+		events.SubscriberReminder:       email,
+		events.SubscriberReminderChain:  &ReminderChain{pool: d.Pool, outbox: events.NewOutbox(), clock: c},
 	}
 }
 

@@ -2,7 +2,6 @@ package consumers
 
 import (
 	"context"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/mail"
 	"github.com/lexora-app/lexora/pkg/outbox"
+	"github.com/lexora-app/lexora/pkg/platform/clock"
 	"github.com/lexora-app/lexora/pkg/platform/mailpit"
 	"github.com/lexora-app/lexora/pkg/platform/pgtest"
 	"github.com/lexora-app/lexora/pkg/seed"
@@ -34,13 +34,12 @@ func setup(t *testing.T) bundle {
 	t.Helper()
 	ctx := context.Background()
 	pool := pgtest.New(t)
-	_, err := seed.Load(ctx, pool)
+	_, err := seed.Load(ctx, pool, clock.System{})
 	require.NoError(t, err)
 	port, client := mailpit.Start(t)
 	sender, err := mail.NewSMTP(mail.Config{Host: "127.0.0.1", Port: port, TLS: "none", From: "Lexora <no-reply@lexora.app>", Timeout: 5 * time.Second})
 	require.NoError(t, err)
-	deps := Deps{Pool: pool, Mail: sender, Webhooks: webhooks.NewSender(webhooks.Config{Timeout: 5 * time.Second, AllowHTTP: true}),
-		Log: slog.New(slog.DiscardHandler)}
+	deps := Deps{Pool: pool, Mail: sender, Webhooks: webhooks.NewSender(webhooks.Config{Timeout: 5 * time.Second, AllowHTTP: true}, clock.System{})}
 	b := bundle{deps: deps, pool: pool, mailpit: client, learner: seed.Learners[0], handlers: Handlers(deps)}
 	require.NoError(t, pool.QueryRow(ctx, `INSERT INTO assignments (deck_id, learner_id, teacher_id, due_at)
 		SELECT id, $1, $2, now() + interval '7 days' FROM decks ORDER BY title LIMIT 1 RETURNING id`,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/outbox"
+	"github.com/lexora-app/lexora/pkg/store/feeddb"
 )
 
 // Feed writes the learner's feed (learner_feed) from streak.extended,
@@ -67,9 +68,7 @@ func (f *Feed) Handle(ctx context.Context, d outbox.Delivery) error {
 		return unexpectedTopic(d)
 	}
 	return outbox.HandleOnce(ctx, f.pool, d, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO learner_feed (learner_id, event_id, kind, message, at, assignment_id, lexeme_id, learner_wide)
-			VALUES ($1, $2, $3, $4, $5, $6, (SELECT lexeme_id FROM cards WHERE id = $7), $6::uuid IS NULL AND $7::uuid IS NULL)`,
-			learner, d.Event.ID, kind, message, at, assignment, card)
-		return err
+		return feeddb.New(tx).AddFeedItem(ctx, feeddb.AddFeedItemParams{LearnerID: learner, EventID: d.Event.ID,
+			Kind: kind, Message: message, At: at, AssignmentID: assignment, CardID: card})
 	})
 }

@@ -54,6 +54,7 @@ func TestEverySubscriberTakesEffectOnce(t *testing.T) {
 					SELECT a.learner_id, di.lexeme_id, '2026-01-01' FROM assignments a JOIN deck_items di ON di.deck_id = a.deck_id`)
 				require.NoError(t, err)
 				d = b.currentLink(t) // the seed started the chain
+				d.Subscriber = sub.Subscriber
 			}
 			h := b.handlers[sub.Subscriber]
 

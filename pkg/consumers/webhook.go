@@ -9,10 +9,11 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/lexora-app/lexora/pkg/outbox"
+	"github.com/lexora-app/lexora/pkg/platform/clock"
+	"github.com/lexora-app/lexora/pkg/store/webhookdb"
 	"github.com/lexora-app/lexora/pkg/webhooks"
 )
 
@@ -33,33 +34,8 @@ import (
 type Webhook struct {
 	pool   *pgxpool.Pool
 	sender *webhooks.Sender
+	clock  clock.Clock
 }
-
-type endpoint struct {
-	id      uuid.UUID
-	url     string
-	secrets []string // the current one first, then a rotated one still in its overlap
-}
-
-const endpointsSQL = `
-SELECT w.id, w.url,
-    array_remove(ARRAY[w.secret, CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END], NULL)
-FROM webhook_endpoints w
-WHERE w.teacher_id = $1 AND w.disabled_at IS NULL
-  AND (cardinality(w.topics) = 0 OR $2 = ANY (w.topics))
-  AND NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.endpoint_id = w.id AND a.event_id = $3
-                  AND (a.accepted OR a.replays >= $4))
-ORDER BY w.id`
-
-const recordAttemptSQL = `
-INSERT INTO webhook_attempts (endpoint_id, event_id, status, accepted, replays) VALUES ($1, $2, $3, $4, $5)
-ON CONFLICT (endpoint_id, event_id) DO UPDATE
-SET status = excluded.status, accepted = excluded.accepted, replays = excluded.replays, at = now()
-WHERE NOT webhook_attempts.accepted`
-
-const disableEndpointSQL = `
-UPDATE webhook_endpoints SET disabled_at = now(), disabled_reason = $2
-WHERE id = $1 AND disabled_at IS NULL`
 
 // Handle delivers one event to its teacher's endpoints. See Webhook for the
 // errors it returns.
@@ -73,14 +49,8 @@ func (h *Webhook) Handle(ctx context.Context, d outbox.Delivery) error {
 	if owner.TeacherID == uuid.Nil {
 		return outbox.Permanent(fmt.Errorf("%s payload has no teacher_id", d.Event.Topic))
 	}
-	rows, err := h.pool.Query(ctx, endpointsSQL, owner.TeacherID, d.Event.Topic, d.Event.ID, d.Replays)
-	if err != nil {
-		return fmt.Errorf("load webhook endpoints: %w", err)
-	}
-	eps, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (endpoint, error) {
-		var e endpoint
-		return e, r.Scan(&e.id, &e.url, &e.secrets)
-	})
+	eps, err := webhookdb.New(h.pool).DeliveryEndpoints(ctx, webhookdb.DeliveryEndpointsParams{TeacherID: owner.TeacherID,
+		Topic: d.Event.Topic, EventID: d.Event.ID, Replays: int32(d.Replays), Now: h.clock.NowOrNil()})
 	if err != nil {
 		return fmt.Errorf("load webhook endpoints: %w", err)
 	}
@@ -93,9 +63,9 @@ func (h *Webhook) Handle(ctx context.Context, d outbox.Delivery) error {
 		}
 		switch {
 		case outcome.retry != "":
-			retry = append(retry, fmt.Sprintf("endpoint %s: %s", ep.id, outcome.retry))
+			retry = append(retry, fmt.Sprintf("endpoint %s: %s", ep.ID, outcome.retry))
 		case outcome.rejected != "":
-			rejected = append(rejected, fmt.Sprintf("endpoint %s: %s", ep.id, outcome.rejected))
+			rejected = append(rejected, fmt.Sprintf("endpoint %s: %s", ep.ID, outcome.rejected))
 		}
 	}
 	switch {
@@ -120,30 +90,31 @@ type webhookOutcome struct {
 
 // deliver sends one event to one endpoint, outside any transaction so that
 // no pooled connection waits on the receiver, then records the outcome in
-// one statement. Endpoints already done were left out by endpointsSQL; a
+// one statement. Endpoints already done were left out by DeliveryEndpoints; a
 // copy of the delivery running at the same time (a lost lease, whose
 // handler the drain cancels) may post again with the same webhook-id, and
 // the outcome record is idempotent (an accepted record is never
 // overwritten).
-func (h *Webhook) deliver(ctx context.Context, ep endpoint, d outbox.Delivery, msg webhooks.Message) (webhookOutcome, error) {
+func (h *Webhook) deliver(ctx context.Context, ep webhookdb.DeliveryEndpointsRow, d outbox.Delivery, msg webhooks.Message) (webhookOutcome, error) {
 	var out webhookOutcome
 	eventID := d.Event.ID
-	status, err := h.sender.Send(ctx, ep.url, ep.secrets, eventID.String(), msg)
+	status, err := h.sender.Send(ctx, ep.Url, ep.Secrets, eventID.String(), msg)
 	switch {
 	case err != nil || status >= 500 || status == http.StatusTooManyRequests || status == http.StatusRequestTimeout:
 		out.retry = describe(status, err)
 		return out, nil
 	case status == http.StatusGone:
-		_, err = h.pool.Exec(ctx, disableEndpointSQL, ep.id, "the receiver answered 410 Gone")
+		err = webhookdb.New(h.pool).DisableEndpoint(ctx, webhookdb.DisableEndpointParams{ID: ep.ID, Reason: "the receiver answered 410 Gone"})
 	default:
 		accepted := status >= 200 && status < 300
 		if !accepted {
 			out.rejected = describe(status, nil)
 		}
-		_, err = h.pool.Exec(ctx, recordAttemptSQL, ep.id, eventID, status, accepted, d.Replays)
+		err = webhookdb.New(h.pool).RecordAttempt(ctx, webhookdb.RecordAttemptParams{EndpointID: ep.ID, EventID: eventID,
+			Status: int32(status), Accepted: accepted, Replays: int32(d.Replays)})
 	}
 	if err != nil {
-		return out, fmt.Errorf("webhook to endpoint %s: %w", ep.id, err)
+		return out, fmt.Errorf("webhook to endpoint %s: %w", ep.ID, err)
 	}
 	return out, nil
 }

@@ -29,7 +29,8 @@ const (
 	// carries.
 	LearnerInvited = "learner.invited"
 	// ReminderDaily is the learner's daily study reminder, a delayed event
-	// that schedules the next one.
+	// at learning.DailyReminderHour local time; its handling by
+	// SubscriberReminderChain schedules the next one.
 	ReminderDaily = "reminder.daily"
 )
 
@@ -43,7 +44,12 @@ const (
 	// SubscriberCongratulation emails the learner on assignment.completed
 	// (SubscriberEmail tells the teacher).
 	SubscriberCongratulation = "congratulation-email"
-	SubscriberReminder       = "reminder-email"
+	// SubscriberReminder emails the reminders (reminder.due_soon,
+	// reminder.daily).
+	SubscriberReminder = "reminder-email"
+	// SubscriberReminderChain schedules the next link of a learner's daily
+	// reminder chain on reminder.daily, whether or not its email is sent.
+	SubscriberReminderChain = "reminder-chain"
 )
 
 // Subscriptions routes each topic to its subscribers.
@@ -67,6 +73,7 @@ var Subscriptions = []outbox.Subscription{
 	{Topic: AssignmentCompleted, Subscriber: SubscriberCongratulation},
 	{Topic: ReminderDueSoon, Subscriber: SubscriberReminder},
 	{Topic: ReminderDaily, Subscriber: SubscriberReminder},
+	{Topic: ReminderDaily, Subscriber: SubscriberReminderChain},
 }
 
 // NewOutbox returns the outbox routed by Subscriptions.
@@ -170,12 +177,8 @@ type ReminderDueSoonPayload struct {
 	DueAt        time.Time `json:"due_at"`
 }
 
-// LeechLapses is the number of lapses (Again on a card in Review) at which a
-// card is a leech and is suspended, Anki's default.
-const LeechLapses = 8
-
 // CardLeechedPayload is the payload of CardLeeched: the card was suspended
-// after Lapses lapses. Ordering key: learner id.
+// after Lapses lapses (see learning.LeechLapses). Ordering key: learner id.
 type CardLeechedPayload struct {
 	CardID    uuid.UUID `json:"card_id"`
 	LearnerID uuid.UUID `json:"learner_id"`
@@ -203,24 +206,10 @@ type LearnerInvitedPayload struct {
 	TeacherID uuid.UUID `json:"teacher_id"`
 }
 
-// DailyReminderHour is the local hour of the daily study reminder.
-const DailyReminderHour = 18
-
 // ReminderDailyPayload is the payload of ReminderDaily. Ordering key:
 // learner id.
 type ReminderDailyPayload struct {
 	LearnerID uuid.UUID `json:"learner_id"`
 	// At is when it is due (not before); its study day is the one checked.
 	At time.Time `json:"at"`
-}
-
-// NextDailyReminder returns the first DailyReminderHour:00 in the zone tz
-// strictly after t.
-func NextDailyReminder(t time.Time, tz *time.Location) time.Time {
-	local := t.In(tz)
-	next := time.Date(local.Year(), local.Month(), local.Day(), DailyReminderHour, 0, 0, 0, tz)
-	if !next.After(t) {
-		next = time.Date(local.Year(), local.Month(), local.Day()+1, DailyReminderHour, 0, 0, 0, tz)
-	}
-	return next
 }

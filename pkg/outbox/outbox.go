@@ -78,19 +78,6 @@ func (o *Outbox) WithWakeup(channel string) *Outbox {
 	return &c
 }
 
-// Subscribers returns the distinct subscriber names, in declaration order.
-func (o *Outbox) Subscribers() []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, n := range o.names {
-		if !seen[n] {
-			seen[n] = true
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
 const enqueueSQL = `
 WITH ev AS (
     INSERT INTO outbox_events (event_id, topic, ordering_key, payload, headers, not_before)

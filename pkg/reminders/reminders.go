@@ -1,6 +1,7 @@
 // Package reminders keeps each learner's daily study reminder: a chain of
-// reminder.daily events, each delayed to DailyReminderHour local time and
-// each scheduling the next when it is handled. The learner_reminders row
+// reminder.daily events, each delayed to learning.DailyReminderHour local
+// time and each scheduling the next when the reminder-chain subscriber
+// handles it (consumers.ReminderChain). The learner_reminders row
 // names the current link, so the chain is single even if scheduling is
 // requested twice, and a link that is not the current one ends its chain.
 package reminders
@@ -16,6 +17,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/outbox"
+	"github.com/lexora-app/lexora/pkg/store/reminderdb"
 )
 
 // Start schedules the learner's first daily reminder after the instant
@@ -26,12 +28,11 @@ func Start(ctx context.Context, tx pgx.Tx, ob *outbox.Outbox, learner uuid.UUID,
 	if err != nil {
 		return err
 	}
-	tag, err := tx.Exec(ctx, `INSERT INTO learner_reminders (learner_id, event_id, next_at) VALUES ($1, $2, $3)
-		ON CONFLICT (learner_id) DO NOTHING`, learner, ev.ID, next)
+	started, err := reminderdb.New(tx).StartChain(ctx, reminderdb.StartChainParams{LearnerID: learner, EventID: ev.ID, NextAt: next})
 	if err != nil {
 		return fmt.Errorf("start reminders: %w", err)
 	}
-	if tag.RowsAffected() == 0 {
+	if started == 0 {
 		return nil
 	}
 	return ob.Enqueue(ctx, tx, ev)
@@ -44,19 +45,19 @@ func Continue(ctx context.Context, tx pgx.Tx, ob *outbox.Outbox, learner uuid.UU
 	if err != nil {
 		return false, err
 	}
-	tag, err := tx.Exec(ctx, `UPDATE learner_reminders SET event_id = $3, next_at = $4
-		WHERE learner_id = $1 AND event_id = $2`, learner, current, ev.ID, next)
+	moved, err := reminderdb.New(tx).ContinueChain(ctx, reminderdb.ContinueChainParams{
+		LearnerID: learner, CurrentEventID: current, NextEventID: ev.ID, NextAt: next})
 	if err != nil {
 		return false, fmt.Errorf("continue reminders: %w", err)
 	}
-	if tag.RowsAffected() == 0 {
+	if moved == 0 {
 		return false, nil
 	}
 	return true, ob.Enqueue(ctx, tx, ev)
 }
 
 func link(learner uuid.UUID, tz string, after time.Time) (outbox.Event, time.Time, error) {
-	next := events.NextDailyReminder(after, learning.Zone(tz))
+	next := learning.NextDailyReminder(after, learning.Zone(tz))
 	ev, err := outbox.NewEvent(events.ReminderDaily, learner.String(), events.ReminderDailyPayload{LearnerID: learner, At: next})
 	if err != nil {
 		return outbox.Event{}, time.Time{}, err

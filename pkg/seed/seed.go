@@ -24,6 +24,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/lexora-app/lexora/pkg/events"
+	"github.com/lexora-app/lexora/pkg/platform/clock"
 	"github.com/lexora-app/lexora/pkg/platform/text"
 	"github.com/lexora-app/lexora/pkg/reminders"
 )
@@ -126,9 +127,10 @@ SELECT d.id, w.lexeme_id, w.ord - (w.deck_no - 1) * $3
 FROM words w JOIN decks_in d ON d.title = format('Core English %s', lpad(w.deck_no::text, 2, '0'))`
 
 // Load inserts the word list, the library decks and the demo class into the
-// database behind pool, in one transaction. It returns what it inserted, or
-// an error, having changed nothing.
-func Load(ctx context.Context, pool *pgxpool.Pool) (Report, error) {
+// database behind pool, in one transaction, and starts each demo learner's
+// daily reminder chain after c's current instant. It returns what it
+// inserted, or an error, having changed nothing.
+func Load(ctx context.Context, pool *pgxpool.Pool, c clock.Clock) (Report, error) {
 	words, err := Words()
 	if err != nil {
 		return Report{}, err
@@ -157,40 +159,8 @@ func Load(ctx context.Context, pool *pgxpool.Pool) (Report, error) {
 		if err := tx.QueryRow(ctx, "SELECT count(*) - $1 FROM decks", before).Scan(&rep.Decks); err != nil {
 			return err
 		}
-		for _, u := range append([]User{Teacher, SecondTeacher, Operator}, Learners...) {
-			role := "learner"
-			switch u.ID {
-			case TeacherID, SecondTeacher.ID:
-				role = "teacher"
-			case Operator.ID:
-				role = "operator"
-			}
-			// The development issuer's tokens name seeded users by id.
-			tag, err := tx.Exec(ctx, `INSERT INTO users (id, email, display_name, role, timezone, auth_subject)
-				VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`, u.ID, u.Email, u.Name, role, u.Timezone, u.ID.String())
-			if err != nil {
-				return fmt.Errorf("insert user %s: %w", u.Email, err)
-			}
-			rep.Users += tag.RowsAffected()
-		}
-		for _, c := range Classes {
-			if _, err := tx.Exec(ctx, `INSERT INTO classes (id, teacher_id, name, join_code) VALUES ($1, $2, $3, $4)
-				ON CONFLICT DO NOTHING`, c.ID, c.TeacherID, c.Name, c.JoinCode); err != nil {
-				return fmt.Errorf("insert class: %w", err)
-			}
-			for _, l := range c.Learners {
-				if _, err := tx.Exec(ctx, `INSERT INTO class_members (class_id, learner_id) VALUES ($1, $2)
-					ON CONFLICT DO NOTHING`, c.ID, l.ID); err != nil {
-					return fmt.Errorf("insert class member: %w", err)
-				}
-			}
-		}
-		for _, l := range Learners {
-			if err := reminders.Start(ctx, tx, events.NewOutbox(), l.ID, l.Timezone, time.Now()); err != nil {
-				return err
-			}
-		}
-		return nil
+		rep.Users, err = insertDemo(ctx, tx, c)
+		return err
 	})
 	if err != nil {
 		return Report{}, err
@@ -204,6 +174,46 @@ type NewTeacher struct {
 	Email, JoinCode    string
 }
 
+// insertDemo inserts the demo users and classes and starts each demo
+// learner's reminder chain after c's current instant; it returns how many
+// users it inserted.
+func insertDemo(ctx context.Context, tx pgx.Tx, c clock.Clock) (users int64, err error) {
+	for _, u := range append([]User{Teacher, SecondTeacher, Operator}, Learners...) {
+		role := "learner"
+		switch u.ID {
+		case TeacherID, SecondTeacher.ID:
+			role = "teacher"
+		case Operator.ID:
+			role = "operator"
+		}
+		// The development issuer's tokens name seeded users by id.
+		tag, err := tx.Exec(ctx, `INSERT INTO users (id, email, display_name, role, timezone, auth_subject)
+			VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`, u.ID, u.Email, u.Name, role, u.Timezone, u.ID.String())
+		if err != nil {
+			return 0, fmt.Errorf("insert user %s: %w", u.Email, err)
+		}
+		users += tag.RowsAffected()
+	}
+	for _, cl := range Classes {
+		if _, err := tx.Exec(ctx, `INSERT INTO classes (id, teacher_id, name, join_code) VALUES ($1, $2, $3, $4)
+			ON CONFLICT DO NOTHING`, cl.ID, cl.TeacherID, cl.Name, cl.JoinCode); err != nil {
+			return 0, fmt.Errorf("insert class: %w", err)
+		}
+		for _, l := range cl.Learners {
+			if _, err := tx.Exec(ctx, `INSERT INTO class_members (class_id, learner_id) VALUES ($1, $2)
+				ON CONFLICT DO NOTHING`, cl.ID, l.ID); err != nil {
+				return 0, fmt.Errorf("insert class member: %w", err)
+			}
+		}
+	}
+	for _, l := range Learners {
+		if err := reminders.Start(ctx, tx, events.NewOutbox(), l.ID, l.Timezone, c.Now()); err != nil {
+			return 0, err
+		}
+	}
+	return users, nil
+}
+
 // ErrTeacherExists is returned by AddTeacher for an email that has an
 // account already.
 var ErrTeacherExists = errors.New("seed: this email has an account already")
@@ -213,6 +223,7 @@ var ErrTeacherExists = errors.New("seed: this email has an account already")
 // named className with a random join code, in one transaction. The teacher
 // has no token subject yet: their first sign-in with a verified token for
 // the email links it. It returns ErrTeacherExists for a known email and an
+
 // error for an invalid email, name or timezone, having changed nothing.
 func AddTeacher(ctx context.Context, pool *pgxpool.Pool, email, name, timezone, className string) (NewTeacher, error) {
 	canonical, err := text.CanonicalEmail(email)

@@ -3,9 +3,12 @@ package seed
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/lexora-app/lexora/pkg/learning"
+	"github.com/lexora-app/lexora/pkg/platform/clock/clocktest"
 	"github.com/lexora-app/lexora/pkg/platform/pgtest"
 )
 
@@ -29,7 +32,8 @@ func TestLoadIsIdempotent(t *testing.T) {
 	words, err := Words()
 	require.NoError(t, err)
 
-	rep, err := Load(ctx, pool)
+	seededAt := clocktest.New(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
+	rep, err := Load(ctx, pool, seededAt)
 	require.NoError(t, err)
 	require.EqualValues(t, len(words), rep.Lexemes)
 	require.EqualValues(t, (len(words)+DeckSize-1)/DeckSize, rep.Decks)
@@ -44,8 +48,14 @@ func TestLoadIsIdempotent(t *testing.T) {
 	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM class_members m JOIN classes c ON c.id = m.class_id
 		WHERE m.learner_id = $1`, Learners[1].ID).Scan(&shared))
 	require.Equal(t, 2, shared, "two teachers share a learner")
+	for _, l := range Learners {
+		var next time.Time
+		require.NoError(t, pool.QueryRow(ctx, "SELECT next_at FROM learner_reminders WHERE learner_id = $1", l.ID).Scan(&next))
+		require.Equal(t, learning.NextDailyReminder(seededAt.Now(), learning.Zone(l.Timezone)).UTC(), next.UTC(),
+			"%s's chain starts after the seed's clock", l.Email)
+	}
 
-	rep, err = Load(ctx, pool)
+	rep, err = Load(ctx, pool, seededAt)
 	require.NoError(t, err)
 	require.Equal(t, Report{}, rep)
 	require.NoError(t, pool.QueryRow(ctx, "SELECT count(*) FROM deck_items").Scan(&items))

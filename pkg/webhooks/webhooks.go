@@ -25,6 +25,8 @@ import (
 	"time"
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
+	"github.com/lexora-app/lexora/pkg/platform/clock"
 )
 
 // Config is the webhook part of the drain job's and functions' configuration.
@@ -195,12 +197,14 @@ type Message struct {
 // Sender posts signed messages.
 type Sender struct {
 	client *http.Client
+	clock  clock.Clock
 }
 
-// NewSender returns a Sender whose attempts time out after cfg.Timeout and
-// which, unless cfg.AllowHTTP (development), refuses to connect to
-// non-public addresses whatever a name resolves to.
-func NewSender(cfg Config) *Sender {
+// NewSender returns a Sender whose attempts time out after cfg.Timeout,
+// whose signatures are timestamped by c, and which, unless cfg.AllowHTTP
+// (development), refuses to connect to non-public addresses whatever a name
+// resolves to.
+func NewSender(cfg Config, c clock.Clock) *Sender {
 	dialer := &net.Dialer{Timeout: cfg.Timeout}
 	if !cfg.AllowHTTP {
 		dialer.Control = func(_, address string, _ syscall.RawConn) error {
@@ -214,7 +218,7 @@ func NewSender(cfg Config) *Sender {
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.DialContext = dialer.DialContext
 	transport.Proxy = nil
-	return &Sender{client: &http.Client{Timeout: cfg.Timeout, Transport: transport,
+	return &Sender{clock: c, client: &http.Client{Timeout: cfg.Timeout, Transport: transport,
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse // a redirect is an answer, not an instruction
 		}}}
@@ -233,7 +237,7 @@ func (s *Sender) Send(ctx context.Context, endpointURL string, secrets []string,
 	if len(secrets) == 0 {
 		return 0, errors.New("webhook: no signing secret")
 	}
-	now := time.Now()
+	now := s.clock.Now()
 	sigs := make([]string, len(secrets))
 	for i, secret := range secrets {
 		wh, err := standardwebhooks.NewWebhook(secret)

@@ -6,12 +6,16 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 	"github.com/stretchr/testify/require"
+
+	"github.com/lexora-app/lexora/pkg/platform/clock"
+	"github.com/lexora-app/lexora/pkg/platform/clock/clocktest"
 )
 
 func TestEndpointsMustBePublicHTTPS(t *testing.T) {
@@ -136,16 +140,16 @@ func TestSenderRefusesNonPublicAddressesAtDialTime(t *testing.T) {
 	defer srv.Close()
 	secret := NewSecret()
 	m := Message{Type: "t", Timestamp: time.Now(), Data: []byte(`{}`)}
-	_, err := NewSender(Config{Timeout: time.Second}).Send(context.Background(), srv.URL, []string{secret}, "id-1", m)
+	_, err := NewSender(Config{Timeout: time.Second}, clock.System{}).Send(context.Background(), srv.URL, []string{secret}, "id-1", m)
 	require.ErrorContains(t, err, "non-public address")
-	status, err := NewSender(Config{Timeout: time.Second, AllowHTTP: true}).Send(context.Background(), srv.URL, []string{secret}, "id-1", m)
+	status, err := NewSender(Config{Timeout: time.Second, AllowHTTP: true}, clock.System{}).Send(context.Background(), srv.URL, []string{secret}, "id-1", m)
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, status)
 }
 
 // TestRotationOverlapSignsWithBothSecrets checks, with the reference
 // library, that a message signed with a new and a previous secret verifies
-// with either, and not with a third.
+// with either, and not with a third, at the instant of the sender's clock.
 func TestRotationOverlapSignsWithBothSecrets(t *testing.T) {
 	t.Parallel()
 	fresh, previous := NewSecret(), NewSecret()
@@ -157,17 +161,19 @@ func TestRotationOverlapSignsWithBothSecrets(t *testing.T) {
 	}))
 	defer srv.Close()
 	m := Message{Type: "assignment.created", Timestamp: time.Now(), Data: []byte(`{"n":1}`)}
-	status, err := NewSender(Config{Timeout: time.Second, AllowHTTP: true}).
-		Send(context.Background(), srv.URL, []string{fresh, previous}, "msg_1", m)
+	signedAt := clocktest.New(time.Now().Add(-time.Minute)) // within the receiver's tolerance
+	sender := NewSender(Config{Timeout: time.Second, AllowHTTP: true}, signedAt)
+	status, err := sender.Send(context.Background(), srv.URL, []string{fresh, previous}, "msg_1", m)
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, status)
 	h := <-got
 	require.Len(t, strings.Fields(h.Get("webhook-signature")), 2)
+	require.Equal(t, strconv.FormatInt(signedAt.Now().Unix(), 10), h.Get("webhook-timestamp"))
 	for secret, valid := range map[string]bool{fresh: true, previous: true, NewSecret(): false} {
 		wh, err := standardwebhooks.NewWebhook(secret)
 		require.NoError(t, err)
 		require.Equal(t, valid, wh.Verify(body, h) == nil)
 	}
-	_, err = NewSender(Config{Timeout: time.Second, AllowHTTP: true}).Send(context.Background(), srv.URL, nil, "msg_2", m)
+	_, err = sender.Send(context.Background(), srv.URL, nil, "msg_2", m)
 	require.ErrorContains(t, err, "no signing secret")
 }

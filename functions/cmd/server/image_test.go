@@ -21,6 +21,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/lexora-app/lexora/pkg/platform/auth"
+	"github.com/lexora-app/lexora/pkg/platform/clock"
 	"github.com/lexora-app/lexora/pkg/platform/pgtest"
 	"github.com/lexora-app/lexora/pkg/platform/testport"
 	"github.com/lexora-app/lexora/pkg/seed"
@@ -82,7 +83,7 @@ func TestImageBinaryServesItsFunctionTargetAtRoot(t *testing.T) {
 	require.Empty(t, libs)
 
 	pool := pgtest.New(t)
-	_, err = seed.Load(context.Background(), pool)
+	_, err = seed.Load(context.Background(), pool, clock.System{})
 	require.NoError(t, err)
 	port := strconv.Itoa(testport.Free(t))
 	ctx, cancel := context.WithCancel(context.Background())
