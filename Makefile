@@ -16,19 +16,30 @@ CHAOS_CMDS := ./functions/cmd/server ./jobs/migrate ./jobs/seed ./jobs/drain ./j
 TEST_ENV := LEXORA_MAILPIT=$(BIN)/mailpit \
 	LEXORA_TEST_DATABASE_URL='postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable'
 
-.PHONY: help build run demo reset generate test chaos bench soak clean
+WEB := $(CURDIR)/frontend
+# npm ci writes node_modules/.package-lock.json: reinstall only when the lockfile changes.
+WEB_DEPS := $(WEB)/node_modules/.package-lock.json
+
+.PHONY: help build web run demo reset generate test test-web chaos bench soak clean
 
 help: ## List the targets.
 	@echo "usage: make <target>"
-	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  %-7s %s\n", $$1, $$2 }'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  %-8s %s\n", $$1, $$2 }'
 
 build: ## Build every binary into bin/.
 	$(GO) build -o $(BIN)/ $(CMDS)
 
-run: ## Run the whole stack locally (PostgreSQL, mailpit, server, drain/prune schedule).
+$(WEB_DEPS): $(WEB)/package-lock.json $(WEB)/package.json
+	.ci/ensure-node
+	cd $(WEB) && npm ci --no-audit --no-fund
+
+web: $(WEB_DEPS) ## Build the web client into frontend/dist (make run serves it at /).
+	cd $(WEB) && npm run --silent build
+
+run: ## Run the whole stack locally (PostgreSQL, mailpit, server and web client, drain/prune schedule).
 	.ci/ensure-postgres
 	.ci/ensure-mailpit
-	$(MAKE) --no-print-directory build
+	$(MAKE) --no-print-directory build web
 	exec $(BIN)/devstack -bin $(BIN)
 
 demo: build ## Play the demo against `make run` (start that in another terminal).
@@ -43,7 +54,7 @@ generate: ## Regenerate the store packages (pkg/store/*) from their queries.sql 
 	.ci/ensure-sqlc
 	$(BIN)/sqlc generate
 
-test: ## go vet, gofmt check, sqlc diff, all tests with -race against the local PostgreSQL, the short chaos profile, terraform checks.
+test: ## go vet, gofmt check, sqlc diff, all tests with -race against the local PostgreSQL, the short chaos profile, terraform checks, then the web client's.
 	.ci/ensure-postgres
 	.ci/ensure-mailpit
 	.ci/ensure-pgbouncer
@@ -69,6 +80,17 @@ test: ## go vet, gofmt check, sqlc diff, all tests with -race against the local 
 	@# The deployment's offline proof: terraform fmt, validate (real Google provider
 	@# schema, built once per machine) and terraform test (mocked provider).
 	.ci/terraform-check
+	$(MAKE) --no-print-directory test-web
+
+test-web: $(WEB_DEPS) ## The web client: API document lint and client freshness, types, component tests, end-to-end in chromium.
+	.ci/ensure-postgres
+	.ci/ensure-mailpit
+	.ci/ensure-chromium
+	cd $(WEB) && npm run --silent check:api
+	cd $(WEB) && npm run --silent typecheck
+	cd $(WEB) && npm test
+	$(MAKE) --no-print-directory build web
+	cd $(WEB) && npm run --silent e2e
 
 chaos: ## The fault-injection harness's long profile (30 minutes); its report goes to docs/chaos-report.md.
 	.ci/ensure-mailpit
@@ -94,5 +116,5 @@ soak: ## The outbox soak: 30 minutes at 200 events/s on a production-like cluste
 	$(GO) build -o $(BIN)/ $(CHAOS_CMDS)
 	nice -n 19 $(BIN)/chaos soak -bin $(BIN) -out docs/bench
 
-clean: ## Remove build output and local state (bin/, .run/).
-	rm -rf bin .run
+clean: ## Remove build output and local state (bin/, .run/, frontend/dist).
+	rm -rf bin .run frontend/dist

@@ -27,6 +27,8 @@ func TestDuplicateNeedsAnInterruption(t *testing.T) {
 		{"a drain kill after the last copy", []fault{{Kind: "drain-kill", Start: t0.Add(6 * time.Second), End: t0.Add(6 * time.Second)}}, nil, false},
 		{"latency that began before and lasted past the first copy", []fault{{Kind: "latency pg-drain", Start: t0.Add(-3 * time.Second), End: t0.Add(time.Second)}}, nil, true},
 		{"latency that ended long before", []fault{{Kind: "latency pg-drain", Start: t0.Add(-9 * time.Second), End: t0.Add(-5 * time.Second)}}, nil, false},
+		{"a drain run that lost leases overlapping the copies", []fault{{Kind: "lease lost (drain run summary)", Start: t0.Add(-4 * time.Second), End: t0.Add(3 * time.Second)}}, nil, true},
+		{"a drain run that lost leases long before", []fault{{Kind: "lease lost (drain run summary)", Start: t0.Add(-20 * time.Second), End: t0.Add(-10 * time.Second)}}, nil, false},
 		{"the event's attempt failed after its effect", nil, map[string][]failedAttempt{"e1": {{at: t0.Add(2 * time.Second), err: "context deadline exceeded"}}}, true},
 		{"another event's attempt failed", nil, map[string][]failedAttempt{"e2": {{at: t0.Add(2 * time.Second), err: "context deadline exceeded"}}}, false},
 	} {

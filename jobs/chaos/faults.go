@@ -29,6 +29,13 @@ func (l *faultLog) add(kind string, start time.Time) {
 	l.faults = append(l.faults, fault{Kind: kind, Start: start, End: time.Now()})
 }
 
+// addSpan records a fault, or an observed interruption, from start to end.
+func (l *faultLog) addSpan(kind string, start, end time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.faults = append(l.faults, fault{Kind: kind, Start: start, End: end})
+}
+
 func (l *faultLog) all() []fault {
 	l.mu.Lock()
 	defer l.mu.Unlock()

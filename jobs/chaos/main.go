@@ -5,7 +5,8 @@
 // log that no consequence was lost, doubled where it must not be, or
 // invented. It prints a report and exits 1 on any violation (2 when it
 // could not run). It is a development tool: `make test` runs the short
-// profile (about 3 minutes), `make chaos` the long one (30 minutes).
+// profile (about 3 minutes), `make chaos` the long one (30 minutes and at
+// least 100,000 actions).
 //
 // What it starts, in a temporary folder (kept with -keep, and on failure):
 //
@@ -17,9 +18,10 @@
 //     SMTP;
 //   - mailpit (SMTP sink with an HTTP API), keeping every message;
 //   - the functions server (bin/server, AUTH_DEV=true);
-//   - -drain-tasks drain tasks, each a loop of bounded executions of
-//     bin/drain (CLOUD_RUN_TASK_INDEX/COUNT, 6 s runs, 3 s leases, 5
-//     attempts, backoff 250 ms to 2 s), as Cloud Scheduler would start them;
+//   - the profile's drain tasks (3, or 4 long), each a loop of bounded
+//     executions of bin/drain (CLOUD_RUN_TASK_INDEX/COUNT, 6 s runs, 3 s
+//     leases, 5 attempts, backoff 250 ms to 2 s), as Cloud Scheduler would
+//     start them;
 //   - a webhook receiver (inside the harness) that verifies every signature
 //     with the Standard Webhooks library.
 //
@@ -37,7 +39,7 @@
 // requests are in flight) and of drain tasks (holding leases or not);
 // SIGSTOP of a drain task past its lease, then SIGCONT; a crash restart of
 // PostgreSQL; connection resets and latency on each proxy; subscriber
-// failures, timeouts and panics at -subscriber-faults (through
+// failures, timeouts and panics at the profile's rates (through
 // DRAIN_CHAOS_SUBSCRIBER_FAULTS, which only this harness sets; see
 // jobs/drain); the receiver answering 500 to everything for a while (dead
 // letters), then 410 Gone for good on one endpoint. Each kind is injected

@@ -56,6 +56,8 @@ func report(cfg profile, wall time.Duration, w *world, faults []fault, st *drain
 		wall.Round(time.Second), cfg.duration)
 	p("%d clients, %d drain tasks, subscriber faults %s, %.0f%% of actions abandoned after a first failure.",
 		cfg.clients, cfg.drainTasks, cfg.subscriberFaults, 100*cfg.abandonRate)
+	p("")
+	p("Reproduce: `make build && bin/chaos -profile %s` (`make chaos` for the long profile, which writes this file); see docs/chaos.md.", cfg.name)
 
 	p("\n## Actions\n")
 	p("| action | ok | rejected (4xx) | abandoned | attempts | idempotent replays |")

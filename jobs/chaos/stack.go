@@ -249,18 +249,20 @@ func (s *stack) runDrains(ctx context.Context) {
 // drainLine adds up a drain's summary lines and injected faults.
 func (s *stack) drainLine(line string) {
 	var m struct {
-		Message string `json:"message"`
-		Kind    string `json:"kind"`
-		EventID string `json:"event_id"`
-		Error   string `json:"error"`
+		Message string    `json:"message"`
+		Kind    string    `json:"kind"`
+		EventID string    `json:"event_id"`
+		Error   string    `json:"error"`
+		Time    time.Time `json:"time"`
 		Report  struct {
-			Claimed    int `json:"claimed"`
-			Delivered  int `json:"delivered"`
-			Skipped    int `json:"skipped"`
-			Retried    int `json:"retried"`
-			Dead       int `json:"dead"`
-			LostLeases int `json:"lost_leases"`
-			Released   int `json:"released"`
+			Duration   float64 `json:"duration_seconds"`
+			Claimed    int     `json:"claimed"`
+			Delivered  int     `json:"delivered"`
+			Skipped    int     `json:"skipped"`
+			Retried    int     `json:"retried"`
+			Dead       int     `json:"dead"`
+			LostLeases int     `json:"lost_leases"`
+			Released   int     `json:"released"`
 		} `json:"report"`
 	}
 	if json.Unmarshal([]byte(line), &m) != nil {
@@ -285,6 +287,15 @@ func (s *stack) drainLine(line string) {
 		st.dead += r.Dead
 		st.lost += r.LostLeases
 		st.released += r.Released
+		if r.LostLeases > 0 {
+			// Leases lost without the heartbeat noticing (the handler had
+			// finished) show only here: the whole run may have stalled.
+			end := m.Time
+			if end.IsZero() {
+				end = time.Now()
+			}
+			s.observed.addSpan("lease lost (drain run summary)", end.Add(-time.Duration(r.Duration*float64(time.Second))-leaseDuration), end)
+		}
 	case "injected subscriber fault":
 		st.injected[m.Kind]++
 	case "lease lost to another worker", "lease heartbeat failed":

@@ -6,8 +6,9 @@
 //  1. starts mailpit (SMTP 127.0.0.1:1025, web UI and API 127.0.0.1:8025),
 //     which receives every email the consumers send;
 //  2. runs migrate, then seed, and stops if either fails;
-//  3. starts the HTTP functions server and waits until its port accepts
-//     connections, then prints the URLs it serves;
+//  3. starts the HTTP functions server, which also serves the built web
+//     client (-web, frontend/dist) at / and the development sign-in, and
+//     waits until its port accepts connections, then prints the URLs it serves;
 //  4. starts a drain execution every 2 s and a prune execution every 60 s,
 //     never two executions of the same job at once. A tick that falls while
 //     the previous execution still runs is not lost: the next execution
@@ -29,7 +30,8 @@
 //
 //	all      DATABASE_URL (-database-url; default $DATABASE_URL or the local database)
 //	server   PORT, WEBHOOK_ALLOW_HTTP=true (the demo's receiver is plain HTTP),
-//	         AUTH_DEV=true (tokens from bin/devtoken)
+//	         AUTH_DEV=true (tokens from bin/devtoken and the sign-in at /dev/token),
+//	         STATIC_DIR (-web, when not empty)
 //	drain    SMTP_HOST, SMTP_PORT, DRAIN_MAX_DURATION=2s,
 //	         DRAIN_POLL_INTERVAL=200ms, DRAIN_STOP_WHEN_IDLE=false, DRAIN_LISTEN=true
 //
@@ -39,7 +41,7 @@
 //
 // Usage:
 //
-//	devstack [-bin ./bin] [-port 8080] [-smtp 127.0.0.1:1025] [-mailpit-ui 127.0.0.1:8025]
+//	devstack [-bin ./bin] [-web frontend/dist] [-port 8080] [-smtp 127.0.0.1:1025] [-mailpit-ui 127.0.0.1:8025]
 //	         [-mailpit-db .run/mailpit.db] [-database-url URL] [-drain-every 2s] [-prune-every 60s]
 //	         [-stop-timeout 5s]
 package main
@@ -86,6 +88,7 @@ var drainEnv = []string{
 // config is the command line.
 type config struct {
 	binDir      string
+	webDir      string
 	port        int
 	smtpAddr    string
 	mailpitUI   string
@@ -103,6 +106,7 @@ func parseFlags() config {
 		dbURL = localDatabaseURL
 	}
 	flag.StringVar(&c.binDir, "bin", "./bin", "directory holding mailpit, migrate, seed, server, drain and prune")
+	flag.StringVar(&c.webDir, "web", "frontend/dist", "the built web client, served at / (`make web` builds it); empty serves none")
 	flag.IntVar(&c.port, "port", 8080, "port of the HTTP functions server")
 	flag.StringVar(&c.smtpAddr, "smtp", "127.0.0.1:1025", "mailpit SMTP address (host:port)")
 	flag.StringVar(&c.mailpitUI, "mailpit-ui", "127.0.0.1:8025", "mailpit web UI and API address (host:port)")
@@ -235,7 +239,11 @@ func (s *stack) run(ctx context.Context) error {
 			return err
 		}
 	}
-	server, err := s.start("server", bin("server"), nil, append(dbEnv, "PORT="+strconv.Itoa(cfg.port), "WEBHOOK_ALLOW_HTTP=true", "AUTH_DEV=true"), nil)
+	serverEnv := append(dbEnv, "PORT="+strconv.Itoa(cfg.port), "WEBHOOK_ALLOW_HTTP=true", "AUTH_DEV=true")
+	if cfg.webDir != "" {
+		serverEnv = append(serverEnv, "STATIC_DIR="+cfg.webDir)
+	}
+	server, err := s.start("server", bin("server"), nil, serverEnv, nil)
 	if err != nil {
 		return err
 	}
@@ -264,6 +272,9 @@ func (s *stack) run(ctx context.Context) error {
 
 func (s *stack) printReady(serverAddr string) {
 	s.out.line("devstack", "ready")
+	if s.cfg.webDir != "" {
+		s.out.line("devstack", "  web client  http://"+serverAddr+"/")
+	}
 	s.out.line("devstack", "  functions   http://"+serverAddr+"/<FunctionName>")
 	s.out.line("devstack", "  mailpit UI  http://"+s.cfg.mailpitUI)
 	s.out.line("devstack", "  database    "+s.cfg.databaseURL)

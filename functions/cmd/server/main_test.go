@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"testing"
@@ -16,7 +18,9 @@ import (
 // TestUnknownPathIsAProblemDocument: the local server answers a path that
 // names no function with a 404 problem document, not text/plain.
 func TestUnknownPathIsAProblemDocument(t *testing.T) {
-	require.NoError(t, register())
+	closeAll, err := register(context.Background(), config{}, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	defer closeAll()
 	port := strconv.Itoa(testport.Free(t))
 	go func() { _ = funcframework.StartHostPort("127.0.0.1", port) }()
 	var resp *http.Response

@@ -1,0 +1,229 @@
+// End-to-end: the built client in Debian's chromium against the real local
+// stack (bin/devstack: server, drain, mailpit, PostgreSQL). Every screen is
+// screenshotted into e2e/artifacts/ and checked with axe-core.
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { after, before, describe, it } from "node:test";
+import { check, launch } from "./browser.mjs";
+import { startStack } from "./stack.mjs";
+
+const mia = "00000000-0000-4000-8000-000000000001";
+const noah = "00000000-0000-4000-8000-000000000002";
+const yui = "00000000-0000-4000-8000-000000000003";
+const ada = "00000000-0000-4000-8000-00000000000a";
+
+let stack;
+let browser;
+
+/** Calls a function as a seeded user, with a token from the development sign-in. */
+async function call(user, name, body) {
+  const signIn = await fetch(`${stack.baseURL}/dev/token`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ user_id: user }),
+  });
+  assert.ok(signIn.ok, `dev sign-in: ${signIn.status}`);
+  const t = await signIn.json();
+  const r = await fetch(`${stack.baseURL}/${name}`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${t.token}`, "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  assert.ok(r.ok, `${name}: ${r.status} ${await r.clone().text()}`);
+  return r.json();
+}
+
+/** The teacher assigns the first deck (by title) to a learner, as the demo does. */
+async function assignDeck(learner) {
+  const deck = stack.sql("SELECT id FROM decks ORDER BY title LIMIT 1");
+  const due = new Date(Date.now() + 7 * 86_400_000).toISOString();
+  await call(ada, "CreateAssignment", { learner_id: learner, deck_id: deck, due_at: due });
+}
+
+async function signIn(context, name) {
+  const page = await context.newPage();
+  await page.goto(`${stack.baseURL}/`);
+  await page.getByRole("heading", { name: "Sign in to Lexora" }).waitFor();
+  await page.getByRole("button", { name: new RegExp(name) }).click();
+  return page;
+}
+
+function assertAccessible(violations, screen) {
+  assert.deepEqual(violations, [], `${screen}: serious or critical axe-core violations`);
+}
+
+/**
+ * Resolves with get()'s first truthy result, checking every 100 ms, for at
+ * most 60 s (the drain runs every second; a projection or a delivery is
+ * a database change a test can only observe by looking).
+ */
+async function until(get) {
+  for (let i = 0; i < 600; i++) {
+    const v = get();
+    if (v) return v;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`condition not met in 60 s: ${get}`);
+}
+
+const reviewCount = (learner) => Number(stack.sql(`SELECT count(*) FROM review_log WHERE learner_id = '${learner}'`));
+
+describe("the web client on the local stack", { timeout: 600_000 }, () => {
+  before(async () => {
+    // Both start at once; if either fails, the other is stopped before the failure is reported.
+    const [s, b] = await Promise.allSettled([startStack(), launch()]);
+    stack = s.value;
+    browser = b.value;
+    if (s.status === "rejected" || b.status === "rejected") throw s.reason ?? b.reason;
+    await assignDeck(mia);
+    await assignDeck(noah);
+  });
+  after(async () => {
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  it("a learner signs in, reviews five cards with the keyboard and sees the forecast", async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await page.goto(`${stack.baseURL}/review`);
+    await page.getByRole("heading", { name: "Sign in to Lexora" }).waitFor();
+    assertAccessible(await check(page, "signin"), "sign-in");
+    await page.getByRole("button", { name: /Mia Laurent/ }).click();
+
+    await page.getByRole("button", { name: /Show answer/ }).waitFor();
+    assertAccessible(await check(page, "review-card"), "review (card)");
+    const ratings = ["3", "4", "3", "1", "2"];
+    for (const [i, key] of ratings.entries()) {
+      await page.getByText(`Card ${i + 1} of`).waitFor();
+      await page.keyboard.press("Space");
+      await page.getByText("Definition").waitFor();
+      if (i === 0) assertAccessible(await check(page, "review-answer"), "review (answer)");
+      await page.keyboard.press(key);
+    }
+    await page.getByText("Card 6 of").waitFor();
+    await page.getByTestId("queue-status").getByText("All ratings saved.").waitFor();
+    assert.equal(reviewCount(mia), 5);
+    const logged = stack.sql(`SELECT string_agg(rating::text, '' ORDER BY id) FROM review_log WHERE learner_id = '${mia}'`);
+    assert.equal(logged, ratings.join(""), "the ratings arrive in the order they were given");
+
+    await page.getByRole("link", { name: "Schedule" }).click();
+    await page.getByText("Reviews due per day, next 7 days").waitFor();
+    await page.locator(".recharts-bar-rectangle").first().waitFor();
+    assertAccessible(await check(page, "schedule"), "schedule");
+    await page.getByRole("button", { name: "30 days" }).click();
+    await page.getByText("Reviews due per day, next 30 days").waitFor();
+    assert.equal(await page.locator("figure table tbody tr").count(), 30);
+
+    // Progress is a projection: it shows the reviews once the drain ran.
+    await page.getByRole("link", { name: "Progress" }).click();
+    await page.getByText(/5 reviews\)/).waitFor({ timeout: 60_000 });
+    assertAccessible(await check(page, "progress"), "progress");
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole("link", { name: "Review" }).click();
+    await page.getByRole("button", { name: /Show answer/ }).waitFor();
+    await page.keyboard.press("Space");
+    await page.getByText("Definition").waitFor();
+    assertAccessible(await check(page, "review-phone"), "review (phone width)");
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+    assert.equal(overflow, false, "the review screen fits a phone's width");
+    await context.close();
+  });
+
+  it("a review made offline arrives exactly once when the browser is back online", async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await signIn(context, "Noah Brooks");
+    await page.getByRole("button", { name: /Show answer/ }).waitFor();
+    assert.equal(reviewCount(noah), 0);
+
+    await context.setOffline(true);
+    await page.keyboard.press("Space");
+    await page.getByText("Definition").waitFor();
+    await page.keyboard.press("3");
+    await page.getByText(/You are offline: 1 rating waits/).waitFor();
+    await page.getByText("Card 2 of").waitFor();
+    assertAccessible(await check(page, "review-offline"), "review (offline)");
+    assert.equal(reviewCount(noah), 0, "nothing reaches the server while offline");
+
+    await context.setOffline(false);
+    await page.getByTestId("queue-status").getByText("All ratings saved.").waitFor({ timeout: 60_000 });
+    assert.equal(reviewCount(noah), 1);
+    // A reload starts from the stored queue: it is empty, nothing is sent again.
+    await page.reload();
+    await page.getByTestId("queue-status").getByText("All ratings saved.").waitFor();
+    assert.equal(reviewCount(noah), 1, "the review arrived exactly once");
+    await context.close();
+  });
+
+  it("a teacher registers a webhook endpoint and sees its secret once", async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await signIn(context, "Ada Okafor");
+    await page.getByRole("heading", { name: "Webhooks" }).waitFor();
+    await page.getByText("No endpoints yet.").waitFor();
+    await page.getByLabel(/Endpoint URL/).fill("https://school.example/lexora");
+    await page.getByRole("checkbox", { name: /A learner joined/ }).uncheck();
+    await page.getByRole("checkbox", { name: /A deck was assigned/ }).uncheck();
+    await page.getByRole("button", { name: "Register" }).click();
+    const secret = await page.getByTestId("secret").textContent();
+    assert.match(secret ?? "", /^whsec_/);
+    await page.locator("code.url", { hasText: "https://school.example/lexora" }).waitFor();
+    assertAccessible(await check(page, "webhooks"), "webhooks");
+    assert.equal(Number(stack.sql(`SELECT count(*) FROM webhook_endpoints WHERE teacher_id = '${ada}'`)), 1);
+    await page.reload();
+    await page.locator("code.url", { hasText: "https://school.example/lexora" }).waitFor();
+    assert.equal(await page.getByTestId("secret").count(), 0, "the secret is not shown again");
+    await context.close();
+  });
+
+  it("an operator replays a dead delivery with a reason", async () => {
+    // A school's receiver that rejects Lexora's events (400) until it is fixed:
+    // a rejection is permanent, so the delivery goes dead at once.
+    let fixed = false;
+    const received = [];
+    const receiver = createServer((req, res) => {
+      received.push({ id: req.headers["webhook-id"], accepted: fixed });
+      res.writeHead(fixed ? 204 : 400).end();
+    });
+    await new Promise((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    try {
+      await call(ada, "RegisterWebhookEndpoint", {
+        url: `http://127.0.0.1:${receiver.address().port}/hooks`,
+        topics: ["assignment.created"],
+      });
+      await assignDeck(yui);
+      const id = await until(() =>
+        stack.sql("SELECT id FROM outbox_deliveries WHERE subscriber = 'webhook' AND state = 'dead'"),
+      );
+
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const page = await signIn(context, "Ops On-Call");
+      await page.getByRole("heading", { name: "Outbox" }).waitFor();
+      await page.getByText(/status 400 Bad Request/).waitFor();
+      await page.getByText("Deliveries per minute, last hour").waitFor();
+      assertAccessible(await check(page, "operator"), "operator");
+      await page.getByRole("checkbox", { name: new RegExp(`Select delivery ${id} `) }).check();
+      await page.getByRole("button", { name: "Replay selected…" }).click();
+      await page.getByLabel(/Reason/).fill("receiver fixed");
+      assertAccessible(await check(page, "operator-confirm"), "operator (confirmation)");
+      fixed = true;
+      await page.getByRole("button", { name: "Confirm replay" }).click();
+      await page.getByText("1 delivery replayed.").waitFor();
+
+      assert.equal(stack.sql(`SELECT action || ' ' || reason FROM outbox_audit WHERE delivery_id = ${id}`), "replay receiver fixed");
+      // The drain delivers it again; a delivered row leaves outbox_deliveries.
+      await until(() => stack.sql(`SELECT count(*) FROM outbox_deliveries WHERE id = ${id}`) === "0");
+      assert.deepEqual(
+        received.map((r) => r.accepted),
+        [false, true],
+        "rejected once, then delivered once after the replay",
+      );
+      assert.equal(received[0].id, received[1].id, "the replay is the same event (webhook-id)");
+      await page.getByRole("button", { name: "Refresh dead letters" }).click();
+      await page.getByText("No dead letters.").waitFor();
+      await context.close();
+    } finally {
+      receiver.close();
+    }
+  });
+});

@@ -1,0 +1,162 @@
+import { QueryClient, QueryClientProvider, useQueryClient } from "@tanstack/react-query";
+import { lazy, Suspense, useEffect, useState, type ReactNode } from "react";
+import { BrowserRouter, Navigate, NavLink, Route, Routes, useLocation, useNavigate } from "react-router";
+import { ApiProvider } from "./api/ApiContext";
+import { ApiError } from "./api/problem";
+import { AuthProvider, useAuth } from "./auth/AuthContext";
+import type { Role } from "./auth/session";
+import { Loading } from "./components/States";
+import { ReviewSenderProvider } from "./review/SenderContext";
+import { Review } from "./screens/Review";
+import { SignIn } from "./screens/SignIn";
+
+// The screens with charts load their code when first opened.
+const Schedule = lazy(() => import("./screens/Schedule").then((m) => ({ default: m.Schedule })));
+const Progress = lazy(() => import("./screens/Progress").then((m) => ({ default: m.Progress })));
+const Webhooks = lazy(() => import("./screens/Webhooks").then((m) => ({ default: m.Webhooks })));
+const Operator = lazy(() => import("./screens/Operator").then((m) => ({ default: m.Operator })));
+
+/**
+ * The screens and who they are for. A user whose role is unknown (a Google
+ * sign-in, until the API answers `Me`) is offered every section; the
+ * functions answer 404 to a role they are not for.
+ */
+export const sections: { path: string; label: string; roles: Role[]; element: ReactNode }[] = [
+  { path: "/review", label: "Review", roles: ["learner"], element: <Review /> },
+  { path: "/schedule", label: "Schedule", roles: ["learner"], element: <Schedule /> },
+  { path: "/progress", label: "Progress", roles: ["learner"], element: <Progress /> },
+  { path: "/teacher/webhooks", label: "Webhooks", roles: ["teacher"], element: <Webhooks /> },
+  { path: "/operator", label: "Outbox", roles: ["operator"], element: <Operator /> },
+];
+
+function visible(role: Role | null) {
+  return sections.filter((s) => role === null || s.roles.includes(role));
+}
+
+export function newQueryClient(): QueryClient {
+  return new QueryClient({
+    defaultOptions: {
+      queries: {
+        // Reads are retried on network failures and 5xx, never on a refusal.
+        retry: (failures, error) => !(error instanceof ApiError && !error.retryable) && failures < 2,
+      },
+    },
+  });
+}
+
+function Shell({ children }: { children: ReactNode }) {
+  const { user, signOut } = useAuth();
+  const queryClient = useQueryClient();
+  return (
+    <>
+      <a href="#main" className="skip">
+        Skip to content
+      </a>
+      <header className="top">
+        <span className="brand">Lexora</span>
+        {user && (
+          <nav aria-label="Sections">
+            <ul>
+              {visible(user.role).map((s) => (
+                <li key={s.path}>
+                  <NavLink to={s.path}>{s.label}</NavLink>
+                </li>
+              ))}
+            </ul>
+          </nav>
+        )}
+        {user && (
+          <div className="who">
+            <span>{user.displayName}</span>
+            <button type="button" onClick={() => void signOut().then(() => queryClient.clear())}>
+              Sign out
+            </button>
+          </div>
+        )}
+      </header>
+      <main id="main">
+        <Suspense fallback={<Loading what="the screen" />}>{children}</Suspense>
+      </main>
+    </>
+  );
+}
+
+/**
+ * Signs out when a function answers 401 (the token expired, or the identity
+ * has no Lexora account), and shows the reason on the sign-in screen.
+ */
+function SignOutWhenUnauthenticated() {
+  const { user, signOut } = useAuth();
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  useEffect(
+    () =>
+      queryClient.getQueryCache().subscribe((event) => {
+        const error = event.query.state.error;
+        if (user && event.type === "updated" && error instanceof ApiError && error.status === 401) {
+          void signOut().then(() => {
+            queryClient.clear();
+            navigate("/signin", { state: { reason: error.problem.detail ?? error.problem.title } });
+          });
+        }
+      }),
+    [user, signOut, queryClient, navigate],
+  );
+  return null;
+}
+
+function Guard({ roles, children }: { roles: Role[]; children: ReactNode }) {
+  const { user, ready } = useAuth();
+  const location = useLocation();
+  if (!ready) return <Loading what="your session" />;
+  if (!user) return <Navigate to="/signin" replace state={{ from: location.pathname }} />;
+  if (user.role !== null && !roles.includes(user.role)) return <Navigate to="/" replace />;
+  return <>{children}</>;
+}
+
+function Home() {
+  const { user, ready } = useAuth();
+  if (!ready) return <Loading what="your session" />;
+  if (!user) return <Navigate to="/signin" replace />;
+  const first = visible(user.role)[0];
+  return <Navigate to={first ? first.path : "/signin"} replace />;
+}
+
+function Screens() {
+  const { user } = useAuth();
+  const routes = (
+    <Routes>
+      <Route path="/" element={<Home />} />
+      <Route path="/signin" element={<SignIn />} />
+      {sections.map((s) => (
+        <Route key={s.path} path={s.path} element={<Guard roles={s.roles}>{s.element}</Guard>} />
+      ))}
+      <Route path="*" element={<Navigate to="/" replace />} />
+    </Routes>
+  );
+  // The rating queue belongs to the signed-in learner: ratings queued
+  // offline are sent on their next visit, from any screen.
+  return user && (user.role === "learner" || user.role === null) ? (
+    <ReviewSenderProvider learnerId={user.id}>{routes}</ReviewSenderProvider>
+  ) : (
+    routes
+  );
+}
+
+export function App() {
+  const [queryClient] = useState(newQueryClient);
+  return (
+    <QueryClientProvider client={queryClient}>
+      <AuthProvider>
+        <ApiProvider>
+          <BrowserRouter>
+            <SignOutWhenUnauthenticated />
+            <Shell>
+              <Screens />
+            </Shell>
+          </BrowserRouter>
+        </ApiProvider>
+      </AuthProvider>
+    </QueryClientProvider>
+  );
+}

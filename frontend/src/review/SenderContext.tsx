@@ -1,0 +1,68 @@
+import { createContext, useContext, useEffect, useMemo, useSyncExternalStore, type ReactNode } from "react";
+import { useApi } from "../api/ApiContext";
+import { unwrap } from "../api/client";
+import { indexedDbStore, type ReviewStore } from "./queue";
+import { ReviewSender, type SenderOptions, type SenderState } from "./sender";
+
+const SenderContext = createContext<ReviewSender | null>(null);
+
+/**
+ * Provides the signed-in learner's ReviewSender, sending through SubmitReview.
+ * It starts by sending what an earlier visit left queued, and again whenever
+ * the browser comes back online.
+ */
+export function ReviewSenderProvider({
+  learnerId,
+  store,
+  options,
+  children,
+}: {
+  learnerId: string;
+  store?: ReviewStore;
+  options?: SenderOptions;
+  children: ReactNode;
+}) {
+  const api = useApi();
+  const sender = useMemo(
+    () =>
+      new ReviewSender(
+        store ?? indexedDbStore(),
+        learnerId,
+        async (r) => {
+          unwrap(
+            await api.POST("/SubmitReview", {
+              params: { header: { "Idempotency-Key": r.key } },
+              body: { card_id: r.cardId, rating: r.rating },
+            }),
+          );
+        },
+        options,
+      ),
+    [api, learnerId, store, options],
+  );
+  useEffect(() => {
+    void sender.flush();
+    const online = () => void sender.flush();
+    window.addEventListener("online", online);
+    return () => {
+      window.removeEventListener("online", online);
+      sender.stop();
+    };
+  }, [sender]);
+  return <SenderContext.Provider value={sender}>{children}</SenderContext.Provider>;
+}
+
+export function useReviewSender(): ReviewSender {
+  const s = useContext(SenderContext);
+  if (!s) throw new Error("useReviewSender outside ReviewSenderProvider");
+  return s;
+}
+
+/** The sender's state, re-rendering on every change. */
+export function useSenderState(): SenderState {
+  const s = useReviewSender();
+  return useSyncExternalStore(
+    (cb) => s.subscribe(cb),
+    () => s.current,
+  );
+}

@@ -1,0 +1,147 @@
+import { describe, expect, it } from "vitest";
+import { ApiError } from "../api/problem";
+import { freshStore } from "../test/render";
+import type { QueuedReview } from "./queue";
+import { ReviewSender } from "./sender";
+
+const learnerId = "learner-1";
+const instant = () => Promise.resolve();
+
+describe("ReviewSender", () => {
+  it("retries a rating with the same Idempotency-Key until it is acknowledged", async () => {
+    const store = freshStore();
+    const attempts: QueuedReview[] = [];
+    const failures: unknown[] = [
+      new TypeError("Failed to fetch"),
+      new ApiError(503, { type: "https://lexora.app/problems/unavailable", title: "Service unavailable", status: 503 }),
+      new TypeError("Failed to fetch"),
+    ];
+    const sender = new ReviewSender(
+      store,
+      learnerId,
+      async (r) => {
+        attempts.push(r);
+        const f = failures.shift();
+        if (f) throw f;
+      },
+      { pause: instant, online: () => true },
+    );
+    await sender.rate("card-a", "cat", 3);
+    await sender.flush();
+
+    expect(attempts).toHaveLength(4);
+    const keys = new Set(attempts.map((a) => a.key));
+    expect(keys.size).toBe(1);
+    expect([...keys][0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await store.list(learnerId)).toEqual([]);
+    expect(sender.current.pending).toBe(0);
+  });
+
+  it("keeps ratings made offline and sends them in order, each once, when back online", async () => {
+    const store = freshStore();
+    let online = false;
+    const sent: QueuedReview[] = [];
+    const sender = new ReviewSender(store, learnerId, async (r) => void sent.push(r), {
+      // While offline the sender waits; the test brings the network back.
+      pause: () => new Promise((resolve) => setTimeout(resolve, 0)),
+      online: () => online,
+    });
+    await sender.rate("card-a", "cat", 1);
+    await sender.rate("card-b", "run", 3);
+    await sender.rate("card-c", "red", 4);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+
+    expect(sent).toEqual([]);
+    expect(sender.current.offline).toBe(true);
+    expect((await store.list(learnerId)).map((r) => r.cardId)).toEqual(["card-a", "card-b", "card-c"]);
+
+    online = true;
+    await sender.flush();
+    expect(sent.map((r) => [r.cardId, r.rating])).toEqual([
+      ["card-a", 1],
+      ["card-b", 3],
+      ["card-c", 4],
+    ]);
+    expect(new Set(sent.map((r) => r.key)).size).toBe(3);
+    expect(await store.list(learnerId)).toEqual([]);
+    expect(sender.current).toMatchObject({ pending: 0, offline: false, queuedCards: [] });
+  });
+
+  it("sends what an earlier page load queued, before anything newer", async () => {
+    const store = freshStore();
+    const before = new ReviewSender(store, learnerId, () => Promise.reject(new TypeError("offline")), {
+      pause: instant,
+      online: () => false,
+    });
+    before.rate("card-old", "cat", 2);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    before.stop();
+
+    const sent: string[] = [];
+    const after = new ReviewSender(store, learnerId, async (r) => void sent.push(r.cardId), {
+      pause: instant,
+      online: () => true,
+    });
+    await after.rate("card-new", "run", 3);
+    await after.flush();
+    expect(sent).toEqual(["card-old", "card-new"]);
+  });
+
+  it("reports a refused rating and goes on with the next, without retrying it", async () => {
+    const store = freshStore();
+    const sent: string[] = [];
+    const sender = new ReviewSender(
+      store,
+      learnerId,
+      async (r) => {
+        sent.push(r.cardId);
+        if (r.cardId === "card-gone")
+          throw new ApiError(404, { type: "https://lexora.app/problems/not-found", title: "Not found", status: 404, detail: "card not found" });
+      },
+      { pause: instant, online: () => true },
+    );
+    await sender.rate("card-gone", "cat", 3);
+    await sender.rate("card-b", "run", 3);
+    await sender.flush();
+    expect(sent).toEqual(["card-gone", "card-b"]);
+    expect(sender.current.rejected).toHaveLength(1);
+    expect(sender.current.rejected[0]!.problem.title).toBe("Not found");
+    expect(await store.list(learnerId)).toEqual([]);
+  });
+
+  it("keeps a rating queued while the sign-in has expired", async () => {
+    const store = freshStore();
+    let expired = 2;
+    const sent: string[] = [];
+    const sender = new ReviewSender(
+      store,
+      learnerId,
+      async (r) => {
+        if (expired-- > 0) throw new ApiError(401, { type: "https://lexora.app/problems/unauthenticated", title: "Unauthenticated", status: 401 });
+        sent.push(r.key);
+      },
+      { pause: instant, online: () => true },
+    );
+    const r = await sender.rate("card-a", "cat", 3);
+    await sender.flush();
+    expect(sent).toEqual([r.key]);
+    expect(sender.current.rejected).toEqual([]);
+  });
+
+  it("sends only the signed-in learner's ratings", async () => {
+    const store = freshStore();
+    const other = new ReviewSender(store, "learner-2", () => Promise.reject(new TypeError("offline")), {
+      pause: instant,
+      online: () => false,
+    });
+    other.rate("card-x", "cat", 3);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    other.stop();
+    const sent: string[] = [];
+    const mine = new ReviewSender(store, learnerId, async (r) => void sent.push(r.cardId), { pause: instant, online: () => true });
+    await mine.rate("card-a", "run", 3);
+    await mine.flush();
+    expect(sent).toEqual(["card-a"]);
+    expect((await store.list("learner-2")).map((r) => r.cardId)).toEqual(["card-x"]);
+  });
+});

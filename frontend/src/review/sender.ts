@@ -1,0 +1,168 @@
+import { ApiError, type Problem } from "../api/problem";
+import type { QueuedReview, Rating, ReviewStore } from "./queue";
+
+/** Sends one rating; throws an ApiError for a refusal, anything else for a network failure. */
+export type SendReview = (r: QueuedReview) => Promise<void>;
+
+/** What the review screen shows of the queue. */
+export interface SenderState {
+  /** Ratings made but not yet acknowledged. */
+  pending: number;
+  /** The cards of those ratings, so that a new session does not show them again. */
+  queuedCards: string[];
+  /** The browser reports no network. */
+  offline: boolean;
+  /** The last failure that will be retried (network, 5xx), if the last attempt failed. */
+  retrying: string | null;
+  /** Ratings the server refused (4xx): they are not retried. */
+  rejected: { review: QueuedReview; problem: Problem }[];
+}
+
+export interface SenderOptions {
+  /** Waits ms, or less when the network comes back; tests make it instant. */
+  pause?: (ms: number) => Promise<void>;
+  online?: () => boolean;
+  newKey?: () => string;
+  now?: () => Date;
+}
+
+/** Backoff between attempts at the same rating: 1 s doubling to 30 s. */
+export function backoff(attempt: number): number {
+  return Math.min(30_000, 1000 * 2 ** Math.min(attempt, 5));
+}
+
+function pauseOrOnline(ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      window.removeEventListener("online", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    window.addEventListener("online", done);
+  });
+}
+
+/**
+ * ReviewSender is the client's side of SubmitReview's idempotency: every
+ * rating is first written to the store with its own Idempotency-Key, then
+ * sent, one at a time in the order they were made, and retried with the
+ * same key until the server acknowledges it (2xx: removed) or refuses it
+ * (4xx other than 401, 408 and 429: removed and reported). A 401 (the
+ * sign-in expired) keeps it queued until a token is accepted again. A network failure or a
+ * 5xx keeps it at the head of the queue, so later ratings never overtake
+ * it. While the browser is offline nothing is tried; the 'online' event
+ * resumes at once. The review screen never waits for any of this.
+ */
+export class ReviewSender {
+  private state: SenderState = { pending: 0, queuedCards: [], offline: false, retrying: null, rejected: [] };
+  private listeners = new Set<(s: SenderState) => void>();
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+  private readonly pause: (ms: number) => Promise<void>;
+  private readonly online: () => boolean;
+  private readonly newKey: () => string;
+  private readonly now: () => Date;
+
+  constructor(
+    private readonly store: ReviewStore,
+    private readonly learnerId: string,
+    private readonly send: SendReview,
+    opts: SenderOptions = {},
+  ) {
+    this.pause = opts.pause ?? pauseOrOnline;
+    this.online = opts.online ?? (() => navigator.onLine);
+    this.newKey = opts.newKey ?? (() => crypto.randomUUID());
+    this.now = opts.now ?? (() => new Date());
+  }
+
+  /** The current state; subscribe for changes. */
+  get current(): SenderState {
+    return this.state;
+  }
+
+  subscribe(listener: (s: SenderState) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Records a rating (durably, before anything is sent) and starts sending. */
+  async rate(cardId: string, lemma: string, rating: Rating): Promise<QueuedReview> {
+    const r = await this.store.add({
+      key: this.newKey(),
+      learnerId: this.learnerId,
+      cardId,
+      lemma,
+      rating,
+      reviewedAt: this.now().toISOString(),
+    });
+    this.set({ pending: this.state.pending + 1, queuedCards: [...this.state.queuedCards, cardId] });
+    void this.flush();
+    return r;
+  }
+
+  /** Sends what is queued (also what an earlier page load left); resolves when the queue is empty. */
+  flush(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.drain().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  /** Stops sending after the current attempt (sign-out, unmount). */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  private async drain(): Promise<void> {
+    let attempt = 0;
+    for (;;) {
+      this.again = false;
+      const queue = await this.store.list(this.learnerId);
+      this.set({ pending: queue.length, queuedCards: queue.map((q) => q.cardId) });
+      const head = queue[0];
+      if (!head || this.stopped) {
+        this.set({ retrying: null });
+        if (this.again && !this.stopped) continue;
+        return;
+      }
+      if (!this.online()) {
+        this.set({ offline: true });
+        await this.pause(backoff(attempt));
+        continue;
+      }
+      this.set({ offline: false });
+      try {
+        await this.send(head);
+        attempt = 0;
+        await this.store.remove(head.seq!);
+        this.set({ retrying: null });
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 401) {
+          // The sign-in expired: the rating stays queued until a new token
+          // (a refreshed Google token, or signing in again) is accepted.
+          this.set({ retrying: "sign in again to send it" });
+          await this.pause(backoff(attempt++));
+          continue;
+        }
+        if (err instanceof ApiError && !err.retryable) {
+          await this.store.remove(head.seq!);
+          this.set({ rejected: [...this.state.rejected, { review: head, problem: err.problem }], retrying: null });
+          continue;
+        }
+        this.set({ retrying: err instanceof Error ? err.message : String(err) });
+        await this.pause(backoff(attempt++));
+      }
+    }
+  }
+
+  private set(patch: Partial<SenderState>): void {
+    this.state = { ...this.state, ...patch };
+    for (const l of this.listeners) l(this.state);
+  }
+}

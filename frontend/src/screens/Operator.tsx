@@ -1,0 +1,272 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useId, useState, type FormEvent } from "react";
+import { useApi } from "../api/ApiContext";
+import { unwrap } from "../api/client";
+import { newKey, retryWrite } from "../api/mutation";
+import type { components } from "../api/schema";
+import { BarChartWithTable } from "../components/BarChartWithTable";
+import { ProblemAlert } from "../components/ProblemAlert";
+import { Empty, QueryState } from "../components/States";
+
+type Health = components["schemas"]["OutboxHealth"];
+type DeadDelivery = components["schemas"]["DeadDelivery"];
+
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "short", timeStyle: "medium" });
+
+/** "4 min 2 s" for an age in seconds. */
+export function age(seconds: number): string {
+  const s = Math.round(seconds);
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
+  return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+}
+
+/** Deliveries per minute, oldest first, labelled by minutes ago ("-59" to "now"). */
+export function ratePoints(perMinute: number[]) {
+  return perMinute.map((n, i) => ({ label: i === perMinute.length - 1 ? "now" : `-${perMinute.length - 1 - i}`, value: n }));
+}
+
+/** The on-call engineer's view: outbox health and dead letters with replay and skip. */
+export function Operator() {
+  const api = useApi();
+  const health = useQuery({
+    queryKey: ["outbox-health"],
+    queryFn: async () => unwrap(await api.GET("/OutboxHealth")),
+    refetchInterval: 5000,
+  });
+  return (
+    <section aria-labelledby="operator-title">
+      <h1 id="operator-title">Outbox</h1>
+      <QueryState query={health} what="the outbox's health">
+        {(h) => <HealthView h={h} />}
+      </QueryState>
+      <DeadLetters />
+    </section>
+  );
+}
+
+function HealthView({ h }: { h: Health }) {
+  const dead = h.dead.reduce((n, d) => n + d.count, 0);
+  return (
+    <>
+      <p>
+        <strong>{dead}</strong> dead {dead === 1 ? "delivery" : "deliveries"} · <strong>{h.blocked_keys}</strong> ordered{" "}
+        {h.blocked_keys === 1 ? "key" : "keys"} held back by a dead head
+      </p>
+      <h2>Backlog by subscriber</h2>
+      {h.backlog.length === 0 ? (
+        <Empty>Nothing waiting: every event has been delivered.</Empty>
+      ) : (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Subscriber</th>
+                <th scope="col">Topic</th>
+                <th scope="col">Pending</th>
+                <th scope="col">Due now</th>
+                <th scope="col">Oldest due</th>
+              </tr>
+            </thead>
+            <tbody>
+              {h.backlog.map((b) => (
+                <tr key={`${b.subscriber} ${b.topic}`}>
+                  <td>{b.subscriber}</td>
+                  <td>{b.topic}</td>
+                  <td>{b.pending}</td>
+                  <td>{b.due}</td>
+                  <td>{age(b.oldest_age_seconds)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <BarChartWithTable
+        title="Deliveries per minute, last hour"
+        data={ratePoints(h.delivered_per_minute)}
+        labelName="Minutes ago"
+        valueName="Deliveries"
+        height={180}
+      />
+    </>
+  );
+}
+
+type Action = "replay" | "skip";
+
+function DeadLetters() {
+  const api = useApi();
+  const qc = useQueryClient();
+  const dead = useQuery({
+    queryKey: ["dead-letters"],
+    queryFn: async () => unwrap(await api.GET("/ListDeadLetters", { params: { query: { limit: 100 } } })).dead,
+  });
+  const [selected, setSelected] = useState<number[]>([]);
+  const [action, setAction] = useState<Action | null>(null);
+  const [result, setResult] = useState<string | null>(null);
+  return (
+    <section aria-labelledby="dead-title">
+      <h2 id="dead-title">Dead letters</h2>
+      {result && (
+        <p role="status" className="ok-note">
+          {result}
+        </p>
+      )}
+      <QueryState query={dead} what="dead letters">
+        {(list) =>
+          list.length === 0 ? (
+            <Empty>No dead letters.</Empty>
+          ) : (
+            <>
+              <DeadTable list={list} selected={selected} onSelect={setSelected} />
+              {action ? (
+                <Confirm
+                  action={action}
+                  ids={selected}
+                  onCancel={() => setAction(null)}
+                  onDone={(n) => {
+                    setResult(`${n} ${n === 1 ? "delivery" : "deliveries"} ${action === "replay" ? "replayed" : "skipped"}.`);
+                    setAction(null);
+                    setSelected([]);
+                    void qc.invalidateQueries({ queryKey: ["dead-letters"] });
+                    void qc.invalidateQueries({ queryKey: ["outbox-health"] });
+                  }}
+                />
+              ) : (
+                <div className="actions">
+                  <button type="button" disabled={selected.length === 0} onClick={() => setAction("replay")}>
+                    Replay selected…
+                  </button>
+                  <button type="button" className="danger" disabled={selected.length === 0} onClick={() => setAction("skip")}>
+                    Skip selected…
+                  </button>
+                </div>
+              )}
+            </>
+          )
+        }
+      </QueryState>
+      <button type="button" onClick={() => void dead.refetch()}>
+        Refresh dead letters
+      </button>
+    </section>
+  );
+}
+
+function DeadTable({
+  list,
+  selected,
+  onSelect,
+}: {
+  list: DeadDelivery[];
+  selected: number[];
+  onSelect: (ids: number[]) => void;
+}) {
+  const toggle = (id: number, on: boolean) => onSelect(on ? [...selected, id] : selected.filter((x) => x !== id));
+  return (
+    <div className="table-wrap">
+      <table>
+        <caption className="muted">Most recent first; select deliveries to replay or skip.</caption>
+        <thead>
+          <tr>
+            <th scope="col">Select</th>
+            <th scope="col">Subscriber</th>
+            <th scope="col">Topic</th>
+            <th scope="col">Attempts</th>
+            <th scope="col">Last error</th>
+            <th scope="col">Dead since</th>
+          </tr>
+        </thead>
+        <tbody>
+          {list.map((d) => (
+            <tr key={d.id}>
+              <td>
+                <input
+                  type="checkbox"
+                  aria-label={`Select delivery ${d.id} (${d.subscriber}, ${d.topic})`}
+                  checked={selected.includes(d.id)}
+                  onChange={(e) => toggle(d.id, e.target.checked)}
+                />
+              </td>
+              <td>{d.subscriber}</td>
+              <td>{d.topic}</td>
+              <td>{d.attempts}</td>
+              <td className="error-text">
+                {d.last_error}
+                {d.blocking > 0 && <span className="badge warn">holds back {d.blocking}</span>}
+              </td>
+              <td>{dateTime.format(new Date(d.dead_at))}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/**
+ * The confirmation of a replay or skip: what will happen, and the reason
+ * recorded in the audit table (required to skip). One Idempotency-Key per
+ * confirmation, so a retried confirmation is applied once.
+ */
+function Confirm({
+  action,
+  ids,
+  onCancel,
+  onDone,
+}: {
+  action: Action;
+  ids: number[];
+  onCancel: () => void;
+  onDone: (n: number) => void;
+}) {
+  const api = useApi();
+  const id = useId();
+  const [reason, setReason] = useState("");
+  const [key] = useState(newKey);
+  const apply = useMutation({
+    mutationFn: async () => {
+      const params = { header: { "Idempotency-Key": key } };
+      const body = { ids, reason: reason.trim() };
+      return action === "replay"
+        ? unwrap(await api.POST("/ReplayDeadLetters", { params, body })).replayed
+        : unwrap(await api.POST("/SkipDeadLetters", { params, body })).skipped;
+    },
+    retry: retryWrite,
+    onSuccess: onDone,
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    apply.mutate();
+  };
+  const n = ids.length;
+  const what = `${n} dead ${n === 1 ? "delivery" : "deliveries"}`;
+  return (
+    <form onSubmit={submit} className="confirm" role="group" aria-labelledby={`${id}-title`}>
+      <h3 id={`${id}-title`}>{action === "replay" ? `Replay ${what}?` : `Skip ${what}?`}</h3>
+      <p>
+        {action === "replay"
+          ? "They become pending again with a fresh attempt budget, and the next drain delivers them."
+          : "They are marked resolved without being delivered: the subscriber never sees these events."}
+      </p>
+      {apply.isError && <ProblemAlert error={apply.error} context="Nothing was changed" />}
+      <label htmlFor={`${id}-reason`}>Reason (recorded in the audit log{action === "skip" ? ", required" : ""})</label>
+      <textarea
+        id={`${id}-reason`}
+        required={action === "skip"}
+        maxLength={1000}
+        value={reason}
+        onChange={(e) => setReason(e.target.value)}
+      />
+      <div className="actions">
+        <button type="submit" className={action === "skip" ? "danger" : "primary"} disabled={apply.isPending}>
+          {action === "replay" ? "Confirm replay" : "Confirm skip"}
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,120 @@
+import { screen, waitFor } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it } from "vitest";
+import { fakeServer, json, renderApp } from "../test/render";
+import { Review } from "./Review";
+
+const card = (id: string, lemma: string) => ({
+  card_id: `00000000-0000-4000-8000-${id.padStart(12, "0")}`,
+  lemma,
+  part_of_speech: "noun",
+  definition: `the meaning of ${lemma}`,
+  example: `a ${lemma} example`,
+  state: "new",
+  due: "2026-03-02T09:00:00Z",
+  stability: 0,
+  difficulty: 0,
+});
+
+const schedule = (cards: ReturnType<typeof card>[]) => ({
+  learner_id: "00000000-0000-4000-8000-000000000001",
+  timezone: "Europe/Paris",
+  now: "2026-03-02T09:00:00Z",
+  due_count: cards.length,
+  due: cards,
+  forecast: [{ date: "2026-03-02", due: cards.length }],
+});
+
+const reviewed = (cardId: string) => ({
+  review_id: 1,
+  card: {
+    id: cardId,
+    state: "learning",
+    due: "2026-03-02T09:10:00Z",
+    stability: 1,
+    difficulty: 5,
+    scheduled_days: 0,
+    reps: 1,
+    lapses: 0,
+    suspended: false,
+  },
+  completed_assignments: [],
+});
+
+describe("Review", () => {
+  it("runs a session from the keyboard: space reveals, 1–4 rate, each rating sent with its own key", async () => {
+    const cards = [card("1", "cat"), card("2", "run"), card("3", "red")];
+    const server = fakeServer((req) =>
+      req.path === "/GetSchedule" ? json(schedule(cards)) : json(reviewed((req.body as { card_id: string }).card_id)),
+    );
+    const user = userEvent.setup();
+    renderApp(<Review />);
+
+    expect(await screen.findByRole("heading", { name: "cat" })).toBeInTheDocument();
+    expect(screen.queryByText("the meaning of cat")).not.toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: /Good/ })).not.toBeInTheDocument();
+    await user.keyboard("3");
+    expect(screen.getByRole("heading", { name: "cat" })).toBeInTheDocument();
+
+    await user.keyboard(" ");
+    expect(screen.getByText("the meaning of cat")).toBeInTheDocument();
+    await user.keyboard("3");
+    expect(await screen.findByRole("heading", { name: "run" })).toBeInTheDocument();
+    await user.keyboard(" ");
+    await user.keyboard("1");
+    await user.keyboard(" ");
+    await user.keyboard("4");
+
+    expect(await screen.findByRole("heading", { name: "Session complete" })).toBeInTheDocument();
+    expect(screen.getByText(/You reviewed/)).toHaveTextContent("You reviewed 3 cards.");
+    await waitFor(() => expect(screen.getByTestId("queue-status")).toHaveTextContent("All ratings saved."));
+
+    const submits = server.seen.filter((s) => s.path === "/SubmitReview");
+    expect(submits.map((s) => s.body)).toEqual([
+      { card_id: cards[0]!.card_id, rating: 3 },
+      { card_id: cards[1]!.card_id, rating: 1 },
+      { card_id: cards[2]!.card_id, rating: 4 },
+    ]);
+    expect(submits.every((s) => s.headers.get("Authorization") === "Bearer test-token")).toBe(true);
+    expect(new Set(submits.map((s) => s.headers.get("Idempotency-Key"))).size).toBe(3);
+  });
+
+  it("shows the next card at once and retries a failed rating with the same key", async () => {
+    const cards = [card("1", "cat"), card("2", "run")];
+    let failures = 2;
+    const server = fakeServer((req) => {
+      if (req.path === "/GetSchedule") return json(schedule(cards));
+      if (failures-- > 0) throw new TypeError("Failed to fetch");
+      return json(reviewed((req.body as { card_id: string }).card_id));
+    });
+    const user = userEvent.setup();
+    renderApp(<Review />, { sender: { pause: () => Promise.resolve(), online: () => true } });
+
+    await screen.findByRole("heading", { name: "cat" });
+    await user.keyboard(" ");
+    await user.click(screen.getByRole("button", { name: /Good/ }));
+    expect(screen.getByRole("heading", { name: "run" })).toBeInTheDocument();
+    await waitFor(() => expect(screen.getByTestId("queue-status")).toHaveTextContent("All ratings saved."));
+
+    const submits = server.seen.filter((s) => s.path === "/SubmitReview");
+    expect(submits).toHaveLength(3);
+    expect(new Set(submits.map((s) => s.headers.get("Idempotency-Key"))).size).toBe(1);
+  });
+
+  it("says when nothing is due", async () => {
+    fakeServer(() => json(schedule([])));
+    renderApp(<Review />);
+    expect(await screen.findByText(/Nothing is due right now/)).toBeInTheDocument();
+  });
+
+  it("shows the problem document when the schedule cannot be read", async () => {
+    fakeServer(() =>
+      json({ type: "https://lexora.app/problems/unauthenticated", title: "Unauthenticated", status: 401, detail: "send a valid, unexpired ID token" }, 401),
+    );
+    renderApp(<Review />);
+    const alert = await screen.findByRole("alert");
+    expect(alert).toHaveTextContent("Could not load your due cards: Unauthenticated");
+    expect(alert).toHaveTextContent("send a valid, unexpired ID token");
+    expect(alert).not.toHaveTextContent(/something went wrong/i);
+  });
+});

@@ -1,0 +1,215 @@
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useCallback, useEffect, useRef, useState } from "react";
+import { Link } from "react-router";
+import { useApi } from "../api/ApiContext";
+import { unwrap } from "../api/client";
+import type { components } from "../api/schema";
+import { ProblemAlert } from "../components/ProblemAlert";
+import { Empty, QueryState } from "../components/States";
+import type { Rating } from "../review/queue";
+import { useReviewSender, useSenderState } from "../review/SenderContext";
+
+type DueCard = components["schemas"]["DueCard"];
+
+/** The four ratings, their keys and names (FSRS: Again, Hard, Good, Easy). */
+export const ratings: { value: Rating; name: string; hint: string }[] = [
+  { value: 1, name: "Again", hint: "forgot it" },
+  { value: 2, name: "Hard", hint: "recalled with effort" },
+  { value: 3, name: "Good", hint: "recalled" },
+  { value: 4, name: "Easy", hint: "recalled at once" },
+];
+
+/** How many due cards one session loads. */
+export const sessionSize = 50;
+
+/**
+ * The review session: the due cards one at a time. Space (or the button)
+ * reveals the answer; 1 to 4 (or the buttons) rate it. A rating is queued
+ * and sent in the background (ReviewSender), so the next card shows at once
+ * whatever the network does; the queue's state is shown below the card.
+ */
+export function Review() {
+  const api = useApi();
+  const due = useQuery({
+    queryKey: ["schedule", "due"],
+    queryFn: async () => unwrap(await api.GET("/GetSchedule", { params: { query: { limit: sessionSize } } })),
+    // A session works on the cards it loaded; a background refetch would
+    // reshuffle them under the learner.
+    refetchOnWindowFocus: false,
+    staleTime: Infinity,
+  });
+  return (
+    <section aria-labelledby="review-title">
+      <h1 id="review-title">Review</h1>
+      <QueryState query={due} what="your due cards">
+        {(s) => <Session key={s.now} cards={s.due} dueCount={s.due_count} onMore={() => void due.refetch()} />}
+      </QueryState>
+      <QueueStatus />
+    </section>
+  );
+}
+
+function Session({ cards: loaded, dueCount, onMore }: { cards: DueCard[]; dueCount: number; onMore: () => void }) {
+  const sender = useReviewSender();
+  // Fixed for the session: the loaded cards less those rated but not yet
+  // acknowledged (a reload while offline), which the server still has as due.
+  const [cards] = useState(() => loaded.filter((c) => !sender.current.queuedCards.includes(c.card_id)));
+  const queryClient = useQueryClient();
+  const [index, setIndex] = useState(0);
+  const [revealed, setRevealed] = useState(false);
+  const [counts, setCounts] = useState<Record<Rating, number>>({ 1: 0, 2: 0, 3: 0, 4: 0 });
+  const [error, setError] = useState<unknown>(null);
+  const card = cards[index];
+  const revealButton = useRef<HTMLButtonElement>(null);
+  const cardHeading = useRef<HTMLHeadingElement>(null);
+
+  const rate = useCallback(
+    (rating: Rating) => {
+      if (!card || !revealed) return;
+      sender.rate(card.card_id, card.lemma, rating).then(
+        () => void queryClient.invalidateQueries({ queryKey: ["schedule", "forecast"] }),
+        (e: unknown) => setError(e),
+      );
+      setCounts((c) => ({ ...c, [rating]: c[rating] + 1 }));
+      setRevealed(false);
+      setIndex((i) => i + 1);
+    },
+    [card, revealed, sender, queryClient],
+  );
+
+  // Keep the keyboard where the learner is: on the reveal button for the
+  // next card, on the card once revealed.
+  useEffect(() => {
+    if (revealed) cardHeading.current?.focus();
+    else revealButton.current?.focus();
+  }, [revealed, index]);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.ctrlKey || e.metaKey || e.altKey) return;
+      const t = e.target instanceof Element ? e.target : null;
+      if (t?.closest("input, textarea, select, [contenteditable]")) return;
+      if (e.key === " ") {
+        // Space keeps its own meaning on a link or a button (the reveal
+        // button's is to reveal); anywhere else it reveals.
+        if (t?.closest("a, button, summary")) return;
+        e.preventDefault();
+        setRevealed(true);
+      } else if (["1", "2", "3", "4"].includes(e.key)) {
+        e.preventDefault();
+        rate(Number(e.key) as Rating);
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [rate]);
+
+  if (cards.length === 0) {
+    return (
+      <Empty>
+        Nothing is due right now. <Link to="/schedule">See when your next reviews are due</Link>.
+      </Empty>
+    );
+  }
+  if (!card) {
+    const total = index;
+    return (
+      <div className="summary" role="status">
+        <h2>Session complete</h2>
+        <p>
+          You reviewed <strong>{total}</strong> {total === 1 ? "card" : "cards"}.
+        </p>
+        <ul className="summary-counts">
+          {ratings.map((r) => (
+            <li key={r.value}>
+              {r.name}: <strong>{counts[r.value]}</strong>
+            </li>
+          ))}
+        </ul>
+        <p>
+          <button type="button" className="primary" onClick={onMore}>
+            Check for more due cards
+          </button>{" "}
+          <Link to="/schedule">See the forecast</Link>
+        </p>
+      </div>
+    );
+  }
+  return (
+    <>
+      {error !== null && <ProblemAlert error={error} context="Your rating could not be saved on this device" />}
+      <p className="muted" aria-live="polite">
+        Card {index + 1} of {cards.length}
+        {dueCount > cards.length && ` (${dueCount} due in all)`}
+      </p>
+      <article className="card" aria-labelledby="card-lemma">
+        <h2 id="card-lemma" ref={cardHeading} tabIndex={-1} lang="en">
+          {card.lemma}
+        </h2>
+        {revealed ? (
+          <dl className="answer">
+            <dt>Part of speech</dt>
+            <dd>{card.part_of_speech}</dd>
+            <dt>Definition</dt>
+            <dd>{card.definition}</dd>
+            {card.example && (
+              <>
+                <dt>Example</dt>
+                <dd lang="en">
+                  <q>{card.example}</q>
+                </dd>
+              </>
+            )}
+          </dl>
+        ) : (
+          <button type="button" ref={revealButton} className="primary reveal" onClick={() => setRevealed(true)}>
+            Show answer <kbd>Space</kbd>
+          </button>
+        )}
+      </article>
+      {revealed && (
+        <div role="group" aria-label="How well did you know it?" className="ratings">
+          {ratings.map((r) => (
+            <button
+              key={r.value}
+              type="button"
+              className={`rating rating-${r.value}`}
+              onClick={() => rate(r.value)}
+              aria-keyshortcuts={String(r.value)}
+            >
+              <span className="rating-name">{r.name}</span>
+              <span className="rating-hint">{r.hint}</span>
+              <kbd>{r.value}</kbd>
+            </button>
+          ))}
+        </div>
+      )}
+    </>
+  );
+}
+
+/** What the queue of ratings is doing: all sent, waiting offline, retrying, or refused. */
+function QueueStatus() {
+  const s = useSenderState();
+  return (
+    <div className="queue-status">
+      <p role="status" data-testid="queue-status">
+        {s.pending === 0
+          ? "All ratings saved."
+          : s.offline
+            ? `You are offline: ${s.pending} ${s.pending === 1 ? "rating waits" : "ratings wait"} on this device and will be sent when you are back online.`
+            : s.retrying
+              ? `${s.pending} ${s.pending === 1 ? "rating" : "ratings"} not sent yet; retrying (${s.retrying}).`
+              : `Sending ${s.pending} ${s.pending === 1 ? "rating" : "ratings"}…`}
+      </p>
+      {s.rejected.map(({ review, problem }) => (
+        <div role="alert" className="alert" key={review.key}>
+          <p className="alert-title">
+            Your rating of “{review.lemma}” was not accepted: {problem.title}
+          </p>
+          {problem.detail && <p>{problem.detail}</p>}
+        </div>
+      ))}
+    </div>
+  );
+}

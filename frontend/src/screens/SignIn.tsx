@@ -1,0 +1,99 @@
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { useLocation, useNavigate } from "react-router";
+import { useAuth } from "../auth/AuthContext";
+import { listDevUsers } from "../auth/devSignIn";
+import { ProblemAlert } from "../components/ProblemAlert";
+import { QueryState } from "../components/States";
+import { authMode } from "../config";
+
+const roleLabel = { learner: "Learner", teacher: "Teacher", operator: "Operator" } as const;
+
+/** Sign-in: Google (production builds) or a user of the local database (development). */
+export function SignIn() {
+  const reason = (useLocation().state as { reason?: string } | null)?.reason;
+  return (
+    <section aria-labelledby="signin-title" className="narrow">
+      <h1 id="signin-title">Sign in to Lexora</h1>
+      {reason && (
+        <p role="status" className="alert">
+          You were signed out: {reason}
+        </p>
+      )}
+      {authMode === "firebase" ? <GoogleSignIn /> : <DevSignIn />}
+    </section>
+  );
+}
+
+/** Where to go once signed in: the page that sent the user here, or home. */
+function useAfterSignIn() {
+  const navigate = useNavigate();
+  const from = (useLocation().state as { from?: string } | null)?.from;
+  return () => navigate(from ?? "/", { replace: true });
+}
+
+function GoogleSignIn() {
+  const auth = useAuth();
+  const done = useAfterSignIn();
+  const [error, setError] = useState<unknown>(null);
+  return (
+    <>
+      {error !== null && <ProblemAlert error={error} context="Sign-in failed" />}
+      <button
+        type="button"
+        className="primary"
+        onClick={() =>
+          auth.signInWithGoogle().then(
+            () => done(),
+            (e: unknown) => setError(e),
+          )
+        }
+      >
+        Sign in with Google
+      </button>
+    </>
+  );
+}
+
+function DevSignIn() {
+  const auth = useAuth();
+  const done = useAfterSignIn();
+  const users = useQuery({ queryKey: ["dev-users"], queryFn: listDevUsers });
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const signIn = async (id: string) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await auth.signInAs(id);
+      done();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <>
+      <p className="muted">
+        Development sign-in: pick a user of the local database. (Production builds sign in with Google.)
+      </p>
+      {error !== null && <ProblemAlert error={error} context="Sign-in failed" />}
+      <QueryState query={users} what="users">
+        {(list) => (
+          <ul className="user-list">
+            {list.map((u) => (
+              <li key={u.id}>
+                <button type="button" disabled={busy} onClick={() => void signIn(u.id)}>
+                  <span className="user-name">{u.display_name}</span>
+                  <span className="badge">{roleLabel[u.role]}</span>
+                  <span className="muted">{u.email}</span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+      </QueryState>
+    </>
+  );
+}

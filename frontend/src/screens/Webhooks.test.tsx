@@ -1,0 +1,70 @@
+import { screen, waitFor } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it } from "vitest";
+import { fakeServer, json, renderApp } from "../test/render";
+import { Webhooks } from "./Webhooks";
+
+const teacher = { id: "00000000-0000-4000-8000-00000000000a", displayName: "Ada", email: "ada@lexora.test", role: "teacher" as const };
+
+const endpoint = {
+  id: "5b0f3f5e-7d47-4c1b-9a55-9e3c8b1d2a10",
+  url: "https://school.example/hooks",
+  topics: ["assignment.completed"],
+  created_at: "2026-03-02T09:00:00Z",
+  disabled_at: null,
+  disabled_reason: null,
+  previous_secret_expires_at: null,
+};
+
+describe("Webhooks", () => {
+  it("shows a refusal's title and field errors, and changes nothing", async () => {
+    const server = fakeServer((req) =>
+      req.path === "/ListWebhookEndpoints"
+        ? json({ endpoints: [] })
+        : json(
+            {
+              type: "https://lexora.app/problems/validation-failed",
+              title: "Invalid request",
+              status: 400,
+              errors: [{ field: "url", reason: "must be https" }],
+            },
+            400,
+          ),
+    );
+    const user = userEvent.setup();
+    renderApp(<Webhooks />, { user: teacher });
+    expect(await screen.findByText("No endpoints yet.")).toBeInTheDocument();
+    await user.type(screen.getByLabelText(/Endpoint URL/), "http://insecure.example/hook");
+    await user.click(screen.getByRole("button", { name: "Register" }));
+
+    const alert = await screen.findByRole("alert");
+    expect(alert).toHaveTextContent("Not registered: Invalid request");
+    expect(screen.getByRole("list", { name: "Field errors" })).toHaveTextContent("url: must be https");
+    expect(server.seen.filter((s) => s.path === "/RegisterWebhookEndpoint")).toHaveLength(1);
+    expect(screen.getByText("No endpoints yet.")).toBeInTheDocument();
+  });
+
+  it("shows the secret once after registering, then lists the endpoint without it", async () => {
+    let registered = false;
+    const server = fakeServer((req) => {
+      if (req.path === "/ListWebhookEndpoints") return json({ endpoints: registered ? [endpoint] : [] });
+      registered = true;
+      return json({ ...endpoint, secret: "whsec_c2VjcmV0" }, 201);
+    });
+    const user = userEvent.setup();
+    renderApp(<Webhooks />, { user: teacher });
+    await screen.findByText("No endpoints yet.");
+    await user.type(screen.getByLabelText(/Endpoint URL/), endpoint.url);
+    await user.click(screen.getByRole("checkbox", { name: /A learner joined/ }));
+    await user.click(screen.getByRole("checkbox", { name: /A deck was assigned/ }));
+    await user.click(screen.getByRole("button", { name: "Register" }));
+
+    expect(await screen.findByTestId("secret")).toHaveTextContent("whsec_c2VjcmV0");
+    expect(await screen.findByText(endpoint.url, { selector: "code.url" })).toBeInTheDocument();
+    const reg = server.seen.find((s) => s.path === "/RegisterWebhookEndpoint")!;
+    expect(reg.body).toEqual({ url: endpoint.url, topics: ["assignment.completed"] });
+    expect(reg.headers.get("Idempotency-Key")).toBeTruthy();
+    await user.click(screen.getByRole("button", { name: "Done" }));
+    await waitFor(() => expect(screen.queryByTestId("secret")).not.toBeInTheDocument());
+  });
+});

@@ -1,0 +1,209 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useId, useState, type FormEvent } from "react";
+import { useApi } from "../api/ApiContext";
+import { unwrap } from "../api/client";
+import { newKey, retryWrite } from "../api/mutation";
+import type { components } from "../api/schema";
+import { ProblemAlert } from "../components/ProblemAlert";
+import { Empty, QueryState } from "../components/States";
+
+type Endpoint = components["schemas"]["WebhookEndpoint"];
+type Topic = components["schemas"]["WebhookTopic"];
+
+export const topics: { value: Topic; label: string }[] = [
+  { value: "learner.enrolled", label: "A learner joined a class" },
+  { value: "assignment.created", label: "A deck was assigned" },
+  { value: "assignment.completed", label: "A learner completed an assignment" },
+];
+
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+
+/** A teacher's webhook endpoints: register, see the secret once, rotate, re-enable, delete. */
+export function Webhooks() {
+  const api = useApi();
+  const endpoints = useQuery({
+    queryKey: ["webhooks"],
+    queryFn: async () => unwrap(await api.GET("/ListWebhookEndpoints")).endpoints,
+  });
+  const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
+  return (
+    <section aria-labelledby="webhooks-title">
+      <h1 id="webhooks-title">Webhooks</h1>
+      <p className="muted">
+        Lexora posts signed events (Standard Webhooks) to your endpoints. Each endpoint's signing secret is shown
+        once, when it is registered or rotated.
+      </p>
+      {secret && (
+        <div className="secret" role="status">
+          <p>
+            Signing secret for <code>{secret.url}</code>. Copy it now: it is not shown again.
+          </p>
+          <p>
+            <code data-testid="secret">{secret.secret}</code>{" "}
+            <button type="button" onClick={() => void navigator.clipboard?.writeText(secret.secret)}>
+              Copy
+            </button>{" "}
+            <button type="button" onClick={() => setSecret(null)}>
+              Done
+            </button>
+          </p>
+        </div>
+      )}
+      <Register onSecret={setSecret} />
+      <h2>Your endpoints</h2>
+      <QueryState query={endpoints} what="your endpoints">
+        {(list) =>
+          list.length === 0 ? (
+            <Empty>No endpoints yet.</Empty>
+          ) : (
+            <ul className="endpoints">
+              {list.map((ep) => (
+                <EndpointRow key={ep.id} ep={ep} onSecret={setSecret} />
+              ))}
+            </ul>
+          )
+        }
+      </QueryState>
+    </section>
+  );
+}
+
+function Register({ onSecret }: { onSecret: (s: { url: string; secret: string }) => void }) {
+  const api = useApi();
+  const qc = useQueryClient();
+  const id = useId();
+  const [url, setUrl] = useState("");
+  const [chosen, setChosen] = useState<Topic[]>(topics.map((t) => t.value));
+  const register = useMutation({
+    mutationFn: async (v: { key: string; url: string; topics: Topic[] }) =>
+      unwrap(
+        await api.POST("/RegisterWebhookEndpoint", {
+          params: { header: { "Idempotency-Key": v.key } },
+          body: { url: v.url, topics: v.topics },
+        }),
+      ),
+    retry: retryWrite,
+    onSuccess: (ep) => {
+      onSecret({ url: ep.url, secret: ep.secret ?? "" });
+      setUrl("");
+      void qc.invalidateQueries({ queryKey: ["webhooks"] });
+    },
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    register.mutate({ key: newKey(), url: url.trim(), topics: chosen });
+  };
+  return (
+    <form onSubmit={submit} className="card-form" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>Register an endpoint</h2>
+      {register.isError && <ProblemAlert error={register.error} context="Not registered" />}
+      <label htmlFor={`${id}-url`}>Endpoint URL (https)</label>
+      <input
+        id={`${id}-url`}
+        type="url"
+        required
+        placeholder="https://school.example/lexora"
+        value={url}
+        onChange={(e) => setUrl(e.target.value)}
+      />
+      <fieldset>
+        <legend>Events</legend>
+        {topics.map((t) => (
+          <label key={t.value} className="check">
+            <input
+              type="checkbox"
+              checked={chosen.includes(t.value)}
+              onChange={(e) =>
+                setChosen((c) => (e.target.checked ? [...c, t.value] : c.filter((x) => x !== t.value)))
+              }
+            />
+            {t.label} <code>{t.value}</code>
+          </label>
+        ))}
+      </fieldset>
+      <button type="submit" className="primary" disabled={register.isPending}>
+        {register.isPending ? "Registering…" : "Register"}
+      </button>
+    </form>
+  );
+}
+
+function EndpointRow({ ep, onSecret }: { ep: Endpoint; onSecret: (s: { url: string; secret: string }) => void }) {
+  const api = useApi();
+  const qc = useQueryClient();
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const [revoke, setRevoke] = useState(false);
+  const done = () => void qc.invalidateQueries({ queryKey: ["webhooks"] });
+  const header = (key: string) => ({ header: { "Idempotency-Key": key } });
+  const rotate = useMutation({
+    mutationFn: async (key: string) =>
+      unwrap(await api.POST("/RotateWebhookSecret", { params: header(key), body: { id: ep.id, revoke_previous: revoke } })),
+    retry: retryWrite,
+    onSuccess: (r) => {
+      onSecret({ url: r.url, secret: r.secret ?? "" });
+      done();
+    },
+  });
+  const enable = useMutation({
+    mutationFn: async (key: string) =>
+      unwrap(await api.POST("/EnableWebhookEndpoint", { params: header(key), body: { id: ep.id } })),
+    retry: retryWrite,
+    onSuccess: done,
+  });
+  const remove = useMutation({
+    mutationFn: async (key: string) =>
+      unwrap(await api.POST("/DeleteWebhookEndpoint", { params: header(key), body: { id: ep.id } })),
+    retry: retryWrite,
+    onSuccess: done,
+  });
+  const failed = rotate.error ?? enable.error ?? remove.error;
+  return (
+    <li className="endpoint">
+      <p>
+        <code className="url">{ep.url}</code>{" "}
+        {ep.disabled_at ? <span className="badge warn">Disabled</span> : <span className="badge ok">Active</span>}
+      </p>
+      <p className="muted">
+        {ep.topics.join(", ")} · registered {dateTime.format(new Date(ep.created_at))}
+        {ep.previous_secret_expires_at &&
+          ` · the previous secret also signs until ${dateTime.format(new Date(ep.previous_secret_expires_at))}`}
+      </p>
+      {ep.disabled_at && (
+        <p>
+          Disabled {dateTime.format(new Date(ep.disabled_at))}
+          {ep.disabled_reason && `: ${ep.disabled_reason}`}
+        </p>
+      )}
+      {failed != null && <ProblemAlert error={failed} context="The endpoint was not changed" />}
+      <div className="actions">
+        <label className="check">
+          <input type="checkbox" checked={revoke} onChange={(e) => setRevoke(e.target.checked)} />
+          Stop the old secret at once
+        </label>
+        <button type="button" onClick={() => rotate.mutate(newKey())} disabled={rotate.isPending}>
+          Rotate secret
+        </button>
+        {ep.disabled_at && (
+          <button type="button" onClick={() => enable.mutate(newKey())} disabled={enable.isPending}>
+            Re-enable
+          </button>
+        )}
+        {confirmDelete ? (
+          <span role="group" aria-label={`Delete ${ep.url}?`}>
+            Delete this endpoint? No more events will be sent to it.{" "}
+            <button type="button" className="danger" onClick={() => remove.mutate(newKey())} disabled={remove.isPending}>
+              Yes, delete
+            </button>{" "}
+            <button type="button" onClick={() => setConfirmDelete(false)}>
+              Cancel
+            </button>
+          </span>
+        ) : (
+          <button type="button" className="danger" onClick={() => setConfirmDelete(true)}>
+            Delete
+          </button>
+        )}
+      </div>
+    </li>
+  );
+}

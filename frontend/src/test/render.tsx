@@ -1,0 +1,95 @@
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { render } from "@testing-library/react";
+import type { ReactElement } from "react";
+import { MemoryRouter } from "react-router";
+import { vi } from "vitest";
+import { ApiProvider } from "../api/ApiContext";
+import { AuthValue, type Auth } from "../auth/AuthContext";
+import type { SessionUser } from "../auth/session";
+import { indexedDbStore, type ReviewStore } from "../review/queue";
+import { ReviewSenderProvider } from "../review/SenderContext";
+import type { SenderOptions } from "../review/sender";
+
+/** A request the fake server received: method, function path, headers, JSON body. */
+export interface Seen {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: Headers;
+  body: unknown;
+}
+
+/**
+ * A fake of the functions: handler answers each request (a Response, or
+ * throws for a network failure); every request is recorded in `seen`.
+ */
+export function fakeServer(handler: (req: Seen) => Response | Promise<Response>) {
+  const seen: Seen[] = [];
+  const fetch = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
+    const req = input instanceof Request ? input : new Request(new URL(String(input), "http://localhost"), init);
+    const url = new URL(req.url);
+    const text = req.method === "GET" ? "" : await req.text();
+    const s: Seen = {
+      method: req.method,
+      path: url.pathname,
+      query: url.searchParams,
+      headers: req.headers,
+      body: text ? JSON.parse(text) : undefined,
+    };
+    seen.push(s);
+    return handler(s);
+  });
+  vi.stubGlobal("fetch", fetch);
+  return { seen, fetch };
+}
+
+export function json(body: unknown, status = 200): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "Content-Type": status >= 400 ? "application/problem+json" : "application/json" },
+  });
+}
+
+export const learner: SessionUser = {
+  id: "00000000-0000-4000-8000-000000000001",
+  displayName: "Mia",
+  email: "mia@lexora.test",
+  role: "learner",
+};
+
+let dbCount = 0;
+
+/** A fresh IndexedDB (fake-indexeddb) store per test. */
+export function freshStore(): ReviewStore {
+  return indexedDbStore(`lexora-test-${++dbCount}-${Math.random()}`);
+}
+
+/** Renders ui as the signed-in user, with a rating sender on store. */
+export function renderApp(
+  ui: ReactElement,
+  { user = learner, store = freshStore(), sender }: { user?: SessionUser; store?: ReviewStore; sender?: SenderOptions } = {},
+) {
+  const auth: Auth = {
+    user,
+    ready: true,
+    token: async () => "test-token",
+    signInAs: async () => {},
+    signInWithGoogle: async () => {},
+    signOut: async () => {},
+  };
+  const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { retry: false } } });
+  const result = render(
+    <QueryClientProvider client={queryClient}>
+      <AuthValue value={auth}>
+        <ApiProvider>
+          <MemoryRouter>
+            <ReviewSenderProvider learnerId={user.id} store={store} options={sender}>
+              {ui}
+            </ReviewSenderProvider>
+          </MemoryRouter>
+        </ApiProvider>
+      </AuthValue>
+    </QueryClientProvider>,
+  );
+  return { ...result, store, queryClient };
+}

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/lexora-app/lexora/pkg/platform/auth"
+	"github.com/lexora-app/lexora/pkg/platform/database"
+	"github.com/lexora-app/lexora/pkg/platform/httpx"
+)
+
+// devTokenTTL is how long a development sign-in lasts: a working day.
+const devTokenTTL = 12 * time.Hour
+
+// maxDevUsers caps the sign-in picker's list.
+const maxDevUsers = 200
+
+// devSignIn is the local stand-in for Google's sign-in page: it lists the
+// users in the database and mints, for the one picked, the development ID
+// token (auth.DevToken) that the functions accept with AUTH_DEV=true. It
+// exists only in this local server, never in a deployed function.
+type devSignIn struct {
+	open    func(context.Context) (*database.Pool, error)
+	project string
+	log     *slog.Logger
+
+	mu   sync.Mutex
+	pool *database.Pool // opened at the first request, so the server starts while the database is down
+}
+
+// DevUser is one user the development sign-in offers.
+type DevUser struct {
+	ID          uuid.UUID `json:"id"`
+	DisplayName string    `json:"display_name"`
+	Email       string    `json:"email"`
+	Role        string    `json:"role"`
+}
+
+// DevToken is a minted development ID token and when it expires.
+type DevToken struct {
+	Token     string    `json:"token"`
+	ExpiresAt time.Time `json:"expires_at"`
+	User      DevUser   `json:"user"`
+}
+
+// newDevSignIn returns the development sign-in for project's tokens, on the
+// database that open opens at its first request (a failed open is tried
+// again at the next). It refuses to exist on Cloud Run (K_SERVICE set), as
+// auth.NewVerifier refuses development mode there.
+func newDevSignIn(open func(context.Context) (*database.Pool, error), project string, log *slog.Logger) (*devSignIn, error) {
+	if os.Getenv("K_SERVICE") != "" {
+		return nil, errors.New("the development sign-in is refused on Cloud Run (K_SERVICE is set)")
+	}
+	return &devSignIn{open: open, project: project, log: log}, nil
+}
+
+func (d *devSignIn) db(ctx context.Context) (*database.Pool, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.pool == nil {
+		p, err := d.open(ctx)
+		if err != nil {
+			return nil, err
+		}
+		d.pool = p
+	}
+	return d.pool, nil
+}
+
+// close closes the database pool, if one was opened.
+func (d *devSignIn) close() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.pool != nil {
+		d.pool.Close()
+	}
+}
+
+// routes are the sign-in's paths: GET /dev/users answers {"users": [DevUser]}
+// (operators, teachers, then learners, by name); POST /dev/token with
+// {"user_id": "<uuid>"} answers a DevToken, 400 for a malformed body and 404
+// for a user that does not exist.
+func (d *devSignIn) routes() map[string]func(http.ResponseWriter, *http.Request) {
+	return map[string]func(http.ResponseWriter, *http.Request){
+		"/dev/users": d.users,
+		"/dev/token": d.token,
+	}
+}
+
+func (d *devSignIn) users(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		d.methodNotAllowed(w, http.MethodGet)
+		return
+	}
+	pool, err := d.db(r.Context())
+	if err != nil {
+		httpx.WriteError(w, r, d.log, err)
+		return
+	}
+	rows, err := pool.Query(r.Context(), `SELECT id, display_name, email, role FROM users
+		ORDER BY array_position(ARRAY['operator', 'teacher', 'learner'], role), display_name, id LIMIT $1`, maxDevUsers)
+	if err != nil {
+		httpx.WriteError(w, r, d.log, fmt.Errorf("list users: %w", err))
+		return
+	}
+	users, err := pgx.CollectRows(rows, pgx.RowToStructByPos[DevUser])
+	if err != nil {
+		httpx.WriteError(w, r, d.log, fmt.Errorf("list users: %w", err))
+		return
+	}
+	httpx.WriteJSON(w, http.StatusOK, map[string]any{"users": users})
+}
+
+func (d *devSignIn) token(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		d.methodNotAllowed(w, http.MethodPost)
+		return
+	}
+	var req struct {
+		UserID string `json:"user_id" validate:"required,uuid"`
+	}
+	if err := httpx.DecodeJSON(r, &req); err != nil {
+		httpx.WriteError(w, r, d.log, err)
+		return
+	}
+	// A user linked to an identity signs in as that subject; one not yet
+	// linked (enrolled by email) gets a token with its id as subject and its
+	// verified email, which links the account at the first request.
+	pool, err := d.db(r.Context())
+	if err != nil {
+		httpx.WriteError(w, r, d.log, err)
+		return
+	}
+	var u DevUser
+	var subject string
+	err = pool.QueryRow(r.Context(), `SELECT id, display_name, email, role, coalesce(auth_subject, id::text)
+		FROM users WHERE id = $1`, req.UserID).Scan(&u.ID, &u.DisplayName, &u.Email, &u.Role, &subject)
+	if errors.Is(err, pgx.ErrNoRows) {
+		httpx.WriteError(w, r, d.log, httpx.NotFound("user"))
+		return
+	}
+	if err != nil {
+		httpx.WriteError(w, r, d.log, fmt.Errorf("load user: %w", err))
+		return
+	}
+	now := time.Now()
+	tok, err := auth.DevToken(d.project, subject, u.Email, devTokenTTL)
+	if err != nil {
+		httpx.WriteError(w, r, d.log, err)
+		return
+	}
+	httpx.WriteJSON(w, http.StatusOK, DevToken{Token: tok, ExpiresAt: now.Add(devTokenTTL).UTC().Truncate(time.Second), User: u})
+}
+
+func (d *devSignIn) methodNotAllowed(w http.ResponseWriter, allowed string) {
+	w.Header().Set("Allow", allowed)
+	httpx.WriteProblem(w, httpx.NewProblem(http.StatusMethodNotAllowed, httpx.TypeMethodNotAllowed,
+		"Method not allowed", "use "+allowed))
+}
