@@ -10,20 +10,21 @@ import (
 	"github.com/lexora-app/lexora/pkg/store"
 )
 
-// fail answers err as a problem document (see writeError).
+// fail answers err as a problem document (see WriteError).
 func (s *Service) fail(w http.ResponseWriter, r *http.Request, err error) {
-	writeError(w, r, s.log, err)
+	WriteError(w, r, s.log, err)
 }
 
-// writeError is the one place where an error becomes an answer: a problem
+// WriteError is the one place where an error becomes an answer (the
+// functions' and the local server's own handlers use it): a problem
 // (*httpx.Problem) as it is; a store error by what it means (store.Classify):
 // a duplicate as 409, broken data rules as 422, an unreachable database as
 // 503 with Retry-After; anything else as a logged 500 (httpx.WriteError).
-func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	httpx.WriteError(w, r, log, problem(err))
 }
 
-// problem maps err to what httpx.WriteError answers (see writeError).
+// problem maps err to what httpx.WriteError answers (see WriteError).
 func problem(err error) error {
 	if p, ok := err.(*httpx.Problem); ok {
 		return p

@@ -15,13 +15,13 @@ import (
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
 )
 
-// The one mapping of errors to problems (writeError): httpx knows no
+// The one mapping of errors to problems (WriteError): httpx knows no
 // SQLSTATE code, the store classifies them.
 func TestWriteErrorHidesInternalsAndMapsOutagesTo503(t *testing.T) {
 	t.Parallel()
 	write := func(err error) (*httptest.ResponseRecorder, httpx.Problem) {
 		rec := httptest.NewRecorder()
-		writeError(rec, httptest.NewRequest(http.MethodGet, "/", nil), slog.New(slog.DiscardHandler), err)
+		WriteError(rec, httptest.NewRequest(http.MethodGet, "/", nil), slog.New(slog.DiscardHandler), err)
 		var p httpx.Problem
 		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &p))
 		require.Equal(t, "application/problem+json", rec.Header().Get("Content-Type"))

@@ -139,7 +139,7 @@ func (l *lazyService) serve(name string, fn func(*Service, http.ResponseWriter, 
 	return traced(name, func(w http.ResponseWriter, r *http.Request) {
 		s, err := l.get()
 		if err != nil {
-			writeError(w, r, slog.Default(), err)
+			WriteError(w, r, slog.Default(), err)
 			return
 		}
 		if cors(w, r, s.allowedOrigin) {
