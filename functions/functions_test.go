@@ -255,7 +255,7 @@ func TestSubmitReviewUpdatesStateAndCompletesAssignmentOnce(t *testing.T) {
 	require.NoError(t, f.pool.QueryRow(context.Background(),
 		"SELECT payload FROM outbox_events WHERE topic = $1", events.ReviewSubmitted).Scan(&p))
 	require.Equal(t, []uuid.UUID{assignment}, p.AssignmentIDs)
-	require.Equal(t, "2026-03-02", p.LocalDay)
+	require.Equal(t, "2026-03-02", p.StudyDay)
 
 	// Easy graduates a card to Review at once; the last one completes the assignment.
 	require.Empty(t, f.review(t, cards[0], 4)["completed_assignments"])

@@ -145,7 +145,7 @@ func (s *Service) submitReview(ctx context.Context, tx pgx.Tx, r *http.Request, 
 	evs.add(events.ReviewSubmitted, events.ReviewSubmittedPayload{
 		ReviewID: out.ReviewID, CardID: cardID, LearnerID: learner.ID, LexemeID: card.lexemeID, Rating: int(rating),
 		StateBefore: int(card.State), StateAfter: int(next.State), ReviewedAt: rlog.Reviewed,
-		LocalDay: localDay(rlog.Reviewed, learner.Timezone), Due: next.Due, AssignmentIDs: assignmentIDs,
+		Due: next.Due, AssignmentIDs: assignmentIDs,
 		StudyDay: learning.StudyDay(rlog.Reviewed, zone),
 	})
 	if leech {
@@ -170,9 +170,4 @@ func (s *Service) submitReview(ctx context.Context, tx pgx.Tx, r *http.Request, 
 func cardView(id uuid.UUID, c learning.Card) CardView {
 	return CardView{ID: id, State: c.State.String(), Due: c.Due, Stability: c.Stability, Difficulty: c.Difficulty,
 		ScheduledDays: c.ScheduledDays, Reps: c.Reps, Lapses: c.Lapses}
-}
-
-// localDay is t's calendar date in the IANA zone tz, or in UTC when tz is unknown.
-func localDay(t time.Time, tz string) string {
-	return t.In(learning.Zone(tz)).Format(time.DateOnly)
 }

@@ -13,11 +13,14 @@ import (
 )
 
 type buildStep struct {
-	ID      string   `yaml:"id"`
-	Name    string   `yaml:"name"`
-	Args    []string `yaml:"args"`
-	Env     []string `yaml:"env"`
-	WaitFor []string `yaml:"waitFor"`
+	ID             string   `yaml:"id"`
+	Name           string   `yaml:"name"`
+	Entrypoint     string   `yaml:"entrypoint"`
+	Args           []string `yaml:"args"`
+	Env            []string `yaml:"env"`
+	WaitFor        []string `yaml:"waitFor"`
+	AllowFailure   bool     `yaml:"allowFailure"`
+	AllowExitCodes []int    `yaml:"allowExitCodes"`
 }
 
 func (s buildStep) script() string { return strings.Join(append(s.Env, s.Args...), "\n") }
@@ -44,6 +47,8 @@ func TestCloudBuildTestsBuildsMigratesThenDeploys(t *testing.T) {
 		ids[i] = s.ID
 		step[s.ID] = s
 		require.Empty(t, s.WaitFor, "step %s: waitFor would let it run out of order", s.ID)
+		require.False(t, s.AllowFailure, "step %s: allowFailure would let the build go on after it fails", s.ID)
+		require.Empty(t, s.AllowExitCodes, "step %s: allowExitCodes would let the build go on after it fails", s.ID)
 	}
 	require.Equal(t, []string{"test", "build", "web-build", "migrate", "deploy-services", "deploy-jobs", "web-publish"}, ids)
 
@@ -65,11 +70,19 @@ func TestCloudBuildTestsBuildsMigratesThenDeploys(t *testing.T) {
 		require.Contains(t, build, b.Main)
 	}
 
-	migrate := step["migrate"].script()
-	update := strings.Index(migrate, "gcloud run jobs update migrate")
-	execute := strings.Index(migrate, "gcloud run jobs execute migrate")
-	require.True(t, update >= 0 && execute > update, "migrate: the job is updated to the new image, then executed")
-	require.Contains(t, migrate[execute:], "--wait")
+	// A failed migration stops the rollout: bash -e exits with the first
+	// failing command, the script is exactly the update and the execution
+	// waited for (no ||, ;, & or pipe could swallow a failure), and every
+	// later step runs only after this one succeeded (no waitFor above).
+	m := step["migrate"]
+	require.Equal(t, "bash", m.Entrypoint)
+	require.Len(t, m.Args, 2)
+	require.Regexp(t, `^-[a-z]*e[a-z]*c$`, m.Args[0], "migrate runs under bash -e")
+	require.Empty(t, m.Env)
+	require.Equal(t, []string{
+		`gcloud run jobs update migrate --region=${_REGION} --image="$$(grep '/migrate@sha256:' /workspace/images.txt)" --quiet`,
+		`gcloud run jobs execute migrate --region=${_REGION} --wait`,
+	}, strings.Split(strings.TrimSpace(m.Args[1]), "\n"), "migrate: the job is updated to the new image, then executed and waited for, with nothing that could swallow a failure")
 	for _, id := range []string{"migrate", "deploy-services", "deploy-jobs"} {
 		require.Regexp(t, `grep .*@sha256:.* /workspace/images.txt`, step[id].script(), "%s deploys by digest", id)
 	}

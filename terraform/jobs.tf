@@ -22,6 +22,7 @@ locals {
           DRAIN_LISTEN          = "true"
           DRAIN_CONCURRENCY     = "8"
           DRAIN_HANDLER_TIMEOUT = "${local.drain_handler_timeout_seconds}s"
+          DRAIN_MAX_DELIVERIES  = tostring(var.drain_max_deliveries)
           SMTP_HOST             = var.smtp.host
           SMTP_PORT             = tostring(var.smtp.port)
           SMTP_TLS              = "starttls"
@@ -126,11 +127,30 @@ resource "google_cloud_run_v2_job" "job" {
   depends_on = [google_secret_manager_secret_iam_member.accessor, google_sql_provision_script.roles]
 }
 
-# Operators may execute drain and prune by hand (README.md).
+# Operators may execute drain and prune by hand, with overrides (README.md
+# "Running a drain, a prune or a replay by hand": `gcloud run jobs execute
+# --wait --update-env-vars --task-timeout`). roles/run.invoker allows only a
+# plain execution; roles/run.developer would also let them change and delete
+# the jobs. This role allows running with overrides and following the
+# execution, nothing else, and is bound on these two jobs only.
+resource "google_project_iam_custom_role" "job_operator" {
+  project     = var.project_id
+  role_id     = "lexoraJobOperator"
+  title       = "Lexora job operator"
+  description = "Execute a Cloud Run job, with overrides, and follow its execution (bound per job)."
+  permissions = [
+    "run.jobs.get",
+    "run.jobs.run",
+    "run.jobs.runWithOverrides",
+    "run.executions.get",
+    "run.executions.list",
+  ]
+}
+
 resource "google_cloud_run_v2_job_iam_member" "operator" {
   for_each = { for pair in setproduct(["drain", "prune"], var.operators) : "${pair[0]}/${pair[1]}" => { job = pair[0], member = pair[1] } }
   name     = google_cloud_run_v2_job.job[each.value.job].name
   location = var.region
-  role     = "roles/run.invoker"
+  role     = google_project_iam_custom_role.job_operator.name
   member   = each.value.member
 }

@@ -22,22 +22,27 @@ locals {
   drain_schedule                = "* * * * *"
   drain_period_seconds          = 60
   drain_handler_timeout_seconds = 30
+  drain_shutdown_grace_seconds  = 10
   drain_task_timeout_seconds    = 120
 
   # Connections per process (DATABASE_MAX_CONNS).
   conns = {
     function = 2
-    drain    = 10 # + 1 for the LISTEN connection
+    drain    = 10
     prune    = 2
     migrate  = 2
     seed     = 2
   }
+  # A drain task opens, besides its DATABASE_MAX_CONNS pool, a pool of 2
+  # for its own statements (ownConns in pkg/outbox/run.go) and 1 LISTEN
+  # connection (pkg/outbox/listen.go).
+  drain_task_conns = local.conns.drain + 2 + 1
   # The connection budget: connections per instance × maximum instances of
   # every service, and per task × tasks of every job. Drain executions may
   # overlap (one ending while the next starts), so count two.
   connection_budget = {
     functions = sum([for f in local.functions : local.fn[f].max_instances * local.conns.function])
-    drain     = 2 * var.drain_tasks * (local.conns.drain + 1)
+    drain     = 2 * var.drain_tasks * local.drain_task_conns
     prune     = local.conns.prune
     migrate   = local.conns.migrate
     seed      = local.demo ? local.conns.seed : 0
@@ -59,6 +64,20 @@ resource "terraform_data" "connection_budget" {
     precondition {
       condition     = local.connections_needed <= var.sql_max_connections - var.sql_operator_connections
       error_message = "The workloads may open ${local.connections_needed} connections; max_connections ${var.sql_max_connections} minus ${var.sql_operator_connections} for operators leaves ${var.sql_max_connections - var.sql_operator_connections}. Lower function_max_instances or drain_tasks, or raise sql_max_connections (and the tier)."
+    }
+  }
+}
+
+# Fails the plan when a drain execution's run bound does not fit its
+# schedule: it must end before the scheduler starts the next execution
+# (period) and, with the handlers' timeout for deliveries in flight and the
+# shutdown grace, within the task timeout.
+resource "terraform_data" "drain_bound" {
+  input = var.drain_run_seconds
+  lifecycle {
+    precondition {
+      condition     = var.drain_run_seconds < local.drain_period_seconds && var.drain_run_seconds + local.drain_handler_timeout_seconds + local.drain_shutdown_grace_seconds < local.drain_task_timeout_seconds
+      error_message = "drain_run_seconds (${var.drain_run_seconds}) must be below the schedule's period (${local.drain_period_seconds} s), and with the handlers' timeout (${local.drain_handler_timeout_seconds} s) and the shutdown grace (${local.drain_shutdown_grace_seconds} s) below the task timeout (${local.drain_task_timeout_seconds} s)."
     }
   }
 }

@@ -70,10 +70,14 @@ resource "google_cloud_run_v2_service_iam_member" "public" {
   member   = "allUsers"
 }
 
+# Operators invoke the operator functions and read their services (the
+# README's `gcloud run services describe` for the URL needs
+# run.services.get, which run.invoker does not include), on those services
+# only.
 resource "google_cloud_run_v2_service_iam_member" "operator" {
-  for_each = { for pair in setproduct(local.operator_functions, var.operators) : "${pair[0]}/${pair[1]}" => { fn = pair[0], member = pair[1] } }
+  for_each = { for t in setproduct(local.operator_functions, var.operators, ["roles/run.invoker", "roles/run.viewer"]) : "${t[0]}/${t[1]}/${t[2]}" => { fn = t[0], member = t[1], role = t[2] } }
   name     = google_cloud_run_v2_service.function[each.value.fn].name
   location = var.region
-  role     = "roles/run.invoker"
+  role     = each.value.role
   member   = each.value.member
 }

@@ -89,12 +89,30 @@ variable "drain_tasks" {
   description = "Parallel tasks of each drain execution; they share the work through FOR UPDATE SKIP LOCKED."
   type        = number
   default     = 2
+  validation {
+    condition     = var.drain_tasks >= 1 && var.drain_tasks == floor(var.drain_tasks)
+    error_message = "drain_tasks is a whole number, at least 1."
+  }
 }
 
 variable "drain_run_seconds" {
-  description = "How long one drain execution runs in loop mode (LISTEN hint plus polling); just under the one-minute schedule."
+  description = "How long one drain execution runs in loop mode (LISTEN hint plus polling); just under the one-minute schedule (terraform_data.drain_bound in locals.tf checks it against the period and the task timeout)."
   type        = number
   default     = 58
+  validation {
+    condition     = var.drain_run_seconds >= 1 && var.drain_run_seconds == floor(var.drain_run_seconds)
+    error_message = "drain_run_seconds is a whole number of seconds, at least 1."
+  }
+}
+
+variable "drain_max_deliveries" {
+  description = "DRAIN_MAX_DELIVERIES: the most deliveries one drain execution claims, shared equally by its tasks. An execution that reaches it ends before drain_run_seconds and nothing polls until the next minute, so it caps the drain at about drain_max_deliveries / 60 deliveries per second (100,000: about 1,667/s)."
+  type        = number
+  default     = 100000
+  validation {
+    condition     = var.drain_max_deliveries >= 1 && var.drain_max_deliveries == floor(var.drain_max_deliveries)
+    error_message = "drain_max_deliveries is a whole number, at least 1."
+  }
 }
 
 variable "alert_notification_channels" {

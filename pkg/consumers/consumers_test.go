@@ -118,7 +118,7 @@ func TestProgressCountsEachReviewOnce(t *testing.T) {
 	h := b.handlers[events.SubscriberProgress]
 	review := func(before, after int, day string) outbox.Delivery {
 		return delivery(t, events.ReviewSubmitted, events.SubscriberProgress, events.ReviewSubmittedPayload{
-			LearnerID: b.learner.ID, StateBefore: before, StateAfter: after, LocalDay: day,
+			LearnerID: b.learner.ID, StateBefore: before, StateAfter: after, StudyDay: day,
 			AssignmentIDs: []uuid.UUID{b.assignment}})
 	}
 	steps := []outbox.Delivery{

@@ -34,7 +34,7 @@ func TestEverySubscriberTakesEffectOnce(t *testing.T) {
 				events.AssignmentCompleted: events.AssignmentCompletedPayload{AssignmentID: b.assignment, LearnerID: b.learner.ID,
 					TeacherID: seed.TeacherID, DueAt: due, CompletedAt: due.Add(-time.Hour)},
 				events.ReviewSubmitted: events.ReviewSubmittedPayload{LearnerID: b.learner.ID, StateBefore: 0, StateAfter: 1,
-					ReviewedAt: time.Now(), LocalDay: "2026-03-01", StudyDay: "2026-03-01", AssignmentIDs: []uuid.UUID{b.assignment}},
+					ReviewedAt: time.Now(), StudyDay: "2026-03-01", AssignmentIDs: []uuid.UUID{b.assignment}},
 				events.StreakExtended:    events.StreakExtendedPayload{LearnerID: b.learner.ID, Day: "2026-03-01", Current: 1, Longest: 1},
 				events.AchievementEarned: events.AchievementEarnedPayload{LearnerID: b.learner.ID, Code: events.AchievementFirstReview},
 				events.ReminderDueSoon:   events.ReminderDueSoonPayload{AssignmentID: b.assignment, LearnerID: b.learner.ID, DueAt: due},

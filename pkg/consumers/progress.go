@@ -44,9 +44,9 @@ func (p *Progress) Handle(ctx context.Context, d outbox.Delivery) error {
 		if len(e.AssignmentIDs) == 0 {
 			return nil
 		}
-		day, err := time.Parse(time.DateOnly, e.LocalDay)
+		day, err := time.Parse(time.DateOnly, e.StudyDay)
 		if err != nil {
-			return outbox.Permanent(fmt.Errorf("local day %q: %w", e.LocalDay, err))
+			return outbox.Permanent(fmt.Errorf("study day %q: %w", e.StudyDay, err))
 		}
 		var seen, learned int32
 		if learning.State(e.StateBefore) == learning.New {

@@ -116,9 +116,10 @@ type ReviewSubmittedPayload struct {
 	StateBefore int       `json:"state_before"`
 	StateAfter  int       `json:"state_after"`
 	ReviewedAt  time.Time `json:"reviewed_at"`
-	// LocalDay is the review's calendar day (YYYY-MM-DD) in the learner's time zone.
-	LocalDay string `json:"local_day"`
-	// StudyDay is the study day the review counts for (see learning.StudyDay).
+	// StudyDay is the study day (YYYY-MM-DD) the review counts for (see
+	// learning.StudyDay): every per-day record (streaks, per-day review
+	// counts) uses it. Events written before 2026-11-30 also carry
+	// local_day, the calendar date, which nothing reads.
 	StudyDay string    `json:"study_day"`
 	Due      time.Time `json:"due"`
 	// AssignmentIDs are the learner's assignments whose deck holds the lexeme.

@@ -89,6 +89,16 @@ run "nothing_operator_only_is_public" {
     error_message = "operator functions are invoked only by the operators"
   }
   assert {
+    condition = alltrue([for f in local.operator_functions :
+      toset([for m in google_cloud_run_v2_service_iam_member.operator : m.role if m.name == google_cloud_run_v2_service.function[f].name]) == toset(["roles/run.invoker", "roles/run.viewer"])
+    ])
+    error_message = "operators may invoke each operator function and read its service (for its URL), nothing more"
+  }
+  assert {
+    condition     = contains(google_project_iam_custom_role.job_operator.permissions, "run.jobs.runWithOverrides") && alltrue([for m in google_cloud_run_v2_job_iam_member.operator : m.role == google_project_iam_custom_role.job_operator.name && contains(["drain", "prune"], m.name)])
+    error_message = "operators may execute drain and prune with overrides (README's drain by hand), on those jobs only"
+  }
+  assert {
     condition = alltrue([for f in local.public_functions :
       google_cloud_run_v2_service.function[f].ingress == "INGRESS_TRAFFIC_INTERNAL_LOAD_BALANCER"
     ])
@@ -145,12 +155,16 @@ run "drain_bound" {
     error_message = "a drain execution's run bound is below the schedule's period"
   }
   assert {
-    condition     = var.drain_run_seconds + local.drain_handler_timeout_seconds + 10 < tonumber(trimsuffix(google_cloud_run_v2_job.job["drain"].template[0].template[0].timeout, "s"))
+    condition     = var.drain_run_seconds + local.drain_handler_timeout_seconds + local.drain_shutdown_grace_seconds < tonumber(trimsuffix(google_cloud_run_v2_job.job["drain"].template[0].template[0].timeout, "s"))
     error_message = "the run bound, the handlers' timeout and the shutdown grace fit in the task timeout"
   }
   assert {
     condition     = [for e in google_cloud_run_v2_job.job["drain"].template[0].template[0].containers[0].env : "${e.name}=${e.value}" if contains(["DRAIN_STOP_WHEN_IDLE", "DRAIN_LISTEN"], e.name)] == ["DRAIN_LISTEN=true", "DRAIN_STOP_WHEN_IDLE=false"]
     error_message = "the drain runs in loop mode with the LISTEN hint"
+  }
+  assert {
+    condition     = one([for e in google_cloud_run_v2_job.job["drain"].template[0].template[0].containers[0].env : e.value if e.name == "DRAIN_MAX_DELIVERIES"]) == "100000"
+    error_message = "the per-execution cap DRAIN_MAX_DELIVERIES is set explicitly from var.drain_max_deliveries"
   }
   assert {
     condition     = google_cloud_run_v2_job.job["drain"].template[0].template[0].max_retries == 0 && google_cloud_run_v2_job.job["migrate"].template[0].template[0].max_retries == 0
@@ -224,6 +238,36 @@ run "cloud_sql" {
     condition     = output.connection_budget.total <= var.sql_max_connections - var.sql_operator_connections
     error_message = "the workloads' connections fit under max_connections"
   }
+  assert {
+    condition     = output.connection_budget.drain == 2 * 2 * (10 + 2 + 1)
+    error_message = "each drain task counts its pool (10), its own statements' pool (2) and its LISTEN connection, for 2 tasks of 2 overlapping executions"
+  }
+}
+
+# A run bound at or above the schedule's period, or one that with the
+# handlers' timeout and the grace overruns the task timeout, fails the plan.
+run "drain_bound_at_the_period" {
+  command = plan
+  variables {
+    drain_run_seconds = 60
+  }
+  expect_failures = [terraform_data.drain_bound]
+}
+
+run "drain_bound_of_100_seconds" {
+  command = plan
+  variables {
+    drain_run_seconds = 100
+  }
+  expect_failures = [terraform_data.drain_bound]
+}
+
+run "drain_bound_not_positive" {
+  command = plan
+  variables {
+    drain_run_seconds = 0
+  }
+  expect_failures = [var.drain_run_seconds]
 }
 
 run "monitoring" {
