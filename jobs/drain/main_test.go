@@ -13,17 +13,18 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/platform/pgtest"
+	"github.com/lexora-app/lexora/pkg/testkit/leaktest"
 )
 
-// TestMain lets the test binary run as the drain job itself.
+// TestMain lets the test binary run as the drain job itself, and fails the
+// tests when goroutines are left running after them.
 func TestMain(m *testing.M) {
 	if os.Getenv("LEXORA_RUN_DRAIN_MAIN") == "1" {
 		main()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	leaktest.Main(m)
 }
 
 func drainCmd(t *testing.T, env ...string) (*exec.Cmd, *bytes.Buffer) {
@@ -49,20 +50,49 @@ func lastLine(t *testing.T, out *bytes.Buffer) map[string]any {
 	return last
 }
 
+// watch is a job's output: it keeps every byte in out and closes seen once
+// the job has written a JSON line with the given message. Give it as both
+// Stdout and Stderr, so that one goroutine writes it.
+type watch struct {
+	out     *bytes.Buffer
+	message string
+	seen    chan struct{}
+	line    []byte
+}
+
+func (w *watch) Write(p []byte) (int, error) {
+	w.out.Write(p)
+	w.line = append(w.line, p...)
+	for {
+		i := bytes.IndexByte(w.line, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		var m map[string]any
+		if json.Unmarshal(w.line[:i], &m) == nil && m["message"] == w.message && w.seen != nil {
+			close(w.seen)
+			w.seen = nil
+		}
+		w.line = w.line[i+1:]
+	}
+}
+
 func TestSIGTERMEndsALoopRunWithItsSummary(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.New(t)
 	cmd, out := drainCmd(t, "DATABASE_URL="+pgtest.URL(pool), "DRAIN_MAX_DURATION=1m",
 		"DRAIN_STOP_WHEN_IDLE=false", "DRAIN_LISTEN=true", "CLOUD_RUN_TASK_INDEX=1", "CLOUD_RUN_TASK_COUNT=2")
-	require.NoError(t, cmd.Start())
 	// Signal once the job is up (its listener connected), not after a guess
 	// that a loaded machine can outlast.
-	require.Eventually(t, func() bool {
-		var n int
-		err := pool.QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity
-			WHERE application_name = $1 AND datname = current_database()`, outbox.ListenerApplicationName).Scan(&n)
-		return err == nil && n == 1
-	}, 30*time.Second, 20*time.Millisecond)
+	listening := make(chan struct{})
+	w := &watch{out: out, message: "wake-up listener connected", seen: listening}
+	cmd.Stdout, cmd.Stderr = w, w
+	require.NoError(t, cmd.Start())
+	select {
+	case <-listening:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the job's listener did not connect within 2 minutes")
+	}
 	start := time.Now()
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 	require.NoError(t, cmd.Wait(), out.String())

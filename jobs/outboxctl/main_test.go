@@ -13,7 +13,11 @@ import (
 
 	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/platform/pgtest"
+	"github.com/lexora-app/lexora/pkg/testkit/leaktest"
 )
+
+// TestMain fails the package's tests when they leave goroutines running.
+func TestMain(m *testing.M) { leaktest.Main(m) }
 
 func TestDeadLetterCommands(t *testing.T) {
 	pool := pgtest.New(t)

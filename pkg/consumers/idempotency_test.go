@@ -2,12 +2,12 @@ package consumers
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/seed"
@@ -81,11 +81,11 @@ func TestEverySubscriberTakesEffectOnce(t *testing.T) {
 			once := effects()
 			require.NotEqual(t, before, once, "the first delivery takes effect")
 			require.NoError(t, h.Handle(ctx, d))
-			var wg sync.WaitGroup
+			var g errgroup.Group
 			for range 2 {
-				wg.Go(func() { require.NoError(t, h.Handle(ctx, d)) })
+				g.Go(func() error { return h.Handle(ctx, d) })
 			}
-			wg.Wait()
+			require.NoError(t, g.Wait())
 			require.Equal(t, once, effects(), "redeliveries, sequential or concurrent, change nothing")
 
 			// A second subscriber of the same event is not hidden by the first

@@ -79,7 +79,8 @@ func TestNoTransactionIsOpenWhileAnEmailOrWebhookIsSent(t *testing.T) {
 	_, err = b.pool.Exec(ctx, `INSERT INTO webhook_endpoints (teacher_id, url, secret) VALUES ($1, $2, $3)`,
 		seed.TeacherID, receiver.URL, webhooks.NewSecret())
 	require.NoError(t, err)
-	go func() { done <- b.handlers[events.SubscriberWebhook].Handle(ctx, b.webhookDelivery(t)) }()
+	d := b.webhookDelivery(t)
+	go func() { done <- b.handlers[events.SubscriberWebhook].Handle(ctx, d) }()
 	<-posting
 	require.Zero(t, b.openTransactions(t), "no transaction is open during the HTTP call")
 	releasePost()

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/outbox"
@@ -93,11 +94,11 @@ func TestWebhookIsSignedAndAcceptedOncePerEndpoint(t *testing.T) {
 
 	require.NoError(t, h.Handle(ctx, d))
 	require.NoError(t, h.Handle(ctx, d), "a redelivery sends nothing")
-	var wg sync.WaitGroup
+	var g errgroup.Group
 	for range 4 {
-		wg.Go(func() { require.NoError(t, h.Handle(ctx, d)) })
+		g.Go(func() error { return h.Handle(ctx, d) })
 	}
-	wg.Wait()
+	require.NoError(t, g.Wait())
 	for _, r := range []*receiver{r1, r2} {
 		accepted, invalid, calls := r.snapshot()
 		require.Equal(t, []string{d.Event.ID.String()}, accepted, "webhook-id is the event id")
@@ -129,13 +130,18 @@ func TestWebhookRetriesUntilAcceptedAndDisablesOnGone(t *testing.T) {
 	require.NoError(t, err)
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go func() { _, _ = d.Run(runCtx) }()
+	ran := make(chan error, 1)
+	go func() {
+		_, err := d.Run(runCtx)
+		ran <- err
+	}()
 	require.Eventually(t, func() bool {
 		var n int
-		require.NoError(t, b.pool.QueryRow(ctx, "SELECT count(*) FROM outbox_deliveries WHERE subscriber = 'webhook'").Scan(&n))
-		return n == 0
+		err := b.pool.QueryRow(ctx, "SELECT count(*) FROM outbox_deliveries WHERE subscriber = 'webhook'").Scan(&n)
+		return err == nil && n == 0
 	}, 10*time.Second, 10*time.Millisecond, "the delivery ends acknowledged")
 	cancel()
+	require.NoError(t, <-ran)
 
 	accepted, invalid, calls := flaky.snapshot()
 	require.Equal(t, []string{e.ID.String()}, accepted)

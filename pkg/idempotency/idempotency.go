@@ -59,7 +59,7 @@ func Begin(ctx context.Context, tx pgx.Tx, scope, key string, hash []byte) (*Res
 		return nil, fmt.Errorf("record idempotency key: %w", err)
 	}
 	if tag.RowsAffected() == 1 {
-		return nil, nil
+		return nil, nil //nolint:nilnil // no stored response: the documented "first with the key"
 	}
 	var stored []byte
 	var r Response

@@ -40,5 +40,7 @@
 //	card, log, err := s.Review(card, learning.Good, learnerZone)
 //	// persist card (and log) column by column
 //
+// The package's Example runs this with a fixed clock.
+//
 // A [Scheduler] is immutable after construction and safe for concurrent use.
 package learning

@@ -1,7 +1,6 @@
 package learning
 
 import (
-	"errors"
 	"math"
 	"sync"
 	"testing"
@@ -323,13 +322,15 @@ func TestRatingParseAndString(t *testing.T) {
 		{"again", Again}, {"hard", Hard}, {"good", Good}, {"easy", Easy},
 		{"1", Again}, {"2", Hard}, {"3", Good}, {"4", Easy}, {" Good ", Good},
 	} {
-		got, err := ParseRating(tc.in)
-		require.NoError(t, err, tc.in)
-		require.Equal(t, tc.want, got, tc.in)
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := ParseRating(tc.in)
+			require.NoError(t, err, tc.in)
+			require.Equal(t, tc.want, got, tc.in)
+		})
 	}
 	for _, in := range []string{"", "0", "5", "ok", "good!"} {
 		_, err := ParseRating(in)
-		require.True(t, errors.Is(err, ErrInvalidRating), in)
+		require.ErrorIs(t, err, ErrInvalidRating, in)
 	}
 	for _, r := range []Rating{Again, Hard, Good, Easy} {
 		require.True(t, r.Valid())

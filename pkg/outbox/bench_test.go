@@ -233,14 +233,16 @@ func measureLatency(b *testing.B, hint bool) []time.Duration {
 	defer cancel()
 	if hint {
 		l := NewListener(pool.Config().ConnConfig, latencyChannel, slog.New(slog.DiscardHandler))
+		l.signals.connected.Init(b)
 		bg.Go(func() { l.Run(ctx) })
 		d.WakeOn(l.Wake())
-		require.Eventually(b, l.Connected, 5*time.Second, 5*time.Millisecond)
+		l.signals.connected.Wait()
 	}
+	d.signals.idle.Init(b)
 	var runErr error
 	bg.Go(func() { _, runErr = d.Run(ctx) })
-	// Let the drain settle into its idle wait before producing.
-	time.Sleep(1500 * time.Millisecond)
+	// Produce once the drain waits idle.
+	d.signals.idle.Wait()
 
 	// The producer: a scheduler hands event i out at start + i/rate to a few
 	// committing goroutines on their own pool, so one slow commit does not

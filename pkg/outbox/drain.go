@@ -23,6 +23,7 @@ type Drainer struct {
 	names    []string
 	cfg      Config
 	log      *slog.Logger
+	signals  drainSignals
 }
 
 // NewDrainer returns a Drainer for the given handlers, keyed by subscriber
@@ -72,6 +73,18 @@ type Report struct {
 	// Backlog is what is left per subscriber when the run ends, for every
 	// subscriber, handled by this drain or not.
 	Backlog []Backlog `json:"backlog"`
+}
+
+// plus adds the result counts of w (not Claimed, Abandoned, Duration or
+// Backlog) to r.
+func (r Report) plus(w Report) Report {
+	r.Delivered += w.Delivered
+	r.Skipped += w.Skipped
+	r.Retried += w.Retried
+	r.Dead += w.Dead
+	r.Released += w.Released
+	r.LostLeases += w.LostLeases
+	return r
 }
 
 // Backlog is the undelivered, not dead work of one subscriber.

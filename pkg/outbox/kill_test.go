@@ -1,12 +1,16 @@
 package outbox
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
+	"slices"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -14,23 +18,31 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
+	"github.com/lexora-app/lexora/pkg/outbox/internal/testsignal"
 	"github.com/lexora-app/lexora/pkg/platform/pgtest"
+	"github.com/lexora-app/lexora/pkg/testkit/leaktest"
 )
 
 // TestMain lets the test binary double as a drain worker process, so that
-// tests can SIGKILL a real drain.
+// tests can SIGKILL a real drain, and fails the tests when goroutines are
+// left running after them. Toxiproxy (misbehave_test.go) leaves its links'
+// no-op toxics blocked on a channel after the proxy has stopped: its leak,
+// not the drain's.
 func TestMain(m *testing.M) {
 	if url := os.Getenv("LEXORA_OUTBOX_WORKER_URL"); url != "" {
 		os.Exit(worker(url))
 	}
-	os.Exit(m.Run())
+	leaktest.Main(m, goleak.IgnoreTopFunction("github.com/Shopify/toxiproxy/v2/toxics.(*NoopToxic).Pipe"))
 }
 
 // worker drains "s1" into the effects table and prints its report as JSON.
 // By default it goes slowly enough to be killed mid-batch; with
 // LEXORA_OUTBOX_WORKER_MODE=pause it claims five deliveries at once and
 // handles them one at a time, three seconds each, to be paused mid-batch.
+// It reports each attempt and each effect as a line on file descriptor 3
+// (see startWorkers).
 func worker(url string) int {
 	ctx := context.Background()
 	pool, err := pgxpool.New(ctx, url)
@@ -39,9 +51,10 @@ func worker(url string) int {
 		return 2
 	}
 	defer pool.Close()
-	h, cfg := loggedEffect(pool, 2*time.Millisecond), Config{StopWhenIdle: true, BatchSize: 50, Concurrency: 4, LeaseDuration: time.Second}
+	progress := os.NewFile(3, "progress")
+	h, cfg := loggedEffect(pool, 2*time.Millisecond, progress), Config{StopWhenIdle: true, BatchSize: 50, Concurrency: 4, LeaseDuration: time.Second}
 	if os.Getenv("LEXORA_OUTBOX_WORKER_MODE") == "pause" {
-		h, cfg = loggedEffect(pool, 3*time.Second), Config{StopWhenIdle: true, BatchSize: 5, Concurrency: 1, LeaseDuration: time.Second}
+		h, cfg = loggedEffect(pool, 3*time.Second, progress), Config{StopWhenIdle: true, BatchSize: 5, Concurrency: 1, LeaseDuration: time.Second}
 	}
 	d, err := NewDrainer(pool, map[string]Handler{"s1": h}, cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
@@ -59,20 +72,127 @@ func worker(url string) int {
 
 // loggedEffect logs every attempt in the attempts table, works for work
 // (or until its context ends), then writes the effect once through
-// HandleOnce.
-func loggedEffect(pool *pgxpool.Pool, work time.Duration) Handler {
+// HandleOnce. With progress, it also writes "attempt" and "effect" lines
+// there.
+func loggedEffect(pool *pgxpool.Pool, work time.Duration, progress io.Writer) Handler {
+	if progress == nil {
+		progress = io.Discard
+	}
 	return HandlerFunc(func(ctx context.Context, d Delivery) error {
 		if _, err := pool.Exec(ctx, "INSERT INTO attempts VALUES ($1)", d.Event.ID); err != nil {
+			return err
+		}
+		if _, err := io.WriteString(progress, "attempt\n"); err != nil {
 			return err
 		}
 		if work > 0 && !sleep(ctx, work) {
 			return ctx.Err()
 		}
-		return HandleOnce(ctx, pool, d, func(tx pgx.Tx) error {
+		err := HandleOnce(ctx, pool, d, func(tx pgx.Tx) error {
 			_, err := tx.Exec(ctx, "INSERT INTO effects VALUES ($1, $2)", d.Event.ID, d.Subscriber)
 			return err
 		})
+		if err != nil {
+			return err
+		}
+		_, err = io.WriteString(progress, "effect\n")
+		return err
 	})
+}
+
+// workers are drain worker processes (see worker) started by startWorkers,
+// and what they have reported on their progress pipe.
+type workers struct {
+	cmds []*exec.Cmd
+	done chan struct{} // the pipe is closed: every worker has exited
+
+	mu     sync.Mutex
+	counts map[string]int
+	waits  []progressWait
+}
+
+type progressWait struct {
+	line string
+	n    int
+	ch   chan struct{}
+}
+
+// startWorkers starts n worker processes on b's database, each with env
+// added to its environment, sharing one progress pipe.
+func startWorkers(t *testing.T, b bundle, n int, stdout io.Writer, env ...string) *workers {
+	t.Helper()
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	ws := &workers{done: make(chan struct{}), counts: map[string]int{}}
+	t.Cleanup(func() { <-ws.done }) // after the cleanups registered later, which end the workers
+	go ws.read(r)
+	defer w.Close() // the workers hold their own copies
+	for range n {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), append([]string{"LEXORA_OUTBOX_WORKER_URL=" + pgtest.URL(b.pool)}, env...)...)
+		cmd.Stdout, cmd.Stderr = stdout, os.Stderr
+		cmd.ExtraFiles = []*os.File{w}
+		require.NoError(t, cmd.Start())
+		t.Cleanup(func() { _ = cmd.Process.Kill() })
+		ws.cmds = append(ws.cmds, cmd)
+	}
+	return ws
+}
+
+// read counts the progress lines until every worker has closed the pipe.
+func (ws *workers) read(r *os.File) {
+	defer close(ws.done)
+	defer r.Close()
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		ws.mu.Lock()
+		ws.counts[sc.Text()]++
+		ws.waits = slices.DeleteFunc(ws.waits, func(w progressWait) bool {
+			if ws.counts[w.line] < w.n {
+				return false
+			}
+			close(w.ch)
+			return true
+		})
+		ws.mu.Unlock()
+	}
+}
+
+// await waits until the workers have reported line n times.
+func (ws *workers) await(t *testing.T, line string, n int) {
+	t.Helper()
+	ws.mu.Lock()
+	ch := make(chan struct{})
+	if ws.counts[line] >= n {
+		close(ch)
+	} else {
+		ws.waits = append(ws.waits, progressWait{line, n, ch})
+	}
+	ws.mu.Unlock()
+	select {
+	case <-ch:
+	case <-ws.done:
+		t.Fatalf("the workers exited before reporting %q %d times", line, n)
+	case <-time.After(testsignal.WaitTimeout):
+		t.Fatalf("the workers did not report %q %d times within %s", line, n, testsignal.WaitTimeout)
+	}
+}
+
+// drainUntilEmpty runs a loop-mode drain of "s1" until it has delivered
+// everything left in outbox_deliveries, as the leases of a worker that
+// died expire, and returns its report.
+func (b bundle) drainUntilEmpty(t *testing.T, h Handler) Report {
+	t.Helper()
+	left := b.count(t, "SELECT count(*) FROM outbox_deliveries")
+	d := b.drainer(t, map[string]Handler{"s1": h}, Config{PollInterval: 50 * time.Millisecond, MaxDuration: time.Hour})
+	d.signals.flushed.Init(t)
+	ctx, stop := context.WithCancel(context.Background())
+	run := runAsync(d, ctx)
+	untilFlushed(t, d, Report{Delivered: left})
+	stop()
+	rep := run.report(t)
+	require.Zero(t, b.count(t, "SELECT count(*) FROM outbox_deliveries"))
+	return rep
 }
 
 func TestFourDrainsWithOneKilledDeliverEverythingOnce(t *testing.T) {
@@ -89,30 +209,16 @@ func TestFourDrainsWithOneKilledDeliverEverythingOnce(t *testing.T) {
 	}
 	b.enqueue(t, events...)
 
-	workers := make([]*exec.Cmd, 4)
-	for i := range workers {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), "LEXORA_OUTBOX_WORKER_URL="+pgtest.URL(b.pool))
-		cmd.Stderr = os.Stderr
-		require.NoError(t, cmd.Start())
-		workers[i] = cmd
-	}
-	require.Eventually(t, func() bool {
-		return b.count(t, "SELECT count(*) FROM effects") > 200
-	}, 30*time.Second, 5*time.Millisecond)
-	require.NoError(t, workers[0].Process.Signal(syscall.SIGKILL))
-	require.Error(t, workers[0].Wait(), "killed")
-	for _, w := range workers[1:] {
+	ws := startWorkers(t, b, 4, io.Discard)
+	ws.await(t, "effect", 201)
+	require.NoError(t, ws.cmds[0].Process.Signal(syscall.SIGKILL))
+	require.Error(t, ws.cmds[0].Wait(), "killed")
+	for _, w := range ws.cmds[1:] {
 		require.NoError(t, w.Wait())
 	}
 
 	// What the killed worker held comes back when its leases expire.
-	d := b.drainer(t, map[string]Handler{"s1": loggedEffect(b.pool, 2*time.Millisecond)}, Config{StopWhenIdle: true})
-	require.Eventually(t, func() bool {
-		_, err := d.Run(ctx)
-		require.NoError(t, err)
-		return b.count(t, "SELECT count(*) FROM outbox_deliveries") == 0
-	}, 30*time.Second, 100*time.Millisecond)
+	b.drainUntilEmpty(t, loggedEffect(b.pool, 2*time.Millisecond, nil))
 
 	require.Equal(t, n, b.count(t, "SELECT count(*) FROM effects"), "every effect exactly once")
 	require.Equal(t, n, b.count(t, "SELECT count(DISTINCT event_id) FROM effects"))

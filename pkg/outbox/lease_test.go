@@ -14,29 +14,35 @@ func TestHeartbeatKeepsALongHandlersLease(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
 	b.enqueue(t, event(t, "t.b", 1))
-	started := make(chan struct{})
+	started, finish := make(chan struct{}), make(chan struct{})
 	var calls atomic.Int32
 	slow := HandlerFunc(func(ctx context.Context, d Delivery) error {
 		calls.Add(1)
 		close(started)
 		select {
-		case <-time.After(2500 * time.Millisecond): // 2.5 leases
+		case <-finish:
 			return nil
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 	})
-	d := b.drainer(t, map[string]Handler{"s1": slow}, Config{StopWhenIdle: true, LeaseDuration: time.Second})
-	done := runAsync(t, d, ctx)
+	const lease = time.Second
+	d := b.drainer(t, map[string]Handler{"s1": slow}, Config{StopWhenIdle: true, LeaseDuration: lease})
+	d.signals.heartbeat.Init(t)
+	claimed := time.Now()
+	run := runAsync(d, ctx)
 	<-started
-	rival := b.drainer(t, map[string]Handler{"s1": newRecorder()}, Config{StopWhenIdle: true, LeaseDuration: time.Second})
-	for range 5 {
+	rival := b.drainer(t, map[string]Handler{"s1": newRecorder()}, Config{StopWhenIdle: true, LeaseDuration: lease})
+	// After each heartbeat a rival finds nothing to claim, for 2.5 leases:
+	// without the heartbeat the lease would have expired after the first.
+	for time.Since(claimed) < 5*lease/2 {
+		require.Equal(t, 1, d.signals.heartbeat.Wait(), "the heartbeat extends the running handler's lease")
 		rep, err := rival.Run(ctx)
 		require.NoError(t, err)
 		require.Zero(t, rep.Claimed, "the lease is extended while the handler runs")
-		time.Sleep(400 * time.Millisecond)
 	}
-	rep := <-done
+	close(finish)
+	rep := run.report(t)
 	require.Equal(t, 1, rep.Delivered)
 	require.Zero(t, rep.LostLeases)
 	require.EqualValues(t, 1, calls.Load())
@@ -56,13 +62,13 @@ func TestHandlerThatLosesItsLeaseIsCancelledAndWritesNothing(t *testing.T) {
 		return ctx.Err()
 	})
 	d := b.drainer(t, map[string]Handler{"s1": stuck}, Config{StopWhenIdle: true, LeaseDuration: time.Second})
-	done := runAsync(t, d, ctx)
+	run := runAsync(d, ctx)
 	<-started
 	// Another worker takes the delivery over (as after a lease expiry).
 	_, err := b.pool.Exec(ctx, "UPDATE outbox_deliveries SET lease_token = gen_random_uuid()")
 	require.NoError(t, err)
 	<-cancelled
-	rep := <-done
+	rep := run.report(t)
 	require.Equal(t, 1, rep.LostLeases)
 	require.Zero(t, rep.Retried+rep.Delivered+rep.Dead)
 	require.Equal(t, 1, b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'running' AND last_error IS NULL"))
@@ -86,10 +92,10 @@ func TestShutdownFinishesWithinGraceThenReleases(t *testing.T) {
 		return hctx.Err()
 	})
 	d := b.drainer(t, map[string]Handler{"s1": h}, Config{ShutdownGrace: 300 * time.Millisecond, Concurrency: 2})
-	done := runAsync(t, d, ctx)
+	run := runAsync(d, ctx)
 	<-allStarted
 	cancel() // SIGTERM
-	rep := <-done
+	rep := run.report(t)
 	require.Equal(t, 1, rep.Delivered)
 	require.Equal(t, 1, rep.Released)
 	require.Equal(t, 1, b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'pending' AND attempts = 0 AND lease_token IS NULL"))
@@ -110,13 +116,13 @@ func TestSlowHandlerDoesNotHoldBackOtherAcknowledgements(t *testing.T) {
 		}
 	})
 	d := b.drainer(t, map[string]Handler{"s1": newRecorder(), "s2": stuck}, Config{StopWhenIdle: true})
-	done := runAsync(t, d, ctx)
-	require.Eventually(t, func() bool {
-		return b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE subscriber = 's1'") == 0
-	}, 5*time.Second, 5*time.Millisecond, "s1 is acknowledged while s2 still runs")
+	d.signals.flushed.Init(t)
+	run := runAsync(d, ctx)
+	require.Equal(t, Report{Delivered: 1}, d.signals.flushed.Wait(), "s1 is acknowledged while s2 still runs")
+	require.Zero(t, b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE subscriber = 's1'"))
 	require.Equal(t, 1, b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE subscriber = 's2' AND state = 'running'"))
 	close(unblock)
-	rep := <-done
+	rep := run.report(t)
 	require.Equal(t, 2, rep.Delivered)
 }
 
@@ -160,20 +166,24 @@ func TestShutdownIsBoundedEvenWhenHandlersIgnoreCancellation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var started atomic.Int32
 	running := make(chan struct{}, 10)
+	// The handlers ignore their context, like a send without a deadline,
+	// until the test has ended.
+	forever := make(chan struct{})
+	t.Cleanup(func() { close(forever) })
 	stubborn := HandlerFunc(func(context.Context, Delivery) error {
 		started.Add(1)
 		running <- struct{}{}
-		time.Sleep(10 * time.Second) // ignores its context, like a send without a deadline
+		<-forever
 		return nil
 	})
 	d := b.drainer(t, map[string]Handler{"s1": stubborn}, Config{Concurrency: 2, ShutdownGrace: 200 * time.Millisecond})
-	done := runAsync(t, d, ctx)
+	run := runAsync(d, ctx)
 	<-running
 	<-running
 	start := time.Now()
 	cancel() // SIGTERM
-	rep := <-done
-	require.Less(t, time.Since(start), 3*time.Second, "grace plus a second, not the handlers' 10 s")
+	rep := run.report(t)
+	require.Less(t, time.Since(start), 3*time.Second, "grace plus a second, not the handlers' whole run")
 	require.EqualValues(t, 2, started.Load(), "nothing new starts after SIGTERM")
 	require.Equal(t, 8, rep.Released, "the deliveries never started are handed back unattempted")
 	require.Equal(t, 2, rep.Abandoned)

@@ -33,6 +33,7 @@ type Listener struct {
 	wake       chan struct{}
 	connected  atomic.Bool
 	connects   atomic.Int64
+	signals    listenerSignals
 
 	// HealthInterval is how long the listener waits for a notification
 	// before checking its connection with a query. Default 5 s.
@@ -64,7 +65,9 @@ func (l *Listener) Run(ctx context.Context) {
 	for ctx.Err() == nil {
 		connects := l.connects.Load()
 		err := l.listen(ctx)
-		l.connected.Store(false)
+		if l.connected.Swap(false) {
+			l.signals.disconnected.Signal(struct{}{})
+		}
 		if l.connects.Load() > connects {
 			delay = firstDelay // it was connected: start the backoff afresh
 		}
@@ -92,7 +95,9 @@ func (l *Listener) listen(ctx context.Context) error {
 		return fmt.Errorf("listen: %w", err)
 	}
 	l.connected.Store(true)
-	l.connects.Add(1)
+	connects := l.connects.Add(1)
+	l.log.Info("wake-up listener connected", slog.Int64("connects", connects))
+	l.signals.connected.Signal(connects)
 	// A notification may have been missed while disconnected.
 	l.signal()
 	for {

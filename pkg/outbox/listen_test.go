@@ -19,8 +19,15 @@ func TestListenerHintsAndSurvivesTermination(t *testing.T) {
 
 	l := NewListener(b.pool.Config().ConnConfig, "test_wakeup", slog.New(slog.DiscardHandler))
 	l.HealthInterval = 100 * time.Millisecond
-	go l.Run(ctx)
-	require.Eventually(t, l.Connected, 5*time.Second, 10*time.Millisecond)
+	l.signals.connected.Init(t)
+	l.signals.disconnected.Init(t)
+	listening := make(chan struct{})
+	go func() {
+		defer close(listening)
+		l.Run(ctx)
+	}()
+	require.EqualValues(t, 1, l.signals.connected.Wait())
+	require.True(t, l.Connected())
 
 	got := make(chan uuid.UUID, 10)
 	const poll = 3 * time.Second
@@ -29,9 +36,15 @@ func TestListenerHintsAndSurvivesTermination(t *testing.T) {
 		return nil
 	})}, Config{PollInterval: poll, MaxDuration: time.Minute})
 	d.WakeOn(l.Wake())
-	go func() { _, _ = d.Run(ctx) }()
-	// Let the run go idle, so that only a hint or the poll can wake it.
-	time.Sleep(200 * time.Millisecond)
+	d.signals.idle.Init(t)
+	run := runAsync(d, ctx)
+	defer func() {
+		cancel()
+		run.report(t)
+		<-listening
+	}()
+	// Only a hint or the poll can wake an idle run.
+	d.signals.idle.Wait()
 
 	deliver := func() time.Duration {
 		t.Helper()
@@ -44,7 +57,9 @@ func TestListenerHintsAndSurvivesTermination(t *testing.T) {
 		case <-time.After(poll + 2*time.Second):
 			t.Fatal("not delivered within one poll interval")
 		}
-		return time.Since(start)
+		took := time.Since(start)
+		d.signals.idle.Wait() // the run is idle again
+		return took
 	}
 	require.Less(t, deliver(), poll, "the hint wakes the idle drain before its poll")
 
@@ -52,10 +67,11 @@ func TestListenerHintsAndSurvivesTermination(t *testing.T) {
 	require.NoError(t, b.pool.QueryRow(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
 		WHERE application_name = $1 AND datname = current_database()`, ListenerApplicationName).Scan(&terminated))
 	require.True(t, terminated)
-	require.Eventually(t, func() bool { return !l.Connected() }, 5*time.Second, 5*time.Millisecond)
+	l.signals.disconnected.Wait()
 	deliver() // within one poll interval, listener or not
 
-	require.Eventually(t, func() bool { return l.Connected() && l.Connects() == 2 }, 10*time.Second, 10*time.Millisecond)
-	time.Sleep(200 * time.Millisecond)
+	require.EqualValues(t, 2, l.signals.connected.Wait())
+	require.True(t, l.Connected())
+	require.EqualValues(t, 2, l.Connects())
 	require.Less(t, deliver(), poll, "the listener is back")
 }

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,8 +18,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/require"
-
-	"github.com/lexora-app/lexora/pkg/platform/pgtest"
 )
 
 // These tests hold the drain against handlers and a database that misbehave
@@ -46,10 +42,10 @@ type testPayload struct {
 	Hang bool `json:"hang"`
 }
 
-func payloadOf(t *testing.T, d Delivery) testPayload {
+func payloadOf(d Delivery) (testPayload, error) {
 	var p testPayload
-	require.NoError(t, json.Unmarshal(d.Event.Payload, &p))
-	return p
+	err := json.Unmarshal(d.Event.Payload, &p)
+	return p, err
 }
 
 func (b bundle) attemptsTable(t *testing.T) {
@@ -75,7 +71,7 @@ func TestHandlersHoldingEveryConnectionDoNotStarveTheHeartbeat(t *testing.T) {
 	}
 	b.enqueue(t, events...)
 	pool := poolOf(t, b.pool.Config(), 8) // DATABASE_MAX_CONNS' default
-	h := loggedEffect(pool, 0)
+	h := loggedEffect(pool, 0, nil)
 	hog := HandlerFunc(func(ctx context.Context, d Delivery) error {
 		if _, err := pool.Exec(ctx, "INSERT INTO attempts VALUES ($1)", d.Event.ID); err != nil {
 			return err
@@ -92,16 +88,16 @@ func TestHandlersHoldingEveryConnectionDoNotStarveTheHeartbeat(t *testing.T) {
 	first, err := NewDrainer(pool, map[string]Handler{"s1": hog}, Config{StopWhenIdle: true, Concurrency: 16, LeaseDuration: lease},
 		slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
+	first.signals.claimed.Init(t)
 	second := b.drainer(t, map[string]Handler{"s1": h}, Config{LeaseDuration: lease, PollInterval: 100 * time.Millisecond, MaxDuration: time.Hour})
-	firstDone := runAsync(t, first, context.Background())
-	require.Eventually(t, func() bool {
-		return b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'running'") == n
-	}, 10*time.Second, 5*time.Millisecond, "the first drain claims the batch")
+	firstRun := runAsync(first, context.Background())
+	require.Equal(t, n, first.signals.claimed.Wait(), "the first drain claims the batch")
+	require.Equal(t, n, b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'running'"))
 	ctx, stopSecond := context.WithCancel(context.Background())
-	secondDone := runAsync(t, second, ctx)
-	rep := <-firstDone
+	secondRun := runAsync(second, ctx)
+	rep := firstRun.report(t)
 	stopSecond()
-	secondRep := <-secondDone
+	secondRep := secondRun.report(t)
 	require.Zero(t, rep.LostLeases, "no lease expires while its handler runs")
 	require.Equal(t, n, rep.Delivered)
 	require.Zero(t, secondRep.Claimed, "the second drain finds nothing to take over")
@@ -117,29 +113,19 @@ func TestPausedDrainDoesNotStartHandlersForLostLeases(t *testing.T) {
 	b := setup(t)
 	b.effects(t)
 	b.attemptsTable(t)
-	ctx := context.Background()
 	events := make([]Event, 5)
 	for i := range events {
 		events[i] = event(t, "t.b", i)
 	}
 	b.enqueue(t, events...)
 
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "LEXORA_OUTBOX_WORKER_URL="+pgtest.URL(b.pool), "LEXORA_OUTBOX_WORKER_MODE=pause")
 	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, os.Stderr
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	require.Eventually(t, func() bool {
-		return b.count(t, "SELECT count(*) FROM attempts") == 1
-	}, 30*time.Second, 5*time.Millisecond, "the first handler runs")
+	ws := startWorkers(t, b, 1, &out, "LEXORA_OUTBOX_WORKER_MODE=pause")
+	cmd := ws.cmds[0]
+	ws.await(t, "attempt", 1) // the first handler runs
 	require.NoError(t, cmd.Process.Signal(syscall.SIGSTOP))
-	require.Eventually(t, func() bool {
-		return b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE available_at < now()") == 5
-	}, 10*time.Second, 10*time.Millisecond, "the paused drain's leases expire")
-	rival := b.drainer(t, map[string]Handler{"s1": b.effectHandler()}, Config{StopWhenIdle: true})
-	rivalRep, err := rival.Run(ctx)
-	require.NoError(t, err)
+	// A rival takes all five over as the paused drain's leases expire.
+	rivalRep := b.drainUntilEmpty(t, b.effectHandler())
 	require.Equal(t, 5, rivalRep.Delivered)
 
 	resumed := time.Now()
@@ -172,22 +158,25 @@ func TestHandlersThatIgnoreTheirContextAreAbandonedAndDeadLettered(t *testing.T)
 	}
 	b.enqueue(t, events...)
 	h := HandlerFunc(func(_ context.Context, d Delivery) error {
-		if payloadOf(t, d).Hang {
+		p, err := payloadOf(d)
+		if p.Hang {
 			<-forever
 		}
-		return nil
+		return err
 	})
 	cfg := Config{Concurrency: 8, MaxDuration: 8 * time.Second, HandlerTimeout: 2 * time.Second,
 		LeaseDuration: 3 * time.Second, MaxAttempts: 1}
 	d := b.drainer(t, map[string]Handler{"s1": h}, cfg)
 	start := time.Now()
-	done := runAsync(t, d, context.Background())
-	var rep Report
+	run := runAsync(d, context.Background())
+	var res runResult
 	select {
-	case rep = <-done:
+	case res = <-run.done:
 	case <-time.After(30 * time.Second):
 		t.Fatal("the run is still alive at 30 s")
 	}
+	require.NoError(t, res.err)
+	rep := res.rep
 	require.Less(t, time.Since(start), cfg.MaxDuration+cfg.HandlerTimeout+hardStopDelay+3*time.Second,
 		"bound, plus the handler timeout, plus the second before abandoning, plus slack")
 	require.Equal(t, 100, rep.Delivered)
@@ -294,7 +283,11 @@ func TestLongMultiByteErrorIsStoredAsValidText(t *testing.T) {
 	b.enqueue(t, event(t, "t.b", 1), event(t, "t.b", 2), event(t, "t.b", 3))
 	long := "\x00" + strings.Repeat("é", 2500) // 5,001 bytes; byte 4,000 is inside an é
 	h := HandlerFunc(func(_ context.Context, d Delivery) error {
-		if payloadOf(t, d).N == 1 {
+		p, err := payloadOf(d)
+		if err != nil {
+			return err
+		}
+		if p.N == 1 {
 			return errors.New(long)
 		}
 		return errors.New("smtp: 451 try later")

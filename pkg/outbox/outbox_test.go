@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/lexora-app/lexora/pkg/platform/pgtest"
 )
@@ -66,16 +68,45 @@ func (b bundle) count(t *testing.T, sql string, args ...any) int {
 	return n
 }
 
-// runAsync starts d.Run(ctx) and delivers its report when it ends.
-func runAsync(t *testing.T, d *Drainer, ctx context.Context) <-chan Report {
-	t.Helper()
-	done := make(chan Report, 1)
+// running is a drain run started by runAsync.
+type running struct {
+	done chan runResult
+}
+
+type runResult struct {
+	rep Report
+	err error
+}
+
+// runAsync starts d.Run(ctx) in a goroutine of its own.
+func runAsync(d *Drainer, ctx context.Context) running {
+	r := running{done: make(chan runResult, 1)}
 	go func() {
 		rep, err := d.Run(ctx)
-		require.NoError(t, err)
-		done <- rep
+		r.done <- runResult{rep, err}
 	}()
-	return done
+	return r
+}
+
+// report waits for the run to end and returns its report; the run must not
+// have failed.
+func (r running) report(t *testing.T) Report {
+	t.Helper()
+	res := <-r.done
+	require.NoError(t, res.err)
+	return res.rep
+}
+
+// untilFlushed reads d's flushed signal until the results written add up to
+// at least want (only its non-zero counts are compared) and returns the sum.
+func untilFlushed(t *testing.T, d *Drainer, want Report) Report {
+	t.Helper()
+	var sum Report
+	for sum.Delivered < want.Delivered || sum.Retried < want.Retried || sum.Dead < want.Dead ||
+		sum.Released < want.Released {
+		sum = sum.plus(d.signals.flushed.Wait())
+	}
+	return sum
 }
 
 // recorder is a handler that counts calls per (subscriber, event).
@@ -220,7 +251,7 @@ func TestConcurrentDrainsNeverShareADelivery(t *testing.T) {
 		holding[d.ID] = true
 		handled[d.ID]++
 		mu.Unlock()
-		time.Sleep(100 * time.Microsecond)
+		runtime.Gosched() // let the other drain's workers run while this one holds the delivery
 		mu.Lock()
 		delete(holding, d.ID)
 		mu.Unlock()
@@ -228,16 +259,16 @@ func TestConcurrentDrainsNeverShareADelivery(t *testing.T) {
 	})
 	cfg := Config{StopWhenIdle: true, BatchSize: 50, Concurrency: 4}
 	reports := make([]Report, 2)
-	var wg sync.WaitGroup
+	var g errgroup.Group
 	for i := range reports {
 		d := b.drainer(t, map[string]Handler{"s1": h, "s2": h}, cfg)
-		wg.Go(func() {
-			rep, err := d.Run(context.Background())
-			require.NoError(t, err)
-			reports[i] = rep
+		g.Go(func() error {
+			var err error
+			reports[i], err = d.Run(context.Background())
+			return err
 		})
 	}
-	wg.Wait()
+	require.NoError(t, g.Wait())
 
 	require.Zero(t, overlaps.Load())
 	require.Len(t, handled, 1000)
@@ -286,11 +317,15 @@ func TestCrashAfterEffectBeforeAckRedeliversOnce(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, rep.Claimed, "the lease is still held")
 
-	require.Eventually(t, func() bool {
-		rep, err = d.Run(ctx)
-		require.NoError(t, err)
-		return rep.Delivered == 1
-	}, 5*time.Second, 50*time.Millisecond)
+	// A loop-mode run takes the delivery over once its lease expires.
+	d = b.drainer(t, map[string]Handler{"s1": h}, Config{PollInterval: 20 * time.Millisecond, MaxDuration: time.Minute})
+	d.signals.flushed.Init(t)
+	runCtx, stop := context.WithCancel(ctx)
+	run := runAsync(d, runCtx)
+	require.Equal(t, Report{Delivered: 1, Skipped: 1}, d.signals.flushed.Wait())
+	stop()
+	rep = run.report(t)
+	require.Equal(t, 1, rep.Delivered)
 	require.Equal(t, 1, rep.Skipped, "the redelivery found the effect already done")
 	require.Equal(t, 1, b.count(t, "SELECT count(*) FROM effects WHERE event_id = $1", e.ID))
 }
@@ -349,11 +384,13 @@ func TestFailingSubscriberBacksOffThenDiesWithoutHoldingOthers(t *testing.T) {
 	cfg := Config{MaxAttempts: 5, BackoffBase: 40 * time.Millisecond, BackoffMax: time.Second,
 		PollInterval: 5 * time.Millisecond, MaxDuration: 10 * time.Second, StopWhenIdle: false}
 	d := b.drainer(t, map[string]Handler{"s1": rec, "s2": failing}, cfg)
+	d.signals.flushed.Init(t)
 
-	done := runAsync(t, d, ctx)
-	require.Eventually(t, func() bool {
-		return b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'dead'") == 1
-	}, 10*time.Second, 10*time.Millisecond)
+	runCtx, stop := context.WithCancel(ctx)
+	run := runAsync(d, runCtx)
+	untilFlushed(t, d, Report{Delivered: 2, Dead: 1})
+	stop() // ends the loop-mode run: nothing is left in flight
+	require.Equal(t, 1, b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'dead'"))
 	// Other subscribers of the same event and other events went through at once.
 	require.Equal(t, 1, rec.count("s1", poison.ID))
 	require.Equal(t, 1, rec.count("s1", other.ID))
@@ -373,7 +410,7 @@ func TestFailingSubscriberBacksOffThenDiesWithoutHoldingOthers(t *testing.T) {
 		"SELECT last_error, attempts FROM outbox_deliveries WHERE state = 'dead' AND subscriber = 's2'").Scan(&lastErr, &attempts))
 	require.Equal(t, "smtp: 451 try again later", lastErr)
 	require.Equal(t, 5, attempts)
-	rep := <-done
+	rep := run.report(t)
 	require.Equal(t, 4, rep.Retried)
 	require.Equal(t, 1, rep.Dead)
 	require.Equal(t, 2, rep.Delivered)
@@ -402,13 +439,11 @@ func TestHandleOnceRunsConcurrentDuplicatesOnce(t *testing.T) {
 	b.effects(t)
 	e := event(t, "t.a", 1)
 	h := b.effectHandler()
-	var wg sync.WaitGroup
+	var g errgroup.Group
 	for range 8 {
-		wg.Go(func() {
-			require.NoError(t, h.Handle(context.Background(), Delivery{Subscriber: "s1", Event: e}))
-		})
+		g.Go(func() error { return h.Handle(context.Background(), Delivery{Subscriber: "s1", Event: e}) })
 	}
-	wg.Wait()
+	require.NoError(t, g.Wait())
 	require.NoError(t, h.Handle(context.Background(), Delivery{Subscriber: "s2", Event: e}))
 	require.Equal(t, 1, b.count(t, "SELECT count(*) FROM effects WHERE subscriber = 's1'"))
 	require.Equal(t, 1, b.count(t, "SELECT count(*) FROM effects WHERE subscriber = 's2'"), "dedup is per subscriber")

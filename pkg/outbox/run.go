@@ -158,6 +158,12 @@ func (d *Drainer) Run(ctx context.Context) (_ Report, runErr error) {
 // loop claims, dispatches and collects until the run is over and nothing
 // is in flight. Once a statement fails it writes nothing more: results not
 // written are redelivered when their leases expire.
+//
+// It is longer than 60 lines on purpose: its locals (deliveries in flight,
+// claimed so far, whether the last claim came back short, the poll timer,
+// the first error) are the run's state machine, and every branch reads and
+// changes most of them; split up, each piece would take and return them
+// all.
 func (r *run) loop(ctx context.Context) error {
 	d := r.d
 	var runErr error
@@ -165,6 +171,7 @@ func (r *run) loop(ctx context.Context) error {
 	// exhausted: the last claim found less than it asked for, so the next
 	// one waits for a poll, a wake-up, or everything in flight to finish.
 	exhausted := false
+	idleSignalled := false // the idle test signal fires once per idle spell
 	var poll <-chan time.Time
 	for {
 		stopping := runErr != nil || ctx.Err() != nil || !time.Now().Before(r.deadline) || claimed >= d.cfg.MaxDeliveries
@@ -182,11 +189,19 @@ func (r *run) loop(ctx context.Context) error {
 			inflightN += len(batch)
 			r.rep.Claimed += len(batch)
 			exhausted = len(batch) < want
+			if len(batch) > 0 {
+				d.signals.claimed.Signal(len(batch))
+				idleSignalled = false
+			}
 			r.dispatch(batch, token, claimedAt.Add(d.cfg.LeaseDuration))
 			if exhausted && inflightN == 0 {
 				if err := r.flush(); err != nil {
 					runErr = err
 					continue
+				}
+				if !idleSignalled {
+					d.signals.idle.Signal(struct{}{})
+					idleSignalled = true
 				}
 				if d.cfg.StopWhenIdle || !d.idle(ctx, min(d.cfg.PollInterval, time.Until(r.deadline))) {
 					break
@@ -355,30 +370,35 @@ func (r *run) collect(res result) {
 
 // flush writes the collected results, under r.hard.
 func (r *run) flush() error {
+	if len(r.ok)+len(r.failed)+len(r.released) == 0 {
+		return nil
+	}
 	wctx := r.hard
+	var w Report // what this flush wrote, added to the run's report as it goes
+	defer func() { r.rep = r.rep.plus(w) }()
 	acked, err := r.d.ack(wctx, r.db, r.ok)
 	if err != nil {
 		return err
 	}
-	r.rep.Delivered += acked
-	r.rep.Skipped += min(r.duplicates, acked)
-	r.rep.LostLeases += len(r.ok) - acked
+	w.Delivered = acked
+	w.Skipped = min(r.duplicates, acked)
+	w.LostLeases = len(r.ok) - acked
 	r.ok, r.duplicates = r.ok[:0], 0
 	retried, dead, err := r.d.fail(wctx, r.db, r.failed)
 	if err != nil {
 		return err
 	}
-	r.rep.Retried += retried
-	r.rep.Dead += dead
-	r.rep.LostLeases += len(r.failed) - retried - dead
+	w.Retried, w.Dead = retried, dead
+	w.LostLeases += len(r.failed) - retried - dead
 	r.failed = r.failed[:0]
 	back, err := r.d.release(wctx, r.db, r.released)
 	if err != nil {
 		return err
 	}
-	r.rep.Released += back
-	r.rep.LostLeases += len(r.released) - back
+	w.Released = back
+	w.LostLeases += len(r.released) - back
 	r.released = r.released[:0]
+	r.d.signals.flushed.Signal(w)
 	return nil
 }
 
@@ -435,6 +455,7 @@ func (r *run) heartbeat() {
 			r.d.log.Warn("lease heartbeat failed", slog.String("error", err.Error()))
 			continue
 		}
+		r.d.signals.heartbeat.Signal(len(kept))
 		extended := make(map[int64]bool, len(kept))
 		for _, id := range kept {
 			extended[id] = true

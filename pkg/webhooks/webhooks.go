@@ -215,7 +215,11 @@ func NewSender(cfg Config, c clock.Clock) *Sender {
 			return nil
 		}
 	}
-	transport := http.DefaultTransport.(*http.Transport).Clone()
+	base, ok := http.DefaultTransport.(*http.Transport)
+	if !ok {
+		panic(fmt.Sprintf("webhooks: http.DefaultTransport is a %T, not the standard library's *http.Transport", http.DefaultTransport))
+	}
+	transport := base.Clone()
 	transport.DialContext = dialer.DialContext
 	transport.Proxy = nil
 	return &Sender{clock: c, client: &http.Client{Timeout: cfg.Timeout, Transport: transport,

@@ -11,9 +11,18 @@ import (
 
 	"github.com/GoogleCloudPlatform/functions-framework-go/funcframework"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/lexora-app/lexora/pkg/platform/testport"
+	"github.com/lexora-app/lexora/pkg/testkit/leaktest"
 )
+
+// TestMain fails the package's tests when they leave goroutines running,
+// except the Functions Framework's server, which has no way to stop: the
+// test process ends it.
+func TestMain(m *testing.M) {
+	leaktest.Main(m, goleak.IgnoreAnyFunction("github.com/GoogleCloudPlatform/functions-framework-go/funcframework.StartHostPort"))
+}
 
 // TestUnknownPathIsAProblemDocument: the local server answers a path that
 // names no function with a 404 problem document, not text/plain.
@@ -23,6 +32,7 @@ func TestUnknownPathIsAProblemDocument(t *testing.T) {
 	defer closeAll()
 	port := strconv.Itoa(testport.Free(t))
 	go func() { _ = funcframework.StartHostPort("127.0.0.1", port) }()
+	defer http.DefaultClient.CloseIdleConnections()
 	var resp *http.Response
 	require.Eventually(t, func() bool {
 		var err error

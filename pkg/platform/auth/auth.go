@@ -203,7 +203,11 @@ var devKey = func() *rsa.PrivateKey {
 	if err != nil {
 		panic(err)
 	}
-	return k.(*rsa.PrivateKey)
+	rk, ok := k.(*rsa.PrivateKey)
+	if !ok {
+		panic(fmt.Sprintf("auth: the development key is a %T, not an RSA key", k))
+	}
+	return rk
 }()
 
 const devKeyPEM = `-----BEGIN PRIVATE KEY-----

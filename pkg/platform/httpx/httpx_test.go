@@ -57,11 +57,17 @@ func TestDecodeJSONExplainsEachMistake(t *testing.T) {
 		{`{"name":"ab","rating":2}`, "text/plain", 415, "", ""},
 		{`{"name":"` + strings.Repeat("a", MaxBodyBytes) + `"}`, "application/json", 413, "", ""},
 	} {
-		p := decode(t, tc.contentType, tc.raw)
-		require.NotNil(t, p, tc.raw)
-		require.Equal(t, tc.status, p.Status, tc.raw)
-		if tc.field != "" {
-			require.Equal(t, []FieldError{{Field: tc.field, Reason: tc.reason}}, p.Errors, tc.raw)
+		name := tc.contentType + " " + tc.raw
+		if len(name) > 60 {
+			name = name[:60] + "..."
 		}
+		t.Run(name, func(t *testing.T) {
+			p := decode(t, tc.contentType, tc.raw)
+			require.NotNil(t, p, tc.raw)
+			require.Equal(t, tc.status, p.Status, tc.raw)
+			if tc.field != "" {
+				require.Equal(t, []FieldError{{Field: tc.field, Reason: tc.reason}}, p.Errors, tc.raw)
+			}
+		})
 	}
 }

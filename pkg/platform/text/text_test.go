@@ -27,13 +27,15 @@ func TestCanonicalEmail(t *testing.T) {
 		{"repro@", ""},
 		{"a@b@example.com", ""},
 	} {
-		got, err := CanonicalEmail(tc.in)
-		if tc.want == "" {
-			require.ErrorIs(t, err, ErrEmail, "%q gave %q", tc.in, got)
-			continue
-		}
-		require.NoError(t, err, tc.in)
-		require.Equal(t, tc.want, got, tc.in)
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := CanonicalEmail(tc.in)
+			if tc.want == "" {
+				require.ErrorIs(t, err, ErrEmail, "%q gave %q", tc.in, got)
+				return
+			}
+			require.NoError(t, err, tc.in)
+			require.Equal(t, tc.want, got, tc.in)
+		})
 	}
 }
 
