@@ -20,7 +20,7 @@ WEB := $(CURDIR)/frontend
 # npm ci writes node_modules/.package-lock.json: reinstall only when the lockfile changes.
 WEB_DEPS := $(WEB)/node_modules/.package-lock.json
 
-.PHONY: help build web run demo reset test test-web chaos bench soak clean
+.PHONY: help build web run demo reset generate test test-web chaos bench soak clean
 
 help: ## List the targets.
 	@echo "usage: make <target>"
@@ -49,6 +49,10 @@ reset: ## Drop the local lexora database and mailbox; the next `make run` recrea
 	.ci/ensure-postgres
 	psql -h 127.0.0.1 -U postgres -d postgres -Xqc 'DROP DATABASE IF EXISTS lexora WITH (FORCE)'
 	rm -f .run/mailpit.db*
+
+generate: ## Regenerate the store packages (pkg/store/*) from their queries.sql with sqlc (sqlc.yaml).
+	.ci/ensure-sqlc
+	$(BIN)/sqlc generate
 
 test: ## go vet, gofmt check, sqlc diff, golangci-lint, all tests with -race against the local PostgreSQL, the short chaos profile, terraform checks, then the web client's.
 	.ci/ensure-postgres

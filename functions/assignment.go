@@ -9,12 +9,16 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/lexora-app/lexora/pkg/account"
 	"github.com/lexora-app/lexora/pkg/events"
-	"github.com/lexora-app/lexora/pkg/outbox"
+	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
 	"github.com/lexora-app/lexora/pkg/platform/text"
+	"github.com/lexora-app/lexora/pkg/store"
+	"github.com/lexora-app/lexora/pkg/store/assignmentstore"
+	"github.com/lexora-app/lexora/pkg/store/cardstore"
+	"github.com/lexora-app/lexora/pkg/store/userstore"
 )
 
 // CreateAssignmentRequest is the body of CreateAssignment.
@@ -62,7 +66,7 @@ type Assignment struct {
 // visible to the teacher, or the caller is not a teacher; 409 when the deck is
 // already assigned to that learner by this teacher.
 func (s *Service) CreateAssignment(w http.ResponseWriter, r *http.Request) {
-	teacher, ok := s.caller(w, r, http.MethodPost, "teacher")
+	teacher, ok := s.caller(w, r, http.MethodPost, account.Teacher)
 	var req CreateAssignmentRequest
 	if !ok || !s.decode(w, r, &req) {
 		return
@@ -75,7 +79,7 @@ func (s *Service) CreateAssignment(w http.ResponseWriter, r *http.Request) {
 	if !in.dueAt.After(s.now()) || in.dueAt.After(s.now().AddDate(0, 0, maxDueDays)) {
 		p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", "one or more fields are invalid")
 		p.Errors = []httpx.FieldError{{Field: "due_at", Reason: fmt.Sprintf("must be in the future and within %d days", maxDueDays)}}
-		httpx.WriteError(w, r, s.log, p)
+		s.fail(w, r, p)
 		return
 	}
 	s.write(w, r, teacher, "CreateAssignment", http.StatusCreated, req, func(tx pgx.Tx) (any, error) {
@@ -83,51 +87,21 @@ func (s *Service) CreateAssignment(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-const lockLearnerOfTeacherSQL = `
-SELECT u.id FROM users u
-WHERE u.id = $1 AND u.role = 'learner'
-  AND EXISTS (SELECT 1 FROM class_members m JOIN classes c ON c.id = m.class_id
-              WHERE m.learner_id = u.id AND c.teacher_id = $2)
-FOR NO KEY UPDATE OF u`
-
-const insertAssignmentSQL = `
-INSERT INTO assignments (deck_id, learner_id, teacher_id, due_at)
-SELECT d.id, $2::uuid, $3::uuid, $4::timestamptz FROM decks d WHERE d.id = $1 AND (d.owner_id IS NULL OR d.owner_id = $3::uuid)
-RETURNING id`
-
-// The assignment's cards the learner has reviewed, and has learned, already.
-const assignmentCardStatesSQL = `
-SELECT count(*) FILTER (WHERE c.reps > 0), count(*) FILTER (WHERE c.state = 2)
-FROM deck_items di JOIN cards c ON c.lexeme_id = di.lexeme_id AND c.learner_id = $2
-WHERE di.deck_id = $1`
-
-const createCardsSQL = `
-WITH items AS (SELECT lexeme_id FROM deck_items WHERE deck_id = $1),
-inserted AS (
-    INSERT INTO cards (learner_id, lexeme_id, due)
-    SELECT $2::uuid, lexeme_id, $3::timestamptz FROM items
-    ON CONFLICT (learner_id, lexeme_id) DO NOTHING
-    RETURNING 1)
-SELECT (SELECT count(*) FROM items), (SELECT count(*) FROM inserted)`
-
 func (s *Service) createAssignment(ctx context.Context, tx pgx.Tx, r *http.Request, teacher user, in assignmentInput) (Assignment, error) {
 	// Locking the learner's row serialises the learner's writes, so the
 	// outbox ids of one learner's events follow commit order.
-	if err := tx.QueryRow(ctx, lockLearnerOfTeacherSQL, in.learnerID, teacher.ID).Scan(new(uuid.UUID)); err != nil {
+	if _, err := userstore.New(tx).LockLearnerOfTeacher(ctx, in.learnerID, account.Learner, teacher.ID); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
 			return Assignment{}, httpx.NotFound("learner")
 		}
 		return Assignment{}, fmt.Errorf("lock learner: %w", err)
 	}
-	a, evs, err := s.assignDeck(ctx, tx, teacher.ID, in)
+	evs := eventList{key: in.learnerID.String()}
+	a, err := s.assignDeck(ctx, tx, teacher.ID, in, &evs)
 	if err != nil {
 		return Assignment{}, err
 	}
-	headers := requestHeaders(r, teacher)
-	for i := range evs {
-		evs[i].Headers = headers
-	}
-	return a, s.outbox.Enqueue(ctx, tx, evs...)
+	return a, s.enqueue(ctx, tx, r, teacher, evs)
 }
 
 // requestHeaders are the event headers that tie an event to its request:
@@ -143,61 +117,54 @@ func requestHeaders(r *http.Request, actor user) map[string]string {
 }
 
 // assignDeck stores the assignment of in.deckID to in.learnerID by
-// teacherID, creates the learner's missing cards, and returns it with its
-// events: assignment.created, reminder.due_soon (not before 24 hours ahead
-// of the due date), and assignment.completed when every card is already
-// learned. The caller has locked the learner's row and checked that the
-// teacher may assign to them; the deck must be the teacher's or the
-// library's (404 otherwise; 409 when already assigned).
-func (s *Service) assignDeck(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, in assignmentInput) (Assignment, []outbox.Event, error) {
+// teacherID, creates the learner's missing cards (the scheduler's new card,
+// due now), and adds its events to evs: assignment.created,
+// reminder.due_soon (not before 24 hours ahead of the due date), and
+// assignment.completed when every card is already learned. The caller has
+// locked the learner's row and checked that the teacher may assign to them;
+// the deck must be the teacher's or the library's (404 otherwise; 409 when
+// already assigned).
+func (s *Service) assignDeck(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, in assignmentInput, evs *eventList) (Assignment, error) {
+	assignments, cards := assignmentstore.New(tx), cardstore.New(tx)
 	a := Assignment{DeckID: in.deckID, LearnerID: in.learnerID, TeacherID: teacherID, DueAt: in.dueAt.UTC()}
-	err := tx.QueryRow(ctx, insertAssignmentSQL, in.deckID, in.learnerID, teacherID, a.DueAt).Scan(&a.ID)
-	var pgErr *pgconn.PgError
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		return Assignment{}, nil, httpx.NotFound("deck")
-	case errors.As(err, &pgErr) && pgErr.Code == "23505":
-		return Assignment{}, nil, httpx.NewProblem(http.StatusConflict, httpx.TypeConflict, "Already assigned",
+	var err error
+	a.ID, err = assignments.InsertAssignment(ctx, in.learnerID, teacherID, a.DueAt, in.deckID)
+	switch err = store.Classify(err); {
+	case errors.Is(err, store.ErrNotFound):
+		return Assignment{}, httpx.NotFound("deck")
+	case errors.Is(err, store.ErrDuplicate):
+		return Assignment{}, httpx.NewProblem(http.StatusConflict, httpx.TypeConflict, "Already assigned",
 			"you have already assigned this deck to this learner")
 	case err != nil:
-		return Assignment{}, nil, fmt.Errorf("insert assignment: %w", err)
+		return Assignment{}, fmt.Errorf("insert assignment: %w", err)
 	}
-	if err := tx.QueryRow(ctx, createCardsSQL, in.deckID, in.learnerID, s.now()).Scan(&a.Cards, &a.NewCards); err != nil {
-		return Assignment{}, nil, fmt.Errorf("create cards: %w", err)
-	}
-	created := events.AssignmentCreatedPayload{
-		AssignmentID: a.ID, DeckID: a.DeckID, LearnerID: a.LearnerID, TeacherID: a.TeacherID, DueAt: a.DueAt, Cards: a.Cards,
-	}
-	if err := tx.QueryRow(ctx, assignmentCardStatesSQL, in.deckID, in.learnerID).Scan(&created.CardsSeen, &created.CardsLearned); err != nil {
-		return Assignment{}, nil, fmt.Errorf("count known cards: %w", err)
-	}
-	ev, err := outbox.NewEvent(events.AssignmentCreated, in.learnerID.String(), created)
+	fresh := s.scheduler.NewCard()
+	made, err := cards.CreateCards(ctx, cardstore.CreateCardsParams{DeckID: in.deckID, LearnerID: in.learnerID,
+		State: int16(fresh.State), Due: fresh.Due, Stability: fresh.Stability, Difficulty: fresh.Difficulty, Step: int32(fresh.Step)})
 	if err != nil {
-		return Assignment{}, nil, err
+		return Assignment{}, fmt.Errorf("create cards: %w", err)
 	}
-	evs := []outbox.Event{ev}
+	a.Cards, a.NewCards = int(made.Cards), int(made.Created)
+	known, err := cards.CountKnownCards(ctx, learning.Review, in.learnerID, in.deckID)
+	if err != nil {
+		return Assignment{}, fmt.Errorf("count known cards: %w", err)
+	}
+	evs.add(events.AssignmentCreated, events.AssignmentCreatedPayload{AssignmentID: a.ID, DeckID: a.DeckID,
+		LearnerID: a.LearnerID, TeacherID: a.TeacherID, DueAt: a.DueAt, Cards: a.Cards,
+		CardsSeen: int(known.Seen), CardsLearned: int(known.Learned)})
 	if remindAt := a.DueAt.Add(-events.DueSoonLead); remindAt.After(s.now()) {
-		reminder, err := outbox.NewEvent(events.ReminderDueSoon, in.learnerID.String(), events.ReminderDueSoonPayload{
-			AssignmentID: a.ID, LearnerID: a.LearnerID, DueAt: a.DueAt})
-		if err != nil {
-			return Assignment{}, nil, err
-		}
-		reminder.NotBefore = remindAt
-		evs = append(evs, reminder)
+		evs.addAt(events.ReminderDueSoon, events.ReminderDueSoonPayload{
+			AssignmentID: a.ID, LearnerID: a.LearnerID, DueAt: a.DueAt}, remindAt)
 	}
-	if a.Cards > 0 && created.CardsLearned == a.Cards {
+	if a.Cards > 0 && int(known.Learned) == a.Cards {
 		now := s.now().UTC()
-		if _, err := tx.Exec(ctx, "UPDATE assignments SET completed_at = $2 WHERE id = $1", a.ID, now); err != nil {
-			return Assignment{}, nil, fmt.Errorf("complete assignment: %w", err)
+		if err := assignments.MarkCompleted(ctx, now, a.ID); err != nil {
+			return Assignment{}, fmt.Errorf("complete assignment: %w", err)
 		}
 		a.CompletedAt = &now
-		done, err := outbox.NewEvent(events.AssignmentCompleted, in.learnerID.String(), events.AssignmentCompletedPayload{
+		evs.add(events.AssignmentCompleted, events.AssignmentCompletedPayload{
 			AssignmentID: a.ID, DeckID: a.DeckID, LearnerID: a.LearnerID, TeacherID: a.TeacherID, DueAt: a.DueAt, CompletedAt: now,
 		})
-		if err != nil {
-			return Assignment{}, nil, err
-		}
-		evs = append(evs, done)
 	}
-	return a, evs, nil
+	return a, nil
 }

@@ -21,7 +21,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/mail"
 	"github.com/lexora-app/lexora/pkg/outbox"
 	authpkg "github.com/lexora-app/lexora/pkg/platform/auth"
-	sysclock "github.com/lexora-app/lexora/pkg/platform/clock"
+	"github.com/lexora-app/lexora/pkg/platform/clock"
 	"github.com/lexora-app/lexora/pkg/seed"
 	"github.com/lexora-app/lexora/pkg/testkit/mailpit"
 	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
@@ -37,9 +37,9 @@ func TestEndToEnd(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := pgtest.New(t)
-	_, err := seed.Load(ctx, pool, sysclock.System{})
+	_, err := seed.Load(ctx, pool, clock.System{})
 	require.NoError(t, err)
-	svc, err := NewService(pool, devVerifier(t), time.Now, slog.New(slog.DiscardHandler))
+	svc, err := NewService(pool, devVerifier(t), clock.System{}, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	svc.webhooks.AllowHTTP = true // the test's receiver is plain HTTP on loopback
 	mux := http.NewServeMux()
@@ -123,7 +123,7 @@ func TestEndToEnd(t *testing.T) {
 	sender, err := mail.NewSMTP(mail.Config{Host: "127.0.0.1", Port: port, TLS: "none", From: "Lexora <no-reply@lexora.app>", Timeout: 5 * time.Second})
 	require.NoError(t, err)
 	drainer, err := outbox.NewDrainer(pool, consumers.Handlers(consumers.Deps{Pool: pool, Mail: sender,
-		Webhooks: webhooks.NewSender(webhooks.Config{Timeout: 5 * time.Second, AllowHTTP: true}, sysclock.System{})}),
+		Webhooks: webhooks.NewSender(webhooks.Config{Timeout: 5 * time.Second, AllowHTTP: true}, clock.System{})}),
 		outbox.Config{StopWhenIdle: true}, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	rep, err := drainer.Run(ctx)

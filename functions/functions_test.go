@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/platform/auth"
+	"github.com/lexora-app/lexora/pkg/platform/clock/clocktest"
 	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
 )
 
@@ -42,21 +42,12 @@ func bearer(t testing.TB, id uuid.UUID) string {
 	return "Bearer " + tok
 }
 
-// clock is a settable test clock.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Set(t time.Time) { c.mu.Lock(); defer c.mu.Unlock(); c.t = t }
-
 // fixture is one teacher with a class holding one learner, a second teacher
 // and learner outside it, and a deck of three lexemes.
 type fixture struct {
 	pool                  *pgxpool.Pool
 	svc                   *Service
-	clock                 *clock
+	clock                 *clocktest.Stub
 	teacher, otherTeacher uuid.UUID
 	learner, otherLearner uuid.UUID
 	deck                  uuid.UUID
@@ -65,9 +56,9 @@ type fixture struct {
 func setup(t testing.TB) fixture {
 	t.Helper()
 	pool := pgtest.New(t)
-	f := fixture{pool: pool, clock: &clock{t: time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)}}
+	f := fixture{pool: pool, clock: clocktest.New(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))}
 	var err error
-	f.svc, err = NewService(pool, devVerifier(t), f.clock.Now, slog.New(slog.DiscardHandler))
+	f.svc, err = NewService(pool, devVerifier(t), f.clock, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	ctx := context.Background()
 	user := func(email, role string) uuid.UUID {

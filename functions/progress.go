@@ -10,8 +10,11 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/lexora-app/lexora/pkg/account"
 	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
+	"github.com/lexora-app/lexora/pkg/store/progressstore"
+	"github.com/lexora-app/lexora/pkg/store/userstore"
 )
 
 // Progress is the answer of GetProgress: the projections the consumers keep,
@@ -61,11 +64,11 @@ type FeedItem struct {
 // progress and latest feed items (20). Query parameter learner_id (default:
 // the caller); the same visibility as GetSchedule, and a teacher sees only
 // the assignments they made and the feed items of their relation to the
-// learner (feedSQL; a learner may be in several teachers' classes).
+// learner (progressstore.Feed; a learner may be in several teachers' classes).
 // Answers: 200 with a Progress; 400 for a malformed learner_id; 401; 404
 // for a learner the caller may not see.
 func (s *Service) GetProgress(w http.ResponseWriter, r *http.Request) {
-	caller, ok := s.caller(w, r, http.MethodGet, "teacher", "learner")
+	caller, ok := s.caller(w, r, http.MethodGet, account.Teacher, account.Learner)
 	if !ok {
 		return
 	}
@@ -75,7 +78,7 @@ func (s *Service) GetProgress(w http.ResponseWriter, r *http.Request) {
 		learnerID = *id
 	}
 	if err := q.err(); err != nil {
-		httpx.WriteError(w, r, s.log, err)
+		s.fail(w, r, err)
 		return
 	}
 	var out Progress
@@ -86,81 +89,70 @@ func (s *Service) GetProgress(w http.ResponseWriter, r *http.Request) {
 			return err
 		})
 	if err != nil {
-		httpx.WriteError(w, r, s.log, err)
+		s.fail(w, r, err)
 		return
 	}
 	httpx.WriteJSON(w, http.StatusOK, out)
 }
 
-// feedSQL selects the learner's latest feed items; for a teacher ($2) only
-// those of the teacher's relation to the learner: items about the learner
-// as a whole, achievements of the teacher's own assignments, and leeches of
-// words in the decks the teacher assigned to the learner. A learner shared
-// by several teachers so never shows one teacher another's decks.
-const feedSQL = `
-SELECT f.kind, f.message, f.at FROM learner_feed f
-WHERE f.learner_id = $1
-  AND ($2::uuid IS NULL OR f.learner_wide
-       OR EXISTS (SELECT 1 FROM assignments a WHERE a.id = f.assignment_id AND a.teacher_id = $2)
-       OR EXISTS (SELECT 1 FROM assignments a JOIN deck_items di ON di.deck_id = a.deck_id
-                  WHERE a.learner_id = $1 AND a.teacher_id = $2 AND di.lexeme_id = f.lexeme_id))
-ORDER BY f.id DESC LIMIT 20`
-
 func (s *Service) progress(ctx context.Context, tx pgx.Tx, caller user, learnerID uuid.UUID) (Progress, error) {
-	if learnerID == uuid.Nil {
-		learnerID = caller.ID
-	}
-	var tz string
-	err := tx.QueryRow(ctx, visibleLearnerSQL, learnerID, caller.ID).Scan(&tz)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Progress{}, httpx.NotFound("learner")
-	}
-	if err != nil {
-		return Progress{}, fmt.Errorf("load learner: %w", err)
-	}
-	out := Progress{LearnerID: learnerID}
-	var last *time.Time
-	err = tx.QueryRow(ctx, "SELECT current, longest, last_day FROM learner_streaks WHERE learner_id = $1", learnerID).
-		Scan(&out.Streak.Current, &out.Streak.Longest, &last)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return Progress{}, fmt.Errorf("load streak: %w", err)
-	}
-	if last != nil {
-		day := last.Format(time.DateOnly)
-		out.Streak.LastDay = &day
-		// A streak is alive while its last day is today or yesterday (study
-		// days); after a missed day it is 0 until the next review.
-		loc := learning.Zone(tz)
-		today, _ := time.Parse(time.DateOnly, learning.StudyDay(s.now(), loc))
-		if last.Before(today.AddDate(0, 0, -1)) {
-			out.Streak.Current = 0
-		}
-	}
-	rows, err := tx.Query(ctx, "SELECT code, earned_at FROM learner_achievements WHERE learner_id = $1 ORDER BY earned_at, code", learnerID)
+	learnerID, loc, err := visibleLearner(ctx, userstore.New(tx), caller, learnerID)
 	if err != nil {
 		return Progress{}, err
 	}
-	if out.Achievements, err = pgx.CollectRows(rows, pgx.RowToStructByPos[Achievement]); err != nil {
+	q := progressstore.New(tx)
+	out := Progress{LearnerID: learnerID}
+	if out.Streak, err = s.streak(ctx, q, learnerID, loc); err != nil {
+		return Progress{}, err
+	}
+	achievements, err := q.Achievements(ctx, learnerID)
+	if err != nil {
 		return Progress{}, fmt.Errorf("load achievements: %w", err)
 	}
-	rows, err = tx.Query(ctx, `SELECT a.id, d.title, a.due_at, a.completed_at, coalesce(p.cards_total, 0),
-		coalesce(p.cards_seen, 0), coalesce(p.cards_learned, 0), coalesce(p.reviews, 0)
-		FROM assignments a JOIN decks d ON d.id = a.deck_id
-		LEFT JOIN assignment_progress p ON p.assignment_id = a.id
-		WHERE a.learner_id = $1 AND ($2::uuid IS NULL OR a.teacher_id = $2)
-		ORDER BY a.due_at, a.id`, learnerID, assigner(caller))
-	if err != nil {
-		return Progress{}, err
+	out.Achievements = make([]Achievement, 0, len(achievements))
+	for _, a := range achievements {
+		out.Achievements = append(out.Achievements, Achievement(a))
 	}
-	if out.Assignments, err = pgx.CollectRows(rows, pgx.RowToStructByPos[AssignmentProgress]); err != nil {
+	assignments, err := q.AssignmentProgress(ctx, learnerID, assigner(caller))
+	if err != nil {
 		return Progress{}, fmt.Errorf("load assignment progress: %w", err)
 	}
-	rows, err = tx.Query(ctx, feedSQL, learnerID, assigner(caller))
-	if err != nil {
-		return Progress{}, err
+	out.Assignments = make([]AssignmentProgress, 0, len(assignments))
+	for _, a := range assignments {
+		out.Assignments = append(out.Assignments, AssignmentProgress{AssignmentID: a.ID, Deck: a.Title, DueAt: a.DueAt,
+			CompletedAt: a.CompletedAt, CardsTotal: int(a.CardsTotal), CardsSeen: int(a.CardsSeen),
+			CardsLearned: int(a.CardsLearned), Reviews: int(a.Reviews)})
 	}
-	if out.Feed, err = pgx.CollectRows(rows, pgx.RowToStructByPos[FeedItem]); err != nil {
+	// A teacher sees only the feed items of their relation to the learner
+	// (progressstore.Feed): a learner shared by several teachers so never
+	// shows one teacher another's decks.
+	feed, err := q.Feed(ctx, learnerID, assigner(caller))
+	if err != nil {
 		return Progress{}, fmt.Errorf("load feed: %w", err)
+	}
+	out.Feed = make([]FeedItem, 0, len(feed))
+	for _, f := range feed {
+		out.Feed = append(out.Feed, FeedItem(f))
+	}
+	return out, nil
+}
+
+// streak is the learner's streak as of now in their zone loc.
+func (s *Service) streak(ctx context.Context, q *progressstore.Queries, learnerID uuid.UUID, loc *time.Location) (Streak, error) {
+	row, err := q.Streak(ctx, learnerID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Streak{}, nil
+	}
+	if err != nil {
+		return Streak{}, fmt.Errorf("load streak: %w", err)
+	}
+	day := row.LastDay.Format(time.DateOnly)
+	out := Streak{Current: int(row.Current), Longest: int(row.Longest), LastDay: &day}
+	// A streak is alive while its last day is today or yesterday (study
+	// days); after a missed day it is 0 until the next review.
+	today, _ := time.Parse(time.DateOnly, learning.StudyDay(s.now(), loc))
+	if row.LastDay.Before(today.AddDate(0, 0, -1)) {
+		out.Current = 0
 	}
 	return out, nil
 }

@@ -10,10 +10,12 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/lexora-app/lexora/pkg/account"
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/learning"
-	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
+	"github.com/lexora-app/lexora/pkg/store/assignmentstore"
+	"github.com/lexora-app/lexora/pkg/store/cardstore"
 )
 
 // SubmitReviewRequest is the body of SubmitReview.
@@ -56,7 +58,7 @@ type ReviewResult struct {
 // for a card suspended as a leech. A lapse that reaches learning.LeechLapses
 // suspends the card and enqueues card.leeched.
 func (s *Service) SubmitReview(w http.ResponseWriter, r *http.Request) {
-	learner, ok := s.caller(w, r, http.MethodPost, "learner")
+	learner, ok := s.caller(w, r, http.MethodPost, account.Learner)
 	var req SubmitReviewRequest
 	if !ok || !s.decode(w, r, &req) {
 		return
@@ -66,69 +68,64 @@ func (s *Service) SubmitReview(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// The learner row is locked first (as in CreateAssignment) so that one
-// learner's writes, and so their events, are serialised.
-const lockCardSQL = `
-WITH learner AS (SELECT id FROM users WHERE id = $2 FOR NO KEY UPDATE)
-SELECT c.lexeme_id, c.state, c.due, c.stability, c.difficulty, c.elapsed_days, c.scheduled_days,
-       c.reps, c.lapses, c.step, c.last_review, c.suspended, l2.lemma
-FROM cards c JOIN learner l ON l.id = c.learner_id JOIN lexemes l2 ON l2.id = c.lexeme_id
-WHERE c.id = $1
-FOR UPDATE OF c`
+// reviewedCard is a card as SubmitReview loads it (cardstore.LockCard).
+type reviewedCard struct {
+	learning.Card
+	lexemeID uuid.UUID
+	lemma    string
+}
 
-const updateCardSQL = `
-UPDATE cards SET state = $2, due = $3, stability = $4, difficulty = $5, elapsed_days = $6,
-    scheduled_days = $7, reps = $8, lapses = $9, step = $10, last_review = $11, suspended = $12, updated_at = now()
-WHERE id = $1`
-
-const insertReviewSQL = `
-INSERT INTO review_log (card_id, learner_id, rating, state_before, due_before, state_after, due_after,
-    stability, difficulty, elapsed_days, scheduled_days, reviewed_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-RETURNING id`
-
-const assignmentsOfLexemeSQL = `
-SELECT a.id FROM assignments a JOIN deck_items di ON di.deck_id = a.deck_id
-WHERE a.learner_id = $1 AND di.lexeme_id = $2
-ORDER BY a.id`
-
-// An assignment is complete when every one of its deck's lexemes has a card
-// of the learner in the Review state, or suspended as a leech (it will not
-// be scheduled again, so it must not hold the assignment open).
-const completeAssignmentsSQL = `
-UPDATE assignments a SET completed_at = $2
-WHERE a.id = ANY($1) AND a.completed_at IS NULL
-  AND NOT EXISTS (
-      SELECT 1 FROM deck_items di
-      LEFT JOIN cards c ON c.lexeme_id = di.lexeme_id AND c.learner_id = a.learner_id
-      WHERE di.deck_id = a.deck_id AND c.state IS DISTINCT FROM 2 AND NOT coalesce(c.suspended, false))
-RETURNING a.id, a.deck_id, a.learner_id, a.teacher_id, a.due_at`
-
-func (s *Service) submitReview(ctx context.Context, tx pgx.Tx, r *http.Request, learner user, cardID uuid.UUID, rating learning.Rating) (ReviewResult, error) {
-	var card learning.Card
-	var lexemeID uuid.UUID
-	var elapsed, scheduled, reps, lapses int64
-	var lastReview *time.Time
-	var suspended bool
-	var lemma string
-	err := tx.QueryRow(ctx, lockCardSQL, cardID, learner.ID).Scan(&lexemeID, &card.State, &card.Due,
-		&card.Stability, &card.Difficulty, &elapsed, &scheduled, &reps, &lapses, &card.Step, &lastReview, &suspended, &lemma)
+// lockCard locks the learner's row, then their card cardID (cardstore.LockCard);
+// 404 when it is not theirs, 409 when it was suspended as a leech.
+func lockCard(ctx context.Context, cards *cardstore.Queries, learnerID, cardID uuid.UUID) (reviewedCard, error) {
+	row, err := cards.LockCard(ctx, cardID, learnerID)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return ReviewResult{}, httpx.NotFound("card")
+		return reviewedCard{}, httpx.NotFound("card")
 	}
 	if err != nil {
-		return ReviewResult{}, fmt.Errorf("load card: %w", err)
+		return reviewedCard{}, fmt.Errorf("load card: %w", err)
 	}
-	if suspended {
-		return ReviewResult{}, httpx.NewProblem(http.StatusConflict, httpx.TypeConflict, "Card suspended",
-			fmt.Sprintf("this card was suspended as a leech after %d lapses", lapses))
+	if row.Suspended {
+		return reviewedCard{}, httpx.NewProblem(http.StatusConflict, httpx.TypeConflict, "Card suspended",
+			fmt.Sprintf("this card was suspended as a leech after %d lapses", row.Lapses))
 	}
-	card.ElapsedDays, card.ScheduledDays, card.Reps, card.Lapses = uint64(elapsed), uint64(scheduled), uint64(reps), uint64(lapses)
-	if lastReview != nil {
-		card.LastReview = *lastReview
+	c := reviewedCard{lexemeID: row.LexemeID, lemma: row.Lemma, Card: learning.Card{State: row.State, Due: row.Due,
+		Stability: row.Stability, Difficulty: row.Difficulty, ElapsedDays: uint64(row.ElapsedDays),
+		ScheduledDays: uint64(row.ScheduledDays), Reps: uint64(row.Reps), Lapses: uint64(row.Lapses), Step: int(row.Step)}}
+	if row.LastReview != nil {
+		c.LastReview = *row.LastReview
 	}
+	return c, nil
+}
 
-	next, rlog, err := s.scheduler.Review(card, rating, learning.Zone(learner.Timezone))
+// storeReview writes the card's next state (suspended when leech) and
+// appends the review to the log; it returns the review's id.
+func (s *Service) storeReview(ctx context.Context, cards *cardstore.Queries, learnerID, cardID uuid.UUID, rating learning.Rating,
+	before, next learning.Card, rlog learning.ReviewLog, leech bool) (int64, error) {
+	if err := cards.UpdateCard(ctx, cardstore.UpdateCardParams{CardID: cardID, State: next.State, Due: next.Due,
+		Stability: next.Stability, Difficulty: next.Difficulty, ElapsedDays: int32(next.ElapsedDays),
+		ScheduledDays: int32(next.ScheduledDays), Reps: int32(next.Reps), Lapses: int32(next.Lapses), Step: int32(next.Step),
+		LastReview: &next.LastReview, Suspended: leech, Now: s.clock.NowOrNil()}); err != nil {
+		return 0, fmt.Errorf("update card: %w", err)
+	}
+	id, err := cards.AppendReview(ctx, cardstore.AppendReviewParams{CardID: cardID, LearnerID: learnerID, Rating: rating,
+		StateBefore: before.State, DueBefore: before.Due, StateAfter: next.State, DueAfter: next.Due,
+		Stability: next.Stability, Difficulty: next.Difficulty, ElapsedDays: int32(next.ElapsedDays),
+		ScheduledDays: int32(next.ScheduledDays), ReviewedAt: rlog.Reviewed})
+	if err != nil {
+		return 0, fmt.Errorf("append review: %w", err)
+	}
+	return id, nil
+}
+
+func (s *Service) submitReview(ctx context.Context, tx pgx.Tx, r *http.Request, learner user, cardID uuid.UUID, rating learning.Rating) (ReviewResult, error) {
+	cards, assignments := cardstore.New(tx), assignmentstore.New(tx)
+	card, err := lockCard(ctx, cards, learner.ID, cardID)
+	if err != nil {
+		return ReviewResult{}, err
+	}
+	zone := learning.Zone(learner.Timezone)
+	next, rlog, err := s.scheduler.Review(card.Card, rating, zone)
 	if err != nil {
 		return ReviewResult{}, fmt.Errorf("schedule card %s: %w", cardID, err)
 	}
@@ -136,72 +133,38 @@ func (s *Service) submitReview(ctx context.Context, tx pgx.Tx, r *http.Request, 
 	// suspended at once (learning state is synchronous), announced by
 	// card.leeched.
 	leech := rating == learning.Again && card.State == learning.Review && next.Lapses >= learning.LeechLapses
-	if _, err := tx.Exec(ctx, updateCardSQL, cardID, next.State, next.Due, next.Stability, next.Difficulty,
-		next.ElapsedDays, next.ScheduledDays, next.Reps, next.Lapses, next.Step, next.LastReview, leech); err != nil {
-		return ReviewResult{}, fmt.Errorf("update card: %w", err)
-	}
 	out := ReviewResult{Card: cardView(cardID, next), CompletedAssignments: []uuid.UUID{}}
-	if err := tx.QueryRow(ctx, insertReviewSQL, cardID, learner.ID, rating, card.State, card.Due,
-		next.State, next.Due, next.Stability, next.Difficulty, next.ElapsedDays, next.ScheduledDays,
-		rlog.Reviewed).Scan(&out.ReviewID); err != nil {
-		return ReviewResult{}, fmt.Errorf("append review: %w", err)
-	}
-
-	rows, err := tx.Query(ctx, assignmentsOfLexemeSQL, learner.ID, lexemeID)
-	if err != nil {
-		return ReviewResult{}, fmt.Errorf("find assignments: %w", err)
-	}
-	assignmentIDs, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
-	if err != nil {
-		return ReviewResult{}, fmt.Errorf("find assignments: %w", err)
-	}
-	key := learner.ID.String()
-	headers := requestHeaders(r, learner)
-	submitted, err := outbox.NewEvent(events.ReviewSubmitted, key, events.ReviewSubmittedPayload{
-		ReviewID: out.ReviewID, CardID: cardID, LearnerID: learner.ID, LexemeID: lexemeID, Rating: int(rating),
-		StateBefore: int(card.State), StateAfter: int(next.State), ReviewedAt: rlog.Reviewed,
-		Due: next.Due, AssignmentIDs: assignmentIDs,
-		StudyDay: learning.StudyDay(rlog.Reviewed, learning.Zone(learner.Timezone)),
-	})
-	if err != nil {
+	if out.ReviewID, err = s.storeReview(ctx, cards, learner.ID, cardID, rating, card.Card, next, rlog, leech); err != nil {
 		return ReviewResult{}, err
 	}
-	submitted.Headers = headers
-	evs := []outbox.Event{submitted}
-
+	assignmentIDs, err := assignments.AssignmentsOfLexeme(ctx, learner.ID, card.lexemeID)
+	if err != nil {
+		return ReviewResult{}, fmt.Errorf("find assignments: %w", err)
+	}
+	evs := eventList{key: learner.ID.String()}
+	evs.add(events.ReviewSubmitted, events.ReviewSubmittedPayload{
+		ReviewID: out.ReviewID, CardID: cardID, LearnerID: learner.ID, LexemeID: card.lexemeID, Rating: int(rating),
+		StateBefore: int(card.State), StateAfter: int(next.State), ReviewedAt: rlog.Reviewed,
+		Due: next.Due, AssignmentIDs: assignmentIDs,
+		StudyDay: learning.StudyDay(rlog.Reviewed, zone),
+	})
 	if leech {
-		ev, err := outbox.NewEvent(events.CardLeeched, key, events.CardLeechedPayload{
-			CardID: cardID, LearnerID: learner.ID, Lemma: lemma, Lapses: int(next.Lapses)})
-		if err != nil {
-			return ReviewResult{}, err
-		}
-		ev.Headers = headers
-		evs = append(evs, ev)
+		evs.add(events.CardLeeched, events.CardLeechedPayload{
+			CardID: cardID, LearnerID: learner.ID, Lemma: card.lemma, Lapses: int(next.Lapses)})
 		out.Card.Suspended = true
 	}
 	if (next.State == learning.Review || leech) && len(assignmentIDs) > 0 {
-		rows, err := tx.Query(ctx, completeAssignmentsSQL, assignmentIDs, rlog.Reviewed)
+		done, err := assignments.CompleteAssignments(ctx, rlog.Reviewed, assignmentIDs, learning.Review)
 		if err != nil {
 			return ReviewResult{}, fmt.Errorf("complete assignments: %w", err)
 		}
-		done, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (events.AssignmentCompletedPayload, error) {
-			p := events.AssignmentCompletedPayload{CompletedAt: rlog.Reviewed}
-			return p, row.Scan(&p.AssignmentID, &p.DeckID, &p.LearnerID, &p.TeacherID, &p.DueAt)
-		})
-		if err != nil {
-			return ReviewResult{}, fmt.Errorf("complete assignments: %w", err)
-		}
-		for _, p := range done {
-			ev, err := outbox.NewEvent(events.AssignmentCompleted, key, p)
-			if err != nil {
-				return ReviewResult{}, err
-			}
-			ev.Headers = headers
-			evs = append(evs, ev)
-			out.CompletedAssignments = append(out.CompletedAssignments, p.AssignmentID)
+		for _, a := range done {
+			evs.add(events.AssignmentCompleted, events.AssignmentCompletedPayload{AssignmentID: a.ID, DeckID: a.DeckID,
+				LearnerID: a.LearnerID, TeacherID: a.TeacherID, DueAt: a.DueAt, CompletedAt: rlog.Reviewed})
+			out.CompletedAssignments = append(out.CompletedAssignments, a.ID)
 		}
 	}
-	return out, s.outbox.Enqueue(ctx, tx, evs...)
+	return out, s.enqueue(ctx, tx, r, learner, evs)
 }
 
 func cardView(id uuid.UUID, c learning.Card) CardView {

@@ -10,8 +10,12 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/lexora-app/lexora/pkg/account"
 	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
+	"github.com/lexora-app/lexora/pkg/store/assignmentstore"
+	"github.com/lexora-app/lexora/pkg/store/cardstore"
+	"github.com/lexora-app/lexora/pkg/store/userstore"
 )
 
 // Schedule is the answer of GetSchedule.
@@ -66,7 +70,7 @@ const (
 // Schedule; 400 for invalid parameters; 401 without a valid acting user; 404
 // for a learner or assignment the caller may not see.
 func (s *Service) GetSchedule(w http.ResponseWriter, r *http.Request) {
-	caller, ok := s.caller(w, r, http.MethodGet, "teacher", "learner")
+	caller, ok := s.caller(w, r, http.MethodGet, account.Teacher, account.Learner)
 	if !ok {
 		return
 	}
@@ -79,7 +83,7 @@ func (s *Service) GetSchedule(w http.ResponseWriter, r *http.Request) {
 	}
 	assignmentID := q.uuid("assignment_id")
 	if err := q.err(); err != nil {
-		httpx.WriteError(w, r, s.log, err)
+		s.fail(w, r, err)
 		return
 	}
 	var out Schedule
@@ -90,7 +94,7 @@ func (s *Service) GetSchedule(w http.ResponseWriter, r *http.Request) {
 			return err
 		})
 	if err != nil {
-		httpx.WriteError(w, r, s.log, err)
+		s.fail(w, r, err)
 		return
 	}
 	httpx.WriteJSON(w, http.StatusOK, out)
@@ -100,119 +104,84 @@ func (s *Service) GetSchedule(w http.ResponseWriter, r *http.Request) {
 // a teacher only their own (a learner can be in several teachers' classes),
 // anyone else (the learner) all, as nil.
 func assigner(caller user) *uuid.UUID {
-	if caller.Role == "teacher" {
+	if caller.Role == account.Teacher {
 		return &caller.ID
 	}
 	return nil
 }
 
-const visibleLearnerSQL = `
-SELECT u.timezone FROM users u
-WHERE u.id = $1 AND u.role = 'learner'
-  AND (u.id = $2 OR EXISTS (
-      SELECT 1 FROM class_members m JOIN classes c ON c.id = m.class_id
-      WHERE m.learner_id = u.id AND c.teacher_id = $2))`
-
-// inScope restricts cards to one assignment's deck when $4 is set, and,
-// when the parameter named teacher is set, to the decks that teacher
-// assigned to the learner: a teacher does not see the cards of another
-// teacher's decks of a learner they share.
-func inScope(teacher string) string {
-	return `
-  AND ($4::uuid IS NULL OR c.lexeme_id IN (
-      SELECT di.lexeme_id FROM assignments a JOIN deck_items di ON di.deck_id = a.deck_id
-      WHERE a.id = $4 AND a.learner_id = $1))
-  AND (` + teacher + `::uuid IS NULL OR c.lexeme_id IN (
-      SELECT di.lexeme_id FROM assignments a JOIN deck_items di ON di.deck_id = a.deck_id
-      WHERE a.learner_id = $1 AND a.teacher_id = ` + teacher + `))`
-}
-
-var dueCardsSQL = `
-SELECT c.id, l.lemma, l.part_of_speech, l.definition, l.example, c.state, c.due, c.stability, c.difficulty,
-       count(*) OVER ()
-FROM cards c JOIN lexemes l ON l.id = c.lexeme_id
-WHERE c.learner_id = $1 AND c.due <= $2 AND NOT c.suspended` + inScope("$5") + `
-ORDER BY c.due, c.id
-LIMIT $3`
-
-// A card counts on the study day of its due instant (learning.StudyDay in
-// SQL: the local wall-clock time less the rollover hour $7, then its date);
-// overdue cards count on the first day.
-var forecastSQL = `
-SELECT greatest(((c.due AT TIME ZONE $3) - make_interval(hours => $7))::date,
-                (($2::timestamptz AT TIME ZONE $3) - make_interval(hours => $7))::date) AS day, count(*)
-FROM cards c
-WHERE c.learner_id = $1 AND c.due < $5 AND NOT c.suspended` + inScope("$6") + `
-GROUP BY day ORDER BY day`
-
-func (s *Service) schedule(ctx context.Context, tx pgx.Tx, caller user, learnerID uuid.UUID, assignmentID *uuid.UUID, limit, days int) (Schedule, error) {
+// visibleLearner is the zone of learnerID (the caller when uuid.Nil) if
+// the caller may see them (userstore.VisibleLearnerTimezone); 404 otherwise.
+func visibleLearner(ctx context.Context, users *userstore.Queries, caller user, learnerID uuid.UUID) (uuid.UUID, *time.Location, error) {
 	if learnerID == uuid.Nil {
 		learnerID = caller.ID
 	}
-	out := Schedule{LearnerID: learnerID, Now: s.now().UTC(), Due: []DueCard{}}
-	err := tx.QueryRow(ctx, visibleLearnerSQL, learnerID, caller.ID).Scan(&out.Timezone)
+	tz, err := users.VisibleLearnerTimezone(ctx, learnerID, account.Learner, caller.ID)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Schedule{}, httpx.NotFound("learner")
+		return uuid.Nil, nil, httpx.NotFound("learner")
 	}
 	if err != nil {
-		return Schedule{}, fmt.Errorf("load learner: %w", err)
+		return uuid.Nil, nil, fmt.Errorf("load learner: %w", err)
 	}
-	loc := learning.Zone(out.Timezone)
-	out.Timezone = loc.String()
+	return learnerID, learning.Zone(tz), nil
+}
 
+func (s *Service) schedule(ctx context.Context, tx pgx.Tx, caller user, learnerID uuid.UUID, assignmentID *uuid.UUID, limit, days int) (Schedule, error) {
+	learnerID, loc, err := visibleLearner(ctx, userstore.New(tx), caller, learnerID)
+	if err != nil {
+		return Schedule{}, err
+	}
+	out := Schedule{LearnerID: learnerID, Timezone: loc.String(), Now: s.now().UTC()}
 	if assignmentID != nil {
-		var ok bool
-		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM assignments
-			WHERE id = $1 AND learner_id = $2 AND ($3::uuid IS NULL OR teacher_id = $3))`,
-			*assignmentID, learnerID, assigner(caller)).Scan(&ok); err != nil {
+		ok, err := assignmentstore.New(tx).IsVisible(ctx, *assignmentID, learnerID, assigner(caller))
+		if err != nil {
 			return Schedule{}, fmt.Errorf("load assignment: %w", err)
 		}
 		if !ok {
 			return Schedule{}, httpx.NotFound("assignment")
 		}
 	}
-	rows, err := tx.Query(ctx, dueCardsSQL, learnerID, out.Now, limit, assignmentID, assigner(caller))
-	if err != nil {
-		return Schedule{}, fmt.Errorf("list due cards: %w", err)
+	cards := cardstore.New(tx)
+	if out.Due, out.DueCount, err = dueCards(ctx, cards, cardstore.DueCardsParams{LearnerID: learnerID, Now: out.Now,
+		AssignmentID: assignmentID, TeacherID: assigner(caller), MaxCards: int32(limit)}); err != nil {
+		return Schedule{}, err
 	}
-	var total int
-	out.Due, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (DueCard, error) {
-		var c DueCard
-		var st learning.State
-		err := row.Scan(&c.CardID, &c.Lemma, &c.PartOfSpeech, &c.Definition, &c.Example, &st, &c.Due,
-			&c.Stability, &c.Difficulty, &total)
-		c.State = st.String()
-		return c, err
-	})
-	if err != nil {
-		return Schedule{}, fmt.Errorf("list due cards: %w", err)
-	}
-	out.DueCount = total
-
 	// Forecast days are study days: today is the one holding now, and the
 	// forecast ends where the study day after the last one begins.
 	today, err := time.Parse(time.DateOnly, learning.StudyDay(out.Now, loc))
 	if err != nil {
 		return Schedule{}, fmt.Errorf("forecast: %w", err)
 	}
-	end := learning.StudyDayStart(today.AddDate(0, 0, days), loc)
-	counts := map[string]int{}
-	rows, err = tx.Query(ctx, forecastSQL, learnerID, out.Now, loc.String(), assignmentID, end, assigner(caller),
-		learning.RolloverHour)
+	// A card counts on the study day of its due instant; overdue cards
+	// count on the first day (cardstore.Forecast).
+	counts, err := cards.Forecast(ctx, cardstore.ForecastParams{LearnerID: learnerID, Now: out.Now, Zone: loc.String(),
+		RolloverHours: learning.RolloverHour, EndAt: learning.StudyDayStart(today.AddDate(0, 0, days), loc),
+		AssignmentID: assignmentID, TeacherID: assigner(caller)})
 	if err != nil {
 		return Schedule{}, fmt.Errorf("forecast: %w", err)
 	}
-	var day time.Time
-	var n int
-	if _, err := pgx.ForEachRow(rows, []any{&day, &n}, func() error {
-		counts[day.Format(time.DateOnly)] = n
-		return nil
-	}); err != nil {
-		return Schedule{}, fmt.Errorf("forecast: %w", err)
+	byDay := map[string]int{}
+	for _, c := range counts {
+		byDay[c.Day.Format(time.DateOnly)] = int(c.Due)
 	}
 	for i := range days {
 		date := today.AddDate(0, 0, i).Format(time.DateOnly)
-		out.Forecast = append(out.Forecast, ForecastDay{Date: date, Due: counts[date]})
+		out.Forecast = append(out.Forecast, ForecastDay{Date: date, Due: byDay[date]})
 	}
 	return out, nil
+}
+
+// dueCards lists the cards p selects and counts all of them.
+func dueCards(ctx context.Context, cards *cardstore.Queries, p cardstore.DueCardsParams) ([]DueCard, int, error) {
+	rows, err := cards.DueCards(ctx, p)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list due cards: %w", err)
+	}
+	due, total := make([]DueCard, 0, len(rows)), 0
+	for _, c := range rows {
+		due = append(due, DueCard{CardID: c.ID, Lemma: c.Lemma, PartOfSpeech: c.PartOfSpeech, Definition: c.Definition,
+			Example: c.Example, State: c.State.String(), Due: c.Due, Stability: c.Stability, Difficulty: c.Difficulty})
+		total = int(c.Total)
+	}
+	return due, total, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lexora-app/lexora/pkg/events"
+	"github.com/lexora-app/lexora/pkg/platform/clock/clocktest"
 )
 
 // submitted returns the payload of the latest review.submitted event.
@@ -50,8 +51,7 @@ func TestReviewOnAnInstanceWhoseClockIsBehindIsRecorded(t *testing.T) {
 	f.assign(t)
 	card := f.cards(t)[0]
 	behind := f
-	behind.svc, _ = NewService(f.pool, devVerifier(t), func() time.Time { return f.clock.Now().Add(-time.Second) },
-		slog.New(slog.DiscardHandler))
+	behind.svc, _ = NewService(f.pool, devVerifier(t), behindClock{f.clock, time.Second}, slog.New(slog.DiscardHandler))
 	f.review(t, card, 3)
 	behind.review(t, card, 3)
 	var first, second time.Time
@@ -130,4 +130,18 @@ func TestForecastDaysAreStudyDays(t *testing.T) {
 		map[string]any{"date": "2026-03-02", "due": 2.0},
 		map[string]any{"date": "2026-03-03", "due": 1.0},
 	}, forecast())
+}
+
+// behindClock is another function instance's clock: the fixture's stub,
+// lag behind it.
+type behindClock struct {
+	stub *clocktest.Stub
+	lag  time.Duration
+}
+
+func (c behindClock) Now() time.Time { return c.stub.Now().Add(-c.lag) }
+
+func (c behindClock) NowOrNil() *time.Time {
+	now := c.Now()
+	return &now
 }

@@ -1,6 +1,7 @@
 package functions
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -9,17 +10,15 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/lexora-app/lexora/pkg/events"
+	"github.com/lexora-app/lexora/pkg/account"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
+	"github.com/lexora-app/lexora/pkg/store/webhookstore"
 	"github.com/lexora-app/lexora/pkg/webhooks"
 )
 
 // A teacher's webhook endpoints receive the events of their assignments,
 // signed per Standard Webhooks (see pkg/webhooks). Only the owning teacher
 // sees or changes an endpoint; anyone else gets 404.
-
-// WebhookTopics are the event types a webhook endpoint may subscribe to.
-var WebhookTopics = []string{events.LearnerEnrolled, events.AssignmentCreated, events.AssignmentCompleted}
 
 // WebhookEndpoint is an endpoint as its owner sees it. Secret is returned
 // only when the endpoint is registered or its secret rotated.
@@ -40,16 +39,17 @@ type WebhookEndpoint struct {
 // deliveries beside the new one, unless the rotation revokes it.
 const PreviousSecretOverlap = 24 * time.Hour
 
-const endpointColumns = "id, url, topics, created_at, disabled_at, disabled_reason, previous_secret_expires_at"
-
-func scanEndpoint(row pgx.Row, ep *WebhookEndpoint) error {
-	return row.Scan(&ep.ID, &ep.URL, &ep.Topics, &ep.CreatedAt, &ep.DisabledAt, &ep.DisabledReason, &ep.PreviousSecretExpiresAt)
+// endpointView is ep as its owner sees it, without its secrets.
+func endpointView(ep webhookstore.WebhookEndpoint) WebhookEndpoint {
+	return WebhookEndpoint{ID: ep.ID, URL: ep.Url, Topics: ep.Topics, CreatedAt: ep.CreatedAt, DisabledAt: ep.DisabledAt,
+		DisabledReason: ep.DisabledReason, PreviousSecretExpiresAt: ep.PreviousSecretExpiresAt}
 }
 
 // RegisterWebhookEndpointRequest is the body of RegisterWebhookEndpoint.
 type RegisterWebhookEndpointRequest struct {
 	URL string `json:"url" validate:"required,max=2000"`
-	// Topics to receive; empty means all of WebhookTopics.
+	// Topics to receive (learner.enrolled, assignment.created,
+	// assignment.completed); empty means all of them.
 	Topics []string `json:"topics" validate:"max=10,unique,dive,oneof=learner.enrolled assignment.created assignment.completed"`
 }
 
@@ -70,7 +70,7 @@ type RotateWebhookSecretRequest struct {
 // calling teacher and answers 201 with it, including its signing secret,
 // which is never shown again. 400 for an invalid URL or topic.
 func (s *Service) RegisterWebhookEndpoint(w http.ResponseWriter, r *http.Request) {
-	t, ok := s.caller(w, r, http.MethodPost, "teacher")
+	t, ok := s.caller(w, r, http.MethodPost, account.Teacher)
 	var req RegisterWebhookEndpointRequest
 	if !ok || !s.decode(w, r, &req) {
 		return
@@ -78,7 +78,7 @@ func (s *Service) RegisterWebhookEndpoint(w http.ResponseWriter, r *http.Request
 	if err := webhooks.CheckURL(req.URL, s.webhooks.AllowHTTP); err != nil {
 		p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", "one or more fields are invalid")
 		p.Errors = []httpx.FieldError{{Field: "url", Reason: err.Error()}}
-		httpx.WriteError(w, r, s.log, p)
+		s.fail(w, r, p)
 		return
 	}
 	if req.Topics == nil {
@@ -86,10 +86,11 @@ func (s *Service) RegisterWebhookEndpoint(w http.ResponseWriter, r *http.Request
 	}
 	s.write(w, r, t, "RegisterWebhookEndpoint", http.StatusCreated, req, func(tx pgx.Tx) (any, error) {
 		ep := WebhookEndpoint{URL: req.URL, Topics: req.Topics, Secret: webhooks.NewSecret()}
-		if err := tx.QueryRow(r.Context(), `INSERT INTO webhook_endpoints (teacher_id, url, secret, topics)
-			VALUES ($1, $2, $3, $4) RETURNING id, created_at`, t.ID, ep.URL, ep.Secret, ep.Topics).Scan(&ep.ID, &ep.CreatedAt); err != nil {
+		row, err := webhookstore.New(tx).InsertEndpoint(r.Context(), t.ID, ep.URL, ep.Secret, ep.Topics)
+		if err != nil {
 			return nil, fmt.Errorf("insert webhook endpoint: %w", err)
 		}
+		ep.ID, ep.CreatedAt = row.ID, row.CreatedAt
 		return ep, nil
 	})
 }
@@ -97,25 +98,20 @@ func (s *Service) RegisterWebhookEndpoint(w http.ResponseWriter, r *http.Request
 // ListWebhookEndpoints (GET) lists the calling teacher's endpoints, without
 // secrets, with whether and why each was disabled.
 func (s *Service) ListWebhookEndpoints(w http.ResponseWriter, r *http.Request) {
-	t, ok := s.caller(w, r, http.MethodGet, "teacher")
+	t, ok := s.caller(w, r, http.MethodGet, account.Teacher)
 	if !ok {
 		return
 	}
-	rows, err := s.pool.Query(r.Context(), `SELECT `+endpointColumns+`
-		FROM webhook_endpoints WHERE teacher_id = $1 ORDER BY created_at, id`, t.ID)
+	rows, err := webhookstore.New(s.pool).ListEndpoints(r.Context(), t.ID)
 	if err != nil {
-		httpx.WriteError(w, r, s.log, err)
+		s.fail(w, r, err)
 		return
 	}
-	eps, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (WebhookEndpoint, error) {
-		var ep WebhookEndpoint
-		return ep, scanEndpoint(row, &ep)
-	})
-	if err != nil {
-		httpx.WriteError(w, r, s.log, err)
-		return
+	eps := make([]WebhookEndpoint, 0, len(rows))
+	for _, ep := range rows {
+		eps = append(eps, endpointView(ep))
 	}
-	httpx.WriteJSON(w, http.StatusOK, map[string]any{"endpoints": append([]WebhookEndpoint{}, eps...)})
+	httpx.WriteJSON(w, http.StatusOK, map[string]any{"endpoints": eps})
 }
 
 // RotateWebhookSecret (POST {"id", "revoke_previous"}) gives an endpoint a
@@ -125,18 +121,19 @@ func (s *Service) ListWebhookEndpoints(w http.ResponseWriter, r *http.Request) {
 // revoke_previous the old secret stops at once. 404 for an endpoint that is
 // not the caller's.
 func (s *Service) RotateWebhookSecret(w http.ResponseWriter, r *http.Request) {
-	t, ok := s.caller(w, r, http.MethodPost, "teacher")
+	t, ok := s.caller(w, r, http.MethodPost, account.Teacher)
 	var req RotateWebhookSecretRequest
 	if !ok || !s.decode(w, r, &req) {
 		return
 	}
-	secret := webhooks.NewSecret()
-	s.changeEndpoint(w, r, t, "RotateWebhookSecret", req, req.ID, `UPDATE webhook_endpoints
-		SET previous_secret = CASE WHEN $4 THEN NULL ELSE secret END,
-		    previous_secret_expires_at = CASE WHEN $4 THEN NULL ELSE now() + make_interval(secs => $5) END,
-		    secret = $3
-		WHERE id = $1 AND teacher_id = $2 RETURNING `+endpointColumns,
-		func(ep *WebhookEndpoint) { ep.Secret = secret }, secret, req.RevokePrevious, PreviousSecretOverlap.Seconds())
+	s.changeEndpoint(w, r, t, "RotateWebhookSecret", req, func(ctx context.Context, q *webhookstore.Queries) (WebhookEndpoint, error) {
+		row, err := q.RotateSecret(ctx, webhookstore.RotateSecretParams{EndpointID: uuid.MustParse(req.ID), TeacherID: t.ID,
+			Secret: webhooks.NewSecret(), RevokePrevious: req.RevokePrevious, Now: s.clock.NowOrNil(),
+			OverlapSecs: PreviousSecretOverlap.Seconds()})
+		ep := endpointView(row)
+		ep.Secret = row.Secret
+		return ep, err
+	})
 }
 
 // EnableWebhookEndpoint (POST {"id"}) turns an endpoint that was disabled
@@ -144,43 +141,42 @@ func (s *Service) RotateWebhookSecret(w http.ResponseWriter, r *http.Request) {
 // from then on are sent to it again, the ones in between are not. 404 for an
 // endpoint that is not the caller's.
 func (s *Service) EnableWebhookEndpoint(w http.ResponseWriter, r *http.Request) {
-	t, ok := s.caller(w, r, http.MethodPost, "teacher")
+	t, ok := s.caller(w, r, http.MethodPost, account.Teacher)
 	var req WebhookEndpointRequest
 	if !ok || !s.decode(w, r, &req) {
 		return
 	}
-	s.changeEndpoint(w, r, t, "EnableWebhookEndpoint", req, req.ID, `UPDATE webhook_endpoints
-		SET disabled_at = NULL, disabled_reason = NULL WHERE id = $1 AND teacher_id = $2 RETURNING `+endpointColumns, nil)
+	s.changeEndpoint(w, r, t, "EnableWebhookEndpoint", req, func(ctx context.Context, q *webhookstore.Queries) (WebhookEndpoint, error) {
+		row, err := q.EnableEndpoint(ctx, uuid.MustParse(req.ID), t.ID)
+		return endpointView(row), err
+	})
 }
 
 // DeleteWebhookEndpoint (POST {"id"}) removes an endpoint and answers 200
 // with what it was. 404 for an endpoint that is not the caller's.
 func (s *Service) DeleteWebhookEndpoint(w http.ResponseWriter, r *http.Request) {
-	t, ok := s.caller(w, r, http.MethodPost, "teacher")
+	t, ok := s.caller(w, r, http.MethodPost, account.Teacher)
 	var req WebhookEndpointRequest
 	if !ok || !s.decode(w, r, &req) {
 		return
 	}
-	s.changeEndpoint(w, r, t, "DeleteWebhookEndpoint", req, req.ID,
-		`DELETE FROM webhook_endpoints WHERE id = $1 AND teacher_id = $2 RETURNING `+endpointColumns, nil)
+	s.changeEndpoint(w, r, t, "DeleteWebhookEndpoint", req, func(ctx context.Context, q *webhookstore.Queries) (WebhookEndpoint, error) {
+		row, err := q.DeleteEndpoint(ctx, uuid.MustParse(req.ID), t.ID)
+		return endpointView(row), err
+	})
 }
 
-// changeEndpoint runs sql, whose $1 is the endpoint id and $2 the calling
-// teacher t, then extra, as the write name; reveal, when set, adds to the
-// answer what only this write may show.
-func (s *Service) changeEndpoint(w http.ResponseWriter, r *http.Request, t user, name string, req any, id, sql string,
-	reveal func(*WebhookEndpoint), extra ...any) {
+// changeEndpoint runs change, a statement on one of teacher t's endpoints,
+// as the write name; an endpoint that is not t's is a 404.
+func (s *Service) changeEndpoint(w http.ResponseWriter, r *http.Request, t user, name string, req any,
+	change func(context.Context, *webhookstore.Queries) (WebhookEndpoint, error)) {
 	s.write(w, r, t, name, http.StatusOK, req, func(tx pgx.Tx) (any, error) {
-		var ep WebhookEndpoint
-		err := scanEndpoint(tx.QueryRow(r.Context(), sql, append([]any{id, t.ID}, extra...)...), &ep)
+		ep, err := change(r.Context(), webhookstore.New(tx))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil, httpx.NotFound("webhook endpoint")
 		}
 		if err != nil {
 			return nil, fmt.Errorf("change webhook endpoint: %w", err)
-		}
-		if reveal != nil {
-			reveal(&ep)
 		}
 		return ep, nil
 	})

@@ -24,7 +24,7 @@ import (
 
 	"github.com/lexora-app/lexora/pkg/mail"
 	"github.com/lexora-app/lexora/pkg/outbox"
-	sysclock "github.com/lexora-app/lexora/pkg/platform/clock"
+	"github.com/lexora-app/lexora/pkg/platform/clock"
 	"github.com/lexora-app/lexora/pkg/seed"
 	"github.com/lexora-app/lexora/pkg/testkit/mailpit"
 	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
@@ -65,7 +65,7 @@ import (
 func BenchmarkWritePath(b *testing.B) {
 	ctx := context.Background()
 	pool := pgtest.New(b)
-	_, err := seed.Load(ctx, pool, sysclock.System{})
+	_, err := seed.Load(ctx, pool, clock.System{})
 	require.NoError(b, err)
 	_, err = pool.Exec(ctx, `
 CREATE FUNCTION bench_drop_event() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -87,7 +87,7 @@ CREATE TRIGGER bench_drop_event BEFORE INSERT ON outbox_events FOR EACH ROW EXEC
 		p, err := pgxpool.NewWithConfig(ctx, cfg)
 		require.NoError(b, err)
 		b.Cleanup(p.Close)
-		svc, err := NewService(p, devVerifier(b), time.Now, slog.New(slog.DiscardHandler))
+		svc, err := NewService(p, devVerifier(b), clock.System{}, slog.New(slog.DiscardHandler))
 		require.NoError(b, err)
 		return svc
 	}
@@ -150,7 +150,7 @@ CREATE TRIGGER bench_drop_event BEFORE INSERT ON outbox_events FOR EACH ROW EXEC
 	}))
 	defer receiver.Close()
 	refused := closedPort(b)
-	hooks := webhooks.NewSender(webhooks.Config{Timeout: 10 * time.Second, AllowHTTP: true}, sysclock.System{})
+	hooks := webhooks.NewSender(webhooks.Config{Timeout: 10 * time.Second, AllowHTTP: true}, clock.System{})
 	secret := webhooks.NewSecret()
 	var lost atomic.Int64
 	naive := func(smtp mail.Sender, hookURL string) http.HandlerFunc {

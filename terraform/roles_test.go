@@ -8,13 +8,13 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/lexora-app/lexora/functions"
+	"github.com/lexora-app/lexora/pkg/account"
 )
 
 // TestOperatorFunctionsAreTheOperatorOnlyOnes checks locals.operator_functions
@@ -45,7 +45,7 @@ func TestOperatorFunctionsAreTheOperatorOnlyOnes(t *testing.T) {
 		}
 	}
 	slices.Sort(operatorOnly)
-	require.NotEmpty(t, operatorOnly, "the operator functions (functions/admin.go) require the operator role")
+	require.NotEmpty(t, operatorOnly, "the operator functions (functions/operator.go) require the operator role")
 	require.Equal(t, operatorOnly, tf.Locals.OperatorFunctions, "terraform/functions.tf.json locals.operator_functions must be exactly the functions that admit only the operator role, sorted")
 }
 
@@ -96,10 +96,8 @@ func functionRoles(t *testing.T, dir string) map[string][]string {
 					return true
 				}
 				for _, arg := range call.Args[3:] {
-					lit, ok := arg.(*ast.BasicLit)
-					require.True(t, ok && lit.Kind == token.STRING, "%s: Service.caller's roles must be string literals for this test to read them", name)
-					role, err := strconv.Unquote(lit.Value)
-					require.NoError(t, err)
+					role, ok := roleArg(arg)
+					require.True(t, ok, "%s: Service.caller's roles must be account.Learner, account.Teacher or account.Operator for this test to read them", name)
 					direct[name][role] = true
 				}
 				return true
@@ -123,4 +121,18 @@ func functionRoles(t *testing.T, dir string) map[string][]string {
 		roles[name] = slices.Sorted(maps.Keys(all))
 	}
 	return roles
+}
+
+// roleArg reads a role argument of Service.caller, account.<Role>, as the
+// role's value.
+func roleArg(arg ast.Expr) (string, bool) {
+	sel, ok := arg.(*ast.SelectorExpr)
+	if !ok {
+		return "", false
+	}
+	if pkg, ok := sel.X.(*ast.Ident); !ok || pkg.Name != "account" {
+		return "", false
+	}
+	role, ok := map[string]account.Role{"Learner": account.Learner, "Teacher": account.Teacher, "Operator": account.Operator}[sel.Sel.Name]
+	return string(role), ok
 }

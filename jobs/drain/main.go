@@ -54,7 +54,7 @@ type config struct {
 
 func main() { jobrun.Main("drain", run) }
 
-func run(ctx context.Context, log *slog.Logger) error {
+func run(ctx context.Context, log *slog.Logger) (runErr error) {
 	var cfg config
 	if err := envconfig.Process(ctx, &cfg); err != nil {
 		return err
@@ -78,7 +78,14 @@ func run(ctx context.Context, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	defer closeWithin(pool, closeWait)
+	defer func() {
+		if runErr != nil {
+			// The database may have stopped answering: do not wait at all.
+			go pool.Close()
+			return
+		}
+		closeWithin(pool, closeWait)
+	}()
 	log = log.With(slog.Int("task_index", cfg.TaskIndex), slog.Int("task_count", cfg.TaskCount))
 	handlers := consumers.Handlers(consumers.Deps{Pool: pool.Pool, Mail: sender, Webhooks: webhooks.NewSender(cfg.Webhooks, clock.System{}), Clock: clock.System{}})
 	handlers = withFaults(handlers, faults, log)
@@ -94,7 +101,11 @@ func run(ctx context.Context, log *slog.Logger) error {
 		drainer.WakeOn(l.Wake())
 	}
 	rep, err := drainer.Run(ctx)
-	log.Info("drain run", append([]any{slog.Any("report", rep)}, standing(ctx, pool.Pool, log)...)...)
+	var counts []any
+	if err == nil {
+		counts = standing(ctx, pool.Pool, log)
+	}
+	log.Info("drain run", append([]any{slog.Any("report", rep)}, counts...)...)
 	return err
 }
 
@@ -124,7 +135,8 @@ const standingWait = 2 * time.Second
 // (all subscribers, not only this run's) as fields of the summary line, for
 // the log-based metrics and alerts (terraform/monitoring.tf); none when they
 // cannot be read within standingWait, or when the run was stopped (SIGTERM:
-// the exit must be prompt, the next run reports them).
+// the exit must be prompt, the next run reports them). run does not ask
+// when the drain found the database unusable.
 func standing(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) []any {
 	if ctx.Err() != nil {
 		return nil

@@ -5,16 +5,23 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
+	"net/url"
 	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/lexora-app/lexora/pkg/events"
+	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/testkit/leaktest"
 	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
+	"github.com/lexora-app/lexora/pkg/testkit/pgtest/blackhole"
 )
 
 // TestMain lets the test binary run as the drain job itself, and fails the
@@ -142,4 +149,85 @@ func TestSummaryCountsDeadDeliveriesAndBlockedKeys(t *testing.T) {
 	require.Equal(t, "drain run", line["message"])
 	require.EqualValues(t, 4, line["dead_deliveries"])
 	require.EqualValues(t, 2, line["blocked_keys"])
+}
+
+// Issue 10 §4 at the process level: with the database black-holed while
+// handlers run (a proxy that holds every byte), the job exits within its
+// bound plus a statement timeout, and within the grace plus 2 s of
+// SIGTERM, and its summary accounts for every delivery it claimed.
+func TestExitsInTimeWhenTheDatabaseStopsAnswering(t *testing.T) {
+	t.Parallel()
+	const grace, maxDuration = 3 * time.Second, 3 * time.Second
+	for _, tc := range []struct {
+		name      string
+		sigterm   bool          // sent once the database is held
+		endsAfter time.Duration // at most, from the hold, or from SIGTERM
+	}{
+		{"bound", false, maxDuration + outbox.DefaultStatementTimeout},
+		{"sigterm", true, grace + 2*time.Second + 500*time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			pool := pgtest.New(t)
+			_, err := pool.Exec(context.Background(), `
+				WITH e AS (INSERT INTO outbox_events (event_id, topic, ordering_key, payload)
+				           SELECT gen_random_uuid(), 't.a', 'k' || n, '{}' FROM generate_series(1, 20) n RETURNING id, ordering_key)
+				INSERT INTO outbox_deliveries (event_id, subscriber, ordering_key, ordered)
+				SELECT id, $1, ordering_key, false FROM e`, events.SubscriberFeed)
+			require.NoError(t, err)
+			cfg := pool.Config()
+			hold, lift := blackhole.Proxy(t, cfg)
+			t.Cleanup(lift)
+			u, err := url.Parse(pgtest.URL(pool))
+			require.NoError(t, err)
+			u.Host = net.JoinHostPort(cfg.ConnConfig.Host, strconv.Itoa(int(cfg.ConnConfig.Port)))
+			// Every handler waits for its context (an hour's timeout): the
+			// deliveries are all in flight when the database goes.
+			cmd, out := drainCmd(t, "DATABASE_URL="+u.String(), "DRAIN_MAX_DURATION="+maxDuration.String(),
+				"DRAIN_SHUTDOWN_GRACE="+grace.String(), "DRAIN_POLL_INTERVAL=100ms", "DRAIN_HANDLER_TIMEOUT=1h",
+				"DRAIN_CHAOS_SUBSCRIBER_FAULTS=timeout=1")
+			require.NoError(t, cmd.Start())
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			t.Cleanup(func() { _ = cmd.Process.Kill() })
+			require.Eventually(t, func() bool {
+				var n int
+				err := pool.QueryRow(context.Background(), "SELECT count(*) FROM outbox_deliveries WHERE state = 'running'").Scan(&n)
+				return err == nil && n == 20
+			}, 30*time.Second, 20*time.Millisecond)
+			hold()
+			start := time.Now()
+			if tc.sigterm {
+				require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+			}
+			select {
+			case err := <-exited:
+				var exit *exec.ExitError
+				require.ErrorAs(t, err, &exit, out.String())
+				require.Equal(t, 1, exit.ExitCode(), "the database could not be used")
+			case <-time.After(30 * time.Second):
+				t.Fatalf("still running 30 s after the database stopped answering:\n%s", out.String())
+			}
+			took := time.Since(start)
+			t.Logf("exited %s after the hold", took)
+			require.Less(t, took, tc.endsAfter, out.String())
+
+			var rep struct {
+				Claimed, Delivered, Retried, Dead, Released, Unwritten int
+				LostLeases                                             int `json:"lost_leases"`
+			}
+			for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+				var m struct {
+					Message string          `json:"message"`
+					Report  json.RawMessage `json:"report"`
+				}
+				if json.Unmarshal([]byte(l), &m) == nil && m.Message == "drain run" {
+					require.NoError(t, json.Unmarshal(m.Report, &rep))
+				}
+			}
+			require.Equal(t, 20, rep.Claimed, out.String())
+			require.Equal(t, rep.Claimed, rep.Delivered+rep.Retried+rep.Dead+rep.LostLeases+rep.Released+rep.Unwritten,
+				"every claimed delivery is accounted for: %+v", rep)
+		})
+	}
 }

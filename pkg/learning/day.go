@@ -3,6 +3,8 @@ package learning
 import (
 	"time"
 	_ "time/tzdata" // see Zone
+
+	"github.com/lexora-app/lexora/pkg/platform/clock"
 )
 
 // RolloverHour is the local hour at which a learner's study day begins
@@ -11,9 +13,10 @@ import (
 const RolloverHour = 4
 
 // Precision is the resolution of every instant Lexora stores, answers and
-// publishes: PostgreSQL's timestamptz keeps microseconds (pgx truncates
-// finer digits), so instants are truncated to it before they are used.
-const Precision = time.Microsecond
+// publishes, the product clock's (clock.Precision): PostgreSQL's timestamptz
+// keeps microseconds (pgx truncates finer digits), so instants are
+// truncated to it before they are used.
+const Precision = clock.Precision
 
 // StudyDay returns the study day of instant t in the zone tz, as
 // YYYY-MM-DD: its local date, or the day before when the local wall-clock

@@ -8,7 +8,8 @@ import (
 )
 
 // Clock returns the current instant. The [Scheduler] calls it once per
-// operation; production passes time.Now, tests pass a controllable fake.
+// operation; the product passes its one clock's Now (pkg/platform/clock:
+// clock.System in production, clocktest.Stub in tests).
 type Clock func() time.Time
 
 // Scheduler applies FSRS-6 (via go-fsrs v4's fsrs.FSRS) to [Card] values at

@@ -64,6 +64,11 @@ type Report struct {
 	// Released counts deliveries handed back unfinished at shutdown, or
 	// claimed but not started before MaxDuration.
 	Released int `json:"released"`
+	// Unwritten counts deliveries whose result (or release) was not
+	// written because the database stopped answering; they come back when
+	// their leases expire. Claimed = Delivered + Retried + Dead +
+	// LostLeases + Released + Unwritten.
+	Unwritten int `json:"unwritten"`
 	// Abandoned counts handlers still running a second after their context
 	// ended (their timeout, a lost lease or the end of the shutdown grace):
 	// the run stopped waiting for them and counted their attempt as failed.
@@ -124,6 +129,7 @@ func (r Report) LogValue() slog.Value {
 		slog.Int("dead", r.Dead),
 		slog.Int("lost_leases", r.LostLeases),
 		slog.Int("released", r.Released),
+		slog.Int("unwritten", r.Unwritten),
 		slog.Int("abandoned", r.Abandoned),
 		slog.Float64("duration_seconds", r.Duration.Seconds()),
 		slog.Int64("backlog", due),

@@ -7,17 +7,16 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
 
-	toxiproxy "github.com/Shopify/toxiproxy/v2"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/require"
+
+	"github.com/lexora-app/lexora/pkg/testkit/pgtest/blackhole"
 )
 
 // These tests hold the drain against handlers and a database that misbehave
@@ -186,34 +185,14 @@ func TestHandlersThatIgnoreTheirContextAreAbandonedAndDeadLettered(t *testing.T)
 	require.Equal(t, 16, b.count(t, "SELECT count(*) FROM outbox_deliveries"), "only the hanging deliveries are left")
 }
 
-// blackHole puts a TCP proxy in front of the test's database and returns a
-// pool through it, and a function that makes the proxy hold every byte from
-// then on, in both directions, on open connections and new ones; calls
-// after the first do nothing.
+// blackHole returns a pool through blackhole.Proxy in front of the
+// test's database, and its hold function.
 func blackHole(t *testing.T, b bundle) (*pgxpool.Pool, func()) {
 	t.Helper()
 	cfg := b.pool.Config()
-	server := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), zerolog.Nop())
-	proxy := toxiproxy.NewProxy(server, "postgres", "127.0.0.1:0", fmt.Sprintf("%s:%d", cfg.ConnConfig.Host, cfg.ConnConfig.Port))
-	require.NoError(t, proxy.Start())
-	t.Cleanup(proxy.Stop)
-	host, port, ok := strings.Cut(proxy.Listen, ":")
-	require.True(t, ok, proxy.Listen)
-	cfg.ConnConfig.Host, cfg.ConnConfig.Fallbacks = host, nil
-	_, err := fmt.Sscan(port, &cfg.ConnConfig.Port)
-	require.NoError(t, err)
-	hold := sync.OnceFunc(func() {
-		for _, stream := range []string{"upstream", "downstream"} {
-			_, err := proxy.Toxics.AddToxicJson(strings.NewReader(
-				`{"type": "timeout", "stream": "` + stream + `", "attributes": {"timeout": 0}}`))
-			if err != nil {
-				panic(err) // called from a handler's goroutine
-			}
-		}
-	})
+	hold, lift := blackhole.Proxy(t, cfg)
 	pool := poolOf(t, cfg, 8)
-	// Before the pool closes: its connections' cancel requests then go through.
-	t.Cleanup(func() { proxy.Toxics.ResetToxics(context.Background()) })
+	t.Cleanup(lift)
 	return pool, hold
 }
 
@@ -257,13 +236,17 @@ func TestRunEndsWhenTheDatabaseStopsAnswering(t *testing.T) {
 			}
 			start := time.Now()
 			errs := make(chan error, 1)
+			var rep Report
 			go func() {
-				_, err := d.Run(ctx)
+				var err error
+				rep, err = d.Run(ctx)
 				errs <- err
 			}()
 			select {
 			case err := <-errs:
 				require.Error(t, err, "the run says the database could not be used")
+				require.Equal(t, rep.Claimed, rep.Delivered+rep.Retried+rep.Dead+rep.LostLeases+rep.Released+rep.Unwritten,
+					"every claimed delivery is accounted for: %+v", rep)
 			case <-time.After(25 * time.Second):
 				t.Fatal("the run is still alive at 25 s")
 			}

@@ -47,7 +47,12 @@ type run struct {
 	// shutdown does not throw away finished work, but ends hardStopDelay
 	// after the handlers are abandoned, so a database that stops answering
 	// cannot keep the process alive.
-	hard     context.Context
+	hard context.Context
+	// live is the parent of the lease checks and extensions: it ends when
+	// a statement has failed (nothing more will be written) or the loop is
+	// over, so neither waits for a database that stopped answering.
+	live     context.Context
+	stopLive context.CancelFunc
 	mu       sync.Mutex // guards held and the inflight fields
 	held     map[int64]*inflight
 	base     context.Context // handlers' parent; cancelled when the shutdown grace ends
@@ -86,7 +91,9 @@ const ownConns = 2
 // that return are released without using an attempt, those still running a
 // second later are abandoned and their attempt counts. Claimed work is
 // always finished, released or left to its lease's expiry when the
-// database cannot be reached. Run returns the report, and an error only
+// database cannot be reached (Report.Unwritten): the first failed
+// statement cancels the running handlers, so the run ends about a second
+// after it. Run returns the report, and an error only
 // when the database cannot be used; handler failures are counted, not
 // returned.
 func (d *Drainer) Run(ctx context.Context) (_ Report, runErr error) {
@@ -124,6 +131,8 @@ func (d *Drainer) Run(ctx context.Context) (_ Report, runErr error) {
 	defer context.AfterFunc(ctx, func() {
 		time.AfterFunc(d.cfg.ShutdownGrace+2*hardStopDelay, hardStop)
 	})()
+	r.live, r.stopLive = context.WithCancel(r.hard)
+	defer r.stopLive()
 
 	var helpers sync.WaitGroup
 	helpers.Go(func() { r.graceTimer(ctx) })
@@ -138,6 +147,7 @@ func (d *Drainer) Run(ctx context.Context) (_ Report, runErr error) {
 	}
 
 	runErr = r.loop(ctx)
+	r.stopLive()
 	close(r.work)
 	workers.Wait() // each handle returns within its handler's timeout plus hardStopDelay
 	close(r.finished)
@@ -181,7 +191,7 @@ func (r *run) loop(ctx context.Context) error {
 			batch, token, err := d.claim(ctx, r.db, want)
 			if err != nil {
 				if ctx.Err() == nil {
-					runErr = err
+					runErr = r.broken(err)
 				}
 				continue
 			}
@@ -196,7 +206,7 @@ func (r *run) loop(ctx context.Context) error {
 			r.dispatch(batch, token, claimedAt.Add(d.cfg.LeaseDuration))
 			if exhausted && inflightN == 0 {
 				if err := r.flush(); err != nil {
-					runErr = err
+					runErr = r.broken(err)
 					continue
 				}
 				if !idleSignalled {
@@ -246,13 +256,28 @@ func (r *run) loop(ctx context.Context) error {
 			}
 		}
 		if runErr == nil {
-			runErr = r.flush()
+			if err := r.flush(); err != nil {
+				runErr = r.broken(err)
+			}
 		}
 	}
-	if runErr != nil {
-		return runErr
+	if runErr == nil {
+		runErr = r.flush()
 	}
-	return r.flush()
+	if runErr != nil {
+		r.rep.Unwritten += len(r.ok) + len(r.failed) + len(r.released)
+	}
+	return runErr
+}
+
+// broken is called with the first failed statement's error, and returns
+// it: nothing more will be written, so running handlers are cancelled
+// (their results would come back by lease expiry anyway), no handler
+// starts, and the heartbeat stops waiting for the database.
+func (r *run) broken(err error) error {
+	r.stopLive()
+	r.stopAll()
+	return err
 }
 
 // dispatch registers a claimed batch, whose leases run until until, and
@@ -274,7 +299,7 @@ func (r *run) dispatch(batch []Delivery, token uuid.UUID, until time.Time) {
 // hardStopDelay after its context ended is abandoned: handle returns a
 // failure for it and leaves its goroutine behind.
 func (r *run) handle(f *inflight) result {
-	if r.ctx.Err() != nil || r.base.Err() != nil || !time.Now().Before(r.deadline) {
+	if r.ctx.Err() != nil || r.base.Err() != nil || r.live.Err() != nil || !time.Now().Before(r.deadline) {
 		return result{f: f, err: context.Canceled, released: true}
 	}
 	switch held, err := r.confirm(f); {
@@ -328,7 +353,7 @@ func (r *run) confirm(f *inflight) (bool, error) {
 		return true, nil
 	}
 	asked := time.Now()
-	kept, err := r.d.extend(r.hard, r.db, []lease{f.lease})
+	kept, err := r.d.extend(r.live, r.db, []lease{f.lease})
 	if err != nil {
 		return false, err
 	}
@@ -448,7 +473,7 @@ func (r *run) heartbeat() {
 		if len(ls) == 0 {
 			continue
 		}
-		ctx, cancel := context.WithTimeout(r.hard, every)
+		ctx, cancel := context.WithTimeout(r.live, every)
 		kept, err := r.d.extend(ctx, r.db, ls)
 		cancel()
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/lexora-app/lexora/functions"
 	"github.com/lexora-app/lexora/pkg/platform/auth"
 	"github.com/lexora-app/lexora/pkg/platform/database"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
@@ -103,18 +104,18 @@ func (d *devSignIn) users(w http.ResponseWriter, r *http.Request) {
 	}
 	pool, err := d.db(r.Context())
 	if err != nil {
-		httpx.WriteError(w, r, d.log, err)
+		functions.WriteError(w, r, d.log, err)
 		return
 	}
 	rows, err := pool.Query(r.Context(), `SELECT id, display_name, email, role FROM users
 		ORDER BY array_position(ARRAY['operator', 'teacher', 'learner'], role), display_name, id LIMIT $1`, maxDevUsers)
 	if err != nil {
-		httpx.WriteError(w, r, d.log, fmt.Errorf("list users: %w", err))
+		functions.WriteError(w, r, d.log, fmt.Errorf("list users: %w", err))
 		return
 	}
 	users, err := pgx.CollectRows(rows, pgx.RowToStructByPos[DevUser])
 	if err != nil {
-		httpx.WriteError(w, r, d.log, fmt.Errorf("list users: %w", err))
+		functions.WriteError(w, r, d.log, fmt.Errorf("list users: %w", err))
 		return
 	}
 	httpx.WriteJSON(w, http.StatusOK, map[string]any{"users": users})
@@ -129,7 +130,7 @@ func (d *devSignIn) token(w http.ResponseWriter, r *http.Request) {
 		UserID string `json:"user_id" validate:"required,uuid"`
 	}
 	if err := httpx.DecodeJSON(r, &req); err != nil {
-		httpx.WriteError(w, r, d.log, err)
+		functions.WriteError(w, r, d.log, err)
 		return
 	}
 	// A user linked to an identity signs in as that subject; one not yet
@@ -137,7 +138,7 @@ func (d *devSignIn) token(w http.ResponseWriter, r *http.Request) {
 	// verified email, which links the account at the first request.
 	pool, err := d.db(r.Context())
 	if err != nil {
-		httpx.WriteError(w, r, d.log, err)
+		functions.WriteError(w, r, d.log, err)
 		return
 	}
 	var u DevUser
@@ -145,17 +146,17 @@ func (d *devSignIn) token(w http.ResponseWriter, r *http.Request) {
 	err = pool.QueryRow(r.Context(), `SELECT id, display_name, email, role, coalesce(auth_subject, id::text)
 		FROM users WHERE id = $1`, req.UserID).Scan(&u.ID, &u.DisplayName, &u.Email, &u.Role, &subject)
 	if errors.Is(err, pgx.ErrNoRows) {
-		httpx.WriteError(w, r, d.log, httpx.NotFound("user"))
+		functions.WriteError(w, r, d.log, httpx.NotFound("user"))
 		return
 	}
 	if err != nil {
-		httpx.WriteError(w, r, d.log, fmt.Errorf("load user: %w", err))
+		functions.WriteError(w, r, d.log, fmt.Errorf("load user: %w", err))
 		return
 	}
 	now := time.Now()
 	tok, err := auth.DevToken(d.project, subject, u.Email, devTokenTTL)
 	if err != nil {
-		httpx.WriteError(w, r, d.log, err)
+		functions.WriteError(w, r, d.log, err)
 		return
 	}
 	httpx.WriteJSON(w, http.StatusOK, DevToken{Token: tok, ExpiresAt: now.Add(devTokenTTL).UTC().Truncate(time.Second), User: u})

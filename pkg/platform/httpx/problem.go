@@ -6,13 +6,8 @@ package httpx
 import (
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
-	"net"
 	"net/http"
-	"strings"
-
-	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Problem type URIs. They are stable: clients may switch on them.
@@ -75,31 +70,18 @@ func WriteProblem(w http.ResponseWriter, p *Problem) {
 	_ = json.NewEncoder(w).Encode(p)
 }
 
-// WriteError writes err as a problem document: a *Problem as it is; a
-// database error a client can cause as 409 (unique violation) or 422
-// (foreign key, check, invalid value); a lost or refused database connection
-// as 503 with Retry-After; anything else as a 500 whose detail is logged, not
-// shown to the client. No SQL or stack trace reaches the client.
+// WriteError writes err as a problem document: a *Problem as it is; an
+// error wrapping ErrUnavailable as 503 with Retry-After; anything else as a
+// 500. The detail of both is logged, not shown to the client: no SQL or
+// stack trace reaches it. It knows nothing of the database: the caller maps
+// the store's errors to problems first.
 func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	if p, ok := err.(*Problem); ok {
 		WriteProblem(w, p)
 		return
 	}
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		// Errors a client can cause: a conflicting or dangling reference.
-		switch pgErr.Code {
-		case "23505":
-			WriteProblem(w, NewProblem(http.StatusConflict, TypeConflict, "Conflict", "the request conflicts with existing data"))
-			return
-		case "23503", "23514", "22001", "22003", "22007", "22008", "22P02":
-			WriteProblem(w, NewProblem(http.StatusUnprocessableEntity, TypeUnprocessable, "Unprocessable request",
-				"the request refers to something that does not exist or breaks a rule of the data"))
-			return
-		}
-	}
 	log.ErrorContext(r.Context(), "request failed", slog.String("path", r.URL.Path), slog.String("error", err.Error()))
-	if unavailable(err) {
+	if errors.Is(err, ErrUnavailable) {
 		w.Header().Set("Retry-After", "5")
 		WriteProblem(w, NewProblem(http.StatusServiceUnavailable, TypeUnavailable, "Service unavailable",
 			"the database cannot be reached; retry in a few seconds"))
@@ -109,20 +91,11 @@ func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 		"the request could not be completed"))
 }
 
-// unavailable reports whether err means the database could not be reached
-// or went away (connection exceptions, class 08, and shutdowns, class 57P).
-func unavailable(err error) bool {
-	var connErr *pgconn.ConnectError
-	var pgErr *pgconn.PgError
-	var netErr net.Error
-	switch {
-	case errors.As(err, &connErr), errors.As(err, &netErr), errors.Is(err, io.ErrUnexpectedEOF), pgconn.Timeout(err):
-		return true
-	case errors.As(err, &pgErr):
-		return strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "57P")
-	}
-	return false
-}
+// ErrUnavailable marks an error that means a dependency (the database)
+// could not be reached or went away: WriteError answers it 503 with
+// Retry-After. The caller decides what is unavailable (for the database:
+// store.Classify).
+var ErrUnavailable = errors.New("service unavailable")
 
 // WriteJSON writes v as JSON with the given status.
 func WriteJSON(w http.ResponseWriter, status int, v any) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/lexora-app/lexora/pkg/account"
 	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
 	"github.com/lexora-app/lexora/pkg/platform/text"
@@ -16,18 +17,16 @@ import (
 // user with the operator role may call them; anyone else gets 404, as if they
 // did not exist.
 
-// operator resolves the acting user and requires the operator role.
-
 // OutboxHealth (GET) answers the outbox's live health figures
 // (outbox.Health): backlog and oldest age per subscriber and topic, dead
 // counts, blocked ordered keys, deliveries per minute over the last hour.
 func (s *Service) OutboxHealth(w http.ResponseWriter, r *http.Request) {
-	if _, ok := s.caller(w, r, http.MethodGet, "operator"); !ok {
+	if _, ok := s.caller(w, r, http.MethodGet, account.Operator); !ok {
 		return
 	}
 	h, err := outbox.ReadHealth(r.Context(), s.pool)
 	if err != nil {
-		httpx.WriteError(w, r, s.log, err)
+		s.fail(w, r, err)
 		return
 	}
 	httpx.WriteJSON(w, http.StatusOK, h)
@@ -37,19 +36,19 @@ func (s *Service) OutboxHealth(w http.ResponseWriter, r *http.Request) {
 // parameters: topic, subscriber, since and until (RFC 3339, on the time the
 // delivery went dead), limit (1..1000, default 100).
 func (s *Service) ListDeadLetters(w http.ResponseWriter, r *http.Request) {
-	if _, ok := s.caller(w, r, http.MethodGet, "operator"); !ok {
+	if _, ok := s.caller(w, r, http.MethodGet, account.Operator); !ok {
 		return
 	}
 	q := newQueryParams(r)
 	f := outbox.DeadFilter{Topic: q.get("topic"), Subscriber: q.get("subscriber"),
 		Since: q.time("since"), Until: q.time("until"), Limit: q.int("limit", 100, 1, 1000)}
 	if err := q.err(); err != nil {
-		httpx.WriteError(w, r, s.log, err)
+		s.fail(w, r, err)
 		return
 	}
 	dead, err := outbox.ListDead(r.Context(), s.pool, f)
 	if err != nil {
-		httpx.WriteError(w, r, s.log, deadProblem(err))
+		s.fail(w, r, deadProblem(err))
 		return
 	}
 	httpx.WriteJSON(w, http.StatusOK, map[string]any{"dead": dead})
@@ -83,7 +82,7 @@ func (s *Service) SkipDeadLetters(w http.ResponseWriter, r *http.Request) {
 
 func (s *Service) resolveDead(w http.ResponseWriter, r *http.Request, name, verb string,
 	apply func(context.Context, outbox.DBTX, outbox.DeadFilter, string, string) (int, error)) {
-	op, ok := s.caller(w, r, http.MethodPost, "operator")
+	op, ok := s.caller(w, r, http.MethodPost, account.Operator)
 	var req ResolveDeadLettersRequest
 	if !ok || !s.decode(w, r, &req) {
 		return

@@ -1,6 +1,7 @@
 package functions
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,13 +11,16 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/lexora-app/lexora/pkg/account"
 	"github.com/lexora-app/lexora/pkg/events"
-	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
 	"github.com/lexora-app/lexora/pkg/platform/text"
 	"github.com/lexora-app/lexora/pkg/reminders"
+	"github.com/lexora-app/lexora/pkg/store"
+	"github.com/lexora-app/lexora/pkg/store/assignmentstore"
+	"github.com/lexora-app/lexora/pkg/store/classstore"
+	"github.com/lexora-app/lexora/pkg/store/userstore"
 )
 
 // EnrollLearnerRequest is the body of EnrollLearner: either a teacher's
@@ -66,7 +70,7 @@ type Enrollment struct {
 // of the wrong role; 409 when the learner is already in the class, or the
 // email belongs to a teacher.
 func (s *Service) EnrollLearner(w http.ResponseWriter, r *http.Request) {
-	caller, ok := s.caller(w, r, http.MethodPost, "teacher", "learner")
+	caller, ok := s.caller(w, r, http.MethodPost, account.Teacher, account.Learner)
 	var req EnrollLearnerRequest
 	if !ok || !s.decode(w, r, &req) {
 		return
@@ -76,7 +80,7 @@ func (s *Service) EnrollLearner(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", "one or more fields are invalid")
 			p.Errors = []httpx.FieldError{{Field: "email", Reason: err.Error()}}
-			httpx.WriteError(w, r, s.log, p)
+			s.fail(w, r, p)
 			return
 		}
 		req.Email = email
@@ -86,107 +90,94 @@ func (s *Service) EnrollLearner(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// The class's active decks: assigned by its teacher to its learners and not
-// yet due; each with its latest due date.
-const activeDecksSQL = `
-SELECT a.deck_id, max(a.due_at)
-FROM assignments a JOIN class_members m ON m.learner_id = a.learner_id AND m.class_id = $1
-WHERE a.teacher_id = $2 AND a.due_at > $3
-  AND NOT EXISTS (SELECT 1 FROM assignments mine WHERE mine.deck_id = a.deck_id AND mine.learner_id = $4 AND mine.teacher_id = $2)
-GROUP BY a.deck_id ORDER BY a.deck_id`
-
 // enroll answers an Enrollment, or an Invitation (see learnerByEmail).
 func (s *Service) enroll(ctx context.Context, tx pgx.Tx, r *http.Request, caller user, req EnrollLearnerRequest) (any, error) {
-	var out Enrollment
-	var err error
-	var teacherID uuid.UUID
-	by := "teacher"
-	if req.JoinCode != "" {
-		if caller.Role != "learner" {
-			return Enrollment{}, httpx.NotFound("class")
-		}
-		by, out.LearnerID = "join_code", caller.ID
-		err = tx.QueryRow(ctx, "SELECT id, teacher_id FROM classes WHERE join_code = $1",
-			strings.ToUpper(req.JoinCode)).Scan(&out.ClassID, &teacherID)
-	} else {
-		if caller.Role != "teacher" {
-			return Enrollment{}, httpx.NotFound("class")
-		}
-		teacherID = caller.ID
-		err = tx.QueryRow(ctx, "SELECT id FROM classes WHERE id = $1 AND teacher_id = $2", req.ClassID, caller.ID).Scan(&out.ClassID)
-	}
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Enrollment{}, httpx.NotFound("class")
-	}
+	classID, teacherID, err := findClass(ctx, classstore.New(tx), caller, req)
 	if err != nil {
-		return Enrollment{}, fmt.Errorf("load class: %w", err)
+		return nil, err
 	}
-	if by == "teacher" {
+	learnerID, by := caller.ID, "join_code"
+	if req.JoinCode == "" {
+		by = "teacher"
 		var invite bool
-		if out.LearnerID, invite, err = s.learnerByEmail(ctx, tx, teacherID, req); err != nil {
+		if learnerID, invite, err = learnerByEmail(ctx, userstore.New(tx), teacherID, req); err != nil {
 			return nil, err
 		}
 		if invite {
-			return s.invite(ctx, tx, r, caller, out.ClassID, out.LearnerID, req.Email)
+			return s.invite(ctx, tx, r, caller, classID, learnerID, req.Email)
 		}
 	}
+	return s.addMember(ctx, tx, r, caller, Enrollment{ClassID: classID, LearnerID: learnerID}, teacherID, by)
+}
+
+// findClass is the class req names and its teacher: by join code for a
+// learner, by id among the caller's classes for a teacher; 404 otherwise.
+func findClass(ctx context.Context, classes *classstore.Queries, caller user, req EnrollLearnerRequest) (classID, teacherID uuid.UUID, err error) {
+	switch {
+	case req.JoinCode != "" && caller.Role == account.Learner:
+		var c classstore.ClassByJoinCodeRow
+		c, err = classes.ClassByJoinCode(ctx, strings.ToUpper(req.JoinCode))
+		classID, teacherID = c.ID, c.TeacherID
+	case req.JoinCode == "" && caller.Role == account.Teacher:
+		teacherID = caller.ID
+		classID, err = classes.TeachersClass(ctx, uuid.MustParse(req.ClassID), caller.ID)
+	default:
+		err = pgx.ErrNoRows
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return uuid.Nil, uuid.Nil, httpx.NotFound("class")
+	}
+	if err != nil {
+		return uuid.Nil, uuid.Nil, fmt.Errorf("load class: %w", err)
+	}
+	return classID, teacherID, nil
+}
+
+// addMember adds out.LearnerID to out.ClassID, assigns them the class's
+// active decks (assignmentstore.ActiveDecks) with their cards, starts their
+// daily reminder, and enqueues learner.enrolled, then the assignments'
+// events; 409 when the learner is already in the class.
+func (s *Service) addMember(ctx context.Context, tx pgx.Tx, r *http.Request, caller user, out Enrollment, teacherID uuid.UUID, by string) (Enrollment, error) {
+	users := userstore.New(tx)
 	// Serialise with the learner's other writes (see CreateAssignment).
-	if _, err := tx.Exec(ctx, "SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE", out.LearnerID); err != nil {
+	if err := users.LockUser(ctx, out.LearnerID); err != nil {
 		return Enrollment{}, fmt.Errorf("lock learner: %w", err)
 	}
-	_, err = tx.Exec(ctx, "INSERT INTO class_members (class_id, learner_id) VALUES ($1, $2)", out.ClassID, out.LearnerID)
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
+	err := store.Classify(classstore.New(tx).AddMember(ctx, out.ClassID, out.LearnerID))
+	if errors.Is(err, store.ErrDuplicate) {
 		return Enrollment{}, httpx.NewProblem(http.StatusConflict, httpx.TypeConflict, "Already enrolled",
 			"the learner is already in this class")
 	}
 	if err != nil {
 		return Enrollment{}, fmt.Errorf("enrol: %w", err)
 	}
-
-	rows, err := tx.Query(ctx, activeDecksSQL, out.ClassID, teacherID, s.now(), out.LearnerID)
+	decks, err := assignmentstore.New(tx).ActiveDecks(ctx, out.ClassID, teacherID, s.now(), out.LearnerID)
 	if err != nil {
 		return Enrollment{}, fmt.Errorf("find active decks: %w", err)
 	}
-	var decks []assignmentInput
-	var deck uuid.UUID
-	var due time.Time
-	if _, err := pgx.ForEachRow(rows, []any{&deck, &due}, func() error {
-		decks = append(decks, assignmentInput{learnerID: out.LearnerID, deckID: deck, dueAt: due})
-		return nil
-	}); err != nil {
-		return Enrollment{}, fmt.Errorf("find active decks: %w", err)
-	}
 	out.Assignments = []Assignment{}
-	var evs []outbox.Event
+	assigned := eventList{key: out.LearnerID.String()}
 	enrolled := events.LearnerEnrolledPayload{ClassID: out.ClassID, LearnerID: out.LearnerID, TeacherID: teacherID,
 		Assignments: []uuid.UUID{}, By: by}
-	for _, in := range decks {
-		a, aevs, err := s.assignDeck(ctx, tx, teacherID, in)
+	for _, d := range decks {
+		a, err := s.assignDeck(ctx, tx, teacherID, assignmentInput{learnerID: out.LearnerID, deckID: d.DeckID, dueAt: d.DueAt}, &assigned)
 		if err != nil {
 			return Enrollment{}, err
 		}
 		out.Assignments = append(out.Assignments, a)
 		enrolled.Assignments = append(enrolled.Assignments, a.ID)
-		evs = append(evs, aevs...)
 	}
-	var tz string
-	if err := tx.QueryRow(ctx, "SELECT timezone FROM users WHERE id = $1", out.LearnerID).Scan(&tz); err != nil {
+	tz, err := users.Timezone(ctx, out.LearnerID)
+	if err != nil {
 		return Enrollment{}, fmt.Errorf("load learner: %w", err)
 	}
 	if err := reminders.Start(ctx, tx, s.outbox, out.LearnerID, tz, s.now()); err != nil {
 		return Enrollment{}, err
 	}
-	ev, err := outbox.NewEvent(events.LearnerEnrolled, out.LearnerID.String(), enrolled)
-	if err != nil {
-		return Enrollment{}, err
-	}
-	evs = append([]outbox.Event{ev}, evs...)
-	headers := requestHeaders(r, caller)
-	for i := range evs {
-		evs[i].Headers = headers
-	}
-	return out, s.outbox.Enqueue(ctx, tx, evs...)
+	evs := eventList{key: out.LearnerID.String()}
+	evs.add(events.LearnerEnrolled, enrolled)
+	evs.join(assigned)
+	return out, s.enqueue(ctx, tx, r, caller, evs)
 }
 
 // learnerByEmail finds the learner with req.Email, creating the account when
@@ -195,36 +186,28 @@ func (s *Service) enroll(ctx context.Context, tx pgx.Tx, r *http.Request, caller
 // account the teacher may not simply add: a learner outside all of the
 // teacher's classes (then id is theirs), or a teacher or operator (id is
 // uuid.Nil).
-func (s *Service) learnerByEmail(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, req EnrollLearnerRequest) (id uuid.UUID, invite bool, err error) {
+func learnerByEmail(ctx context.Context, users *userstore.Queries, teacherID uuid.UUID, req EnrollLearnerRequest) (id uuid.UUID, invite bool, err error) {
 	email := req.Email // canonical (EnrollLearner)
 	name := text.Name(req.DisplayName)
 	if name == "" {
 		name, _, _ = strings.Cut(email, "@")
 	}
-	tz := req.Timezone
-	if tz == "" {
-		tz = "UTC"
-	}
-	var role string
-	var created, known bool
-	err = tx.QueryRow(ctx, `INSERT INTO users (email, display_name, role, timezone) VALUES ($1, $2, 'learner', $3)
-		ON CONFLICT (email) DO UPDATE SET email = excluded.email
-		RETURNING id, role, xmax = 0`, email, name, tz).Scan(&id, &role, &created)
+	u, err := users.FindOrCreateUser(ctx, email, name, account.Learner, cmp.Or(req.Timezone, "UTC"))
 	switch {
 	case err != nil:
 		return uuid.Nil, false, fmt.Errorf("find or create learner: %w", err)
-	case role != "learner":
+	case u.Role != account.Learner:
 		return uuid.Nil, true, nil
-	case created:
-		return id, false, nil
+	case u.Created:
+		return u.ID, false, nil
 	}
 	// A statement of its own, so that it sees what a concurrent enrolment of
 	// the same email, which this one waited for on the user's row, committed.
-	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM class_members m JOIN classes c ON c.id = m.class_id
-		WHERE m.learner_id = $1 AND c.teacher_id = $2)`, id, teacherID).Scan(&known); err != nil {
+	known, err := users.IsTaughtBy(ctx, u.ID, teacherID)
+	if err != nil {
 		return uuid.Nil, false, fmt.Errorf("find learner's classes: %w", err)
 	}
-	return id, !known, nil
+	return u.ID, !known, nil
 }
 
 // InvitationInterval is how long after an invitation to a class the same
@@ -238,21 +221,14 @@ func (s *Service) invite(ctx context.Context, tx pgx.Tx, r *http.Request, caller
 	if learnerID == uuid.Nil {
 		return inv, nil
 	}
-	err := tx.QueryRow(ctx, `INSERT INTO class_invitations (class_id, learner_id) VALUES ($1, $2)
-		ON CONFLICT (class_id, learner_id) DO UPDATE SET invited_at = now()
-		WHERE class_invitations.invited_at < now() - make_interval(secs => $3)
-		RETURNING true`, classID, learnerID, InvitationInterval.Seconds()).Scan(new(bool))
+	_, err := classstore.New(tx).Invite(ctx, classID, learnerID, s.clock.NowOrNil(), InvitationInterval.Seconds())
 	if errors.Is(err, pgx.ErrNoRows) {
 		return inv, nil // invited lately: no second email
 	}
 	if err != nil {
 		return nil, fmt.Errorf("record invitation: %w", err)
 	}
-	ev, err := outbox.NewEvent(events.LearnerInvited, learnerID.String(),
-		events.LearnerInvitedPayload{ClassID: classID, LearnerID: learnerID, TeacherID: caller.ID})
-	if err != nil {
-		return nil, err
-	}
-	ev.Headers = requestHeaders(r, caller)
-	return inv, s.outbox.Enqueue(ctx, tx, ev)
+	evs := eventList{key: learnerID.String()}
+	evs.add(events.LearnerInvited, events.LearnerInvitedPayload{ClassID: classID, LearnerID: learnerID, TeacherID: caller.ID})
+	return inv, s.enqueue(ctx, tx, r, caller, evs)
 }

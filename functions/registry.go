@@ -1,0 +1,45 @@
+package functions
+
+import (
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/GoogleCloudPlatform/functions-framework-go/functions"
+
+	"github.com/lexora-app/lexora/pkg/platform/httpx"
+)
+
+// Functions maps each function's name, its path locally and its entry
+// point on Cloud Run, to its handler.
+var Functions = map[string]func(*Service, http.ResponseWriter, *http.Request){
+	"EnrollLearner":           (*Service).EnrollLearner,
+	"CreateAssignment":        (*Service).CreateAssignment,
+	"SubmitReview":            (*Service).SubmitReview,
+	"GetSchedule":             (*Service).GetSchedule,
+	"GetProgress":             (*Service).GetProgress,
+	"RegisterWebhookEndpoint": (*Service).RegisterWebhookEndpoint,
+	"ListWebhookEndpoints":    (*Service).ListWebhookEndpoints,
+	"RotateWebhookSecret":     (*Service).RotateWebhookSecret,
+	"EnableWebhookEndpoint":   (*Service).EnableWebhookEndpoint,
+	"DeleteWebhookEndpoint":   (*Service).DeleteWebhookEndpoint,
+	"OutboxHealth":            (*Service).OutboxHealth,
+	"ListDeadLetters":         (*Service).ListDeadLetters,
+	"ReplayDeadLetters":       (*Service).ReplayDeadLetters,
+	"SkipDeadLetters":         (*Service).SkipDeadLetters,
+}
+
+func init() {
+	for name, fn := range Functions {
+		functions.HTTP(name, service.serve(name, fn))
+	}
+}
+
+// UnknownPath answers a request for a path that names no function with a
+// 404 problem document listing the functions, so that every answer of the
+// API is a problem document or a function's own.
+func UnknownPath(w http.ResponseWriter, _ *http.Request) {
+	httpx.WriteProblem(w, httpx.NewProblem(http.StatusNotFound, httpx.TypeNotFound, "Not found",
+		"no function at this path; the functions are /"+strings.Join(slices.Sorted(maps.Keys(Functions)), ", /")))
+}

@@ -1,0 +1,138 @@
+package functions
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/lexora-app/lexora/pkg/idempotency"
+	"github.com/lexora-app/lexora/pkg/outbox"
+	"github.com/lexora-app/lexora/pkg/platform/httpx"
+)
+
+// IdempotencyKeyHeader names the header that makes a write safe to retry.
+const IdempotencyKeyHeader = "Idempotency-Key"
+
+// write runs fn, a state-changing function's work, in one transaction and
+// answers status (or the result's httpStatus(), when it has one) with fn's
+// result as JSON, or fn's error as a problem.
+//
+// With an Idempotency-Key header (1 to 255 printable ASCII characters) the
+// key is recorded first in the same transaction (package idempotency): the
+// first request with it commits its state, events and response together; a
+// retry with the same key and request gets the stored response back, marked
+// Idempotent-Replayed: true, without doing anything again; the same key with
+// a different request answers 422. Keys are scoped to the function and the
+// acting user. Requests that fail leave no key, so they can be retried.
+//
+// u is the acting user, from caller.
+func (s *Service) write(w http.ResponseWriter, r *http.Request, u user, name string, status int, req any, fn func(pgx.Tx) (any, error)) {
+	key := r.Header.Get(IdempotencyKeyHeader)
+	if vals := r.Header.Values(IdempotencyKeyHeader); len(vals) > 1 || (vals != nil && !printableASCII(key, 255)) {
+		p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", "the Idempotency-Key header is invalid")
+		p.Errors = []httpx.FieldError{{Field: IdempotencyKeyHeader, Reason: "must be one value of 1 to 255 printable ASCII characters"}}
+		s.fail(w, r, p)
+		return
+	}
+	scope := name + " " + u.ID.String()
+	var resp idempotency.Response
+	replayed := false
+	err := pgx.BeginFunc(r.Context(), s.pool, func(tx pgx.Tx) error {
+		if key != "" {
+			hash, err := idempotency.Hash(req)
+			if err != nil {
+				return err
+			}
+			stored, err := idempotency.Begin(r.Context(), tx, scope, key, hash)
+			if errors.Is(err, idempotency.ErrMismatch) {
+				return httpx.NewProblem(http.StatusUnprocessableEntity, httpx.TypeIdempotencyMismatch,
+					"Idempotency key reused", "this Idempotency-Key was used with a different request")
+			}
+			if err != nil || stored != nil {
+				if stored != nil {
+					resp, replayed = *stored, true
+				}
+				return err
+			}
+		}
+		out, err := fn(tx)
+		if err != nil {
+			return err
+		}
+		body, err := json.Marshal(out)
+		if err != nil {
+			return fmt.Errorf("encode response: %w", err)
+		}
+		resp = idempotency.Response{Status: status, Body: body}
+		if o, ok := out.(interface{ httpStatus() int }); ok {
+			resp.Status = o.httpStatus()
+		}
+		if key != "" {
+			return idempotency.Finish(r.Context(), tx, scope, key, resp)
+		}
+		return nil
+	})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(resp.Status)
+	_, _ = w.Write(append(resp.Body, '\n'))
+}
+
+// parseUUID accepts only the canonical form (36 characters with dashes), as
+// the request bodies' uuid rule does; uuid.Parse also takes urn:uuid:,
+
+// eventList collects a request's events under one ordering key; the first
+// error of building one is kept and returned by enqueue.
+type eventList struct {
+	key string
+	evs []outbox.Event
+	err error
+}
+
+// add appends an event of topic with payload to l.
+func (l *eventList) add(topic string, payload any) {
+	l.addAt(topic, payload, time.Time{})
+}
+
+// addAt appends an event of topic with payload to l, not to be delivered
+// before notBefore (at once when zero).
+func (l *eventList) addAt(topic string, payload any, notBefore time.Time) {
+	ev, err := outbox.NewEvent(topic, l.key, payload)
+	if err != nil {
+		l.err = cmp.Or(l.err, err)
+		return
+	}
+	ev.NotBefore = notBefore
+	l.evs = append(l.evs, ev)
+}
+
+// join appends o's events (and its error) to l's.
+func (l *eventList) join(o eventList) {
+	l.evs, l.err = append(l.evs, o.evs...), cmp.Or(l.err, o.err)
+}
+
+// enqueue enqueues l's events in tx, each with the request's headers
+// (requestHeaders).
+func (s *Service) enqueue(ctx context.Context, tx pgx.Tx, r *http.Request, actor user, l eventList) error {
+	if l.err != nil {
+		return l.err
+	}
+	headers := requestHeaders(r, actor)
+	for i := range l.evs {
+		l.evs[i].Headers = headers
+	}
+	return s.outbox.Enqueue(ctx, tx, l.evs...)
+}

@@ -1,0 +1,88 @@
+-- A learner's cards and their review log. Card states are learning.State
+-- values passed as parameters, never literals.
+
+-- LockCard locks the learner's row first (as every write of a learner does:
+-- their writes, and so their events, are serialised), then the card, if it
+-- is the learner's.
+-- name: LockCard :one
+WITH learner AS (SELECT u.id FROM users u WHERE u.id = sqlc.arg(learner_id) FOR NO KEY UPDATE)
+SELECT c.lexeme_id, c.state, c.due, c.stability, c.difficulty, c.elapsed_days, c.scheduled_days,
+       c.reps, c.lapses, c.step, c.last_review, c.suspended, l2.lemma
+FROM cards c JOIN learner l ON l.id = c.learner_id JOIN lexemes l2 ON l2.id = c.lexeme_id
+WHERE c.id = sqlc.arg(card_id)
+FOR UPDATE OF c;
+
+-- UpdateCard stores a card's next state; updated_at is now (the database's
+-- now() when null).
+-- name: UpdateCard :exec
+UPDATE cards SET state = sqlc.arg(state), due = sqlc.arg(due), stability = sqlc.arg(stability),
+    difficulty = sqlc.arg(difficulty), elapsed_days = sqlc.arg(elapsed_days),
+    scheduled_days = sqlc.arg(scheduled_days), reps = sqlc.arg(reps), lapses = sqlc.arg(lapses),
+    step = sqlc.arg(step), last_review = sqlc.arg(last_review), suspended = sqlc.arg(suspended),
+    updated_at = coalesce(sqlc.narg(now)::timestamptz, now())
+WHERE id = sqlc.arg(card_id);
+
+-- name: AppendReview :one
+INSERT INTO review_log (card_id, learner_id, rating, state_before, due_before, state_after, due_after,
+    stability, difficulty, elapsed_days, scheduled_days, reviewed_at)
+VALUES (sqlc.arg(card_id), sqlc.arg(learner_id), sqlc.arg(rating), sqlc.arg(state_before),
+    sqlc.arg(due_before), sqlc.arg(state_after), sqlc.arg(due_after), sqlc.arg(stability),
+    sqlc.arg(difficulty), sqlc.arg(elapsed_days), sqlc.arg(scheduled_days), sqlc.arg(reviewed_at))
+RETURNING id;
+
+-- CreateCards gives the learner a card, in the state of the scheduler's
+-- new card, for each lexeme of the deck they have none for yet; it counts
+-- the deck's lexemes and the cards it created.
+-- name: CreateCards :one
+WITH items AS (SELECT lexeme_id FROM deck_items WHERE deck_id = sqlc.arg(deck_id)),
+inserted AS (
+    INSERT INTO cards (learner_id, lexeme_id, state, due, stability, difficulty, step)
+    SELECT sqlc.arg(learner_id)::uuid, lexeme_id, sqlc.arg(state)::smallint, sqlc.arg(due)::timestamptz,
+           sqlc.arg(stability)::double precision, sqlc.arg(difficulty)::double precision, sqlc.arg(step)::integer
+    FROM items
+    ON CONFLICT (learner_id, lexeme_id) DO NOTHING
+    RETURNING 1)
+SELECT (SELECT count(*) FROM items) AS cards, (SELECT count(*) FROM inserted) AS created;
+
+-- CountKnownCards counts the deck's cards the learner has reviewed, and
+-- those in the learned state.
+-- name: CountKnownCards :one
+SELECT count(*) FILTER (WHERE c.reps > 0) AS seen, count(*) FILTER (WHERE c.state = sqlc.arg(learned)) AS learned
+FROM deck_items di JOIN cards c ON c.lexeme_id = di.lexeme_id AND c.learner_id = sqlc.arg(learner_id)
+WHERE di.deck_id = sqlc.arg(deck_id);
+
+-- DueCards lists the learner's cards due at now, most overdue first, with
+-- the total count; restricted to one assignment's deck when assignment_id
+-- is set, and to the decks teacher_id assigned to the learner when it is
+-- set (a teacher does not see the cards of another teacher's decks of a
+-- learner they share).
+-- name: DueCards :many
+SELECT c.id, l.lemma, l.part_of_speech, l.definition, l.example, c.state, c.due, c.stability, c.difficulty,
+       count(*) OVER () AS total
+FROM cards c JOIN lexemes l ON l.id = c.lexeme_id
+WHERE c.learner_id = sqlc.arg(learner_id) AND c.due <= sqlc.arg(now) AND NOT c.suspended
+  AND (sqlc.narg(assignment_id)::uuid IS NULL OR c.lexeme_id IN (
+      SELECT di.lexeme_id FROM assignments a JOIN deck_items di ON di.deck_id = a.deck_id
+      WHERE a.id = sqlc.narg(assignment_id) AND a.learner_id = sqlc.arg(learner_id)))
+  AND (sqlc.narg(teacher_id)::uuid IS NULL OR c.lexeme_id IN (
+      SELECT di.lexeme_id FROM assignments a JOIN deck_items di ON di.deck_id = a.deck_id
+      WHERE a.learner_id = sqlc.arg(learner_id) AND a.teacher_id = sqlc.narg(teacher_id)))
+ORDER BY c.due, c.id
+LIMIT sqlc.arg(max_cards);
+
+-- Forecast counts the cards due before end_at per study day (learning.StudyDay
+-- in SQL: the local wall-clock time in zone less rollover_hours, then its
+-- date); overdue cards count on now's day. The scope is DueCards'.
+-- name: Forecast :many
+SELECT greatest(((c.due AT TIME ZONE sqlc.arg(zone)::text) - make_interval(hours => sqlc.arg(rollover_hours)::integer))::date,
+                ((sqlc.arg(now)::timestamptz AT TIME ZONE sqlc.arg(zone)::text) - make_interval(hours => sqlc.arg(rollover_hours)::integer))::date)::date AS day,
+       count(*) AS due
+FROM cards c
+WHERE c.learner_id = sqlc.arg(learner_id) AND c.due < sqlc.arg(end_at) AND NOT c.suspended
+  AND (sqlc.narg(assignment_id)::uuid IS NULL OR c.lexeme_id IN (
+      SELECT di.lexeme_id FROM assignments a JOIN deck_items di ON di.deck_id = a.deck_id
+      WHERE a.id = sqlc.narg(assignment_id) AND a.learner_id = sqlc.arg(learner_id)))
+  AND (sqlc.narg(teacher_id)::uuid IS NULL OR c.lexeme_id IN (
+      SELECT di.lexeme_id FROM assignments a JOIN deck_items di ON di.deck_id = a.deck_id
+      WHERE a.learner_id = sqlc.arg(learner_id) AND a.teacher_id = sqlc.narg(teacher_id)))
+GROUP BY day ORDER BY day;
