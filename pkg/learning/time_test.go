@@ -175,6 +175,27 @@ func TestStepBeyondTheConfiguredStepsIsTheLastStep(t *testing.T) {
 	require.Equal(t, now.Add(10*time.Minute), again.Due)
 }
 
+// TestNegativeStepIsTheFirstStep: a stored step below zero (corrupted data)
+// is read as the first (re)learning step instead of failing the review.
+func TestNegativeStepIsTheFirstStep(t *testing.T) {
+	t.Parallel()
+	clk := newFakeClock(t0)
+	s := newTestScheduler(t, noFuzz(), clk) // learning 1m, 10m; relearning 10m
+	for _, state := range []State{Learning, Relearning} {
+		card := Card{State: state, Due: t0, Stability: 2, Difficulty: 5, Reps: 2, LastReview: t0.Add(-10 * time.Minute)}
+		for _, r := range []Rating{Again, Hard, Good, Easy} {
+			want, wantLog, err := s.Review(card, r, time.UTC)
+			require.NoError(t, err)
+			corrupt := card
+			corrupt.Step = -1
+			got, gotLog, err := s.Review(corrupt, r, time.UTC)
+			require.NoError(t, err, "%v %v", state, r)
+			require.Equal(t, want, got, "%v %v", state, r)
+			require.Equal(t, wantLog, gotLog, "%v %v", state, r)
+		}
+	}
+}
+
 func TestZoneFallsBackToUTCForAnUnknownName(t *testing.T) {
 	t.Parallel()
 	require.Equal(t, "Asia/Tokyo", Zone("Asia/Tokyo").String())
