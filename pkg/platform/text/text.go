@@ -24,10 +24,31 @@ func invisible(r rune) bool {
 	return unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp)
 }
 
-// SingleLine reports whether s holds no control, format, line or paragraph
-// separator character (categories Cc, Cf, Zl, Zp): the rule for every text
-// a user gives that reaches an email or another user's screen.
-func SingleLine(s string) bool { return !strings.ContainsFunc(s, invisible) }
+// freeform is the PRECIS FreeformClass (RFC 8264 §4.3): it refuses, among
+// others, Default_Ignorable_Code_Point characters (U+034F COMBINING GRAPHEME
+// JOINER, U+3164 HANGUL FILLER, variation selectors such as U+FE0F, so also
+// emoji written with one), old Hangul jamo, unassigned code points and
+// misplaced joiners.
+var freeform = precis.NewFreeform()
+
+// SingleLine reports whether s is text one person can show another on one
+// line: no control, format, line or paragraph separator character
+// (categories Cc, Cf, Zl, Zp); nothing the PRECIS FreeformClass refuses
+// (freeform); no U+FFFD, which is what a JSON decoder makes of an unpaired
+// surrogate (and invalid UTF-8) and so was not what the user sent; no
+// U+2800 BRAILLE PATTERN BLANK (a symbol, neither White_Space nor
+// default-ignorable, that shows as nothing); and, unless s is empty, not
+// only white space (U+0020, U+00A0, U+3000, …). It is the rule for every
+// text a user gives that reaches an email or another user's screen.
+func SingleLine(s string) bool {
+	if strings.ContainsFunc(s, invisible) || strings.ContainsAny(s, "\ufffd\u2800") {
+		return false
+	}
+	if _, err := freeform.String(s); err != nil {
+		return false
+	}
+	return s == "" || strings.TrimFunc(s, unicode.IsSpace) != ""
+}
 
 // Name returns s, a display name or title that passed SingleLine, trimmed of
 // surrounding white space and in Unicode Normalization Form C, so that one
@@ -48,7 +69,7 @@ var ErrEmail = errors.New("must be an email address without control, format or s
 // format or separator character anywhere.
 func CanonicalEmail(raw string) (string, error) {
 	s := strings.Trim(raw, " ")
-	if !SingleLine(s) {
+	if strings.ContainsFunc(s, invisible) {
 		return "", ErrEmail
 	}
 	at := strings.LastIndexByte(s, '@')

@@ -40,10 +40,14 @@ func TestCanonicalEmail(t *testing.T) {
 }
 
 func TestSingleLine(t *testing.T) {
-	for _, s := range []string{"a\nb", "a\rb", "a\tb", "a\u2028b", "a\u2029b", "\u202eevil", "a\u200bb", "\ufeffa", "a\u0085b", "a\u00adb", "a\u2066b"} {
+	for _, s := range []string{"a\nb", "a\rb", "a\tb", "a\u2028b", "a\u2029b", "\u202eevil", "a\u200bb", "\ufeffa", "a\u0085b", "a\u00adb", "a\u2066b",
+		// Invisible but not Cc/Cf/Zl/Zp, blank-only, and what a JSON decoder
+		// makes of a lone surrogate (review F5).
+		"Sam\u034fx", "Sam\u3164x", "Sam\ufe0fx", "Sam\u2800x", "\u3164", "\u2800", "\u3000", "\u00a0", " ", "\u3000\u00a0 ",
+		"Sam\ufffdx"} {
 		require.False(t, SingleLine(s), "%q", s)
 	}
-	for _, s := range []string{"Ada Lovelace", "Zoë", "李小龍", "O'Brien-Smith", "مرحبا", ""} {
+	for _, s := range []string{"Ada Lovelace", "Zoë", "李小龍", "O'Brien-Smith", "مرحبا", "", "Sam\u3000x", "Sam\u00a0x", "Zoë 👍", "Ａda"} {
 		require.True(t, SingleLine(s), "%q", s)
 	}
 }
