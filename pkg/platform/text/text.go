@@ -91,11 +91,22 @@ func CanonicalEmail(raw string) (string, error) {
 	return email, nil
 }
 
-// ParseTime parses an RFC 3339 time strictly: time.Parse with time.RFC3339
-// also takes offsets such as +24:00 and +00:60, which RFC 3339 (section
-// 5.6, time-numoffset) does not allow; ParseTime takes hours 00-23 and
-// minutes 00-59 only.
+// ParseTime parses an RFC 3339 time (section 5.6 grammar) strictly where
+// time.Parse with time.RFC3339 is lenient, and leniently where RFC 3339 is:
+// offsets must have hours 00-23 and minutes 00-59 (time.Parse takes +24:00
+// and +00:60); the fraction separator is "." only (time.Parse also takes
+// ","); and "T" and "Z" may be lower case, as section 5.6's note allows
+// (time.Parse refuses "t" and "z").
 func ParseTime(s string) (time.Time, error) {
+	if strings.Contains(s, ",") {
+		return time.Time{}, errors.New("the fraction of a second must follow a \".\"")
+	}
+	if len(s) > 10 && s[10] == 't' {
+		s = s[:10] + "T" + s[11:]
+	}
+	if strings.HasSuffix(s, "z") {
+		s = s[:len(s)-1] + "Z"
+	}
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
 		return time.Time{}, err
