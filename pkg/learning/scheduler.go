@@ -93,7 +93,12 @@ func (s *Scheduler) NewCard() Card {
 //   - The review instant is the clock's now truncated to [Precision]; a now
 //     before c.LastReview (another instance's clock was ahead, two devices)
 //     is taken as c.LastReview: the review is recorded with no elapsed time
-//     instead of failing, and instants never go backwards on a card.
+//     instead of failing, and instants never go backwards on a card. That
+//     absorbs at most [MaxClockAhead]: a c.LastReview further ahead is a bad
+//     row or a badly wrong clock, not skew, and is read as now (the review
+//     is taken at now with no elapsed time, and the card's last review moves
+//     back to now), so one bad row cannot move a review, its study day and
+//     the learner's streak into the future.
 //   - A card in the Review state is due exactly ScheduledDays days after the
 //     review, and ScheduledDays never exceeds [Params.MaximumInterval], after
 //     every adjustment (the Hard < Good < Easy spacing, fuzz, rounding).
@@ -114,6 +119,9 @@ func (s *Scheduler) Review(c Card, r Rating, tz *time.Location) (Card, ReviewLog
 		return Card{}, ReviewLog{}, fmt.Errorf("%w: unknown state %d", ErrInvalidCard, int(c.State))
 	}
 	now := s.now().Truncate(Precision)
+	if c.LastReview.After(now.Add(MaxClockAhead)) {
+		c.LastReview = now
+	}
 	if now.Before(c.LastReview) {
 		now = c.LastReview
 	}
