@@ -145,3 +145,15 @@ func (c behindClock) NowOrNil() *time.Time {
 	now := c.Now()
 	return &now
 }
+
+// TestCardStepIsNeverNegative: the cards table refuses a negative step
+// (migration 00017), so a review never meets one.
+func TestCardStepIsNeverNegative(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	f.assign(t)
+	card := f.cards(t)[0]
+	_, err := f.pool.Exec(context.Background(), "UPDATE cards SET state = 1, step = -1 WHERE id = $1", card)
+	require.ErrorContains(t, err, "cards_step_nonnegative")
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM cards WHERE id = $1 AND state = 0 AND step = 0", card))
+}

@@ -150,3 +150,9 @@ func minutesToDurations(ms []float64) []time.Duration {
 	}
 	return out
 }
+
+// MaxClockAhead is the most a card's stored last review may be ahead of the
+// scheduler's clock and still be taken as the review instant (clock skew
+// between instances); see [Scheduler.Review]. Five minutes, the clock skew
+// allowed for token times (auth.ClockSkew, after the Firebase Admin SDKs).
+const MaxClockAhead = 5 * time.Minute

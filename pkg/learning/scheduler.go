@@ -93,16 +93,23 @@ func (s *Scheduler) NewCard() Card {
 //   - The review instant is the clock's now truncated to [Precision]; a now
 //     before c.LastReview (another instance's clock was ahead, two devices)
 //     is taken as c.LastReview: the review is recorded with no elapsed time
-//     instead of failing, and instants never go backwards on a card.
+//     instead of failing, and instants never go backwards on a card. That
+//     absorbs at most [MaxClockAhead]: a c.LastReview further ahead is a bad
+//     row or a badly wrong clock, not skew, and is read as now (the review
+//     is taken at now with no elapsed time, and the card's last review moves
+//     back to now), so one bad row cannot move a review, its study day and
+//     the learner's streak into the future.
 //   - A card in the Review state is due exactly ScheduledDays days after the
 //     review, and ScheduledDays never exceeds [Params.MaximumInterval], after
 //     every adjustment (the Hard < Good < Easy spacing, fuzz, rounding).
 //   - A stored Step beyond today's (re)learning steps (steps shortened since
 //     the card was stored) is read as the last step: Again returns to the
-//     first step, Hard repeats the last, Good graduates.
+//     first step, Hard repeats the last, Good graduates. A negative Step
+//     (only corrupted data: the cards table refuses it) is read as the
+//     first step.
 //
-// Errors: r not in Again..Easy wraps [ErrInvalidRating]; an unknown state, a
-// negative Step or a reviewed card with stability or difficulty below the
+// Errors: r not in Again..Easy wraps [ErrInvalidRating]; an unknown state or
+// a reviewed card with stability or difficulty below the
 // FSRS minimum wraps [ErrInvalidCard].
 func (s *Scheduler) Review(c Card, r Rating, tz *time.Location) (Card, ReviewLog, error) {
 	if !r.Valid() {
@@ -111,10 +118,10 @@ func (s *Scheduler) Review(c Card, r Rating, tz *time.Location) (Card, ReviewLog
 	if !c.State.Valid() {
 		return Card{}, ReviewLog{}, fmt.Errorf("%w: unknown state %d", ErrInvalidCard, int(c.State))
 	}
-	if c.Step < 0 {
-		return Card{}, ReviewLog{}, fmt.Errorf("%w: negative step %d", ErrInvalidCard, c.Step)
-	}
 	now := s.now().Truncate(Precision)
+	if c.LastReview.After(now.Add(MaxClockAhead)) {
+		c.LastReview = now
+	}
 	if now.Before(c.LastReview) {
 		now = c.LastReview
 	}
@@ -163,11 +170,12 @@ func (s *Scheduler) steps(st State) []time.Duration {
 // step index: remaining = len(steps) - Step. A step index past the end of
 // the configured steps (steps shortened since the card was stored) would give
 // 0 remaining, and go-fsrs would graduate the card even on Again: it is read
-// as the last step (1 remaining) instead.
+// as the last step (1 remaining) instead; a negative index is read as the
+// first step (all steps remaining).
 func (s *Scheduler) toLib(c Card, tz *time.Location) fsrs.Card {
 	remaining := 0
 	if steps := s.steps(c.State); len(steps) > 0 {
-		remaining = max(len(steps)-c.Step, 1)
+		remaining = max(len(steps)-max(c.Step, 0), 1)
 	}
 	lastReview := c.LastReview
 	if !lastReview.IsZero() {

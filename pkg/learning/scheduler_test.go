@@ -254,9 +254,6 @@ func TestReviewRejectsInvalidCard(t *testing.T) {
 	_, _, err := s.Review(Card{State: 9, Due: t0}, Good, time.UTC)
 	require.ErrorIs(t, err, ErrInvalidCard)
 
-	_, _, err = s.Review(Card{State: Learning, Due: t0, Stability: 1, Difficulty: 5, Step: -1}, Good, time.UTC)
-	require.ErrorIs(t, err, ErrInvalidCard)
-
 	_, _, err = s.Review(Card{State: Review, Due: t0, Stability: 0, Difficulty: 5, LastReview: t0}, Good, time.UTC)
 	require.ErrorIs(t, err, ErrInvalidCard)
 }

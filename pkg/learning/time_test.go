@@ -86,6 +86,28 @@ func TestReviewWhoseNowIsBeforeTheLastReviewHasNoElapsedTime(t *testing.T) {
 	require.Equal(t, last.Add(time.Duration(next.ScheduledDays)*24*time.Hour), next.Due)
 }
 
+// A last review further ahead than MaxClockAhead is not clock skew: the
+// review is taken at now, so it cannot move a study day or a streak into
+// the future (review F3: a row 3 days ahead put the review 3 days ahead).
+func TestLastReviewFarInTheFutureDoesNotMoveTheReview(t *testing.T) {
+	t.Parallel()
+	s := newTestScheduler(t, noFuzz(), newFakeClock(t0))
+	for ahead, want := range map[time.Duration]time.Time{
+		3 * 24 * time.Hour:          t0,
+		MaxClockAhead + time.Second: t0,
+		MaxClockAhead:               t0.Add(MaxClockAhead),
+		2 * time.Second:             t0.Add(2 * time.Second),
+	} {
+		c := Card{State: Review, Due: t0, Stability: 60, Difficulty: 5, ScheduledDays: 60, Reps: 5, LastReview: t0.Add(ahead)}
+		next, log, err := s.Review(c, Good, time.UTC)
+		require.NoError(t, err, ahead)
+		require.Equal(t, want, log.Reviewed, ahead)
+		require.Equal(t, want, next.LastReview, ahead)
+		require.Zero(t, log.ElapsedDays, ahead)
+		require.Equal(t, want.Add(time.Duration(next.ScheduledDays)*24*time.Hour), next.Due, ahead)
+	}
+}
+
 // The input: "48.693124308Z" answered, "48.693124Z" stored.
 func TestReviewInstantsHaveTheDatabasePrecision(t *testing.T) {
 	t.Parallel()
@@ -173,6 +195,27 @@ func TestStepBeyondTheConfiguredStepsIsTheLastStep(t *testing.T) {
 	require.Equal(t, Relearning, again.State)
 	require.Equal(t, 0, again.Step)
 	require.Equal(t, now.Add(10*time.Minute), again.Due)
+}
+
+// TestNegativeStepIsTheFirstStep: a stored step below zero (corrupted data)
+// is read as the first (re)learning step instead of failing the review.
+func TestNegativeStepIsTheFirstStep(t *testing.T) {
+	t.Parallel()
+	clk := newFakeClock(t0)
+	s := newTestScheduler(t, noFuzz(), clk) // learning 1m, 10m; relearning 10m
+	for _, state := range []State{Learning, Relearning} {
+		card := Card{State: state, Due: t0, Stability: 2, Difficulty: 5, Reps: 2, LastReview: t0.Add(-10 * time.Minute)}
+		for _, r := range []Rating{Again, Hard, Good, Easy} {
+			want, wantLog, err := s.Review(card, r, time.UTC)
+			require.NoError(t, err)
+			corrupt := card
+			corrupt.Step = -1
+			got, gotLog, err := s.Review(corrupt, r, time.UTC)
+			require.NoError(t, err, "%v %v", state, r)
+			require.Equal(t, want, got, "%v %v", state, r)
+			require.Equal(t, wantLog, gotLog, "%v %v", state, r)
+		}
+	}
 }
 
 func TestZoneFallsBackToUTCForAnUnknownName(t *testing.T) {

@@ -24,6 +24,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/lexora-app/lexora/pkg/platform/text"
+
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/lexora-app/lexora/pkg/platform/clock"
@@ -48,20 +50,27 @@ func NewSecret() string {
 }
 
 // ErrBadURL is returned by CheckURL.
-var ErrBadURL = errors.New("webhook URL must be an absolute https:// URL without credentials, spaces or non-ASCII characters (percent-encode them), to a public host")
+var ErrBadURL = errors.New("webhook URL must be an absolute https:// URL without credentials, fragment, spaces or non-ASCII characters (percent-encode them), to a public host and a port from 1 to 65535")
 
 // CheckURL validates an endpoint URL: absolute, https, a host, no user
 // info, at most 2,000 characters, all of them printable ASCII without
 // spaces (RFC 3986: anything else, such as a trailing space or U+200B in the
 // path, must be percent-encoded by the sender, or it would be delivered to
-// an address the teacher did not see), and a host that is either a public IP
+// an address the teacher did not see), whose path and query, once
+// percent-decoded, pass text.SingleLine (so %E2%80%8B, an encoded U+200B,
+// is refused like the raw character), no fragment (it is never sent), a
+// port, if given, from 1 to 65535, and a host that is either a public IP
 // address in standard notation (see public) or a DNS name of at least two
 // ASCII letter-digit-hyphen labels (RFC 1123; internationalised names in
 // their xn-- form) whose last label is not numeric, and not a local name
-// (localhost, *.localhost, *.internal); one trailing dot is allowed. So
+// (localhost, *.localhost, *.internal), without a trailing dot (the
+// absolute form of a name is another spelling of the same host). So
 // shorthand IPv4 such as 127.1, 2130706433 or 0x7f.1, which resolvers read
-// as addresses, and Unicode look-alikes are refused at registration. allowLocal (development only)
-// also accepts http:// and local addresses. The Sender checks the resolved
+// as addresses, and Unicode look-alikes are refused at registration.
+// allowLocal (development only, WEBHOOK_ALLOW_HTTP) accepts http:// and lifts
+// every host rule: any host that parses, including loopback, private and
+// link-local (metadata) addresses, localhost and *.internal names, and a
+// trailing dot; the character, fragment and port rules still hold. The Sender checks the resolved
 // address again when it dials, since a name may resolve elsewhere later.
 func CheckURL(raw string, allowLocal bool) error {
 	u, err := url.Parse(raw)
@@ -71,10 +80,19 @@ func CheckURL(raw string, allowLocal bool) error {
 	if u.Scheme != "https" && !(allowLocal && u.Scheme == "http") {
 		return ErrBadURL
 	}
+	query, err := url.QueryUnescape(u.RawQuery)
+	if err != nil || !text.SingleLine(u.Path) || !text.SingleLine(query) || strings.Contains(raw, "#") {
+		return ErrBadURL
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return ErrBadURL
+		}
+	}
 	if allowLocal {
 		return nil
 	}
-	h := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+	h := strings.ToLower(u.Hostname())
 	if ip, err := netip.ParseAddr(h); err == nil {
 		if !public(ip) {
 			return ErrBadURL

@@ -22,7 +22,17 @@ func TestEndpointsMustBePublicHTTPS(t *testing.T) {
 	t.Parallel()
 	for raw, ok := range map[string]bool{
 		"https://school.example/hooks":                     true,
-		"https://school.example./hooks":                    true,
+		"https://school.example./hooks":                    false, // trailing dot (review F7)
+		"https://school.example:0/hooks":                   false, // port 0
+		"https://school.example:65536/hooks":               false,
+		"https://school.example:8443/hooks":                true,
+		"https://school.example/hooks#frag":                false, // a fragment is never sent
+		"https://school.example/hooks#":                    false,
+		"https://school.example/%E2%80%8B":                 false, // U+200B percent-encoded
+		"https://school.example/hooks?x=%E2%80%AE":         false, // U+202E in the query
+		"https://school.example/hooks?x=%e2%80%8b":         false,
+		"https://school.example/hooks?x=%zz":               false,
+		"https://school.example/a%20b?x=y%20z":             true,
 		"https://93.184.216.34/hooks":                      true,
 		"https://93.184.216.34/x":                          true,
 		"https://[2606:4700::1111]/x":                      true,
@@ -99,6 +109,9 @@ func TestEndpointsMustBePublicHTTPS(t *testing.T) {
 	require.NoError(t, CheckURL("http://127.0.0.1:9000/hooks", true), "development allows local receivers")
 	require.NoError(t, CheckURL("http://localhost.:9000/hooks", true))
 	require.NoError(t, CheckURL("https://[::1]:9000/hooks", true))
+	for _, raw := range []string{"http://127.0.0.1:0/hooks", "http://localhost:9000/hooks#x", "http://localhost:9000/%E2%80%8B"} {
+		require.ErrorIs(t, CheckURL(raw, true), ErrBadURL, "development still refuses %s", raw)
+	}
 }
 
 // TestPublicJudgesEmbeddedIPv4 checks that IPv6 forms carrying an IPv4

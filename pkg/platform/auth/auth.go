@@ -20,6 +20,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/coreos/go-oidc/v3/oidc"
@@ -53,6 +54,9 @@ type Claims struct {
 type Verifier struct {
 	v       *oidc.IDTokenVerifier
 	project string
+	// lifetime is the longest exp − iat accepted: TokenLifetime, or
+	// DevTokenLifetime in development mode.
+	lifetime time.Duration
 }
 
 // ErrUnauthenticated wraps every reason a request is not authenticated.
@@ -71,7 +75,9 @@ func newVerifier(ctx context.Context, cfg Config, jwks string) (*Verifier, error
 		return nil, errors.New("auth: AUTH_PROJECT is empty")
 	}
 	var keys oidc.KeySet
+	lifetime := TokenLifetime
 	if cfg.Dev {
+		lifetime = DevTokenLifetime
 		if os.Getenv("K_SERVICE") != "" {
 			return nil, errors.New("auth: AUTH_DEV is refused on Cloud Run (K_SERVICE is set)")
 		}
@@ -82,7 +88,7 @@ func newVerifier(ctx context.Context, cfg Config, jwks string) (*Verifier, error
 	return &Verifier{v: oidc.NewVerifier(Issuer(cfg.Project), keys, &oidc.Config{
 		ClientID:             cfg.Project,
 		SupportedSigningAlgs: []string{oidc.RS256},
-	}), project: cfg.Project}, nil
+	}), project: cfg.Project, lifetime: lifetime}, nil
 }
 
 // Verify checks the request's "Authorization: Bearer <token>" and returns
@@ -104,7 +110,7 @@ func (v *Verifier) Verify(ctx context.Context, r *http.Request) (Claims, error) 
 	}
 	now := time.Now()
 	for _, rule := range claimRules {
-		if !rule.ok(c, v.project, now) {
+		if !rule.ok(c, v, now) {
 			return Claims{}, fmt.Errorf("%w: claim %s: must %s", ErrUnauthenticated, rule.claim, rule.must)
 		}
 	}
@@ -116,6 +122,18 @@ func (v *Verifier) Verify(ctx context.Context, r *http.Request) (Claims, error) 
 // is accepted. Five minutes, as the Firebase Admin SDKs allow
 // (firebase-admin-go auth/token_verifier.go, clockSkewSeconds).
 const ClockSkew = 5 * time.Minute
+
+// TokenLifetime is the longest an Identity Platform ID token may be valid
+// (exp − iat): Firebase ID tokens expire one hour after they are issued
+// ("Manage user sessions", https://firebase.google.com/docs/auth/admin/manage-sessions).
+// A longer-lived token was not minted by the issuer's ordinary flow.
+const TokenLifetime = time.Hour
+
+// DevTokenLifetime is TokenLifetime in development mode, where a sign-in
+// lasts a working day (functions/cmd/server's development sign-in) and
+// load runs mint one token per actor; the development key is public, so
+// the bound only keeps tokens from living for ever.
+const DevTokenLifetime = 24 * time.Hour
 
 // tokenClaims are the claims of an Identity Platform ID token that
 // claimRules check. Pointers tell a missing claim from a zero one.
@@ -138,25 +156,37 @@ type tokenClaims struct {
 // place and does not depend on what a library version checks.
 var claimRules = []struct {
 	claim, must string
-	ok          func(c tokenClaims, project string, now time.Time) bool
+	ok          func(c tokenClaims, v *Verifier, now time.Time) bool
 }{
-	{"iss", "be https://securetoken.google.com/<project id>", func(c tokenClaims, project string, _ time.Time) bool {
-		return c.Issuer == Issuer(project)
+	{"iss", "be https://securetoken.google.com/<project id>", func(c tokenClaims, v *Verifier, _ time.Time) bool {
+		return c.Issuer == Issuer(v.project)
 	}},
-	{"aud", "be the project id", func(c tokenClaims, project string, _ time.Time) bool {
-		return c.Audience == project
+	{"aud", "be the project id", func(c tokenClaims, v *Verifier, _ time.Time) bool {
+		return c.Audience == v.project
 	}},
-	{"exp", "be in the future", func(c tokenClaims, _ string, now time.Time) bool {
+	{"exp", "be in the future", func(c tokenClaims, _ *Verifier, now time.Time) bool {
 		return c.Expiry != nil && now.Before(unixTime(*c.Expiry))
 	}},
-	{"iat", "be in the past", func(c tokenClaims, _ string, now time.Time) bool {
+	{"exp (lifetime)", "be at most the issuer's token lifetime (TokenLifetime, 1 h) after iat", func(c tokenClaims, v *Verifier, _ time.Time) bool {
+		return c.Expiry != nil && c.IssuedAt != nil && !unixTime(*c.Expiry).After(unixTime(*c.IssuedAt).Add(v.lifetime))
+	}},
+	{"iat", "be in the past", func(c tokenClaims, _ *Verifier, now time.Time) bool {
 		return c.IssuedAt != nil && !unixTime(*c.IssuedAt).After(now.Add(ClockSkew))
 	}},
-	{"auth_time", "be in the past", func(c tokenClaims, _ string, now time.Time) bool {
+	{"iat (positive)", "be after the epoch", func(c tokenClaims, _ *Verifier, _ time.Time) bool {
+		return c.IssuedAt != nil && *c.IssuedAt > 0
+	}},
+	{"auth_time", "be in the past", func(c tokenClaims, _ *Verifier, now time.Time) bool {
 		return c.AuthTime != nil && !unixTime(*c.AuthTime).After(now.Add(ClockSkew))
 	}},
-	{"sub", "be a non-empty string of at most 128 characters (the user's uid)", func(c tokenClaims, _ string, _ time.Time) bool {
+	{"auth_time (positive)", "be after the epoch", func(c tokenClaims, _ *Verifier, _ time.Time) bool {
+		return c.AuthTime != nil && *c.AuthTime > 0
+	}},
+	{"sub", "be a non-empty string of at most 128 characters (the user's uid)", func(c tokenClaims, _ *Verifier, _ time.Time) bool {
 		return c.Subject != nil && *c.Subject != "" && utf8.RuneCountInString(*c.Subject) <= 128
+	}},
+	{"sub (blank)", "not be only white space", func(c tokenClaims, _ *Verifier, _ time.Time) bool {
+		return c.Subject != nil && strings.TrimFunc(*c.Subject, unicode.IsSpace) != ""
 	}},
 }
 

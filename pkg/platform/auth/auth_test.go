@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -121,8 +122,16 @@ func TestProductionVerifierFetchesAndFollowsTheKeySet(t *testing.T) {
 	require.Equal(t, Claims{Subject: "uid-1", Email: "ada@lexora.test", EmailVerified: true}, c)
 
 	jwks.publish(first, second)
-	_, err = verify(t, v, sign(second, "lexora-prod"))
-	require.NoError(t, err, "a new key id is fetched when Google rotates")
+	// go-oidc v3.21 (jwks.go, keysFromRemote) wakes the callers of a key-set
+	// fetch before it clears that fetch, so a verification right after one
+	// can share its result, the old key set; the next call fetches again.
+	// Google's rotations overlap for hours, so production never meets this
+	// window; the test asks again until the rotated key has been fetched.
+	rotated := sign(second, "lexora-prod")
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		_, err := verify(t, v, rotated)
+		assert.NoError(c, err, "a new key id is fetched when Google rotates")
+	}, 10*time.Second, 5*time.Millisecond)
 
 	hs, err := signToken(jose.SigningKey{Algorithm: jose.HS256, Key: []byte("a shared secret of at least 32 bytes")},
 		"lexora-prod", "uid-1", "", time.Now(), time.Hour)
@@ -156,6 +165,12 @@ func TestEveryClaimRuleRefusesItsBreach(t *testing.T) {
 		"iat":       {{"iat": now.Add(day).Unix()}, {"iat": now.Add(skew + time.Minute).Unix()}, {"iat": nil}},
 		"auth_time": {{"auth_time": now.Add(day).Unix()}, {"auth_time": now.Add(skew + time.Minute).Unix()}, {"auth_time": nil}},
 		"sub":       {{"sub": ""}, {"sub": nil}, {"sub": strings.Repeat("u", 129)}, {"sub": 42}},
+		// The development verifier's bound (DevTokenLifetime); the
+		// production bound is checked by TestTokenLifetimeIsTheIssuers.
+		"exp (lifetime)":       {{"exp": now.Add(DevTokenLifetime + time.Minute).Unix()}, {"exp": now.AddDate(10, 0, 0).Unix()}},
+		"iat (positive)":       {{"iat": -1}, {"iat": 0}},
+		"auth_time (positive)": {{"auth_time": -1}, {"auth_time": 0}},
+		"sub (blank)":          {{"sub": " "}, {"sub": "\t\n"}, {"sub": "\u3000"}},
 	}
 	for _, rule := range claimRules {
 		require.NotEmpty(t, breaches[rule.claim], "rule %s has no test", rule.claim)
@@ -183,6 +198,8 @@ func TestEveryClaimRuleRefusesItsBreach(t *testing.T) {
 		{"iat": now.Add(skew - time.Minute).Unix(), "auth_time": now.Add(skew - time.Minute).Unix()},
 		{"sub": strings.Repeat("ü", 128)},
 		{"auth_time": now.Add(-30 * day).Unix()},
+		{"exp": now.Add(DevTokenLifetime).Unix()},
+		{"sub": " uid-1 "},
 	} {
 		claims := idTokenClaims("lexora-dev", "uid-1", "ada@lexora.test", now, time.Hour)
 		maps.Copy(claims, change)
@@ -190,5 +207,28 @@ func TestEveryClaimRuleRefusesItsBreach(t *testing.T) {
 		require.NoError(t, err)
 		_, err = verify(t, v, tok)
 		require.NoError(t, err, "%v", change)
+	}
+}
+
+// TestTokenLifetimeIsTheIssuers checks the "exp (lifetime)" row against the
+// production bound: a token valid for one hour is accepted, one valid for
+// an hour and a second is not.
+func TestTokenLifetimeIsTheIssuers(t *testing.T) {
+	t.Parallel()
+	v := &Verifier{project: "lexora-dev", lifetime: TokenLifetime}
+	iat := float64(time.Now().Unix())
+	var lifetime func(tokenClaims, *Verifier, time.Time) bool
+	for _, rule := range claimRules {
+		if rule.claim == "exp (lifetime)" {
+			lifetime = rule.ok
+		}
+	}
+	require.NotNil(t, lifetime)
+	for _, tc := range []struct {
+		exp  float64
+		want bool
+	}{{iat + 3600, true}, {iat + 3601, false}, {iat + 10*365*86400, false}} {
+		exp := tc.exp
+		require.Equal(t, tc.want, lifetime(tokenClaims{IssuedAt: &iat, Expiry: &exp}, v, time.Now()), "exp = iat + %v s", tc.exp-iat)
 	}
 }

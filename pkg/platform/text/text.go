@@ -24,10 +24,31 @@ func invisible(r rune) bool {
 	return unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp)
 }
 
-// SingleLine reports whether s holds no control, format, line or paragraph
-// separator character (categories Cc, Cf, Zl, Zp): the rule for every text
-// a user gives that reaches an email or another user's screen.
-func SingleLine(s string) bool { return !strings.ContainsFunc(s, invisible) }
+// freeform is the PRECIS FreeformClass (RFC 8264 §4.3): it refuses, among
+// others, Default_Ignorable_Code_Point characters (U+034F COMBINING GRAPHEME
+// JOINER, U+3164 HANGUL FILLER, variation selectors such as U+FE0F, so also
+// emoji written with one), old Hangul jamo, unassigned code points and
+// misplaced joiners.
+var freeform = precis.NewFreeform()
+
+// SingleLine reports whether s is text one person can show another on one
+// line: no control, format, line or paragraph separator character
+// (categories Cc, Cf, Zl, Zp); nothing the PRECIS FreeformClass refuses
+// (freeform); no U+FFFD, which is what a JSON decoder makes of an unpaired
+// surrogate (and invalid UTF-8) and so was not what the user sent; no
+// U+2800 BRAILLE PATTERN BLANK (a symbol, neither White_Space nor
+// default-ignorable, that shows as nothing); and, unless s is empty, not
+// only white space (U+0020, U+00A0, U+3000, …). It is the rule for every
+// text a user gives that reaches an email or another user's screen.
+func SingleLine(s string) bool {
+	if strings.ContainsFunc(s, invisible) || strings.ContainsAny(s, "\ufffd\u2800") {
+		return false
+	}
+	if _, err := freeform.String(s); err != nil {
+		return false
+	}
+	return s == "" || strings.TrimFunc(s, unicode.IsSpace) != ""
+}
 
 // Name returns s, a display name or title that passed SingleLine, trimmed of
 // surrounding white space and in Unicode Normalization Form C, so that one
@@ -48,7 +69,7 @@ var ErrEmail = errors.New("must be an email address without control, format or s
 // format or separator character anywhere.
 func CanonicalEmail(raw string) (string, error) {
 	s := strings.Trim(raw, " ")
-	if !SingleLine(s) {
+	if strings.ContainsFunc(s, invisible) {
 		return "", ErrEmail
 	}
 	at := strings.LastIndexByte(s, '@')
@@ -70,11 +91,22 @@ func CanonicalEmail(raw string) (string, error) {
 	return email, nil
 }
 
-// ParseTime parses an RFC 3339 time strictly: time.Parse with time.RFC3339
-// also takes offsets such as +24:00 and +00:60, which RFC 3339 (section
-// 5.6, time-numoffset) does not allow; ParseTime takes hours 00-23 and
-// minutes 00-59 only.
+// ParseTime parses an RFC 3339 time (section 5.6 grammar) strictly where
+// time.Parse with time.RFC3339 is lenient, and leniently where RFC 3339 is:
+// offsets must have hours 00-23 and minutes 00-59 (time.Parse takes +24:00
+// and +00:60); the fraction separator is "." only (time.Parse also takes
+// ","); and "T" and "Z" may be lower case, as section 5.6's note allows
+// (time.Parse refuses "t" and "z").
 func ParseTime(s string) (time.Time, error) {
+	if strings.Contains(s, ",") {
+		return time.Time{}, errors.New("the fraction of a second must follow a \".\"")
+	}
+	if len(s) > 10 && s[10] == 't' {
+		s = s[:10] + "T" + s[11:]
+	}
+	if strings.HasSuffix(s, "z") {
+		s = s[:len(s)-1] + "Z"
+	}
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
 		return time.Time{}, err

@@ -40,20 +40,26 @@ func TestCanonicalEmail(t *testing.T) {
 }
 
 func TestSingleLine(t *testing.T) {
-	for _, s := range []string{"a\nb", "a\rb", "a\tb", "a\u2028b", "a\u2029b", "\u202eevil", "a\u200bb", "\ufeffa", "a\u0085b", "a\u00adb", "a\u2066b"} {
+	for _, s := range []string{"a\nb", "a\rb", "a\tb", "a\u2028b", "a\u2029b", "\u202eevil", "a\u200bb", "\ufeffa", "a\u0085b", "a\u00adb", "a\u2066b",
+		// Invisible but not Cc/Cf/Zl/Zp, blank-only, and what a JSON decoder
+		// makes of a lone surrogate (review F5).
+		"Sam\u034fx", "Sam\u3164x", "Sam\ufe0fx", "Sam\u2800x", "\u3164", "\u2800", "\u3000", "\u00a0", " ", "\u3000\u00a0 ",
+		"Sam\ufffdx"} {
 		require.False(t, SingleLine(s), "%q", s)
 	}
-	for _, s := range []string{"Ada Lovelace", "Zoë", "李小龍", "O'Brien-Smith", "مرحبا", ""} {
+	for _, s := range []string{"Ada Lovelace", "Zoë", "李小龍", "O'Brien-Smith", "مرحبا", "", "Sam\u3000x", "Sam\u00a0x", "Zoë 👍", "Ａda"} {
 		require.True(t, SingleLine(s), "%q", s)
 	}
 }
 
 func TestParseTime(t *testing.T) {
-	for _, s := range []string{"2026-03-20T18:00:00Z", "2026-03-20T18:00:00+23:59", "2026-03-20T18:00:00-00:00", "2026-03-20T18:00:00.123456+05:30"} {
+	for _, s := range []string{"2026-03-20T18:00:00Z", "2026-03-20T18:00:00+23:59", "2026-03-20T18:00:00-00:00", "2026-03-20T18:00:00.123456+05:30",
+		"2026-03-20t18:00:00z", "2026-03-20t18:00:00.5+01:00", "2026-03-20T18:00:00z"} { // RFC 3339 5.6 NOTE: t and z may be lower case
 		_, err := ParseTime(s)
 		require.NoError(t, err, s)
 	}
-	for _, s := range []string{"2026-03-20T18:00:00+24:00", "2026-03-20T18:00:00+00:60", "2026-03-20T18:00:00-99:99", "2026-03-20", "2026-03-20T18:00:00", "2026-03-20T24:00:00Z"} {
+	for _, s := range []string{"2026-03-20T18:00:00+24:00", "2026-03-20T18:00:00+00:60", "2026-03-20T18:00:00-99:99", "2026-03-20", "2026-03-20T18:00:00", "2026-03-20T24:00:00Z",
+		"2026-03-20T18:00:00,5Z", "2026-03-20T18:00:00,5+01:00", "2026-03-20 18:00:00Z", "2026-03-20T18:00:00Zz"} {
 		_, err := ParseTime(s)
 		require.Error(t, err, s)
 	}
