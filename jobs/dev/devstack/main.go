@@ -425,9 +425,8 @@ func (s *stack) start(name, path string, args, env []string, f *filter) (*child,
 	cmd.Env = append(os.Environ(), env...) // later entries win
 	cmd.Stdin = nil                        // /dev/null
 	cmd.Stdout, cmd.Stderr = w, w
-	// Own process group: a Ctrl-C in the terminal reaches only devstack, which
-	// then stops the children in order; and stop reaches grandchildren too.
-	// Own process group, so a terminal's Ctrl-C reaches devstack alone; and
+	// Own process group: a terminal's Ctrl-C reaches devstack alone, which
+	// then stops the children in order, and stop reaches grandchildren too;
 	// SIGKILL when devstack dies, so that no child outlives it (Linux).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	err = cmd.Start()
