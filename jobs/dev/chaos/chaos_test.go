@@ -65,16 +65,3 @@ PASS
 	_, err = parseBench(strings.NewReader("BenchmarkX-2 1 abc ns/op\n"))
 	require.Error(t, err)
 }
-
-// TestDrainSummaryLineIsAddedUp feeds a drain run's summary line, as
-// outbox.Report marshals it, to the stack's log reader.
-func TestDrainSummaryLineIsAddedUp(t *testing.T) {
-	t.Parallel()
-	s := &stack{drainStats: drainStats{injected: map[string]int{}}}
-	s.drainLine(`{"message":"drain run","report":{"claimed":7,"delivered":4,"skipped":1,"retried":1,` +
-		`"dead":1,"lost_leases":0,"released":1,"unwritten":0,"duration_seconds":1.5}}`)
-	st := &s.drainStats
-	got := []int{st.runs, st.claimed, st.delivered, st.skipped, st.retried, st.dead, st.lost, st.released}
-	want := []int{1, 7, 4, 1, 1, 1, 0, 1}
-	require.Equal(t, want, got, "runs, claimed, delivered, skipped, retried, dead, lost, released")
-}

@@ -21,7 +21,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
-	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/testkit/mailpit"
 )
 
@@ -254,10 +253,15 @@ func (s *stack) drainLine(line string) {
 		EventID string    `json:"event_id"`
 		Error   string    `json:"error"`
 		Time    time.Time `json:"time"`
-		// The drain's own Report, with its duration as logged in seconds.
-		Report struct {
-			outbox.Report
-			Duration float64 `json:"duration_seconds"`
+		Report  struct {
+			Duration   float64 `json:"duration_seconds"`
+			Claimed    int     `json:"claimed"`
+			Delivered  int     `json:"delivered"`
+			Skipped    int     `json:"skipped"`
+			Retried    int     `json:"retried"`
+			Dead       int     `json:"dead"`
+			LostLeases int     `json:"lost_leases"`
+			Released   int     `json:"released"`
 		} `json:"report"`
 	}
 	if json.Unmarshal([]byte(line), &m) != nil {
