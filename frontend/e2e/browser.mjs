@@ -23,11 +23,17 @@ export async function launch() {
   });
 }
 
+/** A phone's viewport (CSS pixels): the narrowest the client is made for. */
+export const phone = { width: 375, height: 812 };
+
 /**
- * Saves a full-page screenshot of the screen as artifacts/<name>.png, runs
- * axe-core on it (WCAG 2 A and AA rules and best practices), saves the
- * report as artifacts/<name>.axe.json, and returns the serious and
- * critical violations.
+ * Checks the screen as it is now, at the page's own width and at a phone's:
+ * saves a full-page screenshot of each as artifacts/<name>.png and
+ * artifacts/<name>-phone.png, runs axe-core (WCAG 2 A and AA rules and best
+ * practices) at the page's width and saves its report as
+ * artifacts/<name>.axe.json, and measures at 375 px what sticks out
+ * sideways. Returns the serious and critical violations and the elements
+ * wider than the phone's screen (none: the page never scrolls sideways).
  */
 export async function check(page, name) {
   await page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
@@ -42,5 +48,24 @@ export async function check(page, name) {
     }));
   });
   writeFileSync(join(artifacts, `${name}.axe.json`), JSON.stringify(violations, null, 2));
-  return violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  const size = page.viewportSize();
+  await page.setViewportSize(phone);
+  // Two frames: the charts follow their container's new width (ResizeObserver).
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  const overflow = await page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    if (document.documentElement.scrollWidth <= width) return [];
+    // The outermost elements that reach past the right edge name the culprit.
+    const past = (e) => e.getBoundingClientRect().right > width + 1;
+    const culprits = [...document.body.querySelectorAll("*")]
+      .filter((e) => past(e) && !(e.parentElement && past(e.parentElement)))
+      .map((e) => e.outerHTML.slice(0, 120));
+    return culprits.length > 0 ? culprits.slice(0, 5) : [`the page is ${document.documentElement.scrollWidth} px wide`];
+  });
+  await page.screenshot({ path: join(artifacts, `${name}-phone.png`), fullPage: true });
+  if (size) await page.setViewportSize(size);
+  return {
+    violations: violations.filter((v) => v.impact === "serious" || v.impact === "critical"),
+    overflow,
+  };
 }

@@ -1,7 +1,7 @@
 import { screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
-import { fakeServer, json, renderApp } from "../test/render";
+import { fakeServer, json, learner, renderApp } from "../test/render";
 import { Review } from "./Review";
 
 const card = (id: string, lemma: string) => ({
@@ -99,6 +99,48 @@ describe("Review", () => {
     const submits = server.seen.filter((s) => s.path === "/SubmitReview");
     expect(submits).toHaveLength(3);
     expect(new Set(submits.map((s) => s.headers.get("Idempotency-Key"))).size).toBe(1);
+  });
+
+  it("queues ratings made offline, says so, and sends them in order when the browser is back online", async () => {
+    const cards = [card("1", "cat"), card("2", "run"), card("3", "red")];
+    const server = fakeServer((req) =>
+      req.path === "/GetSchedule" ? json(schedule(cards)) : json(reviewed((req.body as { card_id: string }).card_id)),
+    );
+    let online = false;
+    const user = userEvent.setup();
+    const { store } = renderApp(<Review />, {
+      sender: {
+        online: () => online,
+        // While offline the sender waits for the browser's 'online' event.
+        pause: () => new Promise((resolve) => window.addEventListener("online", () => resolve(), { once: true })),
+      },
+    });
+
+    await screen.findByRole("heading", { name: "cat" });
+    for (const key of ["2", "4", "1"]) {
+      await user.keyboard(" ");
+      await user.keyboard(key);
+    }
+    expect(await screen.findByRole("heading", { name: "Session complete" })).toBeInTheDocument();
+    await waitFor(() =>
+      expect(screen.getByTestId("queue-status")).toHaveTextContent(
+        "You are offline: 3 ratings wait on this device and will be sent when you are back online.",
+      ),
+    );
+    expect(server.seen.filter((s) => s.path === "/SubmitReview")).toEqual([]);
+    expect((await store.list(learner.id)).map((r) => r.rating)).toEqual([2, 4, 1]);
+
+    online = true;
+    window.dispatchEvent(new Event("online"));
+    await waitFor(() => expect(screen.getByTestId("queue-status")).toHaveTextContent("All ratings saved."));
+    const submits = server.seen.filter((s) => s.path === "/SubmitReview");
+    expect(submits.map((s) => s.body)).toEqual([
+      { card_id: cards[0]!.card_id, rating: 2 },
+      { card_id: cards[1]!.card_id, rating: 4 },
+      { card_id: cards[2]!.card_id, rating: 1 },
+    ]);
+    expect(new Set(submits.map((s) => s.headers.get("Idempotency-Key"))).size).toBe(3);
+    expect(await store.list(learner.id)).toEqual([]);
   });
 
   it("says when nothing is due", async () => {
