@@ -126,12 +126,19 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     await page.getByText(/5 reviews\)/).waitFor({ timeout: 60_000 });
     await checkScreen(page, "progress");
 
+    await page.getByRole("link", { name: "Today" }).click();
+    await page.getByText(/cards? due now/).waitFor();
+    await page.getByText(/a day to finish by|to learn to finish/).waitFor();
+    await checkScreen(page, "today");
+
     await context.close();
   });
 
   it("a review made offline arrives exactly once when the browser is back online", async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await signIn(context, "Noah Brooks");
+    await page.getByRole("heading", { name: "Today" }).waitFor();
+    await page.getByRole("link", { name: "Review", exact: true }).click();
     await page.getByRole("button", { name: /Show answer/ }).waitFor();
     assert.equal(reviewCount(noah), 0);
 

@@ -9,6 +9,7 @@ import { Loading } from "./components/States";
 import { ReviewSenderProvider } from "./review/SenderContext";
 import { Review } from "./screens/Review";
 import { SignIn } from "./screens/SignIn";
+import { Today } from "./screens/Today";
 
 // The screens with charts load their code when first opened.
 const Schedule = lazy(() => import("./screens/Schedule").then((m) => ({ default: m.Schedule })));
@@ -22,6 +23,7 @@ const Operator = lazy(() => import("./screens/Operator").then((m) => ({ default:
  * functions answer 404 to a role they are not for.
  */
 export const sections: { path: string; label: string; roles: Role[]; element: ReactNode }[] = [
+  { path: "/today", label: "Today", roles: ["learner"], element: <Today /> },
   { path: "/review", label: "Review", roles: ["learner"], element: <Review /> },
   { path: "/schedule", label: "Schedule", roles: ["learner"], element: <Schedule /> },
   { path: "/progress", label: "Progress", roles: ["learner"], element: <Progress /> },

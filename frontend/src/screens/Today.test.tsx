@@ -1,0 +1,72 @@
+import { screen } from "@testing-library/react";
+import { describe, expect, it } from "vitest";
+import { fakeServer, json, renderApp } from "../test/render";
+import { Today } from "./Today";
+
+const due = (state: string, i: number) => ({
+  card_id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+  lemma: `word${i}`,
+  part_of_speech: "noun",
+  definition: "a word",
+  example: "",
+  state,
+  due: "2026-03-02T09:00:00Z",
+  stability: 0,
+  difficulty: 0,
+});
+
+const inDays = (days: number) => new Date(Date.now() + days * 86_400_000 - 60_000).toISOString();
+
+describe("Today", () => {
+  it("shows cards due, new cards, the streak, and each assignment with its pace", async () => {
+    const server = fakeServer((req) =>
+      req.path === "/GetSchedule"
+        ? json({
+            learner_id: "00000000-0000-4000-8000-000000000001",
+            timezone: "UTC",
+            now: "2026-03-02T09:00:00Z",
+            due_count: 3,
+            due: [due("new", 1), due("review", 2), due("new", 3)],
+            forecast: [{ date: "2026-03-02", due: 3 }],
+          })
+        : json({
+            learner_id: "00000000-0000-4000-8000-000000000001",
+            streak: { current: 4, longest: 9, last_day: "2026-03-01" },
+            achievements: [],
+            feed: [],
+            assignments: [
+              {
+                assignment_id: "8b1c2a44-3f7e-4d5b-9a0e-1c2d3e4f5a6b",
+                deck: "Common verbs 1",
+                due_at: inDays(3),
+                completed_at: null,
+                cards_total: 25,
+                cards_seen: 5,
+                cards_learned: 1,
+                reviews: 7,
+              },
+            ],
+          }),
+    );
+    renderApp(<Today />);
+    expect(await screen.findByText(/cards due now/)).toHaveTextContent("3 cards due now");
+    expect(screen.getByText(/new cards left today/)).toHaveTextContent("2 new cards left today");
+    expect(await screen.findByText(/in a row/)).toHaveTextContent("4 days in a row (longest 9)");
+    expect(screen.getByText("Common verbs 1")).toBeInTheDocument();
+    expect(screen.getByRole("progressbar")).toHaveAttribute("value", "1");
+    // 24 words over 3 days.
+    expect(screen.getByText(/8 words a day to finish by/)).toBeInTheDocument();
+    expect(server.seen.find((s) => s.path === "/GetSchedule")!.query.get("limit")).toBe("200");
+  });
+
+  it("says when there is nothing assigned", async () => {
+    fakeServer((req) =>
+      req.path === "/GetSchedule"
+        ? json({ learner_id: "x", timezone: "UTC", now: "2026-03-02T09:00:00Z", due_count: 0, due: [], forecast: [] })
+        : json({ learner_id: "x", streak: { current: 0, longest: 0, last_day: null }, achievements: [], feed: [], assignments: [] }),
+    );
+    renderApp(<Today />);
+    expect(await screen.findByText(/No assignments yet/)).toBeInTheDocument();
+    expect(screen.getByText(/cards due now/)).toHaveTextContent("0 cards due now");
+  });
+});
