@@ -4,15 +4,19 @@ import { openDB, type DBSchema, type IDBPDatabase } from "idb";
 export type Rating = 1 | 2 | 3 | 4;
 
 /**
- * A rating the learner gave, kept until the server acknowledged it. The key
- * is its Idempotency-Key, fixed when the rating is made, so that every
- * retry of it is the same request and it is recorded once however often it
- * is sent. reviewedAt is when the learner rated (sent once SubmitReview
- * accepts a client time: see docs/architecture.md).
+ * A rating the learner gave, or the undo of one, kept until the server
+ * acknowledged it. The key is its Idempotency-Key, fixed when it is made,
+ * so that every retry of it is the same request and it is recorded once
+ * however often it is sent. reviewedAt is when the learner acted (sent once
+ * SubmitReview accepts a client time: see docs/architecture.md).
  */
 export interface QueuedReview {
   /** Position in the queue (IndexedDB key, increasing). */
   seq?: number;
+  /** "undo" undoes the rating whose key is `undoes`; absent or "rate" is a rating. */
+  action?: "rate" | "undo";
+  /** For an undo: the Idempotency-Key of the rating it undoes. */
+  undoes?: string;
   key: string;
   learnerId: string;
   cardId: string;
@@ -27,6 +31,8 @@ export interface ReviewStore {
   /** The queued ratings of a learner, oldest first. */
   list(learnerId: string): Promise<QueuedReview[]>;
   remove(seq: number): Promise<void>;
+  /** Removes the entry if it is still queued; whether it was. */
+  take(seq: number): Promise<boolean>;
 }
 
 interface Schema extends DBSchema {
@@ -57,6 +63,13 @@ export function indexedDbStore(name = "lexora"): ReviewStore {
     },
     async remove(seq) {
       await (await open()).delete("reviews", seq);
+    },
+    async take(seq) {
+      const tx = (await open()).transaction("reviews", "readwrite");
+      const found = (await tx.store.getKey(seq)) !== undefined;
+      if (found) await tx.store.delete(seq);
+      await tx.done;
+      return found;
     },
   };
 }

@@ -144,4 +144,86 @@ describe("ReviewSender", () => {
     expect(sent).toEqual(["card-a"]);
     expect((await store.list("learner-2")).map((r) => r.cardId)).toEqual(["card-x"]);
   });
+
+  it("withdraws a rating that was never sent: it never reaches the server", async () => {
+    const store = freshStore();
+    let online = false;
+    const sent: QueuedReview[] = [];
+    const sender = new ReviewSender(store, learnerId, async (r) => void sent.push(r), {
+      pause: () => new Promise((resolve) => setTimeout(resolve, 0)),
+      online: () => online,
+    });
+    await sender.rate("card-a", "cat", 3);
+    const b = await sender.rate("card-b", "run", 1);
+    expect(await sender.undo(b)).toBe("withdrawn");
+    expect(sender.current).toMatchObject({ pending: 1, queuedCards: ["card-a"] });
+
+    online = true;
+    await sender.flush();
+    expect(sent.map((r) => [r.action ?? "rate", r.cardId])).toEqual([["rate", "card-a"]]);
+    expect(await store.list(learnerId)).toEqual([]);
+  });
+
+  it("undoes a rating already sent with an undo sent after it, with its own key", async () => {
+    const store = freshStore();
+    const sent: QueuedReview[] = [];
+    const sender = new ReviewSender(store, learnerId, async (r) => void sent.push(r), { pause: instant, online: () => true });
+    const a = await sender.rate("card-a", "cat", 3);
+    await sender.flush();
+    expect(await sender.undo(a)).toBe("queued");
+    await sender.flush();
+    expect(sent).toHaveLength(2);
+    expect(sent[1]).toMatchObject({ action: "undo", undoes: a.key, cardId: "card-a" });
+    expect(sent[1]!.key).not.toBe(a.key);
+    expect(sender.current.pending).toBe(0);
+  });
+
+  it("undoes a rating whose answer was lost on the server, not by withdrawing it", async () => {
+    const store = freshStore();
+    const sent: QueuedReview[] = [];
+    let lose = true;
+    const sender = new ReviewSender(
+      store,
+      learnerId,
+      async (r) => {
+        sent.push(r);
+        // The first attempt reaches the server, but its answer is lost.
+        if (lose) {
+          lose = false;
+          throw new TypeError("Failed to fetch");
+        }
+      },
+      // The retry waits until the undo is made.
+      { pause: () => new Promise((resolve) => setTimeout(resolve, 10)), online: () => true },
+    );
+    const a = await sender.rate("card-a", "cat", 3);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(await sender.undo(a)).toBe("queued");
+    await sender.flush();
+    expect(sent.map((r) => r.action ?? "rate")).toEqual(["rate", "rate", "undo"]);
+  });
+
+  it("drops the undo of a rating the server refused", async () => {
+    const store = freshStore();
+    const sent: QueuedReview[] = [];
+    let online = false;
+    const sender = new ReviewSender(
+      store,
+      learnerId,
+      async (r) => {
+        sent.push(r);
+        if (r.cardId === "card-gone") throw new ApiError(404, { type: "https://lexora.app/problems/not-found", title: "Not found", status: 404 });
+      },
+      { pause: () => new Promise((resolve) => setTimeout(resolve, 0)), online: () => online },
+    );
+    const a = await sender.rate("card-gone", "cat", 3);
+    online = true;
+    await sender.flush();
+    online = false;
+    expect(await sender.undo(a)).toBe("queued");
+    online = true;
+    await sender.flush();
+    expect(sent.map((r) => r.action ?? "rate")).toEqual(["rate"]);
+    expect(await store.list(learnerId)).toEqual([]);
+  });
 });

@@ -1,7 +1,10 @@
 import { ApiError, type Problem } from "../api/problem";
 import type { QueuedReview, Rating, ReviewStore } from "./queue";
 
-/** Sends one rating; throws an ApiError for a refusal, anything else for a network failure. */
+/**
+ * Sends one queued entry (a rating, or an undo: see QueuedReview.action);
+ * throws an ApiError for a refusal, anything else for a network failure.
+ */
 export type SendReview = (r: QueuedReview) => Promise<void>;
 
 /** What the review screen shows of the queue. */
@@ -52,12 +55,19 @@ function pauseOrOnline(ms: number): Promise<void> {
  * sign-in expired) keeps it queued until a token is accepted again. A network failure or a
  * 5xx keeps it at the head of the queue, so later ratings never overtake
  * it. While the browser is offline nothing is tried; the 'online' event
- * resumes at once. The review screen never waits for any of this.
+ * resumes at once. An undo travels the same queue (see undo()). The review
+ * screen never waits for any of this.
  */
 export class ReviewSender {
   private state: SenderState = { pending: 0, queuedCards: [], offline: false, retrying: null, rejected: [] };
   private listeners = new Set<(s: SenderState) => void>();
   private running: Promise<void> | null = null;
+  /** Entries sent at least once: they may have reached the server, so they can no longer be withdrawn. */
+  private readonly attempted = new Set<number>();
+  /** Entries withdrawn by undo(), which the drain must skip if it already read them. */
+  private readonly withdrawn = new Set<number>();
+  /** Keys of ratings the server refused: an undo of one has nothing to undo. */
+  private readonly refused = new Set<string>();
   private again = false;
   private stopped = false;
   private readonly pause: (ms: number) => Promise<void>;
@@ -102,6 +112,42 @@ export class ReviewSender {
     return r;
   }
 
+  /**
+   * Undoes a rating (the value rate() resolved with). A rating never sent
+   * is withdrawn from the queue: it never reaches the server. One sent at
+   * least once (it may have arrived, even if no answer did) is undone by an
+   * undo entry queued behind it, sent in order like the ratings and with its
+   * own Idempotency-Key, so that it reaches the server after the rating it
+   * undoes; it is dropped if the server refuses the rating.
+   */
+  async undo(r: QueuedReview): Promise<"withdrawn" | "queued"> {
+    const seq = r.seq!;
+    if (!this.attempted.has(seq)) {
+      // Marked before the store is asked, so that a drain that already read
+      // the entry skips it (the drain checks the mark and records the
+      // attempt together, with no await between).
+      this.withdrawn.add(seq);
+      if (await this.store.take(seq)) {
+        const i = this.state.queuedCards.indexOf(r.cardId);
+        this.set({ pending: this.state.pending - 1, queuedCards: this.state.queuedCards.filter((_, j) => j !== i) });
+        return "withdrawn";
+      }
+    }
+    await this.store.add({
+      action: "undo",
+      undoes: r.key,
+      key: this.newKey(),
+      learnerId: this.learnerId,
+      cardId: r.cardId,
+      lemma: r.lemma,
+      rating: r.rating,
+      reviewedAt: this.now().toISOString(),
+    });
+    this.set({ pending: this.state.pending + 1 });
+    void this.flush();
+    return "queued";
+  }
+
   /** Sends what is queued (also what an earlier page load left); resolves when the queue is empty. */
   flush(): Promise<void> {
     if (this.running) {
@@ -137,6 +183,12 @@ export class ReviewSender {
         continue;
       }
       this.set({ offline: false });
+      if (this.withdrawn.has(head.seq!)) continue;
+      if (head.action === "undo" && this.refused.has(head.undoes!)) {
+        await this.store.remove(head.seq!);
+        continue;
+      }
+      this.attempted.add(head.seq!);
       try {
         await this.send(head);
         attempt = 0;
@@ -152,6 +204,7 @@ export class ReviewSender {
         }
         if (err instanceof ApiError && !err.retryable) {
           await this.store.remove(head.seq!);
+          this.refused.add(head.key);
           this.set({ rejected: [...this.state.rejected, { review: head, problem: err.problem }], retrying: null });
           continue;
         }
