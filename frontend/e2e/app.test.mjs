@@ -89,14 +89,19 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     await stack?.stop();
   });
 
-  it("a learner signs in, reviews five cards with the keyboard and sees the forecast", async () => {
+  it("a learner signs in, reviews five cards with the keyboard and sees the forecast change", async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
-    await page.goto(`${stack.baseURL}/review`);
+    await page.goto(`${stack.baseURL}/schedule`);
     await page.getByRole("heading", { name: "Sign in to Lexora" }).waitFor();
     await checkScreen(page, "signin");
     await page.getByRole("button", { name: /Mia Laurent/ }).click();
 
+    // The forecast's figures (the table beside the chart), before and after.
+    const figures = page.locator("figure table tbody");
+    await page.getByText("Reviews due per day, next 7 days").waitFor();
+    const forecastBefore = await figures.textContent();
+    await page.getByRole("link", { name: "Review", exact: true }).click();
     await page.getByRole("button", { name: /Show answer/ }).waitFor();
     await checkScreen(page, "review-card");
     const ratings = ["3", "4", "3", "1", "2"];
@@ -116,6 +121,8 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     await page.getByRole("link", { name: "Schedule" }).click();
     await page.getByText("Reviews due per day, next 7 days").waitFor();
     await page.locator(".recharts-bar-rectangle").first().waitFor();
+    // An Easy moved a card to a later day.
+    await page.waitForFunction((b) => document.querySelector("figure table tbody")?.textContent !== b, forecastBefore);
     await checkScreen(page, "schedule");
     await page.getByRole("button", { name: "30 days" }).click();
     await page.getByText("Reviews due per day, next 30 days").waitFor();
