@@ -1,4 +1,5 @@
 import { screen } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
 import { fakeServer, json, renderApp } from "../test/render";
 import { Today } from "./Today";
@@ -68,5 +69,31 @@ describe("Today", () => {
     renderApp(<Today />);
     expect(await screen.findByText(/No assignments yet/)).toBeInTheDocument();
     expect(screen.getByText(/cards due now/)).toHaveTextContent("0 cards due now");
+  });
+
+  it("joins a class with a join code, and says why a code is refused", async () => {
+    const server = fakeServer((req) => {
+      if (req.path === "/GetSchedule") return json({ learner_id: "x", timezone: "UTC", now: "2026-03-02T09:00:00Z", due_count: 0, due: [], forecast: [] });
+      if (req.path === "/GetProgress")
+        return json({ learner_id: "x", streak: { current: 0, longest: 0, last_day: null }, achievements: [], feed: [], assignments: [] });
+      const code = (req.body as { join_code: string }).join_code;
+      if (code !== "MORN42") return json({ type: "https://lexora.app/problems/not-found", title: "Not found", status: 404, detail: "no class has this join code" }, 404);
+      return json({ class_id: "c1", learner_id: "x", assignments: [] }, 201);
+    });
+    const user = userEvent.setup();
+    renderApp(<Today />);
+    const input = await screen.findByLabelText("Join code from your teacher");
+    await user.type(input, "NOPE1");
+    await user.click(screen.getByRole("button", { name: "Join" }));
+    expect(await screen.findByRole("alert")).toHaveTextContent("You did not join: Not found");
+    expect(screen.getByRole("alert")).toHaveTextContent("no class has this join code");
+
+    await user.clear(input);
+    await user.type(input, " MORN42 ");
+    await user.click(screen.getByRole("button", { name: "Join" }));
+    expect(await screen.findByText("You joined the class.")).toBeInTheDocument();
+    const joins = server.seen.filter((s) => s.path === "/EnrollLearner");
+    expect(joins.map((s) => s.body)).toEqual([{ join_code: "NOPE1" }, { join_code: "MORN42" }]);
+    expect(new Set(joins.map((s) => s.headers.get("Idempotency-Key"))).size).toBe(2);
   });
 });

@@ -4,6 +4,7 @@ import { useApi } from "../api/ApiContext";
 import { unwrap } from "../api/client";
 import type { components } from "../api/schema";
 import { Empty, QueryState } from "../components/States";
+import { JoinClass } from "./JoinClass";
 import { pace } from "./pace";
 
 type AssignmentProgress = components["schemas"]["AssignmentProgress"];
@@ -74,6 +75,7 @@ export function Today() {
       <QueryState query={progress} what="your assignments">
         {(p) => <Assignments list={p.assignments} />}
       </QueryState>
+      <JoinClass />
     </section>
   );
 }

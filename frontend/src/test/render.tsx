@@ -64,10 +64,15 @@ export function freshStore(): ReviewStore {
   return indexedDbStore(`lexora-test-${++dbCount}-${Math.random()}`);
 }
 
-/** Renders ui as the signed-in user, with a rating sender on store. */
+/** Renders ui as the signed-in user at path, with a rating sender on store. */
 export function renderApp(
   ui: ReactElement,
-  { user = learner, store = freshStore(), sender }: { user?: SessionUser; store?: ReviewStore; sender?: SenderOptions } = {},
+  {
+    user = learner,
+    store = freshStore(),
+    sender,
+    path = "/",
+  }: { user?: SessionUser; store?: ReviewStore; sender?: SenderOptions; path?: string } = {},
 ) {
   const auth: Auth = {
     user,
@@ -82,7 +87,7 @@ export function renderApp(
     <QueryClientProvider client={queryClient}>
       <AuthValue value={auth}>
         <ApiProvider>
-          <MemoryRouter>
+          <MemoryRouter initialEntries={[path]}>
             <ReviewSenderProvider learnerId={user.id} store={store} options={sender}>
               {ui}
             </ReviewSenderProvider>
