@@ -48,36 +48,37 @@ func NewDrainer(pool *pgxpool.Pool, handlers map[string]Handler, cfg Config, log
 // the end of its poll interval (see Listener). Call it before Run.
 func (d *Drainer) WakeOn(wake <-chan struct{}) { d.wake = wake }
 
-// Report says what one run did. Counts are deliveries.
+// Report says what one run did. Counts are deliveries. Its JSON form (see
+// MarshalJSON) is what the drain's summary log line carries.
 type Report struct {
-	Claimed   int `json:"claimed"`
-	Delivered int `json:"delivered"`
+	Claimed   int
+	Delivered int
 	// Skipped counts delivered deliveries whose subscriber had already
 	// processed the event (outbox.HandleOnce found its record): redeliveries
 	// made harmless.
-	Skipped int `json:"skipped"`
-	Retried int `json:"retried"`
-	Dead    int `json:"dead"`
+	Skipped int
+	Retried int
+	Dead    int
 	// LostLeases counts results not written because the lease had passed to
 	// another worker; that worker's result stands.
-	LostLeases int `json:"lost_leases"`
+	LostLeases int
 	// Released counts deliveries handed back unfinished at shutdown, or
 	// claimed but not started before MaxDuration.
-	Released int `json:"released"`
+	Released int
 	// Unwritten counts deliveries whose result (or release) was not
 	// written because the database stopped answering; they come back when
 	// their leases expire. Claimed = Delivered + Retried + Dead +
 	// LostLeases + Released + Unwritten.
-	Unwritten int `json:"unwritten"`
+	Unwritten int
 	// Abandoned counts handlers still running a second after their context
 	// ended (their timeout, a lost lease or the end of the shutdown grace):
 	// the run stopped waiting for them and counted their attempt as failed.
 	// Each is a goroutine left running until the process exits.
-	Abandoned int           `json:"abandoned"`
-	Duration  time.Duration `json:"-"`
+	Abandoned int
+	Duration  time.Duration
 	// Backlog is what is left per subscriber when the run ends, for every
-	// subscriber, handled by this drain or not.
-	Backlog []Backlog `json:"backlog"`
+	// subscriber, handled by this drain or not, in subscriber order.
+	Backlog []Backlog
 }
 
 // plus adds the result counts of w (not Claimed, Abandoned, Duration or
@@ -94,49 +95,16 @@ func (r Report) plus(w Report) Report {
 
 // Backlog is the undelivered, not dead work of one subscriber.
 type Backlog struct {
-	Subscriber string `json:"subscriber"`
+	Subscriber string
 	// Pending counts deliveries waiting or leased, due or not.
-	Pending int64 `json:"pending"`
+	Pending int64
 	// Due counts those deliverable now; the others wait for a not-before
 	// time (reminders), a backoff or a lease.
-	Due int64 `json:"due"`
+	Due int64
 	// OldestAge is how long the oldest due delivery has been deliverable:
 	// since its event's not-before time, or its creation. It is what an
 	// alert should watch; scheduled work does not age.
-	OldestAge time.Duration `json:"-"`
-}
-
-// LogValue renders the report as the fields of one structured log line,
-// durations in seconds.
-func (r Report) LogValue() slog.Value {
-	var pending, due int64
-	var oldest time.Duration
-	subs := make([]any, 0, len(r.Backlog))
-	for _, b := range r.Backlog {
-		pending += b.Pending
-		due += b.Due
-		oldest = max(oldest, b.OldestAge)
-		subs = append(subs, slog.Group(b.Subscriber,
-			slog.Int64("pending", b.Pending),
-			slog.Int64("due", b.Due),
-			slog.Float64("oldest_age_seconds", b.OldestAge.Seconds())))
-	}
-	return slog.GroupValue(
-		slog.Int("claimed", r.Claimed),
-		slog.Int("delivered", r.Delivered),
-		slog.Int("skipped", r.Skipped),
-		slog.Int("retried", r.Retried),
-		slog.Int("dead", r.Dead),
-		slog.Int("lost_leases", r.LostLeases),
-		slog.Int("released", r.Released),
-		slog.Int("unwritten", r.Unwritten),
-		slog.Int("abandoned", r.Abandoned),
-		slog.Float64("duration_seconds", r.Duration.Seconds()),
-		slog.Int64("backlog", due),
-		slog.Int64("scheduled", pending-due),
-		slog.Float64("oldest_pending_age_seconds", oldest.Seconds()),
-		slog.Group("subscribers", subs...),
-	)
+	OldestAge time.Duration
 }
 
 // The claim locks due rows through the partial index, then updates them by

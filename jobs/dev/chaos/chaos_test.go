@@ -1,16 +1,23 @@
 package main
 
 import (
+	"bytes"
+	"log/slog"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/lexora-app/lexora/pkg/outbox"
+	"github.com/lexora-app/lexora/pkg/platform/logging"
 )
 
 // TestDuplicateNeedsAnInterruption: a second copy of an email or webhook is
 // a violation unless an interrupting fault overlaps the copies, or an
-// attempt at that event failed after the first copy.
+// attempt at that delivery (event and subscriber) failed after the first
+// copy.
 func TestDuplicateNeedsAnInterruption(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 11, 30, 7, 0, 0, 0, time.UTC)
@@ -18,7 +25,7 @@ func TestDuplicateNeedsAnInterruption(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		faults    []fault
-		failed    map[string][]failedAttempt
+		failed    map[deliveryKey][]failedAttempt
 		explained bool
 	}{
 		{"no fault", nil, nil, false},
@@ -29,19 +36,17 @@ func TestDuplicateNeedsAnInterruption(t *testing.T) {
 		{"latency that ended long before", []fault{{Kind: "latency pg-drain", Start: t0.Add(-9 * time.Second), End: t0.Add(-5 * time.Second)}}, nil, false},
 		{"a drain run that lost leases overlapping the copies", []fault{{Kind: "lease lost (drain run summary)", Start: t0.Add(-4 * time.Second), End: t0.Add(3 * time.Second)}}, nil, true},
 		{"a drain run that lost leases long before", []fault{{Kind: "lease lost (drain run summary)", Start: t0.Add(-20 * time.Second), End: t0.Add(-10 * time.Second)}}, nil, false},
-		{"the event's attempt failed after its effect", nil, map[string][]failedAttempt{"e1": {{at: t0.Add(2 * time.Second), err: "context deadline exceeded"}}}, true},
-		{"another event's attempt failed", nil, map[string][]failedAttempt{"e2": {{at: t0.Add(2 * time.Second), err: "context deadline exceeded"}}}, false},
+		{"the delivery's attempt failed after its effect", nil, map[deliveryKey][]failedAttempt{{"e1", "email"}: {{at: t0.Add(2 * time.Second), err: "context deadline exceeded"}}}, true},
+		{"another event's attempt failed", nil, map[deliveryKey][]failedAttempt{{"e2", "email"}: {{at: t0.Add(2 * time.Second), err: "context deadline exceeded"}}}, false},
+		{"another subscriber's attempt at the event failed", nil, map[deliveryKey][]failedAttempt{{"e1", "congratulation-email"}: {{at: t0.Add(2 * time.Second), err: "context deadline exceeded"}}}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			s := &stack{failedAttempts: tc.failed}
-			if s.failedAttempts == nil {
-				s.failedAttempts = map[string][]failedAttempt{}
-			}
 			c := &checker{s: s, faults: tc.faults}
 			f := &findings{}
 			iv := f.invariant("emails")
-			c.duplicate(f, iv, "email e1.email@lexora.app", "e1", append([]time.Time(nil), copies...))
+			c.duplicate(f, iv, "email e1.email@lexora.app", deliveryKey{"e1", "email"}, append([]time.Time(nil), copies...))
 			require.Len(t, f.Duplicates, 1)
 			require.Equal(t, 2, f.Duplicates[0].Copies)
 			require.Equal(t, tc.explained, f.Duplicates[0].Explained != "", f.Duplicates[0].Explained)
@@ -64,4 +69,97 @@ PASS
 	require.Equal(t, 5.5, r["BenchmarkWritePath/clients=8"]["outbox_p50_ms"])
 	_, err = parseBench(strings.NewReader("BenchmarkX-2 1 abc ns/op\n"))
 	require.Error(t, err)
+}
+
+// newTestStack is a stack with nothing started, for the log readers.
+func newTestStack() *stack {
+	return &stack{drainStats: drainStats{injected: map[string]int{}},
+		failedAttempts: map[deliveryKey][]failedAttempt{}, injected: map[deliveryKey]int{}}
+}
+
+// TestDrainSummaryIsReadAsTheDrainLogsIt logs outbox.Reports the way
+// jobs/drain does (JSON, under "report", with the backlog) and feeds the
+// lines to the stack's reader: every count is added up, and the summaries
+// invariant holds; a line that does not decode, or whose claimed
+// deliveries are not accounted for, fails it.
+func TestDrainSummaryIsReadAsTheDrainLogsIt(t *testing.T) {
+	t.Parallel()
+	var lines bytes.Buffer
+	log := logging.New(&lines, "drain") // as jobs/drain logs (through jobrun)
+	backlog := []outbox.Backlog{{Subscriber: "email", Pending: 3, Due: 2, OldestAge: time.Second}}
+	log.Info("drain run", slog.Any("report", outbox.Report{Claimed: 7, Delivered: 3, Skipped: 1, Retried: 1, Dead: 1,
+		Released: 1, Unwritten: 1, Abandoned: 1, Duration: time.Second, Backlog: backlog}))
+	log.Info("drain run", slog.Any("report", outbox.Report{Claimed: 2, Delivered: 1, LostLeases: 1, Duration: time.Second}))
+	s := newTestStack()
+	for l := range strings.Lines(lines.String()) {
+		s.drainLine(l)
+	}
+	st := &s.drainStats
+	require.Equal(t, 2, st.runs)
+	require.Equal(t, outbox.Report{Claimed: 9, Delivered: 4, Skipped: 1, Retried: 1, Dead: 1, LostLeases: 1,
+		Released: 1, Unwritten: 1, Abandoned: 1}, st.total)
+	f := &findings{}
+	summariesRead(f, st)
+	require.Zero(t, f.violations(), f.Invariants[0].Violations)
+
+	s.drainLine(`{"message":"drain run","report":{"claimed":"many"}}`)
+	s.drainLine(`{"message":"drain run","report":{"claimed":3,"delivered":1}}`)
+	f = &findings{}
+	summariesRead(f, st)
+	require.Equal(t, 2, f.violations(), f.Invariants[0].Violations)
+}
+
+// TestNoDrainSummaryIsAViolation: a run whose reader saw no summary (or
+// summaries without a delivery) does not pass.
+func TestNoDrainSummaryIsAViolation(t *testing.T) {
+	t.Parallel()
+	s := newTestStack()
+	f := &findings{}
+	summariesRead(f, &s.drainStats)
+	require.Equal(t, 1, f.violations())
+	s.drainLine(`{"message":"drain run","report":{"claimed":0}}`)
+	f = &findings{}
+	summariesRead(f, &s.drainStats)
+	require.Equal(t, 1, f.violations(), "a summary, but no delivery in any")
+}
+
+// TestInjectedFaultExplainsNoDuplicate: the failed attempt that follows an
+// injected subscriber fault failed before the subscriber ran, so it is not
+// recorded as a failure after an effect; the delivery's next failure is.
+func TestInjectedFaultExplainsNoDuplicate(t *testing.T) {
+	t.Parallel()
+	s := newTestStack()
+	for _, l := range []string{
+		`{"message":"injected subscriber fault","kind":"timeout","subscriber":"email","event_id":"e1"}`,
+		`{"message":"delivery failed","subscriber":"email","event_id":"e1","error":"context deadline exceeded"}`,
+		`{"message":"delivery failed","subscriber":"webhook","event_id":"e1","error":"context deadline exceeded"}`,
+		`{"message":"delivery failed","subscriber":"email","event_id":"e1","error":"read tcp: connection reset"}`,
+	} {
+		s.drainLine(l)
+	}
+	require.Len(t, s.failedAttempts[deliveryKey{"e1", "email"}], 1)
+	require.Equal(t, "read tcp: connection reset", s.failedAttempts[deliveryKey{"e1", "email"}][0].err)
+	require.Len(t, s.failedAttempts[deliveryKey{"e1", "webhook"}], 1)
+}
+
+// TestDeadLetterTableHasFourColumns: every row of the report's dead-letter
+// table has its four cells, whatever the reason holds (pipes, line breaks).
+func TestDeadLetterTableHasFourColumns(t *testing.T) {
+	t.Parallel()
+	dead := []deadLetter{
+		{Subscriber: "webhook", Topic: "assignment.created", Reason: "endpoint a: status 500; endpoint b | c", Count: 2},
+		{Subscriber: "webhook", Topic: "assignment.created", Reason: "handler panicked: boom\ngoroutine 7 [running]:\n\tmain.go:1", Count: 1},
+		{Subscriber: "email", Topic: "learner.enrolled", Reason: "timeout", Count: 1},
+	}
+	rep := report(profile{name: "short"}, time.Minute, &world{}, nil, &drainStats{injected: map[string]int{}}, dead, 4, &findings{})
+	_, table, ok := strings.Cut(rep, "## Dead letters before the replay\n\n")
+	require.True(t, ok, rep)
+	table, _, _ = strings.Cut(table, "\n\n")
+	rows := strings.Split(table, "\n")
+	require.Len(t, rows, 2+3, table)
+	unescaped := regexp.MustCompile(`(^|[^\\])\|`)
+	for _, r := range rows {
+		require.Len(t, unescaped.FindAllString(r, -1), 5, "four cells: %s", r)
+	}
+	require.Equal(t, `| email | learner.enrolled | timeout | 1 |`, rows[2])
 }

@@ -449,20 +449,20 @@ func (c *checker) emails(ctx context.Context, f *findings) error {
 		return err
 	}
 	// Every Message-ID a subscriber could have used for a committed event.
-	known := map[string]bool{}
+	known := map[string]deliveryKey{}
 	for _, s := range events.Subscriptions {
 		for _, e := range c.byTopic[s.Topic] {
-			known[consumers.MessageID(outbox.Event{ID: e.id}, s.Subscriber)] = true
+			known[consumers.MessageID(outbox.Event{ID: e.id}, s.Subscriber)] = deliveryKey{e.id.String(), s.Subscriber}
 		}
 	}
 	for mid, at := range copies {
 		iv.Checked++
-		if !known[mid] {
+		k, ok := known[mid]
+		if !ok {
 			iv.fail("mailpit holds %s, which belongs to no committed event (phantom)", mid)
 		}
 		if len(at) > 1 {
-			id, _, _ := strings.Cut(mid, ".")
-			c.duplicate(f, iv, "email "+mid, id, at)
+			c.duplicate(f, iv, "email "+mid, k, at)
 		}
 	}
 	for _, need := range []struct{ topic, sub string }{
@@ -481,17 +481,17 @@ func (c *checker) emails(ctx context.Context, f *findings) error {
 	return nil
 }
 
-// duplicate records copies of one email or webhook of event id and fails
+// duplicate records copies of the email or webhook of delivery k and fails
 // iv unless something cut a consumer between its effect and its commit:
-// an attempt at this event that failed after the first copy (its deadline
-// passed, its connection broke), or a fault that can do that, overlapping
-// the time from the first copy (less a second: mailpit's timestamps are
-// not exact) to the last.
-func (c *checker) duplicate(f *findings, iv *invariant, what, id string, at []time.Time) {
+// an attempt at this delivery (this event, this subscriber) that failed
+// after the first copy (its deadline passed, its connection broke), or a
+// fault that can do that, overlapping the time from the first copy (less a
+// second: mailpit's timestamps are not exact) to the last.
+func (c *checker) duplicate(f *findings, iv *invariant, what string, k deliveryKey, at []time.Time) {
 	slices.SortFunc(at, func(a, b time.Time) int { return a.Compare(b) })
 	d := duplicate{What: what, Copies: len(at), First: at[0], Last: at[len(at)-1]}
 	c.s.failedMu.Lock()
-	for _, fa := range c.s.failedAttempts[id] {
+	for _, fa := range c.s.failedAttempts[k] {
 		if !fa.at.Before(d.First.Add(-time.Second)) && !fa.at.After(d.Last) {
 			d.Explained = "its attempt failed after the effect at " + fa.at.Format("15:04:05.000") + ": " + fa.err
 			break
@@ -544,7 +544,7 @@ func (c *checker) webhooks(ctx context.Context, f *findings) error {
 	for k, at := range accepted {
 		if len(at) > 1 {
 			_, id, _ := strings.Cut(k, " ")
-			c.duplicate(f, iv, "webhook "+k, id, at)
+			c.duplicate(f, iv, "webhook "+k, deliveryKey{id, events.SubscriberWebhook}, at)
 		}
 	}
 	for _, t := range c.w.teachers {

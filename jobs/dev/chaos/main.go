@@ -283,6 +283,7 @@ func run(cfg profile, reportFile string, keep bool) int {
 		return 2
 	}
 	injectedAll(f, faults.all(), &s.drainStats)
+	summariesRead(f, &s.drainStats)
 	rep := report(cfg, time.Since(began), w, faults.all(), &s.drainStats, dead, replayed, f)
 	if f.violations() == 0 {
 		msg, err := selfTest(ctx, s, w, append(faults.all(), s.observed.all()...), seeded)

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
 	"runtime"
@@ -35,6 +37,28 @@ func injectedAll(f *findings, faults []fault, st *drainStats) {
 		if st.injected[k] == 0 {
 			iv.fail("no subscriber %s was injected", k)
 		}
+	}
+}
+
+// summariesRead adds the invariant that the drains' summary lines were
+// read: at least one, each decoded into the outbox.Report the drain logs,
+// each accounting for every delivery it claimed, and together reporting
+// deliveries. Without it a reader that silently dropped every line (as one
+// did when the line's shape changed) would leave the drain figures at zero
+// and still pass.
+func summariesRead(f *findings, st *drainStats) {
+	iv := f.invariant("drain summaries: read, decoded, every claimed delivery accounted for")
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	iv.Checked += st.runs + len(st.unreadable)
+	if st.runs == 0 || st.total.Delivered == 0 {
+		iv.fail("%d drain summaries read, reporting %d deliveries", st.runs, st.total.Delivered)
+	}
+	for _, l := range st.unreadable {
+		iv.fail("a drain summary did not decode: %s", l)
+	}
+	for _, r := range st.unbalanced {
+		iv.fail("claimed is not delivered + retried + dead + lost leases + released + unwritten: %s", r)
 	}
 }
 
@@ -117,30 +141,31 @@ func report(cfg profile, wall time.Duration, w *world, faults []fault, st *drain
 		p("| subscriber %s (drain logs) | %d |", k, st.injected[k])
 	}
 	p("\n## Drains\n")
+	t := st.total
 	p("%d runs logged a summary (killed ones do not), %d exited with an error (database down): claimed %d, delivered %d, "+
-		"**redeliveries made harmless (skipped) %d**, retried %d, dead %d, lost leases %d, released at shutdown %d.",
-		st.runs, st.failedRuns, st.claimed, st.delivered, st.skipped, st.retried, st.dead, st.lost, st.released)
+		"**redeliveries made harmless (skipped) %d**, retried %d, dead %d, lost leases %d, released at shutdown %d, "+
+		"results unwritten (database gone) %d, handlers abandoned %d.",
+		st.runs, st.failedRuns, t.Claimed, t.Delivered, t.Skipped, t.Retried, t.Dead, t.LostLeases, t.Released, t.Unwritten, t.Abandoned)
 	st.mu.Unlock()
 
 	p("\n## Dead letters before the replay\n")
-	grouped := map[string]int{}
+	type deadKind struct{ subscriber, topic, reason string }
+	grouped := map[deadKind]int{}
 	for _, d := range dead {
 		reason := portRE.ReplaceAllString(uuidRE.ReplaceAllString(d.Reason, "<id>"), "<addr>")
-		grouped[d.Subscriber+" | "+d.Topic+" | "+digitRE.ReplaceAllString(reason, "N")] += d.Count
+		grouped[deadKind{d.Subscriber, d.Topic, digitRE.ReplaceAllString(reason, "N")}] += d.Count
 	}
 	if len(grouped) == 0 {
 		p("None.")
 	} else {
 		p("| subscriber | topic | last error | count |")
 		p("|---|---|---|---:|")
-		keys := make([]string, 0, len(grouped))
-		for k := range grouped {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.SortedFunc(maps.Keys(grouped), func(a, b deadKind) int {
+			return cmp.Or(cmp.Compare(a.subscriber, b.subscriber), cmp.Compare(a.topic, b.topic), cmp.Compare(a.reason, b.reason))
+		})
 		n := 0
 		for _, k := range keys {
-			p("| %s | %d |", strings.ReplaceAll(k, "|", "\\|"), grouped[k])
+			p("| %s | %s | %s | %d |", cell(k.subscriber), cell(k.topic), cell(k.reason), grouped[k])
 			n += grouped[k]
 		}
 		p("\n%d dead letters; ReplayDeadLetters replayed %d, then all were delivered (see *nothing stuck*).", n, replayed)
@@ -159,7 +184,7 @@ func report(cfg profile, wall time.Duration, w *world, faults []fault, st *drain
 			if ex == "" {
 				ex = "**nothing (violation)**"
 			}
-			p("| %s | %d | %s | %s | %s |", d.What, d.Copies, d.First.Format("15:04:05.000"), d.Last.Format("15:04:05.000"), ex)
+			p("| %s | %d | %s | %s | %s |", cell(d.What), d.Copies, d.First.Format("15:04:05.000"), d.Last.Format("15:04:05.000"), cell(ex))
 		}
 	}
 	p("%d webhooks were answered 503 because they were signed with a secret whose rotation had not yet been answered to the teacher (retried).", f.RotationRetries)
@@ -176,6 +201,12 @@ func report(cfg profile, wall time.Duration, w *world, faults []fault, st *drain
 		}
 	}
 	return b.String()
+}
+
+// cell makes s one cell of a Markdown table: its pipes escaped, its line
+// breaks and tabs spaces.
+func cell(s string) string {
+	return strings.NewReplacer("|", "\\|", "\r", " ", "\n", " ", "\t", " ").Replace(s)
 }
 
 // cpuModel is the first "model name" of /proc/cpuinfo, or "".

@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
+	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/testkit/mailpit"
 )
 
@@ -55,12 +56,18 @@ type stack struct {
 	// lease (stopped, or starved of CPU) and another took the work over.
 	observed faultLog
 	// failedAttempts are the attempts the drains logged as failed, by
-	// event id, except injected subscriber faults (which fail before the
+	// delivery, except injected subscriber faults (which fail before the
 	// effect): one that failed after its effect (a deadline, a lost
-	// connection) explains a duplicate of that event's email or webhook.
+	// connection) explains a duplicate of that delivery's email or webhook,
+	// never another subscriber's. injected counts, per delivery, the
+	// injected faults whose failed attempt is still to be logged.
 	failedMu       sync.Mutex
-	failedAttempts map[string][]failedAttempt
+	failedAttempts map[deliveryKey][]failedAttempt
+	injected       map[deliveryKey]int
 }
+
+// deliveryKey names the delivery of one event to one subscriber.
+type deliveryKey struct{ event, subscriber string }
 
 // failedAttempt is one logged failure of a delivery.
 type failedAttempt struct {
@@ -70,11 +77,15 @@ type failedAttempt struct {
 
 // drainStats adds up what the drain processes logged.
 type drainStats struct {
-	mu                                                     sync.Mutex
-	runs, claimed, delivered, skipped, retried, dead, lost int
-	released                                               int
-	injected                                               map[string]int // subscriber faults by kind
-	failedRuns                                             int            // runs that exited non-zero (not killed)
+	mu sync.Mutex
+	// runs counts the summary lines read; total adds up their reports.
+	runs  int
+	total outbox.Report
+	// unbalanced lists summaries whose claimed deliveries are not all
+	// accounted for; unreadable, summary lines that did not decode.
+	unbalanced, unreadable []string
+	injected               map[string]int // subscriber faults by kind
+	failedRuns             int            // runs that exited non-zero (not killed)
 }
 
 const dbName = "lexora"
@@ -82,7 +93,7 @@ const dbName = "lexora"
 // startStack brings everything up, migrated and seeded.
 func startStack(ctx context.Context, cfg profile, dir string, logFile io.Writer) (*stack, error) {
 	s := &stack{cfg: cfg, dir: dir, log: &lockedWriter{w: logFile}, proxies: map[string]*toxiproxy.Proxy{},
-		drainStats: drainStats{injected: map[string]int{}}, failedAttempts: map[string][]failedAttempt{}}
+		drainStats: drainStats{injected: map[string]int{}}, failedAttempts: map[deliveryKey][]failedAttempt{}, injected: map[deliveryKey]int{}}
 	bin := func(name string) string { return filepath.Join(cfg.binDir, name) }
 	for _, name := range []string{"mailpit", "migrate", "seed", "server", "drain"} {
 		if _, err := os.Stat(bin(name)); err != nil {
@@ -248,44 +259,29 @@ func (s *stack) runDrains(ctx context.Context) {
 // drainLine adds up a drain's summary lines and injected faults.
 func (s *stack) drainLine(line string) {
 	var m struct {
-		Message string    `json:"message"`
-		Kind    string    `json:"kind"`
-		EventID string    `json:"event_id"`
-		Error   string    `json:"error"`
-		Time    time.Time `json:"time"`
-		Report  struct {
-			Duration   float64 `json:"duration_seconds"`
-			Claimed    int     `json:"claimed"`
-			Delivered  int     `json:"delivered"`
-			Skipped    int     `json:"skipped"`
-			Retried    int     `json:"retried"`
-			Dead       int     `json:"dead"`
-			LostLeases int     `json:"lost_leases"`
-			Released   int     `json:"released"`
-		} `json:"report"`
+		Message    string          `json:"message"`
+		Kind       string          `json:"kind"`
+		EventID    string          `json:"event_id"`
+		Subscriber string          `json:"subscriber"`
+		Error      string          `json:"error"`
+		Time       time.Time       `json:"time"`
+		Report     json.RawMessage `json:"report"`
 	}
 	if json.Unmarshal([]byte(line), &m) != nil {
 		return
 	}
-	if m.Message == "delivery failed" && !strings.HasPrefix(m.Error, "chaos: injected") && !strings.Contains(m.Error, "chaos: injected subscriber panic") {
-		s.failedMu.Lock()
-		s.failedAttempts[m.EventID] = append(s.failedAttempts[m.EventID], failedAttempt{at: time.Now(), err: shorten(m.Error)})
-		s.failedMu.Unlock()
-	}
+	s.failedLine(m.Message, deliveryKey{m.EventID, m.Subscriber}, m.Error)
 	st := &s.drainStats
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	switch m.Message {
 	case "drain run":
-		r := m.Report
-		st.runs++
-		st.claimed += r.Claimed
-		st.delivered += r.Delivered
-		st.skipped += r.Skipped
-		st.retried += r.Retried
-		st.dead += r.Dead
-		st.lost += r.LostLeases
-		st.released += r.Released
+		var r outbox.Report
+		if err := json.Unmarshal(m.Report, &r); err != nil {
+			st.unreadable = append(st.unreadable, fmt.Sprintf("%v: %s", err, shorten(line)))
+			return
+		}
+		st.add(r, string(m.Report))
 		if r.LostLeases > 0 {
 			// Leases lost without the heartbeat noticing (the handler had
 			// finished) show only here: the whole run may have stalled.
@@ -293,12 +289,47 @@ func (s *stack) drainLine(line string) {
 			if end.IsZero() {
 				end = time.Now()
 			}
-			s.observed.addSpan("lease lost (drain run summary)", end.Add(-time.Duration(r.Duration*float64(time.Second))-leaseDuration), end)
+			s.observed.addSpan("lease lost (drain run summary)", end.Add(-r.Duration-leaseDuration), end)
 		}
 	case "injected subscriber fault":
 		st.injected[m.Kind]++
 	case "lease lost to another worker", "lease heartbeat failed":
 		s.observed.add("lease lost (observed)", time.Now().Add(-leaseDuration))
+	}
+}
+
+// failedLine records a failed attempt of delivery k, unless an injected
+// fault (logged before it, by the same drain) failed it.
+func (s *stack) failedLine(message string, k deliveryKey, err string) {
+	s.failedMu.Lock()
+	defer s.failedMu.Unlock()
+	switch {
+	case message == "injected subscriber fault":
+		s.injected[k]++
+	case message != "delivery failed":
+	case s.injected[k] > 0:
+		s.injected[k]--
+	default:
+		s.failedAttempts[k] = append(s.failedAttempts[k], failedAttempt{at: time.Now(), err: shorten(err)})
+	}
+}
+
+// add counts one run's report (raw is its summary, for the report of an
+// unbalanced one); st.mu is held.
+func (st *drainStats) add(r outbox.Report, raw string) {
+	st.runs++
+	t := &st.total
+	t.Claimed += r.Claimed
+	t.Delivered += r.Delivered
+	t.Skipped += r.Skipped
+	t.Retried += r.Retried
+	t.Dead += r.Dead
+	t.LostLeases += r.LostLeases
+	t.Released += r.Released
+	t.Unwritten += r.Unwritten
+	t.Abandoned += r.Abandoned
+	if r.Claimed != r.Delivered+r.Retried+r.Dead+r.LostLeases+r.Released+r.Unwritten {
+		st.unbalanced = append(st.unbalanced, raw)
 	}
 }
 
