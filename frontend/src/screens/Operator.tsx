@@ -7,6 +7,7 @@ import type { components } from "../api/schema";
 import { BarChartWithTable } from "../components/BarChartWithTable";
 import { ProblemAlert } from "../components/ProblemAlert";
 import { Empty, QueryState } from "../components/States";
+import { TableWrap } from "../components/TableWrap";
 
 type Health = components["schemas"]["OutboxHealth"];
 type DeadDelivery = components["schemas"]["DeadDelivery"];
@@ -57,7 +58,7 @@ function HealthView({ h }: { h: Health }) {
       {h.backlog.length === 0 ? (
         <Empty>Nothing waiting: every event has been delivered.</Empty>
       ) : (
-        <div className="table-wrap">
+        <TableWrap label="Backlog by subscriber">
           <table>
             <thead>
               <tr>
@@ -80,7 +81,7 @@ function HealthView({ h }: { h: Health }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
       <BarChartWithTable
         title="Deliveries per minute, last hour"
@@ -165,7 +166,7 @@ function DeadTable({
 }) {
   const toggle = (id: number, on: boolean) => onSelect(on ? [...selected, id] : selected.filter((x) => x !== id));
   return (
-    <div className="table-wrap">
+    <TableWrap label="Dead letters">
       <table>
         <caption className="muted">Most recent first; select deliveries to replay or skip.</caption>
         <thead>
@@ -201,7 +202,7 @@ function DeadTable({
           ))}
         </tbody>
       </table>
-    </div>
+    </TableWrap>
   );
 }
 
