@@ -96,7 +96,7 @@ func (s *Service) createAssignment(ctx context.Context, tx pgx.Tx, r *http.Reque
 		}
 		return Assignment{}, fmt.Errorf("lock learner: %w", err)
 	}
-	evs := eventList{key: in.learnerID.String()}
+	evs := events.NewBatch(in.learnerID.String())
 	a, err := s.assignDeck(ctx, tx, teacher.ID, in, &evs)
 	if err != nil {
 		return Assignment{}, err
@@ -124,7 +124,7 @@ func requestHeaders(r *http.Request, actor user) map[string]string {
 // locked the learner's row and checked that the teacher may assign to them;
 // the deck must be the teacher's or the library's (404 otherwise; 409 when
 // already assigned).
-func (s *Service) assignDeck(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, in assignmentInput, evs *eventList) (Assignment, error) {
+func (s *Service) assignDeck(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, in assignmentInput, evs *events.Batch) (Assignment, error) {
 	assignments, cards := assignmentstore.New(tx), cardstore.New(tx)
 	a := Assignment{DeckID: in.deckID, LearnerID: in.learnerID, TeacherID: teacherID, DueAt: in.dueAt.UTC()}
 	var err error
@@ -149,11 +149,11 @@ func (s *Service) assignDeck(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID
 	if err != nil {
 		return Assignment{}, fmt.Errorf("count known cards: %w", err)
 	}
-	evs.add(events.AssignmentCreated, events.AssignmentCreatedPayload{AssignmentID: a.ID, DeckID: a.DeckID,
+	evs.Add(events.AssignmentCreated, events.AssignmentCreatedPayload{AssignmentID: a.ID, DeckID: a.DeckID,
 		LearnerID: a.LearnerID, TeacherID: a.TeacherID, DueAt: a.DueAt, Cards: a.Cards,
 		CardsSeen: int(known.Seen), CardsLearned: int(known.Learned)})
 	if remindAt := a.DueAt.Add(-events.DueSoonLead); remindAt.After(s.now()) {
-		evs.addAt(events.ReminderDueSoon, events.ReminderDueSoonPayload{
+		evs.AddAt(events.ReminderDueSoon, events.ReminderDueSoonPayload{
 			AssignmentID: a.ID, LearnerID: a.LearnerID, DueAt: a.DueAt}, remindAt)
 	}
 	if a.Cards > 0 && int(known.Learned) == a.Cards {
@@ -162,7 +162,7 @@ func (s *Service) assignDeck(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID
 			return Assignment{}, fmt.Errorf("complete assignment: %w", err)
 		}
 		a.CompletedAt = &now
-		evs.add(events.AssignmentCompleted, events.AssignmentCompletedPayload{
+		evs.Add(events.AssignmentCompleted, events.AssignmentCompletedPayload{
 			AssignmentID: a.ID, DeckID: a.DeckID, LearnerID: a.LearnerID, TeacherID: a.TeacherID, DueAt: a.DueAt, CompletedAt: now,
 		})
 	}

@@ -156,7 +156,7 @@ func (s *Service) addMember(ctx context.Context, tx pgx.Tx, r *http.Request, cal
 		return Enrollment{}, fmt.Errorf("find active decks: %w", err)
 	}
 	out.Assignments = []Assignment{}
-	assigned := eventList{key: out.LearnerID.String()}
+	assigned := events.NewBatch(out.LearnerID.String())
 	enrolled := events.LearnerEnrolledPayload{ClassID: out.ClassID, LearnerID: out.LearnerID, TeacherID: teacherID,
 		Assignments: []uuid.UUID{}, By: by}
 	for _, d := range decks {
@@ -174,9 +174,9 @@ func (s *Service) addMember(ctx context.Context, tx pgx.Tx, r *http.Request, cal
 	if err := reminders.Start(ctx, tx, s.outbox, out.LearnerID, tz, s.now()); err != nil {
 		return Enrollment{}, err
 	}
-	evs := eventList{key: out.LearnerID.String()}
-	evs.add(events.LearnerEnrolled, enrolled)
-	evs.join(assigned)
+	evs := events.NewBatch(out.LearnerID.String())
+	evs.Add(events.LearnerEnrolled, enrolled)
+	evs.Join(assigned)
 	return out, s.enqueue(ctx, tx, r, caller, evs)
 }
 
@@ -228,7 +228,7 @@ func (s *Service) invite(ctx context.Context, tx pgx.Tx, r *http.Request, caller
 	if err != nil {
 		return nil, fmt.Errorf("record invitation: %w", err)
 	}
-	evs := eventList{key: learnerID.String()}
-	evs.add(events.LearnerInvited, events.LearnerInvitedPayload{ClassID: classID, LearnerID: learnerID, TeacherID: caller.ID})
+	evs := events.NewBatch(learnerID.String())
+	evs.Add(events.LearnerInvited, events.LearnerInvitedPayload{ClassID: classID, LearnerID: learnerID, TeacherID: caller.ID})
 	return inv, s.enqueue(ctx, tx, r, caller, evs)
 }

@@ -141,15 +141,15 @@ func (s *Service) submitReview(ctx context.Context, tx pgx.Tx, r *http.Request, 
 	if err != nil {
 		return ReviewResult{}, fmt.Errorf("find assignments: %w", err)
 	}
-	evs := eventList{key: learner.ID.String()}
-	evs.add(events.ReviewSubmitted, events.ReviewSubmittedPayload{
+	evs := events.NewBatch(learner.ID.String())
+	evs.Add(events.ReviewSubmitted, events.ReviewSubmittedPayload{
 		ReviewID: out.ReviewID, CardID: cardID, LearnerID: learner.ID, LexemeID: card.lexemeID, Rating: int(rating),
 		StateBefore: int(card.State), StateAfter: int(next.State), ReviewedAt: rlog.Reviewed,
 		Due: next.Due, AssignmentIDs: assignmentIDs,
 		StudyDay: learning.StudyDay(rlog.Reviewed, zone),
 	})
 	if leech {
-		evs.add(events.CardLeeched, events.CardLeechedPayload{
+		evs.Add(events.CardLeeched, events.CardLeechedPayload{
 			CardID: cardID, LearnerID: learner.ID, Lemma: card.lemma, Lapses: int(next.Lapses)})
 		out.Card.Suspended = true
 	}
@@ -159,7 +159,7 @@ func (s *Service) submitReview(ctx context.Context, tx pgx.Tx, r *http.Request, 
 			return ReviewResult{}, fmt.Errorf("complete assignments: %w", err)
 		}
 		for _, a := range done {
-			evs.add(events.AssignmentCompleted, events.AssignmentCompletedPayload{AssignmentID: a.ID, DeckID: a.DeckID,
+			evs.Add(events.AssignmentCompleted, events.AssignmentCompletedPayload{AssignmentID: a.ID, DeckID: a.DeckID,
 				LearnerID: a.LearnerID, TeacherID: a.TeacherID, DueAt: a.DueAt, CompletedAt: rlog.Reviewed})
 			out.CompletedAssignments = append(out.CompletedAssignments, a.ID)
 		}

@@ -1,18 +1,16 @@
 package functions
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/idempotency"
-	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
 )
 
@@ -91,48 +89,16 @@ func (s *Service) write(w http.ResponseWriter, r *http.Request, u user, name str
 	_, _ = w.Write(append(resp.Body, '\n'))
 }
 
-// parseUUID accepts only the canonical form (36 characters with dashes), as
-// the request bodies' uuid rule does; uuid.Parse also takes urn:uuid:,
-
-// eventList collects a request's events under one ordering key; the first
-// error of building one is kept and returned by enqueue.
-type eventList struct {
-	key string
-	evs []outbox.Event
-	err error
-}
-
-// add appends an event of topic with payload to l.
-func (l *eventList) add(topic string, payload any) {
-	l.addAt(topic, payload, time.Time{})
-}
-
-// addAt appends an event of topic with payload to l, not to be delivered
-// before notBefore (at once when zero).
-func (l *eventList) addAt(topic string, payload any, notBefore time.Time) {
-	ev, err := outbox.NewEvent(topic, l.key, payload)
+// enqueue enqueues b's events in tx, each with the request's headers
+// (requestHeaders), or returns the error met while building them.
+func (s *Service) enqueue(ctx context.Context, tx pgx.Tx, r *http.Request, actor user, b events.Batch) error {
+	evs, err := b.Events()
 	if err != nil {
-		l.err = cmp.Or(l.err, err)
-		return
-	}
-	ev.NotBefore = notBefore
-	l.evs = append(l.evs, ev)
-}
-
-// join appends o's events (and its error) to l's.
-func (l *eventList) join(o eventList) {
-	l.evs, l.err = append(l.evs, o.evs...), cmp.Or(l.err, o.err)
-}
-
-// enqueue enqueues l's events in tx, each with the request's headers
-// (requestHeaders).
-func (s *Service) enqueue(ctx context.Context, tx pgx.Tx, r *http.Request, actor user, l eventList) error {
-	if l.err != nil {
-		return l.err
+		return err
 	}
 	headers := requestHeaders(r, actor)
-	for i := range l.evs {
-		l.evs[i].Headers = headers
+	for i := range evs {
+		evs[i].Headers = headers
 	}
-	return s.outbox.Enqueue(ctx, tx, l.evs...)
+	return s.outbox.Enqueue(ctx, tx, evs...)
 }

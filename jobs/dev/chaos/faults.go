@@ -168,15 +168,15 @@ func (in *injector) inject(ctx context.Context, kind string) error {
 			kind += " holding leases"
 		}
 		if strings.HasPrefix(kind, "drain-kill") {
-			if err := p.signal(syscall.SIGKILL); err != nil {
+			if err := p.Signal(syscall.SIGKILL); err != nil {
 				return err
 			}
 		} else {
-			if err := p.signal(syscall.SIGSTOP); err != nil {
+			if err := p.Signal(syscall.SIGSTOP); err != nil {
 				return err
 			}
 			time.Sleep(leaseDuration + time.Duration(500+rand.IntN(2000))*time.Millisecond)
-			if err := p.signal(syscall.SIGCONT); err != nil {
+			if err := p.Signal(syscall.SIGCONT); err != nil {
 				return err
 			}
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
+	"github.com/lexora-app/lexora/jobs/dev/internal/childproc"
 	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/testkit/mailpit"
 )
@@ -39,7 +40,7 @@ type stack struct {
 	toxics  *toxiproxy.ApiServer
 	proxies map[string]*toxiproxy.Proxy // pg-server, pg-drain, smtp
 
-	mailpit   *proc
+	mailpit   *childproc.Proc
 	mail      mailpit.Client
 	smtpAddr  string
 	serverURL string
@@ -47,8 +48,8 @@ type stack struct {
 
 	closeOnce sync.Once
 	mu        sync.Mutex
-	server    *proc
-	drains    []*proc // by task index; nil between executions
+	server    *childproc.Proc
+	drains    []*childproc.Proc // by task index; nil between executions
 	faultsOn  atomic.Bool
 
 	drainStats drainStats
@@ -110,13 +111,13 @@ func startStack(ctx context.Context, cfg profile, dir string, logFile io.Writer)
 	}
 	direct := []string{"DATABASE_URL=" + s.pg.URL(dbName)}
 	for _, job := range []string{"migrate", "seed"} {
-		p, err := startProc(job, bin(job), nil, direct, s.log, nil)
+		p, err := childproc.Start(childproc.Spec{Name: job, Path: bin(job), Env: direct, Log: s.log})
 		if err != nil {
 			return nil, err
 		}
-		<-p.done
-		if p.err != nil {
-			return nil, fmt.Errorf("%s: %w (see %s)", job, p.err, filepath.Join(dir, "stack.log"))
+		<-p.Done()
+		if p.Err() != nil {
+			return nil, fmt.Errorf("%s: %w (see %s)", job, p.Err(), filepath.Join(dir, "stack.log"))
 		}
 	}
 	if s.pool, err = pgxpool.New(ctx, s.pg.URL(dbName)); err != nil {
@@ -127,9 +128,9 @@ func startStack(ctx context.Context, cfg profile, dir string, logFile io.Writer)
 	smtpPort, apiPort := freePort(), freePort()
 	s.smtpAddr = "127.0.0.1:" + strconv.Itoa(smtpPort)
 	s.mail = mailpit.Client{URL: "http://127.0.0.1:" + strconv.Itoa(apiPort)}
-	if s.mailpit, err = startProc("mailpit", bin("mailpit"), []string{"--smtp", s.smtpAddr,
+	if s.mailpit, err = childproc.Start(childproc.Spec{Name: "mailpit", Path: bin("mailpit"), Args: []string{"--smtp", s.smtpAddr,
 		"--listen", "127.0.0.1:" + strconv.Itoa(apiPort), "--database", filepath.Join(dir, "mailpit.db"),
-		"--max", "0", "--disable-version-check"}, nil, s.log, nil); err != nil {
+		"--max", "0", "--disable-version-check"}, Log: s.log}); err != nil {
 		return nil, err
 	}
 	for _, addr := range []string{s.smtpAddr, "127.0.0.1:" + strconv.Itoa(apiPort)} {
@@ -166,10 +167,10 @@ func (s *stack) proxiedURL(name string) string {
 // startServer starts the functions server and waits until it listens.
 func (s *stack) startServer() error {
 	port := strings.TrimPrefix(s.serverURL, "http://127.0.0.1:")
-	p, err := startProc("server", filepath.Join(s.cfg.binDir, "server"), nil, []string{
+	p, err := childproc.Start(childproc.Spec{Name: "server", Path: filepath.Join(s.cfg.binDir, "server"), Env: []string{
 		"DATABASE_URL=" + s.proxiedURL("pg-server"), "PORT=" + port, "AUTH_DEV=true",
 		"WEBHOOK_ALLOW_HTTP=true", "DATABASE_MAX_CONNS=16",
-	}, s.log, nil)
+	}, Log: s.log})
 	if err != nil {
 		return err
 	}
@@ -184,10 +185,10 @@ func (s *stack) killServer(pause time.Duration) error {
 	s.mu.Lock()
 	p := s.server
 	s.mu.Unlock()
-	if err := p.signal(syscall.SIGKILL); err != nil {
+	if err := p.Signal(syscall.SIGKILL); err != nil {
 		return err
 	}
-	<-p.done
+	<-p.Done()
 	time.Sleep(pause)
 	return s.startServer()
 }
@@ -221,13 +222,14 @@ const leaseDuration = 3 * time.Second
 // ends; then it stops the running executions (SIGTERM) and returns.
 func (s *stack) runDrains(ctx context.Context) {
 	s.mu.Lock()
-	s.drains = make([]*proc, s.cfg.drainTasks)
+	s.drains = make([]*childproc.Proc, s.cfg.drainTasks)
 	s.mu.Unlock()
 	var wg sync.WaitGroup
 	for i := range s.cfg.drainTasks {
 		wg.Go(func() {
 			for ctx.Err() == nil {
-				p, err := startProc("drain-"+strconv.Itoa(i), filepath.Join(s.cfg.binDir, "drain"), nil, s.drainEnv(i), s.log, s.drainLine)
+				p, err := childproc.Start(childproc.Spec{Name: "drain-" + strconv.Itoa(i), Path: filepath.Join(s.cfg.binDir, "drain"),
+					Env: s.drainEnv(i), Log: s.log, OnLine: s.drainLine})
 				if err != nil {
 					fmt.Fprintln(s.log, "chaos:", err)
 					time.Sleep(time.Second)
@@ -237,14 +239,16 @@ func (s *stack) runDrains(ctx context.Context) {
 				s.drains[i] = p
 				s.mu.Unlock()
 				select {
-				case <-p.done:
+				case <-p.Done():
 				case <-ctx.Done():
-					p.stop(5 * time.Second)
+					if _, err := p.Stop(5*time.Second, nil); err != nil {
+						fmt.Fprintln(s.log, "chaos:", err)
+					}
 				}
 				s.mu.Lock()
 				s.drains[i] = nil
 				s.mu.Unlock()
-				if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Exited() && ws.ExitStatus() != 0 {
+				if p.ExitCode() > 0 {
 					s.drainStats.mu.Lock()
 					s.drainStats.failedRuns++
 					s.drainStats.mu.Unlock()
@@ -334,10 +338,10 @@ func (st *drainStats) add(r outbox.Report, raw string) {
 }
 
 // runningDrain returns a random drain task's current process, or nil.
-func (s *stack) runningDrain() *proc {
+func (s *stack) runningDrain() *childproc.Proc {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var live []*proc
+	var live []*childproc.Proc
 	for _, p := range s.drains {
 		if p != nil {
 			live = append(live, p)
@@ -356,11 +360,13 @@ func (s *stack) stopAll() {
 	s.mu.Lock()
 	server := s.server
 	s.mu.Unlock()
-	if server != nil {
-		server.stop(5 * time.Second)
-	}
-	if s.mailpit != nil {
-		s.mailpit.stop(5 * time.Second)
+	for _, p := range []*childproc.Proc{server, s.mailpit} {
+		if p == nil {
+			continue
+		}
+		if _, err := p.Stop(5*time.Second, nil); err != nil {
+			fmt.Fprintln(os.Stderr, "chaos:", err)
+		}
 	}
 	for _, p := range s.proxies {
 		p.Stop()

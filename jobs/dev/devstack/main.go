@@ -47,7 +47,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -58,7 +57,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -66,6 +64,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/lexora-app/lexora/jobs/dev/internal/childproc"
 )
 
 // localDatabaseURL is the development database that .ci/ensure-postgres provides.
@@ -266,7 +266,7 @@ func (s *stack) run(ctx context.Context) error {
 	case <-ctx.Done():
 		return nil
 	case c := <-s.died:
-		return fmt.Errorf("%s exited unexpectedly: %v", c.name, exitText(c.err))
+		return fmt.Errorf("%s exited unexpectedly: %v", c.Name(), exitText(c.Err()))
 	}
 }
 
@@ -284,7 +284,7 @@ func (s *stack) printReady(serverAddr string) {
 // critical makes the death of c, outside shutdown, fatal for the stack.
 func (s *stack) critical(c *child) {
 	go func() {
-		<-c.done
+		<-c.Done()
 		s.died <- c // buffered for every critical child
 	}()
 }
@@ -297,15 +297,15 @@ func (s *stack) runOnce(ctx context.Context, name, path string, env []string) er
 		return err
 	}
 	select {
-	case <-c.done:
-		if c.err != nil {
-			return fmt.Errorf("%s failed: %v", name, exitText(c.err))
+	case <-c.Done():
+		if c.Err() != nil {
+			return fmt.Errorf("%s failed: %v", name, exitText(c.Err()))
 		}
 		return nil
 	case <-ctx.Done():
 		return nil
 	case d := <-s.died:
-		return fmt.Errorf("%s exited unexpectedly: %v", d.name, exitText(d.err))
+		return fmt.Errorf("%s exited unexpectedly: %v", d.Name(), exitText(d.Err()))
 	}
 }
 
@@ -323,7 +323,7 @@ func (s *stack) waitDialable(ctx context.Context, name, addr string, timeout tim
 		case <-deadline:
 			return fmt.Errorf("%s: nothing listens on %s after %s", name, addr, timeout)
 		case d := <-s.died:
-			return fmt.Errorf("%s exited unexpectedly: %v", d.name, exitText(d.err))
+			return fmt.Errorf("%s exited unexpectedly: %v", d.Name(), exitText(d.Err()))
 		}
 	}
 	return nil
@@ -356,7 +356,7 @@ func (s *stack) every(ctx context.Context, name string, interval time.Duration, 
 				if err != nil {
 					s.log.Error("cannot start", "job", name, "err", err)
 				} else {
-					running, done = c, c.done
+					running, done = c, c.Done()
 				}
 			}
 			select {
@@ -365,9 +365,9 @@ func (s *stack) every(ctx context.Context, name string, interval time.Duration, 
 			case <-tick.C:
 				pending = true
 			case <-done:
-				if running.err != nil && ctx.Err() == nil {
+				if running.Err() != nil && ctx.Err() == nil {
 					running.flushHeld()
-					s.out.line(name, "exited: "+exitText(running.err))
+					s.out.line(name, "exited: "+exitText(running.Err()))
 				}
 				running, done = nil, nil
 			}
@@ -394,107 +394,63 @@ func (s *stack) stopAll() {
 	wg.Wait()
 }
 
-// child is one started process.
+// child is one started process and the lines its filter holds back.
 type child struct {
-	name string
-	cmd  *exec.Cmd
-	out  *console
-	f    *filter
-
-	done chan struct{} // closed when the process has exited and its output is drained
-	err  error         // from Wait; read only after done is closed
+	*childproc.Proc
+	out *console
+	f   *filter
 
 	heldMu sync.Mutex
 	held   []string // lines f held back from the current run
 }
 
-// start starts path with args in its own process group, its stdout and
-// stderr going line by line to the console through f (nil shows every line).
+// start starts path with args (childproc.Start: its own process group, dies
+// with devstack), its stdout and stderr going line by line to the console
+// through f (nil shows every line).
 func (s *stack) start(name, path string, args, env []string, f *filter) (*child, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil, errors.New("stack is stopping")
 	}
-
-	r, w, err := os.Pipe()
+	c := &child{out: s.out, f: f}
+	p, err := childproc.Start(childproc.Spec{Name: name, Path: path, Args: args, Env: env,
+		OnLine: func(line string) { c.handleLine(name, line) }})
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(path, args...)
-	cmd.Env = append(os.Environ(), env...) // later entries win
-	cmd.Stdin = nil                        // /dev/null
-	cmd.Stdout, cmd.Stderr = w, w
-	// Own process group: a terminal's Ctrl-C reaches devstack alone, which
-	// then stops the children in order, and stop reaches grandchildren too;
-	// SIGKILL when devstack dies, so that no child outlives it (Linux).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	err = cmd.Start()
-	w.Close()
-	if err != nil {
-		r.Close()
-		return nil, fmt.Errorf("start %s: %w", name, err)
-	}
-
-	c := &child{name: name, cmd: cmd, out: s.out, f: f, done: make(chan struct{})}
+	c.Proc = p
 	s.children[c] = struct{}{}
-	copied := make(chan struct{})
 	go func() {
-		defer close(copied)
-		c.copyLines(r)
-	}()
-	go func() {
-		c.err = cmd.Wait()
-		// A grandchild may still hold the pipe open; do not wait for it long.
-		select {
-		case <-copied:
-		case <-time.After(time.Second):
-			r.Close()
-			<-copied
-		}
-		r.Close()
+		<-p.Done()
 		s.mu.Lock()
 		delete(s.children, c)
 		s.mu.Unlock()
-		close(c.done)
 	}()
 	return c, nil
 }
 
-func (c *child) copyLines(r io.Reader) {
-	br := bufio.NewReader(r)
-	for {
-		line, err := br.ReadString('\n')
-		if line = strings.TrimRight(line, "\r\n"); line != "" || err == nil {
-			c.handleLine(line)
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
 // handleLine shows line, or holds it back if the child's filter says so.
-func (c *child) handleLine(line string) {
+func (c *child) handleLine(name, line string) {
 	if c.f == nil {
-		c.out.line(c.name, line)
+		c.out.line(name, line)
 		return
 	}
 	c.heldMu.Lock()
 	defer c.heldMu.Unlock()
 	switch c.f.classify(line) {
 	case show:
-		c.out.line(c.name, line)
+		c.out.line(name, line)
 	case hold:
 		if len(c.held) < maxHeld {
 			c.held = append(c.held, line)
 		}
 	case release:
 		for _, h := range c.held {
-			c.out.line(c.name, h)
+			c.out.line(name, h)
 		}
 		c.held = nil
-		c.out.line(c.name, line)
+		c.out.line(name, line)
 	}
 }
 
@@ -503,37 +459,21 @@ func (c *child) flushHeld() {
 	c.heldMu.Lock()
 	defer c.heldMu.Unlock()
 	for _, h := range c.held {
-		c.out.line(c.name, h)
+		c.out.line(c.Name(), h)
 	}
 	c.held = nil
 }
 
-// stop sends SIGTERM to the child's process group, and SIGKILL after grace
-// or when force is closed, and waits until the child has exited.
+// stop stops the child (childproc.Proc.Stop: SIGTERM to its process group,
+// SIGKILL after grace or when force is closed) and says on the console when
+// it had to be killed or could not be signalled.
 func (c *child) stop(grace time.Duration, force <-chan struct{}) {
-	select {
-	case <-c.done:
-		return
-	default:
+	killed, err := c.Stop(grace, force)
+	if killed {
+		c.out.line("devstack", fmt.Sprintf("%s did not stop within %s: killed it", c.Name(), grace))
 	}
-	c.signal(syscall.SIGTERM)
-	timer := time.NewTimer(grace)
-	defer timer.Stop()
-	select {
-	case <-c.done:
-		return
-	case <-timer.C:
-		c.out.line("devstack", fmt.Sprintf("%s did not stop within %s: killing it", c.name, grace))
-	case <-force:
-	}
-	c.signal(syscall.SIGKILL)
-	<-c.done
-}
-
-func (c *child) signal(sig syscall.Signal) {
-	// Negative pid: the whole process group, which the child leads.
-	if err := syscall.Kill(-c.cmd.Process.Pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
-		c.out.line("devstack", fmt.Sprintf("signal %s to %s: %v", sig, c.name, err))
+	if err != nil {
+		c.out.line("devstack", "stop: "+err.Error())
 	}
 }
 
