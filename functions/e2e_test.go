@@ -23,6 +23,7 @@ import (
 	authpkg "github.com/lexora-app/lexora/pkg/platform/auth"
 	"github.com/lexora-app/lexora/pkg/platform/clock"
 	"github.com/lexora-app/lexora/pkg/seed"
+	"github.com/lexora-app/lexora/pkg/study"
 	"github.com/lexora-app/lexora/pkg/testkit/mailpit"
 	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
 	"github.com/lexora-app/lexora/pkg/webhooks"
@@ -110,10 +111,10 @@ func TestEndToEnd(t *testing.T) {
 		"learner_id": learner.ID, "deck_id": deck, "due_at": time.Now().Add(72 * time.Hour).Format(time.RFC3339)}, &a)
 	require.Equal(t, seed.DeckSize, a.Cards)
 
-	var sched Schedule
+	var sched study.Schedule
 	call(http.MethodGet, "/GetSchedule?limit=200", learner.ID, nil, &sched)
 	require.Len(t, sched.Due, seed.DeckSize)
-	var last ReviewResult
+	var last study.ReviewResult
 	for _, c := range sched.Due {
 		call(http.MethodPost, "/SubmitReview", learner.ID, map[string]any{"card_id": c.CardID, "rating": 4}, &last)
 	}

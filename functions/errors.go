@@ -8,6 +8,7 @@ import (
 
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
 	"github.com/lexora-app/lexora/pkg/store"
+	"github.com/lexora-app/lexora/pkg/study"
 )
 
 // fail answers err as a problem document (see WriteError).
@@ -24,10 +25,39 @@ func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	httpx.WriteError(w, r, log, problem(err))
 }
 
+// domainProblems is the answer to each error of the domain packages,
+// matched with errors.Is in order. A thing the caller may not see answers
+// as one that does not exist (404), so ids cannot be probed.
+var domainProblems = []struct {
+	err     error
+	problem func(err error) *httpx.Problem
+}{
+	{study.ErrCardNotFound, notFound("card")},
+	{study.ErrLearnerNotFound, notFound("learner")},
+	{study.ErrAssignmentNotFound, notFound("assignment")},
+	{study.ErrSuspended, func(err error) *httpx.Problem {
+		detail := "this card was suspended as a leech"
+		if se, ok := errors.AsType[*study.SuspendedError](err); ok {
+			detail = se.Error()
+		}
+		return httpx.NewProblem(http.StatusConflict, httpx.TypeConflict, "Card suspended", detail)
+	}},
+}
+
+// notFound answers 404 for what.
+func notFound(what string) func(error) *httpx.Problem {
+	return func(error) *httpx.Problem { return httpx.NotFound(what) }
+}
+
 // problem maps err to what httpx.WriteError answers (see WriteError).
 func problem(err error) error {
 	if p, ok := err.(*httpx.Problem); ok {
 		return p
+	}
+	for _, d := range domainProblems {
+		if errors.Is(err, d.err) {
+			return d.problem(err)
+		}
 	}
 	err = store.Classify(err)
 	switch {

@@ -19,6 +19,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/platform/clock"
 	"github.com/lexora-app/lexora/pkg/platform/database"
 	"github.com/lexora-app/lexora/pkg/platform/logging"
+	"github.com/lexora-app/lexora/pkg/study"
 	"github.com/lexora-app/lexora/pkg/webhooks"
 )
 
@@ -48,6 +49,7 @@ type Service struct {
 	pool          *pgxpool.Pool
 	outbox        *outbox.Outbox
 	scheduler     *learning.Scheduler
+	study         study.Study
 	clock         clock.Clock
 	log           *slog.Logger
 }
@@ -64,7 +66,14 @@ func NewService(pool *pgxpool.Pool, verifier *auth.Verifier, clk clock.Clock, lo
 	if err != nil {
 		return nil, fmt.Errorf("build scheduler: %w", err)
 	}
-	return &Service{pool: pool, verifier: verifier, outbox: events.NewOutbox(), scheduler: sched, clock: clk, log: log}, nil
+	s := &Service{pool: pool, verifier: verifier, outbox: events.NewOutbox(), clock: clk, log: log}
+	s.setScheduler(sched)
+	return s, nil
+}
+
+// setScheduler makes sched the scheduler of every function.
+func (s *Service) setScheduler(sched *learning.Scheduler) {
+	s.scheduler, s.study = sched, study.New(s.clock, sched)
 }
 
 // now is the request's instant (see NewService).
@@ -92,7 +101,10 @@ func fromEnv() (*Service, error) {
 	if err == nil && !cfg.Fuzz {
 		p := svc.scheduler.Params()
 		p.EnableFuzz = false
-		svc.scheduler, err = learning.NewScheduler(p, svc.clock.Now)
+		var sched *learning.Scheduler
+		if sched, err = learning.NewScheduler(p, svc.clock.Now); err == nil {
+			svc.setScheduler(sched)
+		}
 	}
 	if err != nil {
 		pool.Close()

@@ -89,6 +89,23 @@ func (s *Service) write(w http.ResponseWriter, r *http.Request, u user, name str
 	_, _ = w.Write(append(resp.Body, '\n'))
 }
 
+// read runs fn, a read-only function's work, in one repeatable-read
+// transaction (one snapshot for every statement) and answers 200 with fn's
+// result as JSON, or fn's error as a problem.
+func (s *Service) read(w http.ResponseWriter, r *http.Request, fn func(pgx.Tx) (any, error)) {
+	var out any
+	err := pgx.BeginTxFunc(r.Context(), s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
+		var err error
+		out, err = fn(tx)
+		return err
+	})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	httpx.WriteJSON(w, http.StatusOK, out)
+}
+
 // enqueue enqueues b's events in tx, each with the request's headers
 // (requestHeaders), or returns the error met while building them.
 func (s *Service) enqueue(ctx context.Context, tx pgx.Tx, r *http.Request, actor user, b events.Batch) error {

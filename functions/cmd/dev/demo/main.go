@@ -33,6 +33,7 @@ import (
 	"github.com/lexora-app/lexora/functions"
 	"github.com/lexora-app/lexora/pkg/platform/auth"
 	"github.com/lexora-app/lexora/pkg/seed"
+	"github.com/lexora-app/lexora/pkg/study"
 	"github.com/lexora-app/lexora/pkg/testkit/mailpit"
 )
 
@@ -109,12 +110,12 @@ func run(ctx context.Context) error {
 	fmt.Printf("   effect: signed webhook assignment.created at the teacher's endpoint, %s after commit\n", ms(at.Sub(assigned)))
 
 	fmt.Printf("2. %s reviews the deck's cards (Easy moves a new card straight to Review)\n", learner.Name)
-	var sched functions.Schedule
+	var sched study.Schedule
 	if err := d.call(http.MethodGet, "/GetSchedule?limit=200&days=7&assignment_id="+a.ID.String(), learner.ID, nil, &sched); err != nil {
 		return err
 	}
 	fmt.Printf("   schedule of the assignment: %d cards due now; forecast %v\n", sched.DueCount, sched.Forecast)
-	var last functions.ReviewResult
+	var last study.ReviewResult
 	reviewed := 0
 	var firstCommit time.Time
 	for _, c := range sched.Due {
@@ -160,7 +161,7 @@ func run(ctx context.Context) error {
 	if err := d.waitForQuietOutbox(ctx); err != nil {
 		return err
 	}
-	var prog functions.Progress
+	var prog study.Progress
 	if err := d.call(http.MethodGet, "/GetProgress", learner.ID, nil, &prog); err != nil {
 		return err
 	}
@@ -308,7 +309,7 @@ func (r *receiver) wait(typ string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("no signed %s webhook within 30 s: is the drain running?", typ)
 }
 
-func achievementCodes(p functions.Progress) []string {
+func achievementCodes(p study.Progress) []string {
 	var out []string
 	for _, a := range p.Achievements {
 		out = append(out, a.Code)

@@ -1,0 +1,37 @@
+package study
+
+import (
+	"errors"
+	"fmt"
+)
+
+// The errors of the learner's study rules. A thing that does not exist and
+// one the caller may not see are the same error, so that ids cannot be
+// probed.
+var (
+	// ErrCardNotFound: no card with that id among the learner's.
+	ErrCardNotFound = errors.New("card not found")
+	// ErrLearnerNotFound: the learner does not exist or the caller may not
+	// see them (a teacher sees only the learners of their classes).
+	ErrLearnerNotFound = errors.New("learner not found")
+	// ErrAssignmentNotFound: no assignment with that id that the caller may
+	// see for the learner.
+	ErrAssignmentNotFound = errors.New("assignment not found")
+	// ErrSuspended: the card was suspended as a leech (learning.LeechLapses);
+	// the error is a *SuspendedError, which says after how many lapses.
+	ErrSuspended = errors.New("card suspended as a leech")
+)
+
+// SuspendedError is the error of a review of a card suspended as a leech;
+// it matches ErrSuspended (errors.Is).
+type SuspendedError struct {
+	// Lapses is the card's number of lapses.
+	Lapses int
+}
+
+func (e *SuspendedError) Error() string {
+	return fmt.Sprintf("this card was suspended as a leech after %d lapses", e.Lapses)
+}
+
+// Is reports whether target is ErrSuspended.
+func (e *SuspendedError) Is(target error) bool { return target == ErrSuspended }

@@ -1,0 +1,158 @@
+package study
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/lexora-app/lexora/pkg/account"
+	"github.com/lexora-app/lexora/pkg/learning"
+	"github.com/lexora-app/lexora/pkg/store/assignmentstore"
+	"github.com/lexora-app/lexora/pkg/store/cardstore"
+	"github.com/lexora-app/lexora/pkg/store/userstore"
+)
+
+// Schedule is a learner's due cards and the forecast of the coming study days.
+type Schedule struct {
+	LearnerID uuid.UUID `json:"learner_id"`
+	Timezone  string    `json:"timezone"`
+	Now       time.Time `json:"now"`
+	// DueCount is the number of cards due now; Due lists the first of them,
+	// most overdue first.
+	DueCount int       `json:"due_count"`
+	Due      []DueCard `json:"due"`
+	// Forecast counts cards falling due on each of the coming study days
+	// (learning.StudyDay: the learner's zone, from 04:00 to 04:00), today
+	// first; today includes the cards already due.
+	Forecast []ForecastDay `json:"forecast"`
+}
+
+// DueCard is a card due now, with what the learner reviews.
+type DueCard struct {
+	CardID       uuid.UUID `json:"card_id"`
+	Lemma        string    `json:"lemma"`
+	PartOfSpeech string    `json:"part_of_speech"`
+	Definition   string    `json:"definition"`
+	Example      string    `json:"example"`
+	State        string    `json:"state"`
+	Due          time.Time `json:"due"`
+	// Stability is in days; Difficulty in [1, 10]; both 0 for a new card.
+	Stability  float64 `json:"stability"`
+	Difficulty float64 `json:"difficulty"`
+}
+
+// ForecastDay is the number of cards due on one study day (YYYY-MM-DD).
+type ForecastDay struct {
+	Date string `json:"date"`
+	Due  int    `json:"due"`
+}
+
+// ScheduleQuery selects what Schedule reads.
+type ScheduleQuery struct {
+	// LearnerID is whose schedule; uuid.Nil for the viewer's own.
+	LearnerID uuid.UUID
+	// AssignmentID, when set, restricts the schedule to that assignment's
+	// cards.
+	AssignmentID *uuid.UUID
+	// Limit is how many due cards to list (the count covers all); Days the
+	// forecast's length in study days. Both must be positive.
+	Limit, Days int
+}
+
+// Schedule reads, in tx, a learner's due cards (most overdue first, at most
+// q.Limit, and their count) and how many cards fall due on each of the next
+// q.Days study days, at the clock's now. A learner reads their own; a
+// teacher the schedule of a learner in one of their classes, restricted to
+// the decks that teacher assigned. Suspended cards are left out. Errors:
+// ErrLearnerNotFound, ErrAssignmentNotFound (not the learner's, or not one
+// the teacher made).
+func (s Study) Schedule(ctx context.Context, tx pgx.Tx, viewer Viewer, q ScheduleQuery) (Schedule, error) {
+	learnerID, loc, err := visibleLearner(ctx, userstore.New(tx), viewer, q.LearnerID)
+	if err != nil {
+		return Schedule{}, err
+	}
+	out := Schedule{LearnerID: learnerID, Timezone: loc.String(), Now: s.clock.Now().UTC()}
+	if q.AssignmentID != nil {
+		ok, err := assignmentstore.New(tx).IsVisible(ctx, *q.AssignmentID, learnerID, viewer.assigner())
+		if err != nil {
+			return Schedule{}, fmt.Errorf("load assignment: %w", err)
+		}
+		if !ok {
+			return Schedule{}, ErrAssignmentNotFound
+		}
+	}
+	cards := cardstore.New(tx)
+	if out.Due, out.DueCount, err = dueCards(ctx, cards, cardstore.DueCardsParams{LearnerID: learnerID, Now: out.Now,
+		AssignmentID: q.AssignmentID, TeacherID: viewer.assigner(), MaxCards: int32(q.Limit)}); err != nil {
+		return Schedule{}, err
+	}
+	if out.Forecast, err = forecast(ctx, cards, learnerID, out.Now, loc, q, viewer); err != nil {
+		return Schedule{}, err
+	}
+	return out, nil
+}
+
+// forecast counts the cards due on each of q.Days study days from now's.
+// Forecast days are study days: today is the one holding now, and the
+// forecast ends where the study day after the last one begins. A card
+// counts on the study day of its due instant; overdue cards count on the
+// first day (cardstore.Forecast).
+func forecast(ctx context.Context, cards *cardstore.Queries, learnerID uuid.UUID, now time.Time, loc *time.Location,
+	q ScheduleQuery, viewer Viewer) ([]ForecastDay, error) {
+	today, err := time.Parse(time.DateOnly, learning.StudyDay(now, loc))
+	if err != nil {
+		return nil, fmt.Errorf("forecast: %w", err)
+	}
+	counts, err := cards.Forecast(ctx, cardstore.ForecastParams{LearnerID: learnerID, Now: now, Zone: loc.String(),
+		RolloverHours: learning.RolloverHour, EndAt: learning.StudyDayStart(today.AddDate(0, 0, q.Days), loc),
+		AssignmentID: q.AssignmentID, TeacherID: viewer.assigner()})
+	if err != nil {
+		return nil, fmt.Errorf("forecast: %w", err)
+	}
+	byDay := map[string]int{}
+	for _, c := range counts {
+		byDay[c.Day.Format(time.DateOnly)] = int(c.Due)
+	}
+	out := make([]ForecastDay, 0, q.Days)
+	for i := range q.Days {
+		date := today.AddDate(0, 0, i).Format(time.DateOnly)
+		out = append(out, ForecastDay{Date: date, Due: byDay[date]})
+	}
+	return out, nil
+}
+
+// visibleLearner is learnerID (the viewer when uuid.Nil) and their zone if
+// the viewer may see them (userstore.VisibleLearnerTimezone); else
+// ErrLearnerNotFound.
+func visibleLearner(ctx context.Context, users *userstore.Queries, viewer Viewer, learnerID uuid.UUID) (uuid.UUID, *time.Location, error) {
+	if learnerID == uuid.Nil {
+		learnerID = viewer.ID
+	}
+	tz, err := users.VisibleLearnerTimezone(ctx, learnerID, account.Learner, viewer.ID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return uuid.Nil, nil, ErrLearnerNotFound
+	}
+	if err != nil {
+		return uuid.Nil, nil, fmt.Errorf("load learner: %w", err)
+	}
+	return learnerID, learning.Zone(tz), nil
+}
+
+// dueCards lists the cards p selects and counts all of them.
+func dueCards(ctx context.Context, cards *cardstore.Queries, p cardstore.DueCardsParams) ([]DueCard, int, error) {
+	rows, err := cards.DueCards(ctx, p)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list due cards: %w", err)
+	}
+	due, total := make([]DueCard, 0, len(rows)), 0
+	for _, c := range rows {
+		due = append(due, DueCard{CardID: c.ID, Lemma: c.Lemma, PartOfSpeech: c.PartOfSpeech, Definition: c.Definition,
+			Example: c.Example, State: c.State.String(), Due: c.Due, Stability: c.Stability, Difficulty: c.Difficulty})
+		total = int(c.Total)
+	}
+	return due, total, nil
+}

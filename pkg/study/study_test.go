@@ -1,0 +1,185 @@
+package study
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lexora-app/lexora/pkg/account"
+	"github.com/lexora-app/lexora/pkg/events"
+	"github.com/lexora-app/lexora/pkg/learning"
+	"github.com/lexora-app/lexora/pkg/platform/clock/clocktest"
+	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
+)
+
+// bundle is a teacher whose class holds learner, who has two cards of a
+// deck the teacher assigned (cat, due now; run, suspended as a leech); a
+// learner and a teacher outside that class.
+type bundle struct {
+	pool                         *pgxpool.Pool
+	clock                        *clocktest.Stub
+	study                        Study
+	teacher, otherTeacher        uuid.UUID
+	learner, otherLearner        uuid.UUID
+	assignment                   uuid.UUID
+	card, suspendedCard, strange uuid.UUID
+}
+
+func setup(t *testing.T) bundle {
+	t.Helper()
+	ctx := context.Background()
+	b := bundle{pool: pgtest.New(t), clock: clocktest.New(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))}
+	sched, err := learning.NewScheduler(learning.DefaultParams(), b.clock.Now)
+	require.NoError(t, err)
+	b.study = New(b.clock, sched)
+	user := func(email string, role account.Role) uuid.UUID {
+		var id uuid.UUID
+		require.NoError(t, b.pool.QueryRow(ctx, `INSERT INTO users (email, display_name, role, timezone) VALUES ($1, $1, $2, 'Europe/Berlin')
+			RETURNING id`, email, role).Scan(&id))
+		return id
+	}
+	b.teacher, b.otherTeacher = user("t@example.com", account.Teacher), user("t2@example.com", account.Teacher)
+	b.learner, b.otherLearner = user("l@example.com", account.Learner), user("l2@example.com", account.Learner)
+	require.NoError(t, b.pool.QueryRow(ctx, `
+		WITH c AS (INSERT INTO classes (teacher_id, name) VALUES ($1, 'A') RETURNING id),
+		     m AS (INSERT INTO class_members (class_id, learner_id) SELECT id, $2::uuid FROM c),
+		     d AS (INSERT INTO decks (owner_id, title) VALUES ($1, 'Deck') RETURNING id),
+		     l AS (INSERT INTO lexemes (lemma, part_of_speech, definition, source)
+		           VALUES ('cat', 'noun', 'a feline', 'test'), ('run', 'verb', 'move fast', 'test') RETURNING id),
+		     i AS (INSERT INTO deck_items (deck_id, lexeme_id, position) SELECT d.id, l.id, row_number() OVER () FROM d, l)
+		INSERT INTO assignments (deck_id, learner_id, teacher_id, due_at) SELECT d.id, $2, $1, $3 FROM d RETURNING id`,
+		b.teacher, b.learner, b.clock.Now().AddDate(0, 0, 7)).Scan(&b.assignment))
+	card := func(learner uuid.UUID, lemma string, suspended bool) uuid.UUID {
+		var id uuid.UUID
+		require.NoError(t, b.pool.QueryRow(ctx, `INSERT INTO cards (learner_id, lexeme_id, due, suspended, lapses, state, stability, difficulty)
+			SELECT $1, id, $2, $3, CASE WHEN $3 THEN 8 ELSE 0 END, CASE WHEN $3 THEN 3 ELSE 0 END,
+			       CASE WHEN $3 THEN 1 ELSE 0 END, CASE WHEN $3 THEN 5 ELSE 0 END
+			FROM lexemes WHERE lemma = $4 RETURNING id`, learner, b.clock.Now(), suspended, lemma).Scan(&id))
+		return id
+	}
+	b.card, b.suspendedCard, b.strange = card(b.learner, "cat", false), card(b.learner, "run", true), card(b.otherLearner, "cat", false)
+	return b
+}
+
+// rows sums up what a review writes: review log rows, outbox events and
+// the cards' states.
+func (b bundle) rows(t *testing.T) string {
+	t.Helper()
+	var s string
+	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT concat_ws(',', (SELECT count(*) FROM review_log),
+		(SELECT count(*) FROM outbox_events), (SELECT string_agg(concat(id, state, due, reps, suspended), ';' ORDER BY id) FROM cards),
+		(SELECT count(*) FROM assignments WHERE completed_at IS NOT NULL))`).Scan(&s))
+	return s
+}
+
+func (b bundle) review(t *testing.T, learner uuid.UUID, req ReviewRequest) (ReviewResult, events.Batch, error) {
+	t.Helper()
+	var out ReviewResult
+	var batch events.Batch
+	err := pgx.BeginFunc(context.Background(), b.pool, func(tx pgx.Tx) (err error) {
+		out, batch, err = b.study.Review(context.Background(), tx, Learner{ID: learner, Timezone: "Europe/Berlin"}, req)
+		return err
+	})
+	return out, batch, err
+}
+
+func TestReviewAnswersTypedErrorsAndChangesNothing(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	before := b.rows(t)
+	for _, c := range []struct {
+		name    string
+		learner uuid.UUID
+		req     ReviewRequest
+		want    error
+	}{
+		{"unknown card", b.learner, ReviewRequest{CardID: uuid.New(), Rating: learning.Good}, ErrCardNotFound},
+		{"another learner's card", b.learner, ReviewRequest{CardID: b.strange, Rating: learning.Good}, ErrCardNotFound},
+		{"a teacher has no cards", b.teacher, ReviewRequest{CardID: b.card, Rating: learning.Good}, ErrCardNotFound},
+		{"suspended as a leech", b.learner, ReviewRequest{CardID: b.suspendedCard, Rating: learning.Good}, ErrSuspended},
+		{"rating out of range", b.learner, ReviewRequest{CardID: b.card, Rating: 5}, learning.ErrInvalidRating},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, err := b.review(t, c.learner, c.req)
+			require.ErrorIs(t, err, c.want)
+			require.Equal(t, before, b.rows(t), "a refused review changes nothing")
+		})
+	}
+	_, _, err := b.review(t, b.learner, ReviewRequest{CardID: b.suspendedCard, Rating: learning.Good})
+	se, ok := errors.AsType[*SuspendedError](err)
+	require.True(t, ok)
+	require.Equal(t, 8, se.Lapses)
+	require.Equal(t, "this card was suspended as a leech after 8 lapses", se.Error())
+}
+
+func TestReviewReturnsItsEvents(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	out, batch, err := b.review(t, b.learner, ReviewRequest{CardID: b.card, Rating: learning.Easy})
+	require.NoError(t, err)
+	require.Equal(t, "review", out.Card.State)
+	require.Equal(t, []uuid.UUID{b.assignment}, out.CompletedAssignments,
+		"cat is learned and run is suspended as a leech: the assignment is complete")
+	evs, err := batch.Events()
+	require.NoError(t, err)
+	require.Len(t, evs, 2)
+	require.Equal(t, events.ReviewSubmitted, evs[0].Topic)
+	require.Equal(t, events.AssignmentCompleted, evs[1].Topic)
+	require.Equal(t, b.learner.String(), evs[0].OrderingKey)
+	var logged int
+	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT count(*) FROM review_log WHERE id = $1 AND card_id = $2`,
+		out.ReviewID, b.card).Scan(&logged))
+	require.Equal(t, 1, logged)
+}
+
+func TestReadsAnswerTypedErrors(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	read := func(fn func(tx pgx.Tx) error) error { return pgx.BeginFunc(ctx, b.pool, fn) }
+	other := uuid.New()
+	for _, c := range []struct {
+		name   string
+		viewer Viewer
+		q      ScheduleQuery
+		want   error
+	}{
+		{"a learner outside the teacher's classes", Viewer{ID: b.teacher, Role: account.Teacher},
+			ScheduleQuery{LearnerID: b.otherLearner, Limit: 1, Days: 1}, ErrLearnerNotFound},
+		{"another learner", Viewer{ID: b.learner, Role: account.Learner},
+			ScheduleQuery{LearnerID: b.otherLearner, Limit: 1, Days: 1}, ErrLearnerNotFound},
+		{"another teacher's view of the assignment", Viewer{ID: b.otherTeacher, Role: account.Teacher},
+			ScheduleQuery{LearnerID: b.learner, AssignmentID: &b.assignment, Limit: 1, Days: 1}, ErrLearnerNotFound},
+		{"an unknown assignment", Viewer{ID: b.learner, Role: account.Learner},
+			ScheduleQuery{AssignmentID: &other, Limit: 1, Days: 1}, ErrAssignmentNotFound},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := read(func(tx pgx.Tx) error {
+				_, err := b.study.Schedule(ctx, tx, c.viewer, c.q)
+				return err
+			})
+			require.ErrorIs(t, err, c.want)
+			err = read(func(tx pgx.Tx) error {
+				_, err := b.study.Progress(ctx, tx, c.viewer, c.q.LearnerID)
+				return err
+			})
+			if c.q.LearnerID != uuid.Nil {
+				require.ErrorIs(t, err, ErrLearnerNotFound)
+			}
+		})
+	}
+	err := read(func(tx pgx.Tx) error {
+		s, err := b.study.Schedule(ctx, tx, Viewer{ID: b.teacher, Role: account.Teacher},
+			ScheduleQuery{LearnerID: b.learner, AssignmentID: &b.assignment, Limit: 10, Days: 3})
+		require.Equal(t, 1, s.DueCount, "the suspended card is left out")
+		require.Len(t, s.Forecast, 3)
+		return err
+	})
+	require.NoError(t, err)
+}
