@@ -112,13 +112,24 @@ func (s *Scheduler) NewCard() Card {
 // a reviewed card with stability or difficulty below the
 // FSRS minimum wraps [ErrInvalidCard].
 func (s *Scheduler) Review(c Card, r Rating, tz *time.Location) (Card, ReviewLog, error) {
+	return s.ReviewAt(c, r, tz, s.now())
+}
+
+// ReviewAt is [Scheduler.Review] at the instant at instead of the clock's
+// now: a review the learner made earlier (offline) is scheduled at the
+// instant it was made, with the elapsed time and study day of that
+// instant. The time model's rules apply to at as they do to now (an at
+// before c.LastReview is taken as c.LastReview); deciding which instants a
+// caller may pass (not in the future, not too old) is the caller's rule.
+// Errors: as Review.
+func (s *Scheduler) ReviewAt(c Card, r Rating, tz *time.Location, at time.Time) (Card, ReviewLog, error) {
 	if !r.Valid() {
 		return Card{}, ReviewLog{}, fmt.Errorf("%w: %d (must be 1-4: again, hard, good, easy)", ErrInvalidRating, int(r))
 	}
 	if !c.State.Valid() {
 		return Card{}, ReviewLog{}, fmt.Errorf("%w: unknown state %d", ErrInvalidCard, int(c.State))
 	}
-	now := s.now().Truncate(Precision)
+	now := at.Truncate(Precision)
 	if c.LastReview.After(now.Add(MaxClockAhead)) {
 		c.LastReview = now
 	}
@@ -152,6 +163,26 @@ func (s *Scheduler) Review(c Card, r Rating, tz *time.Location) (Card, ReviewLog
 		Reviewed:      now,
 	}
 	return next, log, nil
+}
+
+// Preview returns what a review of c at the instant at would give for each
+// rating: element i is the card after rating Rating(i+1) (Again, Hard,
+// Good, Easy), computed by [Scheduler.ReviewAt], so with the same FSRS-6
+// arithmetic, steps and maximum interval as the review itself. With fuzz
+// on, go-fsrs seeds the fuzz from the review's instant (to the
+// millisecond), so an interval of 2.5 days or more can differ by the fuzz
+// (a few percent, at most a few days) from a review made at another
+// instant. Errors: as Review (an invalid card).
+func (s *Scheduler) Preview(c Card, tz *time.Location, at time.Time) ([4]Card, error) {
+	var out [4]Card
+	for i, r := range []Rating{Again, Hard, Good, Easy} {
+		next, _, err := s.ReviewAt(c, r, tz, at)
+		if err != nil {
+			return [4]Card{}, err
+		}
+		out[i] = next
+	}
+	return out, nil
 }
 
 // steps returns the (re)learning steps that apply in state st.

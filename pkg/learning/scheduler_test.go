@@ -350,3 +350,41 @@ func TestStateNumberingAndString(t *testing.T) {
 	require.Equal(t, []string{"new", "learning", "review", "relearning", "state(4)"},
 		[]string{New.String(), Learning.String(), Review.String(), Relearning.String(), State(4).String()})
 }
+
+func TestReviewAtSchedulesAtTheGivenInstant(t *testing.T) {
+	t.Parallel()
+	clk := newFakeClock(t0.Add(72 * time.Hour))
+	s := newTestScheduler(t, DefaultParams(), clk)
+	c, _, err := s.ReviewAt(s.NewCard(), Easy, time.UTC, t0)
+	require.NoError(t, err)
+	require.Equal(t, t0, c.LastReview, "the review's instant, not the clock's")
+	require.Equal(t, t0.Add(time.Duration(c.ScheduledDays)*24*time.Hour), c.Due)
+
+	clk.Set(t0)
+	atNow, _, err := s.Review(s.NewCard(), Easy, time.UTC)
+	require.NoError(t, err)
+	require.Equal(t, atNow, c, "ReviewAt(at) is Review with the clock at at")
+}
+
+func TestPreviewIsWhatEachRatingGives(t *testing.T) {
+	t.Parallel()
+	clk := newFakeClock(t0)
+	s := newTestScheduler(t, DefaultParams(), clk) // fuzz on: the same instant gives the same fuzz
+	c, _, err := s.Review(s.NewCard(), Easy, time.UTC)
+	require.NoError(t, err)
+	at := c.Due.Add(30 * time.Hour)
+	preview, err := s.Preview(c, time.UTC, at)
+	require.NoError(t, err)
+	clk.Set(at)
+	for i, r := range []Rating{Again, Hard, Good, Easy} {
+		next, _, err := s.Review(c, r, time.UTC)
+		require.NoError(t, err)
+		require.Equal(t, next, preview[i], "rating %s", r)
+	}
+	require.Equal(t, Relearning, preview[0].State)
+	require.Less(t, preview[1].Due, preview[2].Due, "Hard before Good")
+	require.Less(t, preview[2].Due, preview[3].Due, "Good before Easy")
+
+	_, err = s.Preview(Card{State: 9, Due: t0}, time.UTC, at)
+	require.ErrorIs(t, err, ErrInvalidCard)
+}
