@@ -13,6 +13,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/lexora-app/lexora/pkg/platform/clock"
 )
 
 // Drainer hands due deliveries to their subscribers' handlers.
@@ -23,6 +25,7 @@ type Drainer struct {
 	names    []string
 	cfg      Config
 	log      *slog.Logger
+	clock    clock.Clock
 	signals  drainSignals
 }
 
@@ -41,12 +44,25 @@ func NewDrainer(pool *pgxpool.Pool, handlers map[string]Handler, cfg Config, log
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	return &Drainer{pool: pool, handlers: handlers, names: names, cfg: cfg.withDefaults(), log: log}, nil
+	return &Drainer{pool: pool, handlers: handlers, names: names, cfg: cfg.withDefaults(), log: log,
+		clock: clock.System{}}, nil
 }
 
 // WakeOn makes an idle run claim again as soon as wake fires, instead of at
 // the end of its poll interval (see Listener). Call it before Run.
 func (d *Drainer) WakeOn(wake <-chan struct{}) { d.wake = wake }
+
+// UseClock makes runs read the current instant from c instead of
+// clock.System: the run's deadline (MaxDuration), when a lease was last
+// confirmed, and when a handler's lease stops being extended. Timers (the
+// poll interval, the heartbeat's period, handler and statement timeouts)
+// still run on the process's clock, and lease expiry is always the
+// database's now(). Tests pass a clocktest.Stub to move a run past its
+// deadline without waiting. clock.System's instants carry no monotonic
+// reading, so a step of the machine's wall clock during a run moves its
+// deadline by the step; the task timeout and the leases' expiry on the
+// database clock still bound it. Call it before Run.
+func (d *Drainer) UseClock(c clock.Clock) { d.clock = c }
 
 // Report says what one run did. Counts are deliveries. Its JSON form (see
 // MarshalJSON) is what the drain's summary log line carries.

@@ -97,7 +97,7 @@ const ownConns = 2
 // when the database cannot be used; handler failures are counted, not
 // returned.
 func (d *Drainer) Run(ctx context.Context) (_ Report, runErr error) {
-	start := time.Now()
+	start := d.clock.Now()
 	cfg := d.pool.Config()
 	cfg.MaxConns, cfg.MinConns, cfg.MinIdleConns = ownConns, 0, 0
 	db, err := pgxpool.NewWithConfig(ctx, cfg)
@@ -157,7 +157,7 @@ func (d *Drainer) Run(ctx context.Context) (_ Report, runErr error) {
 		// With the database failing, the backlog would only add a wait.
 		r.rep.Backlog, runErr = d.backlog(r.hard, db)
 	}
-	r.rep.Duration = time.Since(start)
+	r.rep.Duration = d.clock.Now().Sub(start)
 	if r.rep.Abandoned > 0 {
 		d.log.Warn("handlers did not return after their context ended; they were abandoned and their attempts count as failed",
 			slog.Int("abandoned", r.rep.Abandoned))
@@ -184,10 +184,10 @@ func (r *run) loop(ctx context.Context) error {
 	idleSignalled := false // the idle test signal fires once per idle spell
 	var poll <-chan time.Time
 	for {
-		stopping := runErr != nil || ctx.Err() != nil || !time.Now().Before(r.deadline) || claimed >= d.cfg.MaxDeliveries
+		stopping := runErr != nil || ctx.Err() != nil || !d.clock.Now().Before(r.deadline) || claimed >= d.cfg.MaxDeliveries
 		if !stopping && inflightN <= d.cfg.BatchSize/2 && (!exhausted || inflightN == 0) {
 			want := min(d.cfg.BatchSize-inflightN, d.cfg.MaxDeliveries-claimed)
-			claimedAt := time.Now()
+			claimedAt := d.clock.Now()
 			batch, token, err := d.claim(ctx, r.db, want)
 			if err != nil {
 				if ctx.Err() == nil {
@@ -213,7 +213,7 @@ func (r *run) loop(ctx context.Context) error {
 					d.signals.idle.Signal(struct{}{})
 					idleSignalled = true
 				}
-				if d.cfg.StopWhenIdle || !d.idle(ctx, min(d.cfg.PollInterval, time.Until(r.deadline))) {
+				if d.cfg.StopWhenIdle || !d.idle(ctx, min(d.cfg.PollInterval, r.deadline.Sub(d.clock.Now()))) {
 					break
 				}
 				exhausted = false
@@ -299,7 +299,7 @@ func (r *run) dispatch(batch []Delivery, token uuid.UUID, until time.Time) {
 // hardStopDelay after its context ended is abandoned: handle returns a
 // failure for it and leaves its goroutine behind.
 func (r *run) handle(f *inflight) result {
-	if r.ctx.Err() != nil || r.base.Err() != nil || r.live.Err() != nil || !time.Now().Before(r.deadline) {
+	if r.ctx.Err() != nil || r.base.Err() != nil || r.live.Err() != nil || !r.d.clock.Now().Before(r.deadline) {
 		return result{f: f, err: context.Canceled, released: true}
 	}
 	switch held, err := r.confirm(f); {
@@ -311,7 +311,7 @@ func (r *run) handle(f *inflight) result {
 	ctx, cancel := context.WithTimeout(r.base, r.d.cfg.HandlerTimeout)
 	defer cancel()
 	ctx, duplicate := withDuplicateFlag(ctx)
-	stop, _ := ctx.Deadline()
+	stop := r.d.clock.Now().Add(r.d.cfg.HandlerTimeout) // the deadline ctx has, on the run's clock
 	r.mu.Lock()
 	f.cancel, f.running, f.stop = cancel, true, stop
 	r.mu.Unlock()
@@ -349,10 +349,10 @@ func (r *run) confirm(f *inflight) (bool, error) {
 	if lost {
 		return false, nil
 	}
-	if time.Until(until) > r.d.cfg.LeaseDuration/3 {
+	if until.Sub(r.d.clock.Now()) > r.d.cfg.LeaseDuration/3 {
 		return true, nil
 	}
-	asked := time.Now()
+	asked := r.d.clock.Now()
 	kept, err := r.d.extend(r.live, r.db, []lease{f.lease})
 	if err != nil {
 		return false, err
@@ -461,7 +461,7 @@ func (r *run) heartbeat() {
 			return
 		case <-t.C:
 		}
-		now := time.Now()
+		now := r.d.clock.Now()
 		r.mu.Lock()
 		ls := make([]lease, 0, len(r.held))
 		for _, f := range r.held {
