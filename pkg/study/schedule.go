@@ -43,6 +43,23 @@ type DueCard struct {
 	// Stability is in days; Difficulty in [1, 10]; both 0 for a new card.
 	Stability  float64 `json:"stability"`
 	Difficulty float64 `json:"difficulty"`
+	// Preview is what each rating would give if the card were reviewed at
+	// the schedule's now: Again, Hard, Good, Easy in that order
+	// (learning.Scheduler.Preview).
+	Preview []RatingPreview `json:"preview"`
+}
+
+// RatingPreview is the outcome of one rating of a due card, reviewed at
+// the schedule's now.
+type RatingPreview struct {
+	// Rating is 1 Again, 2 Hard, 3 Good or 4 Easy.
+	Rating int `json:"rating"`
+	// State is the card's state after the rating.
+	State string    `json:"state"`
+	Due   time.Time `json:"due"`
+	// IntervalSeconds is Due minus the schedule's now, in seconds: minutes
+	// for a (re)learning step, whole days for a Review card.
+	IntervalSeconds int64 `json:"interval_seconds"`
 }
 
 // ForecastDay is the number of cards due on one study day (YYYY-MM-DD).
@@ -86,7 +103,7 @@ func (s Study) Schedule(ctx context.Context, tx pgx.Tx, viewer Viewer, q Schedul
 		}
 	}
 	cards := cardstore.New(tx)
-	if out.Due, out.DueCount, err = dueCards(ctx, cards, cardstore.DueCardsParams{LearnerID: learnerID, Now: out.Now,
+	if out.Due, out.DueCount, err = s.dueCards(ctx, cards, loc, cardstore.DueCardsParams{LearnerID: learnerID, Now: out.Now,
 		AssignmentID: q.AssignmentID, TeacherID: viewer.assigner(), MaxCards: int32(q.Limit)}); err != nil {
 		return Schedule{}, err
 	}
@@ -142,17 +159,43 @@ func visibleLearner(ctx context.Context, users *userstore.Queries, viewer Viewer
 	return learnerID, learning.Zone(tz), nil
 }
 
-// dueCards lists the cards p selects and counts all of them.
-func dueCards(ctx context.Context, cards *cardstore.Queries, p cardstore.DueCardsParams) ([]DueCard, int, error) {
+// dueCards lists the cards p selects, each with its ratings' preview at
+// p.Now in the learner's zone loc, and counts all of them.
+func (s Study) dueCards(ctx context.Context, cards *cardstore.Queries, loc *time.Location, p cardstore.DueCardsParams) ([]DueCard, int, error) {
 	rows, err := cards.DueCards(ctx, p)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list due cards: %w", err)
 	}
 	due, total := make([]DueCard, 0, len(rows)), 0
 	for _, c := range rows {
+		card := learning.Card{State: c.State, Due: c.Due, Stability: c.Stability, Difficulty: c.Difficulty,
+			ElapsedDays: uint64(c.ElapsedDays), ScheduledDays: uint64(c.ScheduledDays), Reps: uint64(c.Reps),
+			Lapses: uint64(c.Lapses), Step: int(c.Step)}
+		if c.LastReview != nil {
+			card.LastReview = *c.LastReview
+		}
+		preview, err := s.preview(card, loc, p.Now)
+		if err != nil {
+			return nil, 0, fmt.Errorf("preview card %s: %w", c.ID, err)
+		}
 		due = append(due, DueCard{CardID: c.ID, Lemma: c.Lemma, PartOfSpeech: c.PartOfSpeech, Definition: c.Definition,
-			Example: c.Example, State: c.State.String(), Due: c.Due, Stability: c.Stability, Difficulty: c.Difficulty})
+			Example: c.Example, State: c.State.String(), Due: c.Due, Stability: c.Stability, Difficulty: c.Difficulty,
+			Preview: preview})
 		total = int(c.Total)
 	}
 	return due, total, nil
+}
+
+// preview is what each rating of c at now would give (learning.Scheduler.Preview).
+func (s Study) preview(c learning.Card, loc *time.Location, now time.Time) ([]RatingPreview, error) {
+	next, err := s.scheduler.Preview(c, loc, now)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RatingPreview, 0, len(next))
+	for i, n := range next {
+		out = append(out, RatingPreview{Rating: i + 1, State: n.State.String(), Due: n.Due,
+			IntervalSeconds: int64(n.Due.Sub(now) / time.Second)})
+	}
+	return out, nil
 }

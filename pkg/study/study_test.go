@@ -183,3 +183,28 @@ func TestReadsAnswerTypedErrors(t *testing.T) {
 	})
 	require.NoError(t, err)
 }
+
+func TestScheduleShowsWhatEachRatingWouldGive(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	b.clock.Advance(90 * time.Second)
+	var s Schedule
+	require.NoError(t, pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) (err error) {
+		s, err = b.study.Schedule(ctx, tx, Viewer{ID: b.learner, Role: account.Learner}, ScheduleQuery{Limit: 5, Days: 1})
+		return err
+	}))
+	require.Len(t, s.Due, 1)
+	preview := s.Due[0].Preview
+	require.Len(t, preview, 4)
+	for i, p := range preview {
+		require.Equal(t, i+1, p.Rating)
+		require.Equal(t, int64(p.Due.Sub(s.Now)/time.Second), p.IntervalSeconds)
+	}
+	require.Equal(t, int64(60), preview[0].IntervalSeconds, "Again: the first learning step, 1 minute")
+	require.Equal(t, "review", preview[3].State, "Easy graduates a new card")
+	out, _, err := b.review(t, b.learner, ReviewRequest{CardID: b.card, Rating: learning.Good})
+	require.NoError(t, err)
+	require.Equal(t, preview[2].Due, out.Card.Due, "the preview of Good is what Good gives at the same instant")
+	require.Equal(t, preview[2].State, out.Card.State)
+}

@@ -327,6 +327,17 @@ export interface components {
             stability: number;
             /** @description 1 to 10; 0 for a new card */
             difficulty: number;
+            /** @description What each rating would give if the card were reviewed at the schedule's `now` (the same FSRS-6 scheduler as SubmitReview): Again, Hard, Good, Easy in that order. With interval fuzz on, an interval of 2.5 days or more may differ by a few percent from the review's, which is made at another instant. */
+            preview: components["schemas"]["RatingPreview"][];
+        };
+        RatingPreview: {
+            /** @description 1 Again, 2 Hard, 3 Good, 4 Easy */
+            rating: number;
+            state: components["schemas"]["CardState"];
+            /** Format: date-time */
+            due: string;
+            /** @description due minus the schedule's now, in seconds (minutes for a learning step, whole days in review) */
+            interval_seconds: number;
         };
         ForecastDay: {
             /**

@@ -52,12 +52,13 @@ FROM deck_items di JOIN cards c ON c.lexeme_id = di.lexeme_id AND c.learner_id =
 WHERE di.deck_id = sqlc.arg(deck_id);
 
 -- DueCards lists the learner's cards due at now, most overdue first, with
--- the total count; restricted to one assignment's deck when assignment_id
+-- their whole FSRS state (for the ratings' preview) and the total count; restricted to one assignment's deck when assignment_id
 -- is set, and to the decks teacher_id assigned to the learner when it is
 -- set (a teacher does not see the cards of another teacher's decks of a
 -- learner they share).
 -- name: DueCards :many
 SELECT c.id, l.lemma, l.part_of_speech, l.definition, l.example, c.state, c.due, c.stability, c.difficulty,
+       c.elapsed_days, c.scheduled_days, c.reps, c.lapses, c.step, c.last_review,
        count(*) OVER () AS total
 FROM cards c JOIN lexemes l ON l.id = c.lexeme_id
 WHERE c.learner_id = sqlc.arg(learner_id) AND c.due <= sqlc.arg(now) AND NOT c.suspended

@@ -124,6 +124,7 @@ func (q *Queries) CreateCards(ctx context.Context, arg CreateCardsParams) (Creat
 
 const dueCards = `-- name: DueCards :many
 SELECT c.id, l.lemma, l.part_of_speech, l.definition, l.example, c.state, c.due, c.stability, c.difficulty,
+       c.elapsed_days, c.scheduled_days, c.reps, c.lapses, c.step, c.last_review,
        count(*) OVER () AS total
 FROM cards c JOIN lexemes l ON l.id = c.lexeme_id
 WHERE c.learner_id = $1 AND c.due <= $2 AND NOT c.suspended
@@ -146,20 +147,26 @@ type DueCardsParams struct {
 }
 
 type DueCardsRow struct {
-	ID           uuid.UUID
-	Lemma        string
-	PartOfSpeech string
-	Definition   string
-	Example      string
-	State        learning.State
-	Due          time.Time
-	Stability    float64
-	Difficulty   float64
-	Total        int64
+	ID            uuid.UUID
+	Lemma         string
+	PartOfSpeech  string
+	Definition    string
+	Example       string
+	State         learning.State
+	Due           time.Time
+	Stability     float64
+	Difficulty    float64
+	ElapsedDays   int32
+	ScheduledDays int32
+	Reps          int32
+	Lapses        int32
+	Step          int32
+	LastReview    *time.Time
+	Total         int64
 }
 
 // DueCards lists the learner's cards due at now, most overdue first, with
-// the total count; restricted to one assignment's deck when assignment_id
+// their whole FSRS state (for the ratings' preview) and the total count; restricted to one assignment's deck when assignment_id
 // is set, and to the decks teacher_id assigned to the learner when it is
 // set (a teacher does not see the cards of another teacher's decks of a
 // learner they share).
@@ -188,6 +195,12 @@ func (q *Queries) DueCards(ctx context.Context, arg DueCardsParams) ([]DueCardsR
 			&i.Due,
 			&i.Stability,
 			&i.Difficulty,
+			&i.ElapsedDays,
+			&i.ScheduledDays,
+			&i.Reps,
+			&i.Lapses,
+			&i.Step,
+			&i.LastReview,
 			&i.Total,
 		); err != nil {
 			return nil, err
