@@ -109,7 +109,11 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
       await page.getByText(`Card ${i + 1} of`).waitFor();
       await page.keyboard.press("Space");
       await page.getByText("Definition").waitFor();
-      if (i === 0) await checkScreen(page, "review-answer");
+      if (i === 0) {
+        // The rating buttons say when the card would come back (GetSchedule's preview).
+        await page.getByRole("button", { name: /^Good next review in \d+ (min|h|d)/ }).waitFor();
+        await checkScreen(page, "review-answer");
+      }
       await page.keyboard.press(key);
     }
     await page.getByText("Card 6 of").waitFor();

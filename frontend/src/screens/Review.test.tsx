@@ -14,6 +14,12 @@ const card = (id: string, lemma: string) => ({
   due: "2026-03-02T09:00:00Z",
   stability: 0,
   difficulty: 0,
+  preview: [60, 360, 600, 3 * 86_400].map((interval_seconds, i) => ({
+    rating: i + 1,
+    state: i === 3 ? "review" : "learning",
+    due: new Date(Date.parse("2026-03-02T09:00:00Z") + interval_seconds * 1000).toISOString(),
+    interval_seconds,
+  })),
 });
 
 const schedule = (cards: ReturnType<typeof card>[]) => ({
@@ -58,6 +64,13 @@ describe("Review", () => {
 
     await user.keyboard(" ");
     expect(screen.getByText("the meaning of cat")).toBeInTheDocument();
+    // Each rating button says when the card would come back.
+    expect(screen.getAllByRole("button", { name: /^(Again|Hard|Good|Easy)/ }).map((b) => b.textContent)).toEqual([
+      "Againnext review in 1 minforgot it1",
+      "Hardnext review in 6 minrecalled with effort2",
+      "Goodnext review in 10 minrecalled3",
+      "Easynext review in 3 drecalled at once4",
+    ]);
     await user.keyboard("3");
     expect(await screen.findByRole("heading", { name: "run" })).toBeInTheDocument();
     await user.keyboard(" ");

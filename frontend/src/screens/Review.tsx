@@ -6,6 +6,7 @@ import { unwrap } from "../api/client";
 import type { components } from "../api/schema";
 import { ProblemAlert } from "../components/ProblemAlert";
 import { Empty, QueryState } from "../components/States";
+import { formatInterval } from "../review/interval";
 import type { Rating } from "../review/queue";
 import { useReviewSender, useSenderState } from "../review/SenderContext";
 
@@ -24,7 +25,8 @@ export const sessionSize = 50;
 
 /**
  * The review session: the due cards one at a time. Space (or the button)
- * reveals the answer; 1 to 4 (or the buttons) rate it. A rating is queued
+ * reveals the answer; 1 to 4 (or the buttons, each with the interval it
+ * would give, from GetSchedule's preview) rate it. A rating is queued
  * and sent in the background (ReviewSender), so the next card shows at once
  * whatever the network does; the queue's state is shown below the card.
  */
@@ -169,19 +171,28 @@ function Session({ cards: loaded, dueCount, onMore }: { cards: DueCard[]; dueCou
       </article>
       {revealed && (
         <div role="group" aria-label="How well did you know it?" className="ratings">
-          {ratings.map((r) => (
-            <button
-              key={r.value}
-              type="button"
-              className={`rating rating-${r.value}`}
-              onClick={() => rate(r.value)}
-              aria-keyshortcuts={String(r.value)}
-            >
-              <span className="rating-name">{r.name}</span>
-              <span className="rating-hint">{r.hint}</span>
-              <kbd>{r.value}</kbd>
-            </button>
-          ))}
+          {ratings.map((r) => {
+            const next = card.preview.find((p) => p.rating === r.value);
+            return (
+              <button
+                key={r.value}
+                type="button"
+                className={`rating rating-${r.value}`}
+                onClick={() => rate(r.value)}
+                aria-keyshortcuts={String(r.value)}
+              >
+                <span className="rating-name">{r.name}</span>
+                {next && (
+                  <span className="rating-interval">
+                    <span className="visually-hidden">next review in </span>
+                    {formatInterval(next.interval_seconds * 1000)}
+                  </span>
+                )}
+                <span className="rating-hint">{r.hint}</span>
+                <kbd>{r.value}</kbd>
+              </button>
+            );
+          })}
         </div>
       )}
     </>
