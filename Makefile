@@ -106,14 +106,20 @@ bench: ## Benchmarks (one iteration each): the outbox, the write path, River; ag
 	$(GO) build -o $(BIN)/ $(CHAOS_CMDS)
 	@mkdir -p .run
 	@# -p 1: one package at a time, so that no benchmark's transactions hold another's vacuum horizon.
-	$(TEST_ENV) $(GO) test -p 1 -run '^$$' -bench . -benchtime 1x -timeout 30m ./pkg/outbox/... ./functions | tee .run/bench.txt
+	@# The machine is shared: the load average before and after each part goes into its output (and the charts).
+	echo "load average: $$(cat /proc/loadavg)" > .run/bench.txt
+	$(TEST_ENV) $(GO) test -p 1 -run '^$$' -bench . -benchtime 1x -timeout 30m ./pkg/outbox/... ./functions | tee -a .run/bench.txt
+	echo "load average: $$(cat /proc/loadavg)" >> .run/bench.txt
 	cd pkg/outbox/internal/riverbench && $(TEST_ENV) $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./... | tee -a ../../../../.run/bench.txt
+	echo "load average: $$(cat /proc/loadavg)" | tee -a .run/bench.txt > .run/bench-prodlike.txt
 	@# The drain, enqueue, prune, claim and write-path benchmarks again on a private cluster with
 	@# autovacuum and fsync on (docs/benchmarks.md); its WAL figures are the ones to quote.
 	$(TEST_ENV) $(BIN)/chaos cluster -bin $(BIN) -- $(GO) test -p 1 -run '^$$' \
 		-bench 'DrainNoop|DrainTasks|Enqueue|RowSizes|ClaimEmptied|Prune|WritePath' \
-		-benchtime 1x -timeout 30m ./pkg/outbox ./functions | tee .run/bench-prodlike.txt
-	$(BIN)/chaos charts -in .run/bench.txt -out docs/bench
+		-benchtime 1x -timeout 30m ./pkg/outbox ./functions | tee -a .run/bench-prodlike.txt
+	echo "load average: $$(cat /proc/loadavg)" >> .run/bench-prodlike.txt
+	@# Each chart from the server docs/benchmarks.md quotes it for, captioned with that server and the load.
+	$(BIN)/chaos charts -shared .run/bench.txt -private .run/bench-prodlike.txt -out docs/bench
 
 soak: ## The outbox soak: 30 minutes at 200 events/s on a production-like cluster; writes docs/bench/soak.{csv,png}.
 	$(GO) build -o $(BIN)/ $(CHAOS_CMDS)

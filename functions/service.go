@@ -36,10 +36,15 @@ type Config struct {
 	// (learning.Params.EnableFuzz, FSRS's default), so that cards learnt
 	// together do not fall due together; false schedules exactly.
 	Fuzz bool `env:"FSRS_FUZZ, default=true"`
-	// Wakeup sends a NOTIFY hint at each commit that enqueues events, so a
-	// drain in loop mode delivers at once instead of at its next poll.
+	// Wakeup sends a NOTIFY hint after writes' commits, outside the
+	// requests (outbox.Waker), so a drain in loop mode delivers at once
+	// instead of at its next poll.
 	Wakeup bool `env:"OUTBOX_WAKEUP, default=true"`
 }
+
+// waker is what a write asks for a wake-up hint after its commit: an
+// *outbox.Waker in production.
+type waker interface{ Wake() }
 
 // Service holds what every function needs. Build it with NewService.
 type Service struct {
@@ -48,6 +53,7 @@ type Service struct {
 	webhooks      webhooks.Config
 	pool          *pgxpool.Pool
 	outbox        *outbox.Outbox
+	waker         waker // nil: no wake-up hints (OUTBOX_WAKEUP=false)
 	scheduler     *learning.Scheduler
 	study         study.Study
 	clock         clock.Clock
@@ -112,7 +118,7 @@ func fromEnv() (*Service, error) {
 	}
 	svc.webhooks, svc.allowedOrigin = cfg.Webhooks, cfg.AllowedOrigin
 	if cfg.Wakeup {
-		svc.outbox = svc.outbox.WithWakeup(outbox.DefaultWakeupChannel)
+		svc.waker = outbox.NewWaker(pool.Pool, outbox.DefaultWakeupChannel, log)
 	}
 	return svc, nil
 }

@@ -29,6 +29,11 @@ const IdempotencyKeyHeader = "Idempotency-Key"
 // a different request answers 422. Keys are scoped to the function and the
 // acting user. Requests that fail leave no key, so they can be retried.
 //
+// After a commit (not after a replay) it asks for the outbox's wake-up hint
+// (OUTBOX_WAKEUP; outbox.Waker sends it outside the request). A write that
+// enqueued nothing (a webhook endpoint registered) costs the drains at most
+// one empty claim.
+//
 // u is the acting user, from caller.
 func (s *Service) write(w http.ResponseWriter, r *http.Request, u user, name string, status int, req any, fn func(pgx.Tx) (any, error)) {
 	key := r.Header.Get(IdempotencyKeyHeader)
@@ -82,6 +87,8 @@ func (s *Service) write(w http.ResponseWriter, r *http.Request, u user, name str
 	}
 	if replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
+	} else if s.waker != nil {
+		s.waker.Wake()
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")

@@ -19,7 +19,7 @@ const DefaultWakeupChannel = "lexora_outbox"
 const ListenerApplicationName = "lexora-outbox-listener"
 
 // Listener keeps one dedicated connection LISTENing for wake-up hints sent
-// by Enqueue at commit (see Outbox.WithWakeup) and turns them into signals
+// after commits (see Waker) and turns them into signals
 // on Wake. Notifications are never the delivery mechanism: they are not
 // stored, and a drain always polls as well, so a dead or reconnecting
 // listener only costs latency. The connection is health-checked every

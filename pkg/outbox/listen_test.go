@@ -7,13 +7,15 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 )
 
 func TestListenerHintsAndSurvivesTermination(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.outbox = b.outbox.WithWakeup("test_wakeup")
+	waker := NewWaker(b.pool, "test_wakeup", slog.New(slog.DiscardHandler))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
@@ -51,6 +53,7 @@ func TestListenerHintsAndSurvivesTermination(t *testing.T) {
 		e := event(t, "t.b", 1)
 		start := time.Now()
 		b.enqueue(t, e)
+		waker.Wake()
 		select {
 		case id := <-got:
 			require.Equal(t, e.ID, id)
@@ -74,4 +77,78 @@ func TestListenerHintsAndSurvivesTermination(t *testing.T) {
 	require.True(t, l.Connected())
 	require.EqualValues(t, 2, l.Connects())
 	require.Less(t, deliver(), poll, "the listener is back")
+}
+
+// TestWakeIsSentAfterCommitNotWithin: Enqueue sends no notification (a
+// notifying transaction holds the cluster's notify lock through its commit,
+// which serialised writers); a Waker sends one, in a transaction of its own
+// whose asynchronous commit does not outlive it on the pooled connection.
+func TestWakeIsSentAfterCommitNotWithin(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	listener, err := pgx.ConnectConfig(ctx, b.pool.Config().ConnConfig)
+	require.NoError(t, err)
+	defer listener.Close(ctx)
+	_, err = listener.Exec(ctx, "LISTEN test_wake_after")
+	require.NoError(t, err)
+
+	b.enqueue(t, event(t, "t.a", 1))
+	// Notifications arrive in commit order: had the enqueue's transaction
+	// notified, its hint would come before this marker.
+	_, err = b.pool.Exec(ctx, "SELECT pg_notify('test_wake_after', 'marker')")
+	require.NoError(t, err)
+	n, err := listener.WaitForNotification(ctx)
+	require.NoError(t, err)
+	require.Equal(t, "marker", n.Payload, "the enqueue's transaction sent no hint")
+
+	cfg := b.pool.Config()
+	cfg.MaxConns = 1
+	one, err := pgxpool.NewWithConfig(ctx, cfg)
+	require.NoError(t, err)
+	defer one.Close()
+	w := NewWaker(one, "test_wake_after", slog.New(slog.DiscardHandler))
+	w.signals.stopped.Init(t)
+	w.Wake()
+	n, err = listener.WaitForNotification(ctx)
+	require.NoError(t, err)
+	require.Empty(t, n.Payload, "the Waker's hint")
+	w.signals.stopped.Wait()
+	var sync string
+	require.NoError(t, one.QueryRow(ctx, "SHOW synchronous_commit").Scan(&sync))
+	require.Equal(t, "on", sync, "the hint's asynchronous commit is local to its transaction")
+}
+
+// TestWakerCoalescesAndThrottles: commits that ask while a hint is on its
+// way share the next one, sent no sooner than the gap after the previous;
+// then the Waker's goroutine ends.
+func TestWakerCoalescesAndThrottles(t *testing.T) {
+	t.Parallel()
+	w := NewWaker(nil, "unused", slog.New(slog.DiscardHandler))
+	w.gap = 50 * time.Millisecond
+	w.signals.stopped.Init(t)
+	started := make(chan time.Time, 10)
+	release := make(chan struct{})
+	w.send = func(context.Context) error {
+		started <- time.Now()
+		<-release
+		return nil
+	}
+	before := time.Now()
+	w.Wake()
+	<-started // the first hint is on its way
+	for range 50 {
+		w.Wake() // commits meanwhile
+	}
+	release <- struct{}{}
+	second := <-started // one more hint covers them all
+	require.GreaterOrEqual(t, second.Sub(before), w.gap, "no sooner than the gap after the first")
+	release <- struct{}{}
+	w.signals.stopped.Wait()
+	require.Empty(t, started, "two hints for 51 commits")
+
+	w.Wake() // a later commit starts a goroutine again
+	<-started
+	release <- struct{}{}
+	w.signals.stopped.Wait()
 }

@@ -22,7 +22,6 @@ type DBTX interface {
 // Outbox writes events and their fan-out into the caller's transaction.
 // It is safe for concurrent use.
 type Outbox struct {
-	wakeup   string
 	topics   []string
 	names    []string
 	ordered  []bool
@@ -66,16 +65,6 @@ func New(subs ...Subscription) (*Outbox, error) {
 		o.hasTopic[s.Topic] = true
 	}
 	return o, nil
-}
-
-// WithWakeup returns a copy of o whose Enqueue also sends a NOTIFY on
-// channel, delivered at commit, as a hint that wakes idle drains (see
-// Listener). The hint costs one statement per Enqueue and a brief global
-// lock at commit; delivery never depends on it.
-func (o *Outbox) WithWakeup(channel string) *Outbox {
-	c := *o
-	c.wakeup = channel
-	return &c
 }
 
 const enqueueSQL = `
@@ -139,11 +128,6 @@ func (o *Outbox) Enqueue(ctx context.Context, tx DBTX, events ...Event) error {
 	}
 	if _, err := tx.Exec(ctx, enqueueSQL, ids, topics, keys, payloads, headers, notBefore, o.topics, o.names, o.ordered); err != nil {
 		return fmt.Errorf("enqueue %d events: %w", n, err)
-	}
-	if o.wakeup != "" {
-		if _, err := tx.Exec(ctx, "SELECT pg_notify($1, '')", o.wakeup); err != nil {
-			return fmt.Errorf("enqueue: wake-up hint: %w", err)
-		}
 	}
 	return nil
 }

@@ -31,3 +31,10 @@ type listenerSignals struct {
 	// disconnected fires each time the listener loses its connection.
 	disconnected testsignal.Signal[struct{}]
 }
+
+// wakerSignals are the points of a Waker that this package's tests wait
+// on. In production they do nothing.
+type wakerSignals struct {
+	// stopped fires when the Waker's goroutine ends, nothing left to send.
+	stopped testsignal.Signal[struct{}]
+}

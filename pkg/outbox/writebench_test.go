@@ -194,6 +194,7 @@ func BenchmarkPrune(b *testing.B) {
 		<-pruned
 		require.NoError(b, pruneErr)
 		require.EqualValues(b, history, rep.Events, "prune removes the history (the backlog's events are recent)")
+		b.ReportMetric(float64(rep.Events), "pruned_events")
 		b.ReportMetric(float64(rep.Events)/rep.Duration.Seconds(), "pruned_events/s")
 		sizes("after")
 		_, err := pool.Exec(ctx, "VACUUM outbox_events, outbox_deliveries")

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -38,6 +40,8 @@ func TestDuplicateNeedsAnInterruption(t *testing.T) {
 		{"a drain run that lost leases long before", []fault{{Kind: "lease lost (drain run summary)", Start: t0.Add(-20 * time.Second), End: t0.Add(-10 * time.Second)}}, nil, false},
 		{"the delivery's attempt failed after its effect", nil, map[deliveryKey][]failedAttempt{{"e1", "email"}: {{at: t0.Add(2 * time.Second), err: "context deadline exceeded"}}}, true},
 		{"another event's attempt failed", nil, map[deliveryKey][]failedAttempt{{"e2", "email"}: {{at: t0.Add(2 * time.Second), err: "context deadline exceeded"}}}, false},
+		{"the delivery's handler was abandoned before the first copy", nil, map[deliveryKey][]failedAttempt{{"e1", "email"}: {{at: t0.Add(-3 * time.Second), err: "handler abandoned: still running 1s after its context ended (context deadline exceeded)"}}}, true},
+		{"an ordinary failure long before the first copy", nil, map[deliveryKey][]failedAttempt{{"e1", "email"}: {{at: t0.Add(-3 * time.Second), err: "context deadline exceeded"}}}, false},
 		{"another subscriber's attempt at the event failed", nil, map[deliveryKey][]failedAttempt{{"e1", "congratulation-email"}: {{at: t0.Add(2 * time.Second), err: "context deadline exceeded"}}}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -57,16 +61,19 @@ func TestDuplicateNeedsAnInterruption(t *testing.T) {
 
 func TestParseBench(t *testing.T) {
 	t.Parallel()
-	out := `goos: linux
+	out := `load average: 44.12 45.30 46.01 3/900 123
+goos: linux
 BenchmarkCompare-2   	       1	9876 ns/op	  29511 lexora_deliveries/s	 1.67 lexora/river
 BenchmarkWritePath/clients=8-2 	1	2 ns/op	 5.5 outbox_p50_ms	 5.0 nooutbox_p50_ms
 PASS
+load average: 39.50 44.00 45.00 2/901 456
 `
 	r, err := parseBench(strings.NewReader(out))
 	require.NoError(t, err)
 	require.Equal(t, 29511.0, r["BenchmarkCompare"]["lexora_deliveries/s"])
 	require.Equal(t, 1.67, r["BenchmarkCompare"]["lexora/river"])
 	require.Equal(t, 5.5, r["BenchmarkWritePath/clients=8"]["outbox_p50_ms"])
+	require.Equal(t, map[string]float64{"min": 39.5, "max": 44.12}, r[loadKey])
 	_, err = parseBench(strings.NewReader("BenchmarkX-2 1 abc ns/op\n"))
 	require.Error(t, err)
 }
@@ -162,4 +169,30 @@ func TestDeadLetterTableHasFourColumns(t *testing.T) {
 		require.Len(t, unescaped.FindAllString(r, -1), 5, "four cells: %s", r)
 	}
 	require.Equal(t, `| email | learner.enrolled | timeout | 1 |`, rows[2])
+}
+
+// TestChartsFromBothServers: each chart is drawn from the
+// output of the server it is quoted for (the write path from the private
+// cluster when it has it, River's comparison from the shared server).
+func TestChartsFromBothServers(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	shared := filepath.Join(dir, "shared.txt")
+	private := filepath.Join(dir, "private.txt")
+	wp := func(p50 string) string {
+		var b strings.Builder
+		for _, n := range []string{"1", "8", "32"} {
+			b.WriteString("BenchmarkWritePath/clients=" + n + "-2 1 2 ns/op " + p50 + " outbox_p50_ms 1 nooutbox_p50_ms 1 x_outbox_p50\n")
+		}
+		return b.String()
+	}
+	require.NoError(t, os.WriteFile(shared, []byte("load average: 40.0 1 1\nBenchmarkCompare-2 1 2 ns/op 30000 lexora_deliveries/s 18000 river_jobs/s\n"+wp("9")), 0o600))
+	require.NoError(t, os.WriteFile(private, []byte(wp("5")+"BenchmarkPrune-2 1 2 ns/op 500000 pruned_events 0.99 x_during_prune\n"), 0o600))
+	out := filepath.Join(dir, "charts")
+	require.Equal(t, 0, chartsMain([]string{"-shared", shared, "-private", private, "-out", out}))
+	for _, f := range []string{"compare.png", "writepath-median.png", "writepath-latency.png", "prune.png"} {
+		require.FileExists(t, filepath.Join(out, f))
+	}
+	require.NoFileExists(t, filepath.Join(out, "enqueue.png"), "no output holds BenchmarkEnqueue")
+	require.Equal(t, "500,000", thousands(500000))
 }

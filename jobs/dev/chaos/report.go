@@ -75,9 +75,9 @@ func report(cfg profile, wall time.Duration, w *world, faults []fault, st *drain
 	host, _ := os.Hostname()
 	p("# Chaos report: profile %s", cfg.name)
 	p("")
-	p("Run %s on %s (%d CPUs, %s/%s, %s); wall time %s, of which %s of load and faults.",
-		time.Now().UTC().Format("2006-01-02 15:04 UTC"), host, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, cpuModel(),
-		wall.Round(time.Second), cfg.duration)
+	p("Run %s on %s (%d CPUs, %s/%s, %s, %s RAM; load average %s at the end, over 1, 5 and 15 minutes); wall time %s, of which %s of load and faults.",
+		time.Now().UTC().Format("2006-01-02 15:04 UTC"), host, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, cpuModel(), memTotal(),
+		loadAverage(), wall.Round(time.Second), cfg.duration)
 	p("%d clients, %d drain tasks, subscriber faults %s, %.0f%% of actions abandoned after a first failure.",
 		cfg.clients, cfg.drainTasks, cfg.subscriberFaults, 100*cfg.abandonRate)
 	p("")
@@ -207,6 +207,15 @@ func report(cfg profile, wall time.Duration, w *world, faults []fault, st *drain
 // breaks and tabs spaces.
 func cell(s string) string {
 	return strings.NewReplacer("|", "\\|", "\r", " ", "\n", " ", "\t", " ").Replace(s)
+}
+
+// loadAverage is /proc/loadavg's three load averages, or "unknown".
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "unknown"
 }
 
 // cpuModel is the first "model name" of /proc/cpuinfo, or "".
