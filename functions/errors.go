@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
 	"github.com/lexora-app/lexora/pkg/store"
 	"github.com/lexora-app/lexora/pkg/study"
@@ -35,6 +36,13 @@ var domainProblems = []struct {
 	{study.ErrCardNotFound, notFound("card")},
 	{study.ErrLearnerNotFound, notFound("learner")},
 	{study.ErrAssignmentNotFound, notFound("assignment")},
+	{study.ErrReviewedInFuture, invalidField("reviewed_at",
+		fmt.Sprintf("must not be more than %s ahead of the server's clock", learning.MaxClockAhead))},
+	{study.ErrReviewTooOld, invalidField("reviewed_at", "must be within the last 7 days")},
+	{study.ErrBeforeLastReview, func(error) *httpx.Problem {
+		return httpx.NewProblem(http.StatusConflict, httpx.TypeConflict, "Review out of order",
+			"reviewed_at is before this card's last review; a later review of it was recorded first")
+	}},
 	{study.ErrSuspended, func(err error) *httpx.Problem {
 		detail := "this card was suspended as a leech"
 		if se, ok := errors.AsType[*study.SuspendedError](err); ok {
@@ -47,6 +55,15 @@ var domainProblems = []struct {
 // notFound answers 404 for what.
 func notFound(what string) func(error) *httpx.Problem {
 	return func(error) *httpx.Problem { return httpx.NotFound(what) }
+}
+
+// invalidField answers 400 with one field error, reason, for field.
+func invalidField(field, reason string) func(error) *httpx.Problem {
+	return func(error) *httpx.Problem {
+		p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", "one or more fields are invalid")
+		p.Errors = []httpx.FieldError{{Field: field, Reason: reason}}
+		return p
+	}
 }
 
 // problem maps err to what httpx.WriteError answers (see WriteError).

@@ -6,6 +6,8 @@ import (
 	"github.com/google/uuid"
 )
 
+// parseUUID accepts only the canonical form (36 characters with dashes), as
+// the request bodies' uuid rule does; uuid.Parse also takes urn:uuid:,
 // braced and undashed forms.
 func parseUUID(raw string) (uuid.UUID, error) {
 	if len(raw) != 36 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lexora-app/lexora/pkg/account"
 	"github.com/lexora-app/lexora/pkg/learning"
+	"github.com/lexora-app/lexora/pkg/platform/text"
 	"github.com/lexora-app/lexora/pkg/study"
 )
 
@@ -16,13 +17,18 @@ type SubmitReviewRequest struct {
 	CardID string `json:"card_id" validate:"required,uuid"`
 	// Rating is 1 Again, 2 Hard, 3 Good or 4 Easy.
 	Rating *int `json:"rating" validate:"required,min=1,max=4"`
+	// ReviewedAt, optional, is when the learner made the review (RFC 3339),
+	// for a review made offline and sent later (study.ReviewRequest).
+	ReviewedAt string `json:"reviewed_at,omitempty" validate:"omitempty,rfc3339"`
 }
 
 // SubmitReview records a learner's rating of one of their cards
 // (study.Study.Review, in one transaction with its events). Answers: 200
 // with a study.ReviewResult; 400 for an invalid body (rating outside 1..4);
-// 401 without a valid acting user; 404 when the card is not the caller's;
-// 409 for a card suspended as a leech.
+// 400 for a reviewed_at in the future (beyond learning.MaxClockAhead) or
+// more than 7 days ago; 401 without a valid acting user; 404 when the card
+// is not the caller's; 409 for a card suspended as a leech, or a
+// reviewed_at before the card's last review.
 func (s *Service) SubmitReview(w http.ResponseWriter, r *http.Request) {
 	learner, ok := s.caller(w, r, http.MethodPost, account.Learner)
 	var req SubmitReviewRequest
@@ -30,8 +36,12 @@ func (s *Service) SubmitReview(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.write(w, r, learner, "SubmitReview", http.StatusOK, req, func(tx pgx.Tx) (any, error) {
-		out, batch, err := s.study.Review(r.Context(), tx, study.Learner{ID: learner.ID, Timezone: learner.Timezone},
-			study.ReviewRequest{CardID: uuid.MustParse(req.CardID), Rating: learning.Rating(*req.Rating)})
+		rr := study.ReviewRequest{CardID: uuid.MustParse(req.CardID), Rating: learning.Rating(*req.Rating)}
+		if req.ReviewedAt != "" {
+			at, _ := text.ParseTime(req.ReviewedAt) // well-formed: validated by decode
+			rr.ReviewedAt = &at
+		}
+		out, batch, err := s.study.Review(r.Context(), tx, study.Learner{ID: learner.ID, Timezone: learner.Timezone}, rr)
 		if err != nil {
 			return nil, err
 		}

@@ -20,6 +20,15 @@ var (
 	// ErrSuspended: the card was suspended as a leech (learning.LeechLapses);
 	// the error is a *SuspendedError, which says after how many lapses.
 	ErrSuspended = errors.New("card suspended as a leech")
+	// ErrReviewedInFuture: a review's instant is more than
+	// learning.MaxClockAhead ahead of the clock.
+	ErrReviewedInFuture = errors.New("the review's instant is in the future")
+	// ErrReviewTooOld: a review's instant is more than MaxReviewAge before
+	// the clock's now.
+	ErrReviewTooOld = errors.New("the review's instant is more than 7 days ago")
+	// ErrBeforeLastReview: a review's instant is before the card's last
+	// review (a later review of the card was recorded first).
+	ErrBeforeLastReview = errors.New("the review's instant is before the card's last review")
 )
 
 // SuspendedError is the error of a review of a card suspended as a leech;

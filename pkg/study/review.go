@@ -15,10 +15,39 @@ import (
 	"github.com/lexora-app/lexora/pkg/store/cardstore"
 )
 
+// MaxReviewAge is how long after a review (made offline) it may still be
+// recorded at its own instant.
+const MaxReviewAge = 7 * 24 * time.Hour
+
 // ReviewRequest is one rating of one of the learner's cards.
 type ReviewRequest struct {
 	CardID uuid.UUID
 	Rating learning.Rating
+	// ReviewedAt, when set, is when the learner made the review (a review
+	// made offline and sent later); nil means now.
+	ReviewedAt *time.Time
+}
+
+// reviewInstant is when a review counts: the clock's now, or req.ReviewedAt
+// when set, which must be at most learning.MaxClockAhead ahead of now (a
+// client's clock skew; such an instant counts as now, so no card is
+// reviewed in the future) and at most MaxReviewAge before it. Errors:
+// ErrReviewedInFuture, ErrReviewTooOld.
+func (s Study) reviewInstant(req ReviewRequest) (time.Time, error) {
+	now := s.clock.Now()
+	if req.ReviewedAt == nil {
+		return now, nil
+	}
+	at := req.ReviewedAt.Truncate(learning.Precision)
+	switch {
+	case at.After(now.Add(learning.MaxClockAhead)):
+		return time.Time{}, ErrReviewedInFuture
+	case at.Before(now.Add(-MaxReviewAge)):
+		return time.Time{}, ErrReviewTooOld
+	case at.After(now):
+		return now, nil
+	}
+	return at, nil
 }
 
 // CardView is a card's schedule as the client sees it.
@@ -57,7 +86,9 @@ type lockedCard struct {
 // (learning.Scheduler.Review, at the clock's now, in the learner's zone),
 // stores it, appends the review to the log and, for every assignment of the
 // learner whose cards have now all reached the Review state, marks it
-// completed. A lapse that brings a Review card to learning.LeechLapses
+// completed. The review counts at req.ReviewedAt when set (a review made
+// offline: its schedule, study day and completion are computed at that
+// instant; see reviewInstant), else at the clock's now. A lapse that brings a Review card to learning.LeechLapses
 // suspends it at once (learning state is synchronous).
 //
 // The batch holds, under the learner's ordering key: review.submitted;
@@ -65,16 +96,25 @@ type lockedCard struct {
 // completed assignment.
 //
 // Errors: ErrCardNotFound when the card is not the learner's; a
-// *SuspendedError (ErrSuspended) for a card suspended as a leech; an
-// invalid rating wraps learning.ErrInvalidRating.
+// *SuspendedError (ErrSuspended) for a card suspended as a leech;
+// ErrReviewedInFuture, ErrReviewTooOld, and ErrBeforeLastReview (an
+// instant before the card's last review) for req.ReviewedAt; an invalid
+// rating wraps learning.ErrInvalidRating.
 func (s Study) Review(ctx context.Context, tx pgx.Tx, learner Learner, req ReviewRequest) (ReviewResult, events.Batch, error) {
+	at, err := s.reviewInstant(req)
+	if err != nil {
+		return ReviewResult{}, events.Batch{}, err
+	}
 	cards := cardstore.New(tx)
 	card, err := lockCard(ctx, cards, learner.ID, req.CardID)
 	if err != nil {
 		return ReviewResult{}, events.Batch{}, err
 	}
+	if req.ReviewedAt != nil && at.Before(card.LastReview) {
+		return ReviewResult{}, events.Batch{}, ErrBeforeLastReview
+	}
 	zone := learning.Zone(learner.Timezone)
-	next, rlog, err := s.scheduler.Review(card.Card, req.Rating, zone)
+	next, rlog, err := s.scheduler.ReviewAt(card.Card, req.Rating, zone, at)
 	if err != nil {
 		return ReviewResult{}, events.Batch{}, fmt.Errorf("schedule card %s: %w", req.CardID, err)
 	}

@@ -104,6 +104,10 @@ func TestReviewAnswersTypedErrorsAndChangesNothing(t *testing.T) {
 		{"a teacher has no cards", b.teacher, ReviewRequest{CardID: b.card, Rating: learning.Good}, ErrCardNotFound},
 		{"suspended as a leech", b.learner, ReviewRequest{CardID: b.suspendedCard, Rating: learning.Good}, ErrSuspended},
 		{"rating out of range", b.learner, ReviewRequest{CardID: b.card, Rating: 5}, learning.ErrInvalidRating},
+		{"made in the future", b.learner, ReviewRequest{CardID: b.card, Rating: learning.Good, ReviewedAt: ptr(b.clock.Now().Add(6 * time.Minute))},
+			ErrReviewedInFuture},
+		{"made too long ago", b.learner, ReviewRequest{CardID: b.card, Rating: learning.Good, ReviewedAt: ptr(b.clock.Now().Add(-MaxReviewAge - time.Second))},
+			ErrReviewTooOld},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, _, err := b.review(t, c.learner, c.req)
@@ -207,4 +211,19 @@ func TestScheduleShowsWhatEachRatingWouldGive(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, preview[2].Due, out.Card.Due, "the preview of Good is what Good gives at the same instant")
 	require.Equal(t, preview[2].State, out.Card.State)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestAReviewBeforeTheCardsLastIsRefused(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, _, err := b.review(t, b.learner, ReviewRequest{CardID: b.card, Rating: learning.Good})
+	require.NoError(t, err)
+	before := b.rows(t)
+	_, _, err = b.review(t, b.learner, ReviewRequest{CardID: b.card, Rating: learning.Good, ReviewedAt: ptr(b.clock.Now().Add(-time.Second))})
+	require.ErrorIs(t, err, ErrBeforeLastReview)
+	require.Equal(t, before, b.rows(t))
+	_, _, err = b.review(t, b.learner, ReviewRequest{CardID: b.card, Rating: learning.Good, ReviewedAt: ptr(b.clock.Now())})
+	require.NoError(t, err, "at the last review's instant is not before it")
 }

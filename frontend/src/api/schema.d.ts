@@ -615,6 +615,11 @@ export interface operations {
                     card_id: string;
                     /** @description 1 Again, 2 Hard, 3 Good, 4 Easy */
                     rating: number;
+                    /**
+                     * Format: date-time
+                     * @description When the learner made the review, for one made offline and sent later: the card is scheduled, and the review counts for the study day, at this instant. Refused (400) when more than 5 minutes ahead of the server's clock (up to 5 minutes ahead counts as now) or more than 7 days ago; refused (409) when before the card's last review. Absent: now.
+                     */
+                    reviewed_at?: string;
                 };
             };
         };
