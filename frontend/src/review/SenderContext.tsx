@@ -1,10 +1,24 @@
 import { createContext, useContext, useEffect, useMemo, useSyncExternalStore, type ReactNode } from "react";
 import { useApi } from "../api/ApiContext";
 import { unwrap } from "../api/client";
-import { indexedDbStore, type ReviewStore } from "./queue";
+import { indexedDbStore, type QueuedReview, type ReviewStore } from "./queue";
 import { ReviewSender, type SenderOptions, type SenderState } from "./sender";
 
 const SenderContext = createContext<ReviewSender | null>(null);
+
+/** How long a rating waits in the queue before it is sent with the time it was made. */
+export const clientTimeAfterMs = 60_000;
+
+/**
+ * The time a rating was made, when it waited in the queue longer than
+ * clientTimeAfterMs (offline, or retried): SubmitReview then schedules the
+ * card from that instant (reviewed_at). A rating sent at once goes without
+ * it, so that a device whose clock runs ahead is never refused for a time
+ * in the future.
+ */
+export function waitedSince(r: QueuedReview, now: Date): string | undefined {
+  return now.getTime() - Date.parse(r.reviewedAt) > clientTimeAfterMs ? r.reviewedAt : undefined;
+}
 
 /**
  * Provides the signed-in learner's ReviewSender, sending through SubmitReview.
@@ -29,10 +43,11 @@ export function ReviewSenderProvider({
         store ?? indexedDbStore(),
         learnerId,
         async (r) => {
+          const at = waitedSince(r, new Date());
           unwrap(
             await api.POST("/SubmitReview", {
               params: { header: { "Idempotency-Key": r.key } },
-              body: { card_id: r.cardId, rating: r.rating },
+              body: { card_id: r.cardId, rating: r.rating, ...(at && { reviewed_at: at }) },
             }),
           );
         },

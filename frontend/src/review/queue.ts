@@ -7,8 +7,9 @@ export type Rating = 1 | 2 | 3 | 4;
  * A rating the learner gave, or the undo of one, kept until the server
  * acknowledged it. The key is its Idempotency-Key, fixed when it is made,
  * so that every retry of it is the same request and it is recorded once
- * however often it is sent. reviewedAt is when the learner acted (sent once
- * SubmitReview accepts a client time: see docs/architecture.md).
+ * however often it is sent. reviewedAt is when the learner acted: a rating
+ * that waited in the queue (offline) sends it as SubmitReview's reviewed_at
+ * (SenderContext's waitedSince).
  */
 export interface QueuedReview {
   /** Position in the queue (IndexedDB key, increasing). */
