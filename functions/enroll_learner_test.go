@@ -3,6 +3,8 @@ package functions
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -121,20 +123,28 @@ func TestConcurrentEnrolmentsOfOneNewEmail(t *testing.T) {
 	f := setup(t)
 	var class uuid.UUID
 	require.NoError(t, f.pool.QueryRow(context.Background(), "SELECT id FROM classes WHERE teacher_id = $1", f.teacher).Scan(&class))
-	codes := make(chan int, 10)
+	// The requests are built here and their answers checked after Wait:
+	// only the test's own goroutine may fail it.
+	recs := make([]*httptest.ResponseRecorder, 10)
+	reqs := make([]*http.Request, len(recs))
+	for i := range reqs {
+		reqs[i] = httptest.NewRequest(http.MethodPost, "/EnrollLearner",
+			strings.NewReader(`{"class_id":"`+class.String()+`","email":"rush@example.com"}`))
+		reqs[i].Header.Set("Content-Type", "application/json")
+		reqs[i].Header.Set("Authorization", bearer(t, f.teacher))
+		recs[i] = httptest.NewRecorder()
+	}
 	var wg sync.WaitGroup
-	for range 10 {
-		wg.Go(func() {
-			code, _ := f.call(t, (*Service).EnrollLearner, http.MethodPost, "/EnrollLearner", f.teacher,
-				`{"class_id":"`+class.String()+`","email":"rush@example.com"}`)
-			codes <- code
-		})
+	for i := range reqs {
+		wg.Go(func() { f.svc.EnrollLearner(recs[i], reqs[i]) })
 	}
 	wg.Wait()
-	close(codes)
 	counts := map[int]int{}
-	for code := range codes {
-		counts[code]++
+	for _, rec := range recs {
+		counts[rec.Code]++
+		if rec.Code >= 400 {
+			require.Equal(t, "application/problem+json", rec.Header().Get("Content-Type"), rec.Body.String())
+		}
 	}
 	require.Equal(t, map[int]int{http.StatusCreated: 1, http.StatusConflict: 9}, counts)
 	require.Zero(t, f.count(t, "SELECT count(*) FROM outbox_events WHERE topic = $1", events.LearnerInvited))

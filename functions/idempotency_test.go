@@ -20,13 +20,19 @@ func (f fixture) keyed(t *testing.T, key string, actor uuid.UUID, body string) *
 // keyedCall POSTs body to h as actor with an Idempotency-Key.
 func (f fixture) keyedCall(t *testing.T, h func(*Service, http.ResponseWriter, *http.Request), key string, actor uuid.UUID, body string) *httptest.ResponseRecorder {
 	t.Helper()
+	rec := httptest.NewRecorder()
+	h(f.svc, rec, keyedRequest(t, key, actor, body))
+	return rec
+}
+
+// keyedRequest is a POST of body as actor with an Idempotency-Key.
+func keyedRequest(t *testing.T, key string, actor uuid.UUID, body string) *http.Request {
+	t.Helper()
 	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", bearer(t, actor))
 	req.Header.Set(IdempotencyKeyHeader, key)
-	rec := httptest.NewRecorder()
-	h(f.svc, rec, req)
-	return rec
+	return req
 }
 
 func TestIdempotencyKeyMakesARetryHarmless(t *testing.T) {
@@ -74,18 +80,21 @@ func TestConcurrentRetriesWithOneKeyCommitOnce(t *testing.T) {
 	f := setup(t)
 	f.assign(t)
 	body := `{"card_id":"` + f.cards(t)[0].String() + `","rating":4}`
-	responses := make([]string, 10)
+	// The requests are built here and checked after Wait: only the test's
+	// own goroutine may fail it.
+	reqs := make([]*http.Request, 10)
+	recs := make([]*httptest.ResponseRecorder, len(reqs))
+	for i := range reqs {
+		reqs[i], recs[i] = keyedRequest(t, "flaky-network", f.learner, body), httptest.NewRecorder()
+	}
 	var wg sync.WaitGroup
-	for i := range responses {
-		wg.Go(func() {
-			rec := f.keyed(t, "flaky-network", f.learner, body)
-			require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
-			responses[i] = rec.Body.String()
-		})
+	for i := range reqs {
+		wg.Go(func() { f.svc.SubmitReview(recs[i], reqs[i]) })
 	}
 	wg.Wait()
-	for _, r := range responses {
-		require.Equal(t, responses[0], r)
+	for _, rec := range recs {
+		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+		require.Equal(t, recs[0].Body.String(), rec.Body.String())
 	}
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM review_log"))
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM outbox_events WHERE topic = 'review.submitted'"))

@@ -143,32 +143,9 @@ func dead(ctx context.Context, connect func() (*database.Pool, error), verb stri
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
-	// Flags that mean nothing to the verb are refused, not ignored.
-	var misplaced error
-	fs.Visit(func(fl *flag.Flag) {
-		if verb == "list" && (fl.Name == "all" || fl.Name == "reason" || fl.Name == "actor") ||
-			verb != "list" && fl.Name == "limit" {
-			misplaced = fmt.Errorf("%w: -%s does not apply to dead %s", errUsage, fl.Name, verb)
-		}
-	})
-	switch {
-	case misplaced != nil:
-		return misplaced
-	case verb != "list" && verb != "replay" && verb != "skip":
-		return fmt.Errorf("%w: unknown command dead %s", errUsage, verb)
-	case fs.NArg() > 0:
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
-	case f.Limit < 1 || f.Limit > 1000:
-		return fmt.Errorf("%w: -limit must be from 1 to 1000", errUsage)
-	case verb == "skip" && strings.TrimSpace(*reason) == "":
-		return fmt.Errorf("%w: %w", errUsage, outbox.ErrNoReason)
-	}
-	if err := f.Validate(); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
-	}
 	f.IDs = idList
-	if verb != "list" && len(f.IDs) == 0 && f.Topic == "" && f.Subscriber == "" && f.Since.IsZero() && f.Until.IsZero() && !f.All {
-		return fmt.Errorf("%w: %w", errUsage, outbox.ErrEmptyFilter)
+	if err := checkDead(fs, verb, f, *reason); err != nil {
+		return err
 	}
 	pool, err := connect()
 	if err != nil {
@@ -195,6 +172,38 @@ func dead(ctx context.Context, connect func() (*database.Pool, error), verb stri
 		}
 		return writeJSON(stdout, map[string]int{"skipped": n})
 	}
+}
+
+// checkDead refuses a dead command whose verb, arguments or filter make no
+// sense, with an error wrapping errUsage.
+func checkDead(fs *flag.FlagSet, verb string, f outbox.DeadFilter, reason string) error {
+	// Flags that mean nothing to the verb are refused, not ignored.
+	var misplaced error
+	fs.Visit(func(fl *flag.Flag) {
+		if verb == "list" && (fl.Name == "all" || fl.Name == "reason" || fl.Name == "actor") ||
+			verb != "list" && fl.Name == "limit" {
+			misplaced = fmt.Errorf("%w: -%s does not apply to dead %s", errUsage, fl.Name, verb)
+		}
+	})
+	switch {
+	case misplaced != nil:
+		return misplaced
+	case verb != "list" && verb != "replay" && verb != "skip":
+		return fmt.Errorf("%w: unknown command dead %s", errUsage, verb)
+	case fs.NArg() > 0:
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	case f.Limit < 1 || f.Limit > 1000:
+		return fmt.Errorf("%w: -limit must be from 1 to 1000", errUsage)
+	case verb == "skip" && strings.TrimSpace(reason) == "":
+		return fmt.Errorf("%w: %w", errUsage, outbox.ErrNoReason)
+	}
+	if err := f.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	if verb != "list" && len(f.IDs) == 0 && f.Topic == "" && f.Subscriber == "" && f.Since.IsZero() && f.Until.IsZero() && !f.All {
+		return fmt.Errorf("%w: %w", errUsage, outbox.ErrEmptyFilter)
+	}
+	return nil
 }
 
 func defaultActor() string {

@@ -2,11 +2,11 @@ package outbox
 
 import (
 	"context"
-	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/lexora-app/lexora/pkg/platform/database"
 	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
@@ -34,17 +34,17 @@ func TestPollOnlyThroughPgBouncerTransactionPooling(t *testing.T) {
 		}))
 	}
 	h := b.effectHandler()
-	var wg sync.WaitGroup
+	var g errgroup.Group
 	delivered := make([]int, 2)
 	for i := range delivered {
 		d := b.drainer(t, map[string]Handler{"s1": h, "s2": h}, Config{StopWhenIdle: true, BatchSize: 25, Concurrency: 4})
-		wg.Go(func() {
+		g.Go(func() error {
 			rep, err := d.Run(ctx)
-			require.NoError(t, err)
 			delivered[i] = rep.Delivered
+			return err
 		})
 	}
-	wg.Wait()
+	require.NoError(t, g.Wait())
 	require.Equal(t, 400, delivered[0]+delivered[1])
 	require.Equal(t, 400, direct.count(t, "SELECT count(DISTINCT (event_id, subscriber)) FROM effects"))
 	require.Equal(t, 400, direct.count(t, "SELECT count(*) FROM effects"))

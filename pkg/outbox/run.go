@@ -113,26 +113,8 @@ func (d *Drainer) Run(ctx context.Context) (_ Report, runErr error) {
 		}
 		db.Close()
 	}()
-	r := &run{
-		ctx:      ctx,
-		deadline: start.Add(d.cfg.MaxDuration),
-		d:        d,
-		db:       db,
-		held:     map[int64]*inflight{},
-		work:     make(chan *inflight, d.cfg.BatchSize),
-		results:  make(chan result, d.cfg.BatchSize),
-		finished: make(chan struct{}),
-	}
-	r.base, r.stopAll = context.WithCancel(context.Background())
-	defer r.stopAll()
-	var hardStop context.CancelFunc
-	r.hard, hardStop = context.WithCancel(context.Background())
-	defer hardStop()
-	defer context.AfterFunc(ctx, func() {
-		time.AfterFunc(d.cfg.ShutdownGrace+2*hardStopDelay, hardStop)
-	})()
-	r.live, r.stopLive = context.WithCancel(r.hard)
-	defer r.stopLive()
+	r, stop := d.newRun(ctx, db, start)
+	defer stop()
 
 	var helpers sync.WaitGroup
 	helpers.Go(func() { r.graceTimer(ctx) })
@@ -165,6 +147,35 @@ func (d *Drainer) Run(ctx context.Context) (_ Report, runErr error) {
 	return r.rep, runErr
 }
 
+// newRun returns the state of a run that started at start, with its
+// contexts: handlers' (base), writes' (hard: ends ShutdownGrace plus twice
+// hardStopDelay after ctx) and lease checks' (live). stop releases them.
+func (d *Drainer) newRun(ctx context.Context, db *pgxpool.Pool, start time.Time) (*run, context.CancelFunc) {
+	r := &run{
+		ctx:      ctx,
+		deadline: start.Add(d.cfg.MaxDuration),
+		d:        d,
+		db:       db,
+		held:     map[int64]*inflight{},
+		work:     make(chan *inflight, d.cfg.BatchSize),
+		results:  make(chan result, d.cfg.BatchSize),
+		finished: make(chan struct{}),
+	}
+	r.base, r.stopAll = context.WithCancel(context.Background())
+	var hardStop context.CancelFunc
+	r.hard, hardStop = context.WithCancel(context.Background())
+	stopAfter := context.AfterFunc(ctx, func() {
+		time.AfterFunc(d.cfg.ShutdownGrace+2*hardStopDelay, hardStop)
+	})
+	r.live, r.stopLive = context.WithCancel(r.hard)
+	return r, func() {
+		r.stopLive()
+		stopAfter()
+		hardStop()
+		r.stopAll()
+	}
+}
+
 // loop claims, dispatches and collects until the run is over and nothing
 // is in flight. Once a statement fails it writes nothing more: results not
 // written are redelivered when their leases expire.
@@ -174,7 +185,7 @@ func (d *Drainer) Run(ctx context.Context) (_ Report, runErr error) {
 // the first error) are the run's state machine, and every branch reads and
 // changes most of them; split up, each piece would take and return them
 // all.
-func (r *run) loop(ctx context.Context) error {
+func (r *run) loop(ctx context.Context) error { //nolint:funlen // the run's state machine, see above
 	d := r.d
 	var runErr error
 	inflightN, claimed := 0, 0

@@ -11,13 +11,14 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
 )
@@ -67,22 +68,24 @@ func BenchmarkEnqueue(b *testing.B) {
 			var n atomic.Int64
 			deadline := time.Now().Add(round)
 			start := time.Now()
-			var wg sync.WaitGroup
+			var g errgroup.Group
 			for c := range clients {
-				wg.Go(func() {
+				g.Go(func() error {
 					ctx := context.Background()
 					for i := 0; time.Now().Before(deadline); i++ {
-						tx, err := pool.Begin(ctx)
-						require.NoError(b, err)
 						ev, err := NewEvent("bench", strconv.Itoa((c*1_000_000+i)%1000), map[string]int{"n": c*1_000_000 + i})
-						require.NoError(b, err)
-						require.NoError(b, ob.Enqueue(ctx, tx, ev))
-						require.NoError(b, tx.Commit(ctx))
+						if err != nil {
+							return err
+						}
+						if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return ob.Enqueue(ctx, tx, ev) }); err != nil {
+							return err
+						}
 						n.Add(1)
 					}
+					return nil
 				})
 			}
-			wg.Wait()
+			require.NoError(b, g.Wait())
 			lexora = append(lexora, float64(n.Load())/time.Since(start).Seconds())
 			var wal int64
 			require.NoError(b, pool.QueryRow(context.Background(), "SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1::pg_lsn)::bigint", lsn0).Scan(&wal))

@@ -117,6 +117,29 @@ func Open(ctx context.Context, cfg Config) (*Pool, error) {
 		}
 		pc.ConnConfig.TLSConfig, pc.ConnConfig.Fallbacks = nil, nil
 	}
+	configure(pc, cfg)
+	pgp, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		if dialer != nil {
+			err = errors.Join(err, dialer.Close())
+		}
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	pool := &Pool{Pool: pgp, dialer: dialer}
+	if err := pgp.Ping(ctx); err != nil {
+		pool.Close()
+		where := fmt.Sprintf("%s:%d", pc.ConnConfig.Host, pc.ConnConfig.Port)
+		if cfg.Instance != "" {
+			where = "Cloud SQL instance " + cfg.Instance
+		}
+		return nil, fmt.Errorf("reach database %s as %s: %w", where, pc.ConnConfig.User, err)
+	}
+	return pool, nil
+}
+
+// configure applies cfg's pool size, session timeouts and query protocol
+// to pc.
+func configure(pc *pgxpool.Config, cfg Config) {
 	if cfg.MaxConns > 0 {
 		pc.MaxConns = cfg.MaxConns
 	}
@@ -139,23 +162,6 @@ func Open(ctx context.Context, cfg Config) (*Pool, error) {
 			return nil
 		}
 	}
-	pgp, err := pgxpool.NewWithConfig(ctx, pc)
-	if err != nil {
-		if dialer != nil {
-			err = errors.Join(err, dialer.Close())
-		}
-		return nil, fmt.Errorf("open database: %w", err)
-	}
-	pool := &Pool{Pool: pgp, dialer: dialer}
-	if err := pgp.Ping(ctx); err != nil {
-		pool.Close()
-		where := fmt.Sprintf("%s:%d", pc.ConnConfig.Host, pc.ConnConfig.Port)
-		if cfg.Instance != "" {
-			where = "Cloud SQL instance " + cfg.Instance
-		}
-		return nil, fmt.Errorf("reach database %s as %s: %w", where, pc.ConnConfig.User, err)
-	}
-	return pool, nil
 }
 
 // OpenFromEnv reads Config from the environment (go-envconfig) and opens
