@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lexora-app/lexora/pkg/account"
+	"github.com/lexora-app/lexora/pkg/platform/auth"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
 	"github.com/lexora-app/lexora/pkg/platform/text"
 	"github.com/lexora-app/lexora/pkg/store/userstore"
@@ -31,14 +32,37 @@ type user struct {
 // 401 problem for a missing, invalid or expired token, or an identity
 // without a Lexora account.
 func (s *Service) actor(ctx context.Context, r *http.Request) (user, error) {
-	unauthenticated := func(detail string) error {
-		return httpx.NewProblem(http.StatusUnauthorized, httpx.TypeUnauthenticated, "Unauthenticated", detail)
+	c, err := s.identity(ctx, r)
+	if err != nil {
+		return user{}, err
 	}
+	u, err := s.account(ctx, c)
+	if errors.Is(err, errNoAccount) {
+		return user{}, unauthenticated("this identity has no Lexora account")
+	}
+	return u, err
+}
+
+// errNoAccount is account's error for an identity without a Lexora account.
+var errNoAccount = errors.New("no account")
+
+// unauthenticated is the 401 problem with detail.
+func unauthenticated(detail string) error {
+	return httpx.NewProblem(http.StatusUnauthorized, httpx.TypeUnauthenticated, "Unauthenticated", detail)
+}
+
+// identity is the request's verified ID token's claims, or a 401 problem.
+func (s *Service) identity(ctx context.Context, r *http.Request) (auth.Claims, error) {
 	c, err := s.verifier.Verify(ctx, r)
 	if err != nil {
 		s.log.InfoContext(ctx, "request not authenticated", slog.String("reason", err.Error()))
-		return user{}, unauthenticated("send a valid, unexpired ID token as Authorization: Bearer <token>")
+		return auth.Claims{}, unauthenticated("send a valid, unexpired ID token as Authorization: Bearer <token>")
 	}
+	return c, nil
+}
+
+// account is the user c signs in as (see actor); errNoAccount when there is none.
+func (s *Service) account(ctx context.Context, c auth.Claims) (user, error) {
 	users := userstore.New(s.pool)
 	u, err := users.UserBySubject(ctx, c.Subject)
 	email, emailErr := text.CanonicalEmail(c.Email)
@@ -51,7 +75,7 @@ func (s *Service) actor(ctx context.Context, r *http.Request) (user, error) {
 		}
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
-		return user{}, unauthenticated("this identity has no Lexora account")
+		return user{}, errNoAccount
 	}
 	if err != nil {
 		return user{}, fmt.Errorf("load acting user: %w", err)

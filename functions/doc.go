@@ -1,6 +1,11 @@
 // Package functions holds Lexora's HTTP functions, one per request type,
 // registered with the Functions Framework for Go under their own names:
 //
+//   - CreateClass (POST): a teacher creates a class; a signed-in user
+//     without an account becomes a teacher with their first class.
+//   - ListClasses, ListDecks, GetClassProgress (GET): a teacher's classes
+//     with join codes and members, the decks they may assign, and a class's
+//     progress grid with its hardest words.
 //   - CreateAssignment (POST): a teacher assigns a deck to a learner.
 //   - EnrollLearner (POST): a teacher adds a learner to a class by email, or
 //     a learner joins one with its join code.

@@ -17,6 +17,7 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lexora-app/lexora/pkg/classroom"
 	"github.com/lexora-app/lexora/pkg/consumers"
 	"github.com/lexora-app/lexora/pkg/mail"
 	"github.com/lexora-app/lexora/pkg/outbox"
@@ -93,11 +94,11 @@ func TestEndToEnd(t *testing.T) {
 		hooksMu.Unlock()
 	}))
 	defer receiver.Close()
-	var ep WebhookEndpoint
+	var ep webhooks.Endpoint
 	call(http.MethodPost, "/RegisterWebhookEndpoint", seed.TeacherID, map[string]any{"url": receiver.URL}, &ep)
 	secret.Store(ep.Secret)
 
-	var enrolment Enrollment
+	var enrolment classroom.Enrollment
 	call(http.MethodPost, "/EnrollLearner", seed.TeacherID, map[string]any{
 		"class_id": seed.ClassID, "email": "newcomer@lexora.test", "display_name": "Ana Newcomer", "timezone": "America/Sao_Paulo"}, &enrolment)
 	learner := seed.User{ID: enrolment.LearnerID, Email: "newcomer@lexora.test"}
@@ -106,7 +107,7 @@ func TestEndToEnd(t *testing.T) {
 	tokens[learner.ID] = tok
 	var deck uuid.UUID
 	require.NoError(t, pool.QueryRow(ctx, "SELECT id FROM decks ORDER BY title LIMIT 1").Scan(&deck))
-	var a Assignment
+	var a classroom.Assignment
 	call(http.MethodPost, "/CreateAssignment", seed.TeacherID, map[string]any{
 		"learner_id": learner.ID, "deck_id": deck, "due_at": time.Now().Add(72 * time.Hour).Format(time.RFC3339)}, &a)
 	require.Equal(t, seed.DeckSize, a.Cards)

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lexora-app/lexora/pkg/classroom"
 	"github.com/lexora-app/lexora/pkg/events"
 )
 
@@ -152,7 +153,7 @@ func TestConcurrentEnrolmentsOfOneNewEmail(t *testing.T) {
 }
 
 // A teacher cannot email a learner about the same class again and again:
-// one invitation per class and learner per InvitationInterval.
+// one invitation per class and learner per classroom.InvitationInterval.
 func TestRepeatedInvitationsAreNotResent(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
@@ -168,7 +169,7 @@ func TestRepeatedInvitationsAreNotResent(t *testing.T) {
 		invite()
 	}
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM outbox_events WHERE topic = $1", events.LearnerInvited))
-	f.clock.Advance(InvitationInterval + time.Hour)
+	f.clock.Advance(classroom.InvitationInterval + time.Hour)
 	invite()
 	require.Equal(t, 2, f.count(t, "SELECT count(*) FROM outbox_events WHERE topic = $1", events.LearnerInvited),
 		"after a day the teacher may remind them")

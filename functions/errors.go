@@ -6,10 +6,12 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/lexora-app/lexora/pkg/classroom"
 	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
 	"github.com/lexora-app/lexora/pkg/store"
 	"github.com/lexora-app/lexora/pkg/study"
+	"github.com/lexora-app/lexora/pkg/webhooks"
 )
 
 // fail answers err as a problem document (see WriteError).
@@ -19,11 +21,19 @@ func (s *Service) fail(w http.ResponseWriter, r *http.Request, err error) {
 
 // WriteError is the one place where an error becomes an answer (the
 // functions' and the local server's own handlers use it): a problem
-// (*httpx.Problem) as it is; a store error by what it means (store.Classify):
-// a duplicate as 409, broken data rules as 422, an unreachable database as
-// 503 with Retry-After; anything else as a logged 500 (httpx.WriteError).
+// (*httpx.Problem) as it is; a domain error by domainProblems; a store
+// error by what it means (store.Classify): a duplicate as 409, broken data
+// rules as 422, an unreachable database as 503 with Retry-After; anything
+// else as a logged 500 (httpx.WriteError).
 func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	httpx.WriteError(w, r, log, problem(err))
+}
+
+// fieldProblem is the 400 problem for one invalid field of the body.
+func fieldProblem(field, reason string) *httpx.Problem {
+	p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", "one or more fields are invalid")
+	p.Errors = []httpx.FieldError{{Field: field, Reason: reason}}
+	return p
 }
 
 // domainProblems is the answer to each error of the domain packages,
@@ -50,6 +60,16 @@ var domainProblems = []struct {
 		}
 		return httpx.NewProblem(http.StatusConflict, httpx.TypeConflict, "Card suspended", detail)
 	}},
+	{classroom.ErrClassNotFound, notFound("class")},
+	{classroom.ErrLearnerNotFound, notFound("learner")},
+	{classroom.ErrDeckNotFound, notFound("deck")},
+	{classroom.ErrAlreadyEnrolled, conflict("Already enrolled", "the learner is already in this class")},
+	{classroom.ErrAlreadyAssigned, conflict("Already assigned", "you have already assigned this deck to this learner")},
+	{classroom.ErrAccountExists, conflict("Account exists",
+		"this sign-in or email has an account already; send the request again to act as it")},
+	{classroom.ErrDueOutOfRange, invalidField("due_at", fmt.Sprintf("must be in the future and within %d days", classroom.MaxDueDays))},
+	{webhooks.ErrEndpointNotFound, notFound("webhook endpoint")},
+	{webhooks.ErrBadURL, invalidField("url", webhooks.ErrBadURL.Error())},
 }
 
 // notFound answers 404 for what.
@@ -57,13 +77,16 @@ func notFound(what string) func(error) *httpx.Problem {
 	return func(error) *httpx.Problem { return httpx.NotFound(what) }
 }
 
+// conflict answers 409 titled title.
+func conflict(title, detail string) func(error) *httpx.Problem {
+	return func(error) *httpx.Problem {
+		return httpx.NewProblem(http.StatusConflict, httpx.TypeConflict, title, detail)
+	}
+}
+
 // invalidField answers 400 with one field error, reason, for field.
 func invalidField(field, reason string) func(error) *httpx.Problem {
-	return func(error) *httpx.Problem {
-		p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", "one or more fields are invalid")
-		p.Errors = []httpx.FieldError{{Field: field, Reason: reason}}
-		return p
-	}
+	return func(error) *httpx.Problem { return fieldProblem(field, reason) }
 }
 
 // problem maps err to what httpx.WriteError answers (see WriteError).

@@ -14,6 +14,10 @@ import (
 // Functions maps each function's name, its path locally and its entry
 // point on Cloud Run, to its handler.
 var Functions = map[string]func(*Service, http.ResponseWriter, *http.Request){
+	"CreateClass":             (*Service).CreateClass,
+	"ListClasses":             (*Service).ListClasses,
+	"ListDecks":               (*Service).ListDecks,
+	"GetClassProgress":        (*Service).GetClassProgress,
 	"EnrollLearner":           (*Service).EnrollLearner,
 	"CreateAssignment":        (*Service).CreateAssignment,
 	"SubmitReview":            (*Service).SubmitReview,

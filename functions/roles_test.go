@@ -64,6 +64,14 @@ func TestRoleMatrix(t *testing.T) {
 		}, map[string]int{"learner": no, "foreign learner": no, "teacher": 409, "foreign teacher": no, "operator": no}},
 		{"EnrollLearner", http.MethodPost, "/", func() string { return `{"class_id":"` + class.String() + `","email":"l@example.com"}` },
 			map[string]int{"learner": no, "foreign learner": no, "teacher": 409, "foreign teacher": no, "operator": no}},
+		{"CreateClass", http.MethodPost, "/", func() string { return `{"name":"New class"}` },
+			map[string]int{"learner": no, "foreign learner": no, "teacher": 201, "foreign teacher": 201, "operator": no}},
+		{"ListClasses", http.MethodGet, "/", nil,
+			map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": ok, "operator": no}},
+		{"ListDecks", http.MethodGet, "/", nil,
+			map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": ok, "operator": no}},
+		{"GetClassProgress", http.MethodGet, "/?class_id=" + class.String(), nil,
+			map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": gone, "operator": no}},
 		{"RegisterWebhookEndpoint", http.MethodPost, "/", func() string { return `{"url":"https://school.example/m"}` },
 			map[string]int{"learner": no, "foreign learner": no, "teacher": 201, "foreign teacher": 201, "operator": no}},
 		{"ListWebhookEndpoints", http.MethodGet, "/", nil,
@@ -113,7 +121,7 @@ func (f fixture) writes(t *testing.T) string {
 	t.Helper()
 	var s string
 	require.NoError(t, f.pool.QueryRow(context.Background(), `SELECT concat_ws(',',
-		(SELECT count(*) FROM class_members), (SELECT count(*) FROM users), (SELECT count(*) FROM assignments),
+		(SELECT count(*) FROM classes), (SELECT count(*) FROM class_members), (SELECT count(*) FROM users), (SELECT count(*) FROM assignments),
 		(SELECT count(*) FROM cards), (SELECT count(*) FROM review_log), (SELECT count(*) FROM outbox_events),
 		(SELECT count(*) FROM outbox_audit), (SELECT count(*) FROM idempotency_keys),
 		(SELECT string_agg(secret, ' ' ORDER BY id) FROM webhook_endpoints),
@@ -131,11 +139,12 @@ func TestCallerIsCheckedBeforeTheRequest(t *testing.T) {
 	require.NoError(t, f.pool.QueryRow(context.Background(), `INSERT INTO users (id, email, display_name, role, auth_subject)
 		SELECT id, 'ops@example.com', 'Ops', 'operator', id::text FROM (SELECT gen_random_uuid() AS id) n RETURNING id`).Scan(&op))
 	gets := map[string]bool{"GetSchedule": true, "GetProgress": true, "ListWebhookEndpoints": true,
-		"OutboxHealth": true, "ListDeadLetters": true}
+		"OutboxHealth": true, "ListDeadLetters": true, "ListClasses": true, "ListDecks": true, "GetClassProgress": true}
 	const teacher, learner, operator = "teacher", "learner", "operator"
 	roles := map[string]uuid.UUID{teacher: f.teacher, learner: f.learner, operator: op}
 	webhooks, outbox, reads := []string{teacher}, []string{operator}, []string{teacher, learner}
 	allowed := map[string][]string{"CreateAssignment": {teacher}, "SubmitReview": {learner}, "EnrollLearner": reads,
+		"CreateClass": {teacher}, "ListClasses": {teacher}, "ListDecks": {teacher}, "GetClassProgress": {teacher},
 		"GetSchedule": reads, "GetProgress": reads,
 		"RegisterWebhookEndpoint": webhooks, "ListWebhookEndpoints": webhooks, "RotateWebhookSecret": webhooks,
 		"EnableWebhookEndpoint": webhooks, "DeleteWebhookEndpoint": webhooks,
@@ -201,6 +210,10 @@ func TestRoleMatrixSharedLearner(t *testing.T) {
 		}
 	}
 	f.review(t, card("furtive"), 4) // completes the secret assignment early
+	f.clock.Set(f.clock.Now().Add(time.Hour))
+	f.review(t, card("cat"), 1) // a lapse in the first teacher's deck: its hardest word
+	var class uuid.UUID
+	require.NoError(t, f.pool.QueryRow(ctx, "SELECT id FROM classes WHERE teacher_id = $1", f.teacher).Scan(&class))
 	_, body = f.call(t, (*Service).RegisterWebhookEndpoint, http.MethodPost, "/", f.otherTeacher, `{"url":"https://secret.example/h"}`)
 	secretEndpoint := body["id"].(string)
 
@@ -230,6 +243,9 @@ func TestRoleMatrixSharedLearner(t *testing.T) {
 		{"GetSchedule", learnerQuery, (*Service).GetSchedule, []string{"run"}},
 		{"GetSchedule", learnerQuery + "&days=30&limit=100", (*Service).GetSchedule, []string{"red"}},
 		{"ListWebhookEndpoints", "/", (*Service).ListWebhookEndpoints, []string{}},
+		{"ListClasses", "/", (*Service).ListClasses, []string{"l@example.com"}},
+		{"ListDecks", "/", (*Service).ListDecks, []string{"Deck"}},
+		{"GetClassProgress", "/?class_id=" + class.String(), (*Service).GetClassProgress, []string{"Deck", "cat"}},
 	} {
 		code, body := f.call(t, c.fn, http.MethodGet, c.path, f.teacher, "")
 		require.Equal(t, http.StatusOK, code, "%s%s: %v", c.name, c.path, body)
@@ -257,7 +273,8 @@ func TestRoleMatrixSharedLearner(t *testing.T) {
 	// teacher's call is the 404 of the role matrix.)
 	for name := range Functions {
 		if strings.HasPrefix(name, "Get") || strings.HasPrefix(name, "List") {
-			require.Contains(t, []string{"GetProgress", "GetSchedule", "ListWebhookEndpoints", "ListDeadLetters"}, name)
+			require.Contains(t, []string{"GetProgress", "GetSchedule", "ListWebhookEndpoints", "ListDeadLetters",
+				"ListClasses", "ListDecks", "GetClassProgress"}, name)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/sethvargo/go-envconfig"
 
+	"github.com/lexora-app/lexora/pkg/classroom"
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/outbox"
@@ -84,6 +85,16 @@ func (s *Service) setScheduler(sched *learning.Scheduler) {
 
 // now is the request's instant (see NewService).
 func (s *Service) now() time.Time { return s.clock.Now() }
+
+// classroom is the classroom's rules on s's outbox, clock and scheduler.
+func (s *Service) classroom() classroom.Classroom {
+	return classroom.New(s.outbox, s.clock, s.scheduler)
+}
+
+// endpoints is the webhook endpoints' rules with s's configuration and clock.
+func (s *Service) endpoints() webhooks.Endpoints {
+	return webhooks.Endpoints{AllowHTTP: s.webhooks.AllowHTTP, Clock: s.clock}
+}
 
 // fromEnv builds the Service from the environment. It fails when the
 // configuration is invalid or the database cannot be reached.

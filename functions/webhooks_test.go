@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
+
+	"github.com/lexora-app/lexora/pkg/webhooks"
 )
 
 func TestWebhookEndpointsBelongToTheirTeacher(t *testing.T) {
@@ -57,7 +59,7 @@ func TestWebhookEndpointsBelongToTheirTeacher(t *testing.T) {
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM webhook_endpoints WHERE secret = $1 AND previous_secret = $2", body["secret"], secret))
 	overlapEnds, err := time.Parse(time.RFC3339Nano, body["previous_secret_expires_at"].(string))
 	require.NoError(t, err)
-	require.WithinDuration(t, f.clock.Now().Add(PreviousSecretOverlap), overlapEnds, time.Minute, "the old secret keeps signing for a day")
+	require.WithinDuration(t, f.clock.Now().Add(webhooks.PreviousSecretOverlap), overlapEnds, time.Minute, "the old secret keeps signing for a day")
 
 	code, body = f.call(t, (*Service).RotateWebhookSecret, http.MethodPost, "/RotateWebhookSecret", f.teacher,
 		`{"id":"`+id+`","revoke_previous":true}`)

@@ -126,3 +126,15 @@ func (s *Service) enqueue(ctx context.Context, tx pgx.Tx, r *http.Request, actor
 	}
 	return s.outbox.Enqueue(ctx, tx, evs...)
 }
+
+// requestHeaders are the event headers that tie an event to its request:
+// the actor and the request id (kept when it is 1 to 128 printable ASCII
+// characters, since every event of the request carries a copy). The trace
+// context is added by outbox.Enqueue from the request's span (see traced).
+func requestHeaders(r *http.Request, actor user) map[string]string {
+	h := map[string]string{"actor": actor.ID.String()}
+	if v := r.Header.Get("X-Request-Id"); printableASCII(v, 128) {
+		h["request_id"] = v
+	}
+	return h
+}

@@ -35,6 +35,10 @@ var wordsTSV []byte
 // DeckSize is the number of words in each library deck.
 const DeckSize = 25
 
+// WordsPerLevel is the number of words of the frequency order in each deck
+// level: level 1 holds the 200 most frequent words.
+const WordsPerLevel = 200
+
 // Fixed ids of the demo users and their class, so that examples and the demo
 // can name them.
 var (
@@ -109,16 +113,19 @@ INSERT INTO lexemes (lemma, part_of_speech, definition, example, source)
 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS w, (VALUES ('wordnet-3.0')) AS s
 ON CONFLICT (lemma, part_of_speech) DO NOTHING`
 
-// Each deck takes DeckSize consecutive words of the frequency order.
+// Each deck takes DeckSize consecutive words of the frequency order; its
+// level is the band of WordsPerLevel words its last word falls in (1 to 5,
+// see schema/00018_deck_level.sql).
 const insertDecksSQL = `
 WITH words AS (
     SELECT w.ord, l.id AS lexeme_id, ((w.ord - 1) / $3) + 1 AS deck_no
     FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS w (lemma, pos, ord)
     JOIN lexemes l ON l.lemma = w.lemma AND l.part_of_speech = w.pos),
 decks_in AS (
-    INSERT INTO decks (title, description)
+    INSERT INTO decks (title, description, level)
     SELECT format('Core English %s', lpad(deck_no::text, 2, '0')),
-           format('Words %s to %s of the WordNet 3.0 frequency list', min(ord), max(ord))
+           format('Words %s to %s of the WordNet 3.0 frequency list', min(ord), max(ord)),
+           least(5, (max(ord) - 1) / $4 + 1)
     FROM words GROUP BY deck_no
     ON CONFLICT (title) DO NOTHING
     RETURNING id, title)
@@ -153,7 +160,7 @@ func Load(ctx context.Context, pool *pgxpool.Pool, c clock.Clock) (Report, error
 		if err := tx.QueryRow(ctx, "SELECT count(*) FROM decks").Scan(&before); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, insertDecksSQL, cols[0], cols[1], DeckSize); err != nil {
+		if _, err := tx.Exec(ctx, insertDecksSQL, cols[0], cols[1], DeckSize, WordsPerLevel); err != nil {
 			return fmt.Errorf("insert decks: %w", err)
 		}
 		if err := tx.QueryRow(ctx, "SELECT count(*) - $1 FROM decks", before).Scan(&rep.Decks); err != nil {

@@ -38,6 +38,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/CreateClass": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A teacher creates a class with a fresh join code; a signed-in user without an account becomes a teacher with it
+         * @description Self-serve: a signed-in user without a Lexora account whose email the identity provider verified becomes a teacher by creating their first class (their account is created in the same transaction, named display_name and in timezone). A learner or an operator gets 404: a user has one role.
+         */
+        post: operations["CreateClass"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ListClasses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A teacher's classes with their join codes and members */
+        get: operations["ListClasses"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ListDecks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The decks a teacher may assign: the library's and their own */
+        get: operations["ListDecks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/GetClassProgress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A class's learner × assignment progress grid and its hardest words
+         * @description The counts come from the progress projection, which the drain writes a moment after each review; each cell carries its own updated_at (null progress: not counted yet). cards_due and the hardest words are read from the cards themselves.
+         */
+        get: operations["GetClassProgress"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/SubmitReview": {
         parameters: {
             query?: never;
@@ -285,6 +359,110 @@ export interface components {
             /** Format: uuid */
             learner_id: string;
             assignments: components["schemas"]["Assignment"][];
+        };
+        Class: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description A learner joins with it (EnrollLearner); null for a class made before join codes. */
+            join_code: string | null;
+            /** Format: date-time */
+            created_at: string;
+            members: components["schemas"]["ClassMember"][];
+        };
+        ClassMember: {
+            /** Format: uuid */
+            learner_id: string;
+            display_name: string;
+            email: string;
+            /** Format: date-time */
+            joined_at: string;
+        };
+        ClassList: {
+            classes: components["schemas"]["Class"][];
+        };
+        Deck: {
+            /** Format: uuid */
+            id: string;
+            title: string;
+            description: string;
+            /** @description The number of words (a learner gets a card for each). */
+            words: number;
+            /** @description The frequency band of the deck's words: 1 for the 200 most frequent words of the library's list, up to 5 for words ranked 801 and beyond; null for a teacher's own deck. */
+            level: number | null;
+            /** @description true for the shared library's decks, false for the teacher's own. */
+            library: boolean;
+        };
+        DeckList: {
+            decks: components["schemas"]["Deck"][];
+        };
+        ClassProgress: {
+            /** Format: uuid */
+            class_id: string;
+            name: string;
+            /**
+             * Format: date-time
+             * @description The instant cards_due counts at.
+             */
+            now: string;
+            learners: components["schemas"]["ClassProgressRow"][];
+            /**
+             * Format: date-time
+             * @description The latest updated_at of the grid's progress; null when none is counted yet.
+             */
+            progress_updated_at: string | null;
+            /** @description The words the class's learners lapsed on most, among the decks the caller assigned them. */
+            hardest_words: components["schemas"]["HardWord"][];
+        };
+        ClassProgressRow: {
+            /** Format: uuid */
+            learner_id: string;
+            display_name: string;
+            assignments: components["schemas"]["ClassProgressCell"][];
+        };
+        ClassProgressCell: {
+            /** Format: uuid */
+            assignment_id: string;
+            /** Format: uuid */
+            deck_id: string;
+            deck_title: string;
+            /** Format: date-time */
+            due_at: string;
+            /** Format: date-time */
+            completed_at: string | null;
+            /** @description The assignment's cards due now (not suspended), from the cards. */
+            cards_due: number;
+            /** @description The progress projection's counts; null until the drain has handled the assignment's creation. */
+            progress: null | components["schemas"]["ProgressCounts"];
+        };
+        ProgressCounts: {
+            cards_total: number;
+            cards_seen: number;
+            cards_learned: number;
+            reviews: number;
+            /**
+             * Format: date
+             * @description The learner's last study day with a review of the assignment; null before the first.
+             */
+            last_study_day: string | null;
+            /**
+             * Format: date-time
+             * @description When the projection last changed these counts.
+             */
+            updated_at: string;
+        };
+        HardWord: {
+            /** Format: uuid */
+            lexeme_id: string;
+            lemma: string;
+            /** @enum {string} */
+            part_of_speech: "noun" | "verb" | "adjective" | "adverb";
+            /** @description The learners' lapses of the word (Again on a learned card), summed. */
+            lapses: number;
+            /** @description How many learners lapsed on it. */
+            learners: number;
+            /** @description How many learners' cards of it are suspended as leeches. */
+            leeches: number;
         };
         CardView: {
             /** Format: uuid */
@@ -592,6 +770,111 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Assignment"];
+                };
+            };
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+        };
+    };
+    CreateClass: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry; a retry with the same key and body gets the first response back. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description One line. */
+                    name: string;
+                    /** @description A newcomer's name (default the email's local part); ignored for a teacher. */
+                    display_name?: string;
+                    /** @description A newcomer's IANA time zone (default UTC); ignored for a teacher. */
+                    timezone?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created, without members. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Class"];
+                };
+            };
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+        };
+    };
+    ListClasses: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's classes, oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClassList"];
+                };
+            };
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+        };
+    };
+    ListDecks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The library's decks by level then title, then the caller's own. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeckList"];
+                };
+            };
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+        };
+    };
+    GetClassProgress: {
+        parameters: {
+            query: {
+                /** @description One of the caller's classes. */
+                class_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The grid. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClassProgress"];
                 };
             };
             "4XX": components["responses"]["Problem"];

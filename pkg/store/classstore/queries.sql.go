@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/lexora-app/lexora/pkg/account"
 )
 
 const addMember = `-- name: AddMember :exec
@@ -19,6 +20,107 @@ INSERT INTO class_members (class_id, learner_id) VALUES ($1, $2)
 func (q *Queries) AddMember(ctx context.Context, classID uuid.UUID, learnerID uuid.UUID) error {
 	_, err := q.db.Exec(ctx, addMember, classID, learnerID)
 	return err
+}
+
+const addTeacher = `-- name: AddTeacher :one
+INSERT INTO users (id, email, display_name, role, timezone, auth_subject, created_at)
+VALUES ($1, $2, $3, $4, $5,
+        $6::text, coalesce($7::timestamptz, now()))
+ON CONFLICT DO NOTHING
+RETURNING id
+`
+
+type AddTeacherParams struct {
+	ID          uuid.UUID
+	Email       string
+	DisplayName string
+	Role        account.Role
+	Timezone    string
+	Subject     string
+	Now         *time.Time
+}
+
+// AddTeacher creates the account of a signed-in identity that has none
+// (self-serve: a user becomes a teacher with their first class), linked to
+// its subject; no row when the email or the subject has an account already.
+func (q *Queries) AddTeacher(ctx context.Context, arg AddTeacherParams) (uuid.UUID, error) {
+	row := q.db.QueryRow(ctx, addTeacher,
+		arg.ID,
+		arg.Email,
+		arg.DisplayName,
+		arg.Role,
+		arg.Timezone,
+		arg.Subject,
+		arg.Now,
+	)
+	var id uuid.UUID
+	err := row.Scan(&id)
+	return id, err
+}
+
+const classAssignments = `-- name: ClassAssignments :many
+SELECT m.learner_id, a.id AS assignment_id, a.deck_id, d.title, a.due_at, a.completed_at,
+       p.cards_total, p.cards_seen, p.cards_learned, p.reviews, p.updated_at AS progress_updated_at,
+       (SELECT count(*) FROM deck_items di JOIN cards c ON c.lexeme_id = di.lexeme_id AND c.learner_id = a.learner_id
+        WHERE di.deck_id = a.deck_id AND c.due <= $1 AND NOT c.suspended) AS cards_due
+FROM class_members m
+JOIN assignments a ON a.learner_id = m.learner_id AND a.teacher_id = $2
+JOIN decks d ON d.id = a.deck_id
+LEFT JOIN assignment_progress p ON p.assignment_id = a.id
+WHERE m.class_id = $3
+ORDER BY m.learner_id, d.title, a.id
+`
+
+type ClassAssignmentsRow struct {
+	LearnerID         uuid.UUID
+	AssignmentID      uuid.UUID
+	DeckID            uuid.UUID
+	Title             string
+	DueAt             time.Time
+	CompletedAt       *time.Time
+	CardsTotal        *int32
+	CardsSeen         *int32
+	CardsLearned      *int32
+	Reviews           *int32
+	ProgressUpdatedAt *time.Time
+	CardsDue          int64
+}
+
+// ClassAssignments is the class's progress grid: each assignment the
+// teacher made to a current member of the class, with the progress
+// projection (null until the drain first handled it) and how many of its
+// cards are due at now (from the cards themselves, not a projection).
+func (q *Queries) ClassAssignments(ctx context.Context, now time.Time, teacherID uuid.UUID, classID uuid.UUID) ([]ClassAssignmentsRow, error) {
+	rows, err := q.db.Query(ctx, classAssignments, now, teacherID, classID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ClassAssignmentsRow
+	for rows.Next() {
+		var i ClassAssignmentsRow
+		if err := rows.Scan(
+			&i.LearnerID,
+			&i.AssignmentID,
+			&i.DeckID,
+			&i.Title,
+			&i.DueAt,
+			&i.CompletedAt,
+			&i.CardsTotal,
+			&i.CardsSeen,
+			&i.CardsLearned,
+			&i.Reviews,
+			&i.ProgressUpdatedAt,
+			&i.CardsDue,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const classByJoinCode = `-- name: ClassByJoinCode :one
@@ -37,6 +139,155 @@ func (q *Queries) ClassByJoinCode(ctx context.Context, joinCode string) (ClassBy
 	var i ClassByJoinCodeRow
 	err := row.Scan(&i.ID, &i.TeacherID)
 	return i, err
+}
+
+const classMembers = `-- name: ClassMembers :many
+SELECT u.id, u.display_name FROM class_members m JOIN users u ON u.id = m.learner_id
+WHERE m.class_id = $1 ORDER BY u.display_name, u.id
+`
+
+type ClassMembersRow struct {
+	ID          uuid.UUID
+	DisplayName string
+}
+
+// ClassMembers lists the class's learners.
+func (q *Queries) ClassMembers(ctx context.Context, classID uuid.UUID) ([]ClassMembersRow, error) {
+	rows, err := q.db.Query(ctx, classMembers, classID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ClassMembersRow
+	for rows.Next() {
+		var i ClassMembersRow
+		if err := rows.Scan(&i.ID, &i.DisplayName); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const classStudyDays = `-- name: ClassStudyDays :many
+SELECT r.assignment_id, max(r.day)::date AS last_study_day
+FROM class_members m
+JOIN assignments a ON a.learner_id = m.learner_id AND a.teacher_id = $1
+JOIN assignment_daily_reviews r ON r.assignment_id = a.id AND r.reviews > 0
+WHERE m.class_id = $2
+GROUP BY r.assignment_id
+`
+
+type ClassStudyDaysRow struct {
+	AssignmentID uuid.UUID
+	LastStudyDay time.Time
+}
+
+// ClassStudyDays is, for each assignment of ClassAssignments with a
+// review, the last study day with one (the assignment_daily_reviews
+// projection).
+func (q *Queries) ClassStudyDays(ctx context.Context, teacherID uuid.UUID, classID uuid.UUID) ([]ClassStudyDaysRow, error) {
+	rows, err := q.db.Query(ctx, classStudyDays, teacherID, classID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ClassStudyDaysRow
+	for rows.Next() {
+		var i ClassStudyDaysRow
+		if err := rows.Scan(&i.AssignmentID, &i.LastStudyDay); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const createClass = `-- name: CreateClass :one
+INSERT INTO classes (teacher_id, name, join_code, created_at)
+VALUES ($1, $2, $3::text, coalesce($4::timestamptz, now()))
+ON CONFLICT (join_code) DO NOTHING
+RETURNING id, created_at
+`
+
+type CreateClassRow struct {
+	ID        uuid.UUID
+	CreatedAt time.Time
+}
+
+// CreateClass stores a class with a join code unless that code is taken
+// (no row then), created at now (the database's now() when null).
+func (q *Queries) CreateClass(ctx context.Context, teacherID uuid.UUID, name string, joinCode string, now *time.Time) (CreateClassRow, error) {
+	row := q.db.QueryRow(ctx, createClass,
+		teacherID,
+		name,
+		joinCode,
+		now,
+	)
+	var i CreateClassRow
+	err := row.Scan(&i.ID, &i.CreatedAt)
+	return i, err
+}
+
+const hardestWords = `-- name: HardestWords :many
+SELECT l.id, l.lemma, l.part_of_speech, sum(c.lapses)::bigint AS lapses,
+       count(*) FILTER (WHERE c.lapses > 0) AS learners, count(*) FILTER (WHERE c.suspended) AS leeches
+FROM class_members m
+JOIN cards c ON c.learner_id = m.learner_id
+JOIN lexemes l ON l.id = c.lexeme_id
+WHERE m.class_id = $1 AND c.lapses > 0
+  AND EXISTS (SELECT 1 FROM assignments a JOIN deck_items di ON di.deck_id = a.deck_id
+              WHERE a.learner_id = m.learner_id AND a.teacher_id = $2 AND di.lexeme_id = c.lexeme_id)
+GROUP BY l.id, l.lemma, l.part_of_speech
+ORDER BY lapses DESC, l.lemma, l.id
+LIMIT $3
+`
+
+type HardestWordsRow struct {
+	ID           uuid.UUID
+	Lemma        string
+	PartOfSpeech string
+	Lapses       int64
+	Learners     int64
+	Leeches      int64
+}
+
+// HardestWords are the words of the teacher's decks assigned to the class's
+// members that they lapsed on most (an Again on a learned card), summed
+// over the members' cards, with how many members lapsed on each and how
+// many cards of it are suspended as leeches; at most max_words, most lapses
+// first.
+func (q *Queries) HardestWords(ctx context.Context, classID uuid.UUID, teacherID uuid.UUID, maxWords int32) ([]HardestWordsRow, error) {
+	rows, err := q.db.Query(ctx, hardestWords, classID, teacherID, maxWords)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []HardestWordsRow
+	for rows.Next() {
+		var i HardestWordsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Lemma,
+			&i.PartOfSpeech,
+			&i.Lapses,
+			&i.Learners,
+			&i.Leeches,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const invite = `-- name: Invite :one
@@ -62,6 +313,94 @@ func (q *Queries) Invite(ctx context.Context, classID uuid.UUID, learnerID uuid.
 	return column_1, err
 }
 
+const libraryDecks = `-- name: LibraryDecks :many
+SELECT d.id, d.title, d.description, d.level, (d.owner_id IS NULL)::boolean AS library,
+       (SELECT count(*) FROM deck_items di WHERE di.deck_id = d.id) AS words
+FROM decks d
+WHERE d.owner_id IS NULL OR d.owner_id = $1::uuid
+ORDER BY d.owner_id IS NOT NULL, d.level NULLS LAST, d.title
+`
+
+type LibraryDecksRow struct {
+	ID          uuid.UUID
+	Title       string
+	Description string
+	Level       *int16
+	Library     bool
+	Words       int64
+}
+
+// LibraryDecks lists the decks a teacher may assign: the library's (no
+// owner) and the teacher's own, each with its number of words.
+func (q *Queries) LibraryDecks(ctx context.Context, teacherID uuid.UUID) ([]LibraryDecksRow, error) {
+	rows, err := q.db.Query(ctx, libraryDecks, teacherID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []LibraryDecksRow
+	for rows.Next() {
+		var i LibraryDecksRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Title,
+			&i.Description,
+			&i.Level,
+			&i.Library,
+			&i.Words,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const membersOfTeachersClasses = `-- name: MembersOfTeachersClasses :many
+SELECT m.class_id, u.id, u.display_name, u.email, m.joined_at
+FROM class_members m JOIN classes c ON c.id = m.class_id JOIN users u ON u.id = m.learner_id
+WHERE c.teacher_id = $1
+ORDER BY m.class_id, u.display_name, u.id
+`
+
+type MembersOfTeachersClassesRow struct {
+	ClassID     uuid.UUID
+	ID          uuid.UUID
+	DisplayName string
+	Email       string
+	JoinedAt    time.Time
+}
+
+// MembersOfTeachersClasses lists the members of every class of the teacher.
+func (q *Queries) MembersOfTeachersClasses(ctx context.Context, teacherID uuid.UUID) ([]MembersOfTeachersClassesRow, error) {
+	rows, err := q.db.Query(ctx, membersOfTeachersClasses, teacherID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []MembersOfTeachersClassesRow
+	for rows.Next() {
+		var i MembersOfTeachersClassesRow
+		if err := rows.Scan(
+			&i.ClassID,
+			&i.ID,
+			&i.DisplayName,
+			&i.Email,
+			&i.JoinedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const teachersClass = `-- name: TeachersClass :one
 SELECT id FROM classes WHERE id = $1 AND teacher_id = $2
 `
@@ -71,4 +410,51 @@ func (q *Queries) TeachersClass(ctx context.Context, classID uuid.UUID, teacherI
 	var id uuid.UUID
 	err := row.Scan(&id)
 	return id, err
+}
+
+const teachersClassName = `-- name: TeachersClassName :one
+SELECT name FROM classes WHERE id = $1 AND teacher_id = $2
+`
+
+func (q *Queries) TeachersClassName(ctx context.Context, classID uuid.UUID, teacherID uuid.UUID) (string, error) {
+	row := q.db.QueryRow(ctx, teachersClassName, classID, teacherID)
+	var name string
+	err := row.Scan(&name)
+	return name, err
+}
+
+const teachersClasses = `-- name: TeachersClasses :many
+SELECT id, name, join_code, created_at FROM classes WHERE teacher_id = $1 ORDER BY created_at, id
+`
+
+type TeachersClassesRow struct {
+	ID        uuid.UUID
+	Name      string
+	JoinCode  *string
+	CreatedAt time.Time
+}
+
+func (q *Queries) TeachersClasses(ctx context.Context, teacherID uuid.UUID) ([]TeachersClassesRow, error) {
+	rows, err := q.db.Query(ctx, teachersClasses, teacherID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []TeachersClassesRow
+	for rows.Next() {
+		var i TeachersClassesRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Name,
+			&i.JoinCode,
+			&i.CreatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

@@ -2,9 +2,11 @@
 -- (WebhookEndpoint; the caller shows the secret only where it may). Every statement is scoped to the owning
 -- teacher: another teacher's endpoint is no row.
 
+-- InsertEndpoint registers an endpoint created at now (the database's now()
+-- when null).
 -- name: InsertEndpoint :one
-INSERT INTO webhook_endpoints (teacher_id, url, secret, topics)
-VALUES (sqlc.arg(teacher_id), sqlc.arg(url), sqlc.arg(secret), sqlc.arg(topics))
+INSERT INTO webhook_endpoints (teacher_id, url, secret, topics, created_at)
+VALUES (sqlc.arg(teacher_id), sqlc.arg(url), sqlc.arg(secret), sqlc.arg(topics), coalesce(sqlc.narg(now)::timestamptz, now()))
 RETURNING id, created_at;
 
 -- name: ListEndpoints :many

@@ -61,10 +61,18 @@ func (q *Queries) EnableEndpoint(ctx context.Context, endpointID uuid.UUID, teac
 
 const insertEndpoint = `-- name: InsertEndpoint :one
 
-INSERT INTO webhook_endpoints (teacher_id, url, secret, topics)
-VALUES ($1, $2, $3, $4)
+INSERT INTO webhook_endpoints (teacher_id, url, secret, topics, created_at)
+VALUES ($1, $2, $3, $4, coalesce($5::timestamptz, now()))
 RETURNING id, created_at
 `
+
+type InsertEndpointParams struct {
+	TeacherID uuid.UUID
+	Url       string
+	Secret    string
+	Topics    []string
+	Now       *time.Time
+}
 
 type InsertEndpointRow struct {
 	ID        uuid.UUID
@@ -74,12 +82,15 @@ type InsertEndpointRow struct {
 // A teacher's webhook endpoints, each statement answering the whole row
 // (WebhookEndpoint; the caller shows the secret only where it may). Every statement is scoped to the owning
 // teacher: another teacher's endpoint is no row.
-func (q *Queries) InsertEndpoint(ctx context.Context, teacherID uuid.UUID, url string, secret string, topics []string) (InsertEndpointRow, error) {
+// InsertEndpoint registers an endpoint created at now (the database's now()
+// when null).
+func (q *Queries) InsertEndpoint(ctx context.Context, arg InsertEndpointParams) (InsertEndpointRow, error) {
 	row := q.db.QueryRow(ctx, insertEndpoint,
-		teacherID,
-		url,
-		secret,
-		topics,
+		arg.TeacherID,
+		arg.Url,
+		arg.Secret,
+		arg.Topics,
+		arg.Now,
 	)
 	var i InsertEndpointRow
 	err := row.Scan(&i.ID, &i.CreatedAt)

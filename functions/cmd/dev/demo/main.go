@@ -30,11 +30,12 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
-	"github.com/lexora-app/lexora/functions"
+	"github.com/lexora-app/lexora/pkg/classroom"
 	"github.com/lexora-app/lexora/pkg/platform/auth"
 	"github.com/lexora-app/lexora/pkg/seed"
 	"github.com/lexora-app/lexora/pkg/study"
 	"github.com/lexora-app/lexora/pkg/testkit/mailpit"
+	"github.com/lexora-app/lexora/pkg/webhooks"
 )
 
 func main() {
@@ -68,7 +69,7 @@ func run(ctx context.Context) error {
 		return err
 	}
 	defer hooks.Close()
-	var ep functions.WebhookEndpoint
+	var ep webhooks.Endpoint
 	if err := d.call(http.MethodPost, "/RegisterWebhookEndpoint", seed.TeacherID, map[string]any{"url": hooks.url}, &ep); err != nil {
 		return err
 	}
@@ -90,7 +91,7 @@ func run(ctx context.Context) error {
 	}
 
 	fmt.Printf("1. %s (teacher) assigns %q to %s\n", seed.Teacher.Name, title, learner.Name)
-	var a functions.Assignment
+	var a classroom.Assignment
 	if err := d.call(http.MethodPost, "/CreateAssignment", seed.TeacherID, map[string]any{
 		"learner_id": learner.ID, "deck_id": deck, "due_at": time.Now().Add(7 * 24 * time.Hour).Format(time.RFC3339),
 	}, &a); err != nil {

@@ -1,0 +1,161 @@
+package functions
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/lexora-app/lexora/pkg/account"
+	"github.com/lexora-app/lexora/pkg/classroom"
+	"github.com/lexora-app/lexora/pkg/platform/httpx"
+	"github.com/lexora-app/lexora/pkg/platform/text"
+)
+
+// A teacher's classes, the library of decks they assign from, and each
+// class's progress; the rules are pkg/classroom's. A user becomes a teacher
+// by creating their first class (self-serve, see CreateClass).
+
+// CreateClassRequest is the body of CreateClass.
+type CreateClassRequest struct {
+	Name string `json:"name" validate:"required,max=200,singleline"`
+	// DisplayName and Timezone (IANA) name the account of a newcomer who
+	// becomes a teacher with this class (default: the email's local part,
+	// UTC); a teacher's own are kept.
+	DisplayName string `json:"display_name" validate:"max=200,singleline"`
+	Timezone    string `json:"timezone" validate:"omitempty,timezone"`
+}
+
+// CreateClass (POST) creates a class with a fresh join code for the
+// calling teacher and answers 201 with it (a classroom.Class, no members
+// yet). A signed-in user without a Lexora account, whose email the identity
+// provider verified, becomes a teacher by creating their first class: the
+// same transaction creates their teacher account (linked to the token's
+// subject). Answers: 400 for an invalid body; 401 without a valid token, or
+// for a newcomer whose email is not verified; 404 for a learner or an
+// operator (a user has one role); 409 when a concurrent first request of
+// the same newcomer made the account (the retry acts as that teacher).
+func (s *Service) CreateClass(w http.ResponseWriter, r *http.Request) {
+	t, newcomer, ok := s.teacherOrNewcomer(w, r)
+	var req CreateClassRequest
+	if !ok || !s.decode(w, r, &req) {
+		return
+	}
+	s.write(w, r, t, "CreateClass", http.StatusCreated, req, func(tx pgx.Tx) (any, error) {
+		c := s.classroom()
+		if newcomer != nil {
+			local, _, _ := strings.Cut(newcomer.Email, "@")
+			newcomer.DisplayName, newcomer.Timezone = cmp.Or(text.Name(req.DisplayName), local), cmp.Or(req.Timezone, "UTC")
+			if err := c.AddTeacher(r.Context(), tx, *newcomer); err != nil {
+				return nil, err
+			}
+		}
+		return c.CreateClass(r.Context(), tx, t.ID, text.Name(req.Name))
+	})
+}
+
+// teacherOrNewcomer is caller for CreateClass: 405 unless POST, 401 without
+// a valid ID token, 404 for a learner or an operator; otherwise the acting
+// teacher, or a newcomer: an identity without an account whose email is
+// verified. A newcomer's user has the id their account will get, so that a
+// retry of their first request with its Idempotency-Key, made as the
+// teacher it created, finds that request's answer. A newcomer whose email
+// is unverified or not an address gets 401, as from caller.
+func (s *Service) teacherOrNewcomer(w http.ResponseWriter, r *http.Request) (user, *classroom.Newcomer, bool) {
+	if !allow(w, r, http.MethodPost) {
+		return user{}, nil, false
+	}
+	c, err := s.identity(r.Context(), r)
+	var u user
+	if err == nil {
+		u, err = s.account(r.Context(), c)
+	}
+	switch email, emailErr := text.CanonicalEmail(c.Email); {
+	case errors.Is(err, errNoAccount) && c.EmailVerified && emailErr == nil:
+		n := &classroom.Newcomer{ID: uuid.New(), Subject: c.Subject, Email: email}
+		return user{ID: n.ID, Role: account.Teacher}, n, true
+	case errors.Is(err, errNoAccount):
+		err = unauthenticated("this identity has no Lexora account; a verified email can create a class")
+	case err == nil && u.Role != account.Teacher:
+		err = httpx.NotFound("function")
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return user{}, nil, false
+	}
+	return u, nil, true
+}
+
+// ListClasses (GET) answers the calling teacher's classes, oldest first,
+// with their join codes and members: {"classes": [classroom.Class]}.
+func (s *Service) ListClasses(w http.ResponseWriter, r *http.Request) {
+	s.teacherList(w, r, "classes", func(ctx context.Context, teacherID uuid.UUID) (any, error) {
+		return classroom.ListClasses(ctx, s.pool, teacherID)
+	})
+}
+
+// ListDecks (GET) answers the decks the calling teacher may assign, the
+// library's by level then title and then their own: {"decks":
+// [classroom.Deck]}.
+func (s *Service) ListDecks(w http.ResponseWriter, r *http.Request) {
+	s.teacherList(w, r, "decks", func(ctx context.Context, teacherID uuid.UUID) (any, error) {
+		return classroom.ListDecks(ctx, s.pool, teacherID)
+	})
+}
+
+// teacherList answers a teacher's GET without parameters with what list
+// reads for them, as {key: list}; 400 for any query parameter.
+func (s *Service) teacherList(w http.ResponseWriter, r *http.Request, key string, list func(context.Context, uuid.UUID) (any, error)) {
+	t, ok := s.caller(w, r, http.MethodGet, account.Teacher)
+	if !ok || !s.noQuery(w, r) {
+		return
+	}
+	v, err := list(r.Context(), t.ID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	httpx.WriteJSON(w, http.StatusOK, map[string]any{key: v})
+}
+
+// GetClassProgress (GET ?class_id=) answers the calling teacher's class as
+// a learner × assignment grid with its hardest words (a
+// classroom.ClassProgress). The counts come from the progress projection,
+// which the drain writes a moment after each review: each cell says when it
+// was last updated. 400 without a class_id; 404 for a class that is not the
+// caller's.
+func (s *Service) GetClassProgress(w http.ResponseWriter, r *http.Request) {
+	t, ok := s.caller(w, r, http.MethodGet, account.Teacher)
+	if !ok {
+		return
+	}
+	q := newQueryParams(r)
+	classID := q.uuid("class_id")
+	if classID == nil {
+		q.invalid("class_id", "required")
+	}
+	if err := q.err(); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	p, err := classroom.ClassProgressOf(r.Context(), s.pool, t.ID, *classID, s.now())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	httpx.WriteJSON(w, http.StatusOK, p)
+}
+
+// noQuery answers 400 to a request with query parameters, which a function
+// without any does not read; it reports whether to go on.
+func (s *Service) noQuery(w http.ResponseWriter, r *http.Request) bool {
+	if err := newQueryParams(r).err(); err != nil {
+		s.fail(w, r, err)
+		return false
+	}
+	return true
+}

@@ -1,0 +1,113 @@
+package classroom
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/lexora-app/lexora/pkg/account"
+	"github.com/lexora-app/lexora/pkg/store/classstore"
+)
+
+// Class is a teacher's class with its members, as its teacher sees it.
+type Class struct {
+	ID   uuid.UUID `json:"id"`
+	Name string    `json:"name"`
+	// JoinCode lets a learner join the class (EnrolRequest.JoinCode); null
+	// for a class made before join codes existed.
+	JoinCode  *string   `json:"join_code"`
+	CreatedAt time.Time `json:"created_at"`
+	Members   []Member  `json:"members"`
+}
+
+// Member is a learner of a class.
+type Member struct {
+	LearnerID   uuid.UUID `json:"learner_id"`
+	DisplayName string    `json:"display_name"`
+	Email       string    `json:"email"`
+	JoinedAt    time.Time `json:"joined_at"`
+}
+
+// Newcomer is a signed-in identity without a Lexora account (its email
+// verified by the identity provider) that becomes a teacher by creating its
+// first class: self-serve, as classroom products do. ID is the id its
+// account will have; Email is canonical (text.CanonicalEmail).
+type Newcomer struct {
+	ID          uuid.UUID
+	Subject     string
+	Email       string
+	DisplayName string
+	Timezone    string
+}
+
+// AddTeacher creates n's teacher account in tx, linked to n.Subject, created
+// at the clock's NowOrNil. Errors: ErrAccountExists when the email or the
+// subject has an account already (a concurrent first request of the same
+// sign-in made it; the next request acts as that account).
+func (c Classroom) AddTeacher(ctx context.Context, tx pgx.Tx, n Newcomer) error {
+	_, err := classstore.New(tx).AddTeacher(ctx, classstore.AddTeacherParams{ID: n.ID, Email: n.Email,
+		DisplayName: n.DisplayName, Role: account.Teacher, Timezone: n.Timezone, Subject: n.Subject, Now: c.clock.NowOrNil()})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ErrAccountExists
+	}
+	if err != nil {
+		return fmt.Errorf("add teacher: %w", err)
+	}
+	return nil
+}
+
+// joinCodeTries bounds the fresh join codes CreateClass draws when one is
+// taken. A draw is taken with a chance of classes / 32^8: about 1 in 10^9
+// with a thousand classes.
+const joinCodeTries = 3
+
+// CreateClass creates a class named name for teacherID in tx, with a fresh
+// join code of 8 characters (A–Z, 2–7: base32, from crypto/rand), created
+// at the clock's NowOrNil, and answers it without members.
+func (c Classroom) CreateClass(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, name string) (Class, error) {
+	classes := classstore.New(tx)
+	for range joinCodeTries {
+		code := rand.Text()[:8]
+		row, err := classes.CreateClass(ctx, teacherID, name, code, c.clock.NowOrNil())
+		if errors.Is(err, pgx.ErrNoRows) {
+			continue // the code is taken: draw another
+		}
+		if err != nil {
+			return Class{}, fmt.Errorf("create class: %w", err)
+		}
+		return Class{ID: row.ID, Name: name, JoinCode: &code, CreatedAt: row.CreatedAt, Members: []Member{}}, nil
+	}
+	return Class{}, fmt.Errorf("create class: %d join codes in a row were taken", joinCodeTries)
+}
+
+// ListClasses answers teacherID's classes, oldest first, each with its
+// members by name.
+func ListClasses(ctx context.Context, db classstore.DBTX, teacherID uuid.UUID) ([]Class, error) {
+	q := classstore.New(db)
+	rows, err := q.TeachersClasses(ctx, teacherID)
+	if err != nil {
+		return nil, fmt.Errorf("list classes: %w", err)
+	}
+	members, err := q.MembersOfTeachersClasses(ctx, teacherID)
+	if err != nil {
+		return nil, fmt.Errorf("list members: %w", err)
+	}
+	byClass := map[uuid.UUID][]Member{}
+	for _, m := range members {
+		byClass[m.ClassID] = append(byClass[m.ClassID], Member{LearnerID: m.ID, DisplayName: m.DisplayName, Email: m.Email, JoinedAt: m.JoinedAt})
+	}
+	out := make([]Class, 0, len(rows))
+	for _, r := range rows {
+		ms := byClass[r.ID]
+		if ms == nil {
+			ms = []Member{}
+		}
+		out = append(out, Class{ID: r.ID, Name: r.Name, JoinCode: r.JoinCode, CreatedAt: r.CreatedAt, Members: ms})
+	}
+	return out, nil
+}

@@ -1,0 +1,224 @@
+package classroom
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lexora-app/lexora/pkg/account"
+	"github.com/lexora-app/lexora/pkg/events"
+	"github.com/lexora-app/lexora/pkg/learning"
+	"github.com/lexora-app/lexora/pkg/platform/clock/clocktest"
+	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
+)
+
+// bundle is one teacher with a class (join code JOIN1) holding one learner,
+// a learner of another teacher's class, and a deck of two lexemes.
+type bundle struct {
+	pool                         *pgxpool.Pool
+	clock                        *clocktest.Stub
+	classroom                    Classroom
+	teacher, otherTeacher        uuid.UUID
+	learner, otherLearner, class uuid.UUID
+	deck                         uuid.UUID
+}
+
+func setup(t *testing.T) bundle {
+	t.Helper()
+	ctx := context.Background()
+	b := bundle{pool: pgtest.New(t), clock: clocktest.New(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))}
+	sched, err := learning.NewScheduler(learning.DefaultParams(), b.clock.Now)
+	require.NoError(t, err)
+	b.classroom = New(events.NewOutbox(), b.clock, sched)
+	user := func(email string, role account.Role) uuid.UUID {
+		var id uuid.UUID
+		require.NoError(t, b.pool.QueryRow(ctx, `INSERT INTO users (email, display_name, role) VALUES ($1, $1, $2) RETURNING id`,
+			email, role).Scan(&id))
+		return id
+	}
+	b.teacher, b.otherTeacher = user("t@example.com", account.Teacher), user("t2@example.com", account.Teacher)
+	b.learner, b.otherLearner = user("l@example.com", account.Learner), user("l2@example.com", account.Learner)
+	require.NoError(t, b.pool.QueryRow(ctx, `
+		WITH c1 AS (INSERT INTO classes (teacher_id, name, join_code) VALUES ($1, 'A', 'JOIN1') RETURNING id),
+		     c2 AS (INSERT INTO classes (teacher_id, name) VALUES ($2, 'B') RETURNING id),
+		     m AS (INSERT INTO class_members (class_id, learner_id)
+		           SELECT id, $3::uuid FROM c1 UNION ALL SELECT id, $4::uuid FROM c2)
+		SELECT id FROM c1`, b.teacher, b.otherTeacher, b.learner, b.otherLearner).Scan(&b.class))
+	require.NoError(t, b.pool.QueryRow(ctx, `
+		WITH d AS (INSERT INTO decks (owner_id, title) VALUES ($1, 'Deck') RETURNING id),
+		     l AS (INSERT INTO lexemes (lemma, part_of_speech, definition, source)
+		           VALUES ('cat', 'noun', 'a feline', 'test'), ('run', 'verb', 'move fast', 'test') RETURNING id),
+		     i AS (INSERT INTO deck_items (deck_id, lexeme_id, position)
+		           SELECT d.id, l.id, row_number() OVER () FROM d, l)
+		SELECT id FROM d`, b.teacher).Scan(&b.deck))
+	return b
+}
+
+// inTx runs fn in a transaction that is rolled back when fn fails, as a
+// request's is.
+func (b bundle) inTx(t *testing.T, fn func(pgx.Tx) error) error {
+	t.Helper()
+	return pgx.BeginFunc(context.Background(), b.pool, fn)
+}
+
+// rows counts the rows the classroom writes.
+func (b bundle) rows(t *testing.T) string {
+	t.Helper()
+	var s string
+	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT concat_ws(',', (SELECT count(*) FROM users),
+		(SELECT count(*) FROM class_members), (SELECT count(*) FROM class_invitations), (SELECT count(*) FROM assignments),
+		(SELECT count(*) FROM cards), (SELECT count(*) FROM outbox_events))`).Scan(&s))
+	return s
+}
+
+func TestAssignAnswersTypedErrors(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	due := b.clock.Now().Add(7 * 24 * time.Hour)
+	assign := func(teacher uuid.UUID, req AssignRequest) (Assignment, events.Batch, error) {
+		var a Assignment
+		var batch events.Batch
+		err := b.inTx(t, func(tx pgx.Tx) (err error) {
+			a, batch, err = b.classroom.Assign(context.Background(), tx, teacher, req)
+			return err
+		})
+		return a, batch, err
+	}
+	a, batch, err := assign(b.teacher, AssignRequest{LearnerID: b.learner, DeckID: b.deck, DueAt: due})
+	require.NoError(t, err)
+	require.Equal(t, 2, a.Cards)
+	evs, err := batch.Events()
+	require.NoError(t, err)
+	require.Len(t, evs, 2, "assignment.created and reminder.due_soon")
+	before := b.rows(t)
+	for _, c := range []struct {
+		name    string
+		teacher uuid.UUID
+		req     AssignRequest
+		want    error
+	}{
+		{"already assigned", b.teacher, AssignRequest{LearnerID: b.learner, DeckID: b.deck, DueAt: due}, ErrAlreadyAssigned},
+		{"learner of another teacher", b.teacher, AssignRequest{LearnerID: b.otherLearner, DeckID: b.deck, DueAt: due}, ErrLearnerNotFound},
+		{"a teacher is no learner", b.teacher, AssignRequest{LearnerID: b.otherTeacher, DeckID: b.deck, DueAt: due}, ErrLearnerNotFound},
+		{"another teacher's deck", b.otherTeacher, AssignRequest{LearnerID: b.otherLearner, DeckID: b.deck, DueAt: due}, ErrDeckNotFound},
+		{"unknown deck", b.teacher, AssignRequest{LearnerID: b.learner, DeckID: uuid.New(), DueAt: due}, ErrDeckNotFound},
+		{"due now", b.teacher, AssignRequest{LearnerID: b.learner, DeckID: b.deck, DueAt: b.clock.Now()}, ErrDueOutOfRange},
+		{"due too late", b.teacher, AssignRequest{LearnerID: b.learner, DeckID: b.deck, DueAt: b.clock.Now().AddDate(0, 0, MaxDueDays+1)}, ErrDueOutOfRange},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, err := assign(c.teacher, c.req)
+			require.ErrorIs(t, err, c.want)
+			require.Equal(t, before, b.rows(t), "a refused assignment changes nothing")
+		})
+	}
+}
+
+func TestEnrollAnswersTypedErrors(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	enroll := func(actor Actor, req EnrolRequest) (Outcome, error) {
+		var out Outcome
+		err := b.inTx(t, func(tx pgx.Tx) (err error) {
+			out, _, err = b.classroom.Enroll(context.Background(), tx, actor, req)
+			return err
+		})
+		return out, err
+	}
+	teacher, learner := Actor{ID: b.teacher, Role: account.Teacher}, Actor{ID: b.otherLearner, Role: account.Learner}
+	before := b.rows(t)
+	for _, c := range []struct {
+		name  string
+		actor Actor
+		req   EnrolRequest
+		want  error
+	}{
+		{"already a member", teacher, EnrolRequest{ClassID: b.class, Email: "l@example.com"}, ErrAlreadyEnrolled},
+		{"another teacher's class", Actor{ID: b.otherTeacher, Role: account.Teacher}, EnrolRequest{ClassID: b.class, Email: "n@example.com"}, ErrClassNotFound},
+		{"unknown join code", learner, EnrolRequest{JoinCode: "NOPE1"}, ErrClassNotFound},
+		{"a teacher with a join code", teacher, EnrolRequest{JoinCode: "JOIN1"}, ErrClassNotFound},
+		{"an operator", Actor{ID: b.teacher, Role: account.Operator}, EnrolRequest{ClassID: b.class, Email: "n@example.com"}, ErrClassNotFound},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := enroll(c.actor, c.req)
+			require.ErrorIs(t, err, c.want)
+			require.Equal(t, before, b.rows(t), "a refused enrolment changes nothing")
+		})
+	}
+	t.Run("joined by code", func(t *testing.T) {
+		out, err := enroll(learner, EnrolRequest{JoinCode: "join1"})
+		require.NoError(t, err)
+		require.Nil(t, out.Invitation)
+		require.Equal(t, b.class, out.Enrollment.ClassID)
+		_, err = enroll(learner, EnrolRequest{JoinCode: "JOIN1"})
+		require.ErrorIs(t, err, ErrAlreadyEnrolled)
+	})
+	t.Run("staff email is invited without a word", func(t *testing.T) {
+		out, err := enroll(teacher, EnrolRequest{ClassID: b.class, Email: "t2@example.com"})
+		require.NoError(t, err)
+		require.Nil(t, out.Enrollment)
+		require.Equal(t, "invited", out.Invitation.Status)
+	})
+}
+
+func TestCheckDue(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name string
+		due  time.Time
+		want error
+	}{
+		{"past", now.Add(-time.Second), ErrDueOutOfRange},
+		{"now", now, ErrDueOutOfRange},
+		{"next microsecond", now.Add(time.Microsecond), nil},
+		{"last day", now.AddDate(0, 0, MaxDueDays), nil},
+		{"a day too far", now.AddDate(0, 0, MaxDueDays).Add(time.Microsecond), ErrDueOutOfRange},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.want == nil {
+				require.NoError(t, CheckDue(c.due, now))
+				return
+			}
+			require.ErrorIs(t, CheckDue(c.due, now), c.want)
+		})
+	}
+}
+
+func TestClassesAnswerTypedErrors(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	n := Newcomer{ID: uuid.New(), Subject: "cleo-uid", Email: "cleo@example.com", DisplayName: "Cleo", Timezone: "Europe/Rome"}
+	var class Class
+	require.NoError(t, b.inTx(t, func(tx pgx.Tx) (err error) {
+		if err := b.classroom.AddTeacher(ctx, tx, n); err != nil {
+			return err
+		}
+		class, err = b.classroom.CreateClass(ctx, tx, n.ID, "Morning")
+		return err
+	}))
+	require.Regexp(t, `^[A-Z2-7]{8}$`, *class.JoinCode)
+	before := b.rows(t)
+	for name, again := range map[string]Newcomer{
+		"the same subject": {ID: uuid.New(), Subject: n.Subject, Email: "other@example.com", DisplayName: "X", Timezone: "UTC"},
+		"the same email":   {ID: uuid.New(), Subject: "other-uid", Email: n.Email, DisplayName: "X", Timezone: "UTC"},
+	} {
+		err := b.inTx(t, func(tx pgx.Tx) error { return b.classroom.AddTeacher(ctx, tx, again) })
+		require.ErrorIs(t, err, ErrAccountExists, name)
+	}
+	require.Equal(t, before, b.rows(t))
+
+	_, err := ClassProgressOf(ctx, b.pool, b.otherTeacher, b.class, b.clock.Now())
+	require.ErrorIs(t, err, ErrClassNotFound, "another teacher's class")
+	_, err = ClassProgressOf(ctx, b.pool, n.ID, uuid.New(), b.clock.Now())
+	require.ErrorIs(t, err, ErrClassNotFound, "an unknown class")
+	classes, err := ListClasses(ctx, b.pool, n.ID)
+	require.NoError(t, err)
+	require.Equal(t, []Class{{ID: class.ID, Name: "Morning", JoinCode: class.JoinCode, CreatedAt: classes[0].CreatedAt, Members: []Member{}}}, classes)
+	require.WithinDuration(t, b.clock.Now(), classes[0].CreatedAt, 0, "created at the clock's instant")
+}

@@ -1,0 +1,218 @@
+package classroom
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/lexora-app/lexora/pkg/account"
+	"github.com/lexora-app/lexora/pkg/events"
+	"github.com/lexora-app/lexora/pkg/platform/text"
+	"github.com/lexora-app/lexora/pkg/reminders"
+	"github.com/lexora-app/lexora/pkg/store"
+	"github.com/lexora-app/lexora/pkg/store/assignmentstore"
+	"github.com/lexora-app/lexora/pkg/store/classstore"
+	"github.com/lexora-app/lexora/pkg/store/userstore"
+)
+
+// InvitationInterval is how long after an invitation to a class the same
+// learner is not emailed about it again.
+const InvitationInterval = 24 * time.Hour
+
+// EnrolRequest asks for a learner to join a class: a teacher names their
+// ClassID and the learner's Email (canonical, text.CanonicalEmail;
+// DisplayName and Timezone are used when the learner has no account yet),
+// or a learner gives a JoinCode (case does not matter).
+type EnrolRequest struct {
+	ClassID     uuid.UUID
+	Email       string
+	DisplayName string
+	Timezone    string
+	JoinCode    string
+}
+
+// Enrollment is a learner added to a class.
+type Enrollment struct {
+	ClassID   uuid.UUID `json:"class_id"`
+	LearnerID uuid.UUID `json:"learner_id"`
+	// Assignments were created, with the learner's cards, for the class's
+	// active decks, so the learner's schedule is right at once.
+	Assignments []Assignment `json:"assignments"`
+}
+
+// Invitation is the outcome of a teacher's enrolment of an email that
+// belongs to an account outside the teacher's classes: nothing is shared
+// with the teacher until that learner joins with the class's code, which
+// learner.invited emails them. An email of a teacher or an operator gets
+// the same outcome and nothing is sent, so staff addresses cannot be probed.
+type Invitation struct {
+	ClassID uuid.UUID `json:"class_id"`
+	Email   string    `json:"email"`
+	Status  string    `json:"status"` // "invited"
+}
+
+// Outcome is what Enroll did: exactly one of Enrollment and Invitation is set.
+type Outcome struct {
+	Enrollment *Enrollment
+	Invitation *Invitation
+}
+
+// Enroll adds a learner to a class in tx: a teacher's learner by email
+// (creating the learner's account when there is none), or the acting
+// learner by join code. It records the membership, assigns the class's
+// active decks (those the teacher has assigned to its learners and that are
+// not yet due, each with its latest due date) with their cards, starts the
+// learner's daily reminder chain (if not yet), and answers the events
+// learner.enrolled and each assignment's (see Assign). When the email
+// belongs to an account the teacher may not simply add, the outcome is an
+// Invitation instead (see Invitation), with learner.invited at most once per
+// InvitationInterval. Errors: ErrClassNotFound (also for an actor of
+// another role, or a join code given by a teacher), ErrAlreadyEnrolled.
+//
+// Two enrolments of the same new email at once: the second waits on the
+// first's user row (userstore.FindOrCreateUser), then finds the account and
+// either invites (another teacher) or answers ErrAlreadyEnrolled.
+func (c Classroom) Enroll(ctx context.Context, tx pgx.Tx, actor Actor, req EnrolRequest) (Outcome, events.Batch, error) {
+	classID, teacherID, err := findClass(ctx, classstore.New(tx), actor, req)
+	if err != nil {
+		return Outcome{}, events.Batch{}, err
+	}
+	learnerID, by := actor.ID, "join_code"
+	if req.JoinCode == "" {
+		by = "teacher"
+		var invite bool
+		if learnerID, invite, err = learnerByEmail(ctx, userstore.New(tx), teacherID, req); err != nil {
+			return Outcome{}, events.Batch{}, err
+		}
+		if invite {
+			inv, batch, err := c.invite(ctx, tx, teacherID, classID, learnerID, req.Email)
+			return Outcome{Invitation: &inv}, batch, err
+		}
+	}
+	e, batch, err := c.addMember(ctx, tx, Enrollment{ClassID: classID, LearnerID: learnerID}, teacherID, by)
+	return Outcome{Enrollment: &e}, batch, err
+}
+
+// findClass is the class req names and its teacher: by join code for a
+// learner, by id among the actor's classes for a teacher.
+func findClass(ctx context.Context, classes *classstore.Queries, actor Actor, req EnrolRequest) (classID, teacherID uuid.UUID, err error) {
+	switch {
+	case req.JoinCode != "" && actor.Role == account.Learner:
+		var c classstore.ClassByJoinCodeRow
+		c, err = classes.ClassByJoinCode(ctx, strings.ToUpper(req.JoinCode))
+		classID, teacherID = c.ID, c.TeacherID
+	case req.JoinCode == "" && actor.Role == account.Teacher:
+		teacherID = actor.ID
+		classID, err = classes.TeachersClass(ctx, req.ClassID, actor.ID)
+	default:
+		err = pgx.ErrNoRows
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return uuid.Nil, uuid.Nil, ErrClassNotFound
+	}
+	if err != nil {
+		return uuid.Nil, uuid.Nil, fmt.Errorf("load class: %w", err)
+	}
+	return classID, teacherID, nil
+}
+
+// addMember adds out.LearnerID to out.ClassID, assigns them the class's
+// active decks (assignmentstore.ActiveDecks) with their cards, starts their
+// daily reminder, and answers learner.enrolled, then the assignments'
+// events; ErrAlreadyEnrolled when the learner is already in the class.
+func (c Classroom) addMember(ctx context.Context, tx pgx.Tx, out Enrollment, teacherID uuid.UUID, by string) (Enrollment, events.Batch, error) {
+	users := userstore.New(tx)
+	// Serialise with the learner's other writes (see Assign).
+	if err := users.LockUser(ctx, out.LearnerID); err != nil {
+		return Enrollment{}, events.Batch{}, fmt.Errorf("lock learner: %w", err)
+	}
+	err := store.Classify(classstore.New(tx).AddMember(ctx, out.ClassID, out.LearnerID))
+	if errors.Is(err, store.ErrDuplicate) {
+		return Enrollment{}, events.Batch{}, ErrAlreadyEnrolled
+	}
+	if err != nil {
+		return Enrollment{}, events.Batch{}, fmt.Errorf("enrol: %w", err)
+	}
+	decks, err := assignmentstore.New(tx).ActiveDecks(ctx, out.ClassID, teacherID, c.clock.Now(), out.LearnerID)
+	if err != nil {
+		return Enrollment{}, events.Batch{}, fmt.Errorf("find active decks: %w", err)
+	}
+	out.Assignments = []Assignment{}
+	assigned := events.NewBatch(out.LearnerID.String())
+	enrolled := events.LearnerEnrolledPayload{ClassID: out.ClassID, LearnerID: out.LearnerID, TeacherID: teacherID,
+		Assignments: []uuid.UUID{}, By: by}
+	for _, d := range decks {
+		a, err := c.assign(ctx, tx, teacherID, AssignRequest{LearnerID: out.LearnerID, DeckID: d.DeckID, DueAt: d.DueAt}, &assigned)
+		if err != nil {
+			return Enrollment{}, events.Batch{}, err
+		}
+		out.Assignments = append(out.Assignments, a)
+		enrolled.Assignments = append(enrolled.Assignments, a.ID)
+	}
+	tz, err := users.Timezone(ctx, out.LearnerID)
+	if err != nil {
+		return Enrollment{}, events.Batch{}, fmt.Errorf("load learner: %w", err)
+	}
+	if err := reminders.Start(ctx, tx, c.outbox, out.LearnerID, tz, c.clock.Now()); err != nil {
+		return Enrollment{}, events.Batch{}, err
+	}
+	batch := events.NewBatch(out.LearnerID.String())
+	batch.Add(events.LearnerEnrolled, enrolled)
+	batch.Join(assigned)
+	return out, batch, nil
+}
+
+// learnerByEmail finds the learner with req.Email, creating the account when
+// there is none (then with req.DisplayName, or the email's local part, and
+// req.Timezone, or UTC). invite is true when the email belongs to an
+// account the teacher may not simply add: a learner outside all of the
+// teacher's classes (then id is theirs), or a teacher or operator (id is
+// uuid.Nil).
+func learnerByEmail(ctx context.Context, users *userstore.Queries, teacherID uuid.UUID, req EnrolRequest) (id uuid.UUID, invite bool, err error) {
+	name := text.Name(req.DisplayName)
+	if name == "" {
+		name, _, _ = strings.Cut(req.Email, "@")
+	}
+	u, err := users.FindOrCreateUser(ctx, req.Email, name, account.Learner, cmp.Or(req.Timezone, "UTC"))
+	switch {
+	case err != nil:
+		return uuid.Nil, false, fmt.Errorf("find or create learner: %w", err)
+	case u.Role != account.Learner:
+		return uuid.Nil, true, nil
+	case u.Created:
+		return u.ID, false, nil
+	}
+	// A statement of its own, so that it sees what a concurrent enrolment of
+	// the same email, which this one waited for on the user's row, committed.
+	known, err := users.IsTaughtBy(ctx, u.ID, teacherID)
+	if err != nil {
+		return uuid.Nil, false, fmt.Errorf("find learner's classes: %w", err)
+	}
+	return u.ID, !known, nil
+}
+
+// invite is the Invitation of email to the class, with learner.invited when
+// learnerID is a learner's (see learnerByEmail) who was not invited to it
+// within InvitationInterval (recorded at the clock's NowOrNil).
+func (c Classroom) invite(ctx context.Context, tx pgx.Tx, teacherID, classID, learnerID uuid.UUID, email string) (Invitation, events.Batch, error) {
+	inv := Invitation{ClassID: classID, Email: email, Status: "invited"}
+	if learnerID == uuid.Nil {
+		return inv, events.Batch{}, nil
+	}
+	_, err := classstore.New(tx).Invite(ctx, classID, learnerID, c.clock.NowOrNil(), InvitationInterval.Seconds())
+	if errors.Is(err, pgx.ErrNoRows) {
+		return inv, events.Batch{}, nil // invited lately: no second email
+	}
+	if err != nil {
+		return Invitation{}, events.Batch{}, fmt.Errorf("record invitation: %w", err)
+	}
+	batch := events.NewBatch(learnerID.String())
+	batch.Add(events.LearnerInvited, events.LearnerInvitedPayload{ClassID: classID, LearnerID: learnerID, TeacherID: teacherID})
+	return inv, batch, nil
+}

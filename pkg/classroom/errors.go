@@ -1,0 +1,27 @@
+package classroom
+
+import "errors"
+
+// The errors of the classroom's rules. A thing that does not exist and one
+// the caller may not see are the same error, so that ids cannot be probed.
+var (
+	// ErrClassNotFound: no class with that id among the teacher's, or no
+	// class with that join code (or the caller's role cannot enrol that way).
+	ErrClassNotFound = errors.New("class not found")
+	// ErrLearnerNotFound: the learner is not in any of the teacher's classes.
+	ErrLearnerNotFound = errors.New("learner not found")
+	// ErrDeckNotFound: the deck is neither the teacher's nor the library's.
+	ErrDeckNotFound = errors.New("deck not found")
+	// ErrAlreadyEnrolled: the learner is already a member of the class.
+	ErrAlreadyEnrolled = errors.New("the learner is already in this class")
+	// ErrAlreadyAssigned: the teacher has already assigned the deck to the
+	// learner.
+	ErrAlreadyAssigned = errors.New("the deck is already assigned to this learner by this teacher")
+	// ErrDueOutOfRange: a due date that is not in the future, or more than
+	// MaxDueDays ahead (CheckDue).
+	ErrDueOutOfRange = errors.New("the due date must be in the future and within 366 days")
+)
+
+// ErrAccountExists: a newcomer's email or sign-in has an account already
+// (AddTeacher).
+var ErrAccountExists = errors.New("this sign-in or email has an account already")

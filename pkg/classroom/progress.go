@@ -1,0 +1,166 @@
+package classroom
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/lexora-app/lexora/pkg/store/classstore"
+)
+
+// HardestWordsShown is how many words ClassProgress.HardestWords lists at most.
+const HardestWordsShown = 10
+
+// ClassProgress is a class's learner × assignment grid as its teacher sees
+// it: every assignment the teacher made to each current member, with what
+// the progress projection (written by the drain, so a moment behind the
+// reviews) last counted and when, and the class's hardest words.
+type ClassProgress struct {
+	ClassID uuid.UUID `json:"class_id"`
+	Name    string    `json:"name"`
+	// Now is the instant CardsDue counts at.
+	Now      time.Time         `json:"now"`
+	Learners []LearnerProgress `json:"learners"`
+	// ProgressUpdatedAt is the latest UpdatedAt of the grid's progress;
+	// null when the projection has counted none of its assignments yet.
+	ProgressUpdatedAt *time.Time `json:"progress_updated_at"`
+	HardestWords      []HardWord `json:"hardest_words"`
+}
+
+// LearnerProgress is one row of the grid: a member and the teacher's
+// assignments to them, by deck title.
+type LearnerProgress struct {
+	LearnerID   uuid.UUID            `json:"learner_id"`
+	DisplayName string               `json:"display_name"`
+	Assignments []AssignmentProgress `json:"assignments"`
+}
+
+// AssignmentProgress is one cell of the grid.
+type AssignmentProgress struct {
+	AssignmentID uuid.UUID  `json:"assignment_id"`
+	DeckID       uuid.UUID  `json:"deck_id"`
+	DeckTitle    string     `json:"deck_title"`
+	DueAt        time.Time  `json:"due_at"`
+	CompletedAt  *time.Time `json:"completed_at"`
+	// CardsDue counts the assignment's cards due at ClassProgress.Now (not
+	// suspended), read from the cards themselves: it is never behind.
+	CardsDue int `json:"cards_due"`
+	// Progress is the progress projection's row; null until the drain has
+	// handled the assignment's creation.
+	Progress *Progress `json:"progress"`
+}
+
+// Progress is what the progress projection counted for an assignment.
+type Progress struct {
+	CardsTotal   int `json:"cards_total"`
+	CardsSeen    int `json:"cards_seen"`
+	CardsLearned int `json:"cards_learned"`
+	Reviews      int `json:"reviews"`
+	// LastStudyDay is the last study day (YYYY-MM-DD, the learner's, see
+	// learning.StudyDay) with a review of the assignment; null before the
+	// first.
+	LastStudyDay *string `json:"last_study_day"`
+	// UpdatedAt is when the projection last changed this row.
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// HardWord is a word the class's learners lapsed on (rated Again once it
+// was learned), among the words of the decks the teacher assigned them.
+type HardWord struct {
+	LexemeID     uuid.UUID `json:"lexeme_id"`
+	Lemma        string    `json:"lemma"`
+	PartOfSpeech string    `json:"part_of_speech"`
+	// Lapses is the sum of the learners' lapses of the word.
+	Lapses int `json:"lapses"`
+	// Learners counts the learners who lapsed on it at least once.
+	Learners int `json:"learners"`
+	// Leeches counts the learners whose card of it is suspended as a leech.
+	Leeches int `json:"leeches"`
+}
+
+// ClassProgressOf answers the grid of teacherID's class classID at now,
+// with at most HardestWordsShown hardest words (most lapses first).
+// Errors: ErrClassNotFound when the class is not the teacher's.
+func ClassProgressOf(ctx context.Context, db classstore.DBTX, teacherID, classID uuid.UUID, now time.Time) (ClassProgress, error) {
+	q := classstore.New(db)
+	name, err := q.TeachersClassName(ctx, classID, teacherID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ClassProgress{}, ErrClassNotFound
+	}
+	if err != nil {
+		return ClassProgress{}, fmt.Errorf("load class: %w", err)
+	}
+	out := ClassProgress{ClassID: classID, Name: name, Now: now, Learners: []LearnerProgress{}}
+	if out.Learners, out.ProgressUpdatedAt, err = grid(ctx, q, teacherID, classID, now); err != nil {
+		return ClassProgress{}, err
+	}
+	words, err := q.HardestWords(ctx, classID, teacherID, HardestWordsShown)
+	if err != nil {
+		return ClassProgress{}, fmt.Errorf("find hardest words: %w", err)
+	}
+	out.HardestWords = make([]HardWord, 0, len(words))
+	for _, w := range words {
+		out.HardestWords = append(out.HardestWords, HardWord{LexemeID: w.ID, Lemma: w.Lemma, PartOfSpeech: w.PartOfSpeech,
+			Lapses: int(w.Lapses), Learners: int(w.Learners), Leeches: int(w.Leeches)})
+	}
+	return out, nil
+}
+
+// grid is the rows of the class's grid (every member, with or without
+// assignments) and the latest progress update among them.
+func grid(ctx context.Context, q *classstore.Queries, teacherID, classID uuid.UUID, now time.Time) ([]LearnerProgress, *time.Time, error) {
+	members, err := q.ClassMembers(ctx, classID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("list members: %w", err)
+	}
+	cells, err := q.ClassAssignments(ctx, now, teacherID, classID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("list assignments: %w", err)
+	}
+	days, err := q.ClassStudyDays(ctx, teacherID, classID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("find study days: %w", err)
+	}
+	lastDay := make(map[uuid.UUID]string, len(days))
+	for _, d := range days {
+		lastDay[d.AssignmentID] = d.LastStudyDay.Format(time.DateOnly)
+	}
+	byLearner := map[uuid.UUID][]AssignmentProgress{}
+	var latest *time.Time
+	for _, c := range cells {
+		cell := AssignmentProgress{AssignmentID: c.AssignmentID, DeckID: c.DeckID, DeckTitle: c.Title, DueAt: c.DueAt,
+			CompletedAt: c.CompletedAt, CardsDue: int(c.CardsDue)}
+		if c.ProgressUpdatedAt != nil {
+			cell.Progress = &Progress{CardsTotal: int(deref(c.CardsTotal)), CardsSeen: int(deref(c.CardsSeen)),
+				CardsLearned: int(deref(c.CardsLearned)), Reviews: int(deref(c.Reviews)), UpdatedAt: *c.ProgressUpdatedAt}
+			if day, ok := lastDay[c.AssignmentID]; ok {
+				cell.Progress.LastStudyDay = &day
+			}
+			if latest == nil || c.ProgressUpdatedAt.After(*latest) {
+				latest = c.ProgressUpdatedAt
+			}
+		}
+		byLearner[c.LearnerID] = append(byLearner[c.LearnerID], cell)
+	}
+	rows := make([]LearnerProgress, 0, len(members))
+	for _, m := range members {
+		row := LearnerProgress{LearnerID: m.ID, DisplayName: m.DisplayName, Assignments: byLearner[m.ID]}
+		if row.Assignments == nil {
+			row.Assignments = []AssignmentProgress{}
+		}
+		rows = append(rows, row)
+	}
+	return rows, latest, nil
+}
+
+// deref is *p, or 0 for nil.
+func deref(p *int32) int32 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}

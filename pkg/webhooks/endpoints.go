@@ -1,0 +1,134 @@
+package webhooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/lexora-app/lexora/pkg/platform/clock"
+	"github.com/lexora-app/lexora/pkg/store/webhookstore"
+)
+
+// A teacher's webhook endpoints receive the events of their assignments.
+// Only the owning teacher sees or changes an endpoint: for anyone else it
+// does not exist (ErrEndpointNotFound).
+
+// PreviousSecretOverlap is how long a rotated secret keeps signing
+// deliveries beside the new one, unless the rotation revokes it.
+const PreviousSecretOverlap = 24 * time.Hour
+
+// ErrEndpointNotFound: no endpoint with that id among the teacher's.
+var ErrEndpointNotFound = errors.New("webhook endpoint not found")
+
+// Endpoint is an endpoint as its owner sees it. Secret is set only when the
+// endpoint is registered or its secret rotated.
+type Endpoint struct {
+	ID             uuid.UUID  `json:"id"`
+	URL            string     `json:"url"`
+	Topics         []string   `json:"topics"`
+	Secret         string     `json:"secret,omitempty"`
+	CreatedAt      time.Time  `json:"created_at"`
+	DisabledAt     *time.Time `json:"disabled_at"`
+	DisabledReason *string    `json:"disabled_reason"`
+	// PreviousSecretExpiresAt is when the secret replaced by the last
+	// rotation stops signing deliveries; null when none does.
+	PreviousSecretExpiresAt *time.Time `json:"previous_secret_expires_at"`
+}
+
+// endpointView is row as its owner sees it, without its secrets.
+func endpointView(row webhookstore.WebhookEndpoint) Endpoint {
+	return Endpoint{ID: row.ID, URL: row.Url, Topics: row.Topics, CreatedAt: row.CreatedAt, DisabledAt: row.DisabledAt,
+		DisabledReason: row.DisabledReason, PreviousSecretExpiresAt: row.PreviousSecretExpiresAt}
+}
+
+// Endpoints manages teachers' endpoints. AllowHTTP is Config.AllowHTTP
+// (CheckURL's allowLocal); Clock gives the instants the SQL records.
+type Endpoints struct {
+	AllowHTTP bool
+	Clock     clock.Clock
+}
+
+// Register stores an endpoint of teacherID at rawURL for topics (empty: all
+// of them) with a fresh signing secret (NewSecret), and answers it with
+// that secret, which is never shown again. Errors: ErrBadURL (CheckURL).
+func (e Endpoints) Register(ctx context.Context, db webhookstore.DBTX, teacherID uuid.UUID, rawURL string, topics []string) (Endpoint, error) {
+	if err := CheckURL(rawURL, e.AllowHTTP); err != nil {
+		return Endpoint{}, err
+	}
+	if topics == nil {
+		topics = []string{}
+	}
+	ep := Endpoint{URL: rawURL, Topics: topics, Secret: NewSecret()}
+	row, err := webhookstore.New(db).InsertEndpoint(ctx, webhookstore.InsertEndpointParams{TeacherID: teacherID, Url: ep.URL,
+		Secret: ep.Secret, Topics: ep.Topics, Now: e.Clock.NowOrNil()})
+	if err != nil {
+		return Endpoint{}, fmt.Errorf("insert webhook endpoint: %w", err)
+	}
+	ep.ID, ep.CreatedAt = row.ID, row.CreatedAt
+	return ep, nil
+}
+
+// List answers teacherID's endpoints, oldest first, without secrets, with
+// whether and why each was disabled.
+func (e Endpoints) List(ctx context.Context, db webhookstore.DBTX, teacherID uuid.UUID) ([]Endpoint, error) {
+	rows, err := webhookstore.New(db).ListEndpoints(ctx, teacherID)
+	if err != nil {
+		return nil, fmt.Errorf("list webhook endpoints: %w", err)
+	}
+	eps := make([]Endpoint, 0, len(rows))
+	for _, row := range rows {
+		eps = append(eps, endpointView(row))
+	}
+	return eps, nil
+}
+
+// RotateSecret gives teacherID's endpoint id a new signing secret and
+// answers the endpoint with it. For PreviousSecretOverlap from the clock's
+// NowOrNil, deliveries carry signatures with both secrets, so that the
+// receiver can switch without rejecting any; with revokePrevious the old
+// secret stops at once. Errors: ErrEndpointNotFound.
+func (e Endpoints) RotateSecret(ctx context.Context, db webhookstore.DBTX, teacherID, id uuid.UUID, revokePrevious bool) (Endpoint, error) {
+	row, err := webhookstore.New(db).RotateSecret(ctx, webhookstore.RotateSecretParams{EndpointID: id, TeacherID: teacherID,
+		Secret: NewSecret(), RevokePrevious: revokePrevious, Now: e.Clock.NowOrNil(),
+		OverlapSecs: PreviousSecretOverlap.Seconds()})
+	if err != nil {
+		return Endpoint{}, endpointError(err)
+	}
+	ep := endpointView(row)
+	ep.Secret = row.Secret
+	return ep, nil
+}
+
+// Enable turns teacherID's endpoint id back on after it was disabled (its
+// receiver answered 410 Gone); events from then on are sent to it again,
+// the ones in between are not. Errors: ErrEndpointNotFound.
+func (e Endpoints) Enable(ctx context.Context, db webhookstore.DBTX, teacherID, id uuid.UUID) (Endpoint, error) {
+	row, err := webhookstore.New(db).EnableEndpoint(ctx, id, teacherID)
+	if err != nil {
+		return Endpoint{}, endpointError(err)
+	}
+	return endpointView(row), nil
+}
+
+// Delete removes teacherID's endpoint id and answers what it was. Errors:
+// ErrEndpointNotFound.
+func (e Endpoints) Delete(ctx context.Context, db webhookstore.DBTX, teacherID, id uuid.UUID) (Endpoint, error) {
+	row, err := webhookstore.New(db).DeleteEndpoint(ctx, id, teacherID)
+	if err != nil {
+		return Endpoint{}, endpointError(err)
+	}
+	return endpointView(row), nil
+}
+
+// endpointError is err of a statement on one endpoint: ErrEndpointNotFound
+// for no row (another teacher's endpoint is no row).
+func endpointError(err error) error {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ErrEndpointNotFound
+	}
+	return fmt.Errorf("change webhook endpoint: %w", err)
+}
