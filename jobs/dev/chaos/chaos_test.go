@@ -196,3 +196,37 @@ func TestChartsFromBothServers(t *testing.T) {
 	require.NoFileExists(t, filepath.Join(out, "enqueue.png"), "no output holds BenchmarkEnqueue")
 	require.Equal(t, "500,000", thousands(500000))
 }
+
+// TestSoakChartFromItsFiles: `chaos charts -soak` draws the soak's chart
+// again from soak.csv and the run beside it (soak.json), reads a CSV
+// written before the load1 column, and refuses a CSV without its run.
+func TestSoakChartFromItsFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	samples := []soakSample{
+		{Minute: 0.25, EventsBytes: 1 << 20, DeliveriesBytes: 2 << 20, Committed: 50, CommitP50: 4 * time.Millisecond, Load1: 3.5},
+		{Minute: 5, EventsBytes: 8 << 20, DeliveriesBytes: 12 << 20, Committed: 1000, Load1: 7},
+		{Minute: 6, EventsBytes: 8 << 20, DeliveriesBytes: 12 << 20, Committed: 1200, Load1: 5},
+	}
+	csvPath := filepath.Join(dir, "soak.csv")
+	require.NoError(t, writeSoakCSV(csvPath, samples))
+	got, err := readSoakCSV(csvPath)
+	require.NoError(t, err)
+	require.Equal(t, samples, got)
+
+	out := filepath.Join(dir, "charts")
+	require.Equal(t, 2, chartsMain([]string{"-soak", csvPath, "-out", out}), "no soak.json: the caption would lack the machine")
+	require.NoError(t, writeSoakRun(filepath.Join(dir, "soak.json"), soakRun{When: "now", Machine: "vm", Cluster: soakCluster(true),
+		Rate: 200, Duration: "30m0s", Retention: "2m0s", Autovacuum: true}))
+	require.Equal(t, 0, chartsMain([]string{"-soak", csvPath, "-out", out}))
+	require.FileExists(t, filepath.Join(out, "soak.png"))
+
+	old := filepath.Join(dir, "old.csv")
+	require.NoError(t, os.WriteFile(old, []byte("minute,events_bytes,deliveries_bytes,processed_bytes,events_live,deliveries_live,"+
+		"deliveries_dead_tuples,claim_scan_ms,committed,commit_p50_ms\n0.25,737280,2048000,24576,2865,156,11680,2.147,3001,4.367\n"), 0o600))
+	got, err = readSoakCSV(old)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	require.InDelta(t, -1, got[0].Load1, 0)
+	require.Equal(t, int64(2048000), got[0].DeliveriesBytes)
+}

@@ -76,7 +76,8 @@ func lineChart(path, title, caption, xLabel, yLabel string, lines []series) erro
 		p.Add(l)
 		p.Legend.Add(s.name, l)
 	}
-	return p.Save(9*vg.Inch, 5*vg.Inch, path)
+	p.Y.Max *= 1.25 // room for the legend above the lines
+	return p.Save(9*vg.Inch, 5.5*vg.Inch, path)
 }
 
 // barChart saves one bar per value as a PNG.
@@ -99,35 +100,6 @@ func barChart(path, title, caption, yLabel string, names []string, values []floa
 	p.Legend.Top = true
 	p.X.Tick.Marker = plot.ConstantTicks(nil)
 	return p.Save(9*vg.Inch, 5.5*vg.Inch, path)
-}
-
-// soakChart draws the outbox tables' sizes over the soak.
-func soakChart(path, title string, samples []soakSample) error {
-	var ev, de, pr plotter.XYs
-	for _, s := range samples {
-		ev = append(ev, plotter.XY{X: s.Minute, Y: mb(s.EventsBytes)})
-		de = append(de, plotter.XY{X: s.Minute, Y: mb(s.DeliveriesBytes)})
-		pr = append(pr, plotter.XY{X: s.Minute, Y: mb(s.ProcessedBytes)})
-	}
-	caption := machine() + "\nthe harness's production-like cluster (initdb, fsync on)"
-	if base := baselineAt(samples, 5); base != nil && len(samples) > 0 {
-		last := samples[len(samples)-1]
-		caption += fmt.Sprintf("; at the end / at minute %.0f: events %.2f×, deliveries %.2f×",
-			base.Minute, float64(last.EventsBytes)/float64(base.EventsBytes), float64(last.DeliveriesBytes)/float64(base.DeliveriesBytes))
-	}
-	return lineChart(path, title, caption, "minutes", "MB (table + indexes + TOAST)",
-		[]series{{"outbox_events", ev}, {"outbox_deliveries", de}, {"outbox_processed", pr}})
-}
-
-// baselineAt is the first sample at or after minute m, the soak's baseline
-// (the tables have reached their steady state by then).
-func baselineAt(samples []soakSample, m float64) *soakSample {
-	for i := range samples {
-		if samples[i].Minute >= m {
-			return &samples[i]
-		}
-	}
-	return nil
 }
 
 // benchResults are the metrics of `go test -bench` output lines, by
@@ -214,7 +186,8 @@ var charts = []struct {
 // output of `make bench` on the machine's shared PostgreSQL and on the
 // production-like cluster, each captioned with its machine, its server and
 // the load average. A chart whose benchmarks no given output holds is left
-// out (and said so).
+// out (and said so). With -soak docs/bench/soak.csv it draws the soak's
+// chart again from its samples and the run beside them (soak.json).
 func chartsMain(args []string) int {
 	fs := flag.NewFlagSet("charts", flag.ExitOnError)
 	servers := []*server{
@@ -226,7 +199,19 @@ func chartsMain(args []string) int {
 		files[sv.flag] = fs.String(sv.flag, "", "make bench's output on "+sv.label)
 	}
 	out := fs.String("out", "docs/bench", "folder for the PNG files")
+	soak := fs.String("soak", "", "a soak's samples (soak.csv, with soak.json beside it) to chart again")
 	_ = fs.Parse(args)
+	if *soak != "" {
+		png, err := drawSoak(*soak, *out)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "charts:", err)
+			return 2
+		}
+		fmt.Printf("charts: wrote %s from %s\n", png, *soak)
+	}
+	if *files["shared"] == "" && *files["private"] == "" {
+		return 0
+	}
 	byFlag := map[string]*server{}
 	for _, sv := range servers {
 		byFlag[sv.flag] = sv

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -216,6 +217,17 @@ func loadAverage() string {
 		return strings.Join(f[:3], " ")
 	}
 	return "unknown"
+}
+
+// load1 is /proc/loadavg's one-minute load average, or -1.
+func load1() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 1 {
+		if v, err := strconv.ParseFloat(f[0], 64); err == nil {
+			return v
+		}
+	}
+	return -1
 }
 
 // cpuModel is the first "model name" of /proc/cpuinfo, or "".

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
@@ -25,8 +24,9 @@ import (
 // settings (autovacuum on, fsync on), it commits events at a steady rate
 // for -duration while one drain in loop mode delivers them to two no-op
 // subscribers and a prune runs every minute, and samples the outbox tables'
-// sizes, dead tuples and the claim scan's time every -every. It writes the
-// samples as CSV and a chart (PNG) to -out.
+// sizes, dead tuples, the claim scan's time and the machine's load average
+// every -every. It writes the samples as CSV, the run (machine, cluster,
+// settings) as JSON beside them, and a chart (PNG) to -out.
 func soakMain(args []string) int {
 	fs := flag.NewFlagSet("soak", flag.ExitOnError)
 	duration := fs.Duration("duration", 30*time.Minute, "how long to run")
@@ -166,8 +166,13 @@ sampling:
 		fmt.Fprintln(os.Stderr, "soak:", err)
 		return 2
 	}
-	title := fmt.Sprintf("Soak: %d events/s for %s, prune every minute (retention %s), autovacuum %v", *rate, *duration, *retention, onOff(*autovacuum))
-	if err := soakChart(filepath.Join(*out, "soak"+suffix+".png"), title, samples); err != nil {
+	run := soakRun{When: start.UTC().Format("2006-01-02 15:04") + "–" + time.Now().UTC().Format("15:04 UTC"), Machine: machine(),
+		Cluster: soakCluster(*autovacuum), Rate: *rate, Duration: duration.String(), Retention: retention.String(), Autovacuum: *autovacuum}
+	if err := writeSoakRun(filepath.Join(*out, "soak"+suffix+".json"), run); err != nil {
+		fmt.Fprintln(os.Stderr, "soak:", err)
+		return 2
+	}
+	if err := soakChart(filepath.Join(*out, "soak"+suffix+".png"), run, samples); err != nil {
 		fmt.Fprintln(os.Stderr, "soak:", err)
 		return 2
 	}
@@ -218,6 +223,7 @@ type soakSample struct {
 	ClaimMs                                      float64
 	Committed                                    int64
 	CommitP50                                    time.Duration
+	Load1                                        float64 // the machine's one-minute load average; -1 when unknown
 }
 
 // claimScanSQL is the claim's index scan without its update: what an idle
@@ -243,27 +249,8 @@ func sample(ctx context.Context, pool *pgxpool.Pool) (soakSample, error) {
 	}
 	rows.Close()
 	s.ClaimMs = float64(time.Since(t0).Microseconds()) / 1000
+	s.Load1 = load1()
 	return s, rows.Err()
-}
-
-func writeSoakCSV(path string, samples []soakSample) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := csv.NewWriter(f)
-	_ = w.Write([]string{"minute", "events_bytes", "deliveries_bytes", "processed_bytes", "events_live", "deliveries_live", "deliveries_dead_tuples", "claim_scan_ms", "committed", "commit_p50_ms"})
-	for _, s := range samples {
-		_ = w.Write([]string{fmt.Sprintf("%.2f", s.Minute), fmt.Sprint(s.EventsBytes), fmt.Sprint(s.DeliveriesBytes), fmt.Sprint(s.ProcessedBytes),
-			fmt.Sprint(s.EventsLive), fmt.Sprint(s.DeliveriesLive), fmt.Sprint(s.DeliveriesDead), fmt.Sprintf("%.3f", s.ClaimMs),
-			fmt.Sprint(s.Committed), fmt.Sprintf("%.3f", ms(s.CommitP50))})
-	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // percentile returns the p-quantile (0..1) of ds, nearest rank; 0 when empty.
