@@ -175,6 +175,8 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
   it("a teacher registers a webhook endpoint and sees its secret once", async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await signIn(context, "Ada Okafor");
+    await page.getByRole("heading", { name: "Classes", level: 1 }).waitFor();
+    await page.getByRole("link", { name: "Webhooks" }).click();
     await page.getByRole("heading", { name: "Webhooks" }).waitFor();
     await page.getByText("No endpoints yet.").waitFor();
     await page.getByLabel(/Endpoint URL/).fill("https://school.example/lexora");
@@ -190,6 +192,67 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     await page.locator("code.url", { hasText: "https://school.example/lexora" }).waitFor();
     assert.equal(await page.getByTestId("secret").count(), 0, "the secret is not shown again");
     await context.close();
+  });
+
+  it("a teacher creates a class and assigns a deck, a learner joins and reviews, and the grid moves after the drain runs", async () => {
+    const teacher = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await signIn(teacher, "Ada Okafor");
+    await page.getByRole("heading", { name: "Classes", level: 1 }).waitFor();
+    await page.getByTestId("join-code").getByText("DEMO2026").waitFor();
+    await page.getByLabel("Class name").fill("Evening group B");
+    await page.getByRole("button", { name: "Create class" }).click();
+    const card = page.locator("li.class-card", { has: page.getByRole("heading", { name: "Evening group B" }) });
+    const code = await card.getByTestId("join-code").textContent();
+    assert.match(code ?? "", /^[A-Z0-9]{4,12}$/);
+    await card.getByText("Nobody has joined yet.").waitFor();
+
+    // Yui joins with the code the teacher shares.
+    const learner = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const review = await signIn(learner, "Yui Tanaka");
+    await review.getByRole("heading", { name: "Today" }).waitFor();
+    await review.getByLabel("Join code from your teacher").fill(code.toLowerCase());
+    await review.getByRole("button", { name: "Join", exact: true }).click();
+    await review.getByText("You joined the class").waitFor();
+
+    // The teacher assigns a library deck to the class (another than the other tests' first deck).
+    const [deckId, words, deck] = stack
+      .sql("SELECT id || '|' || (SELECT count(*) FROM deck_items WHERE deck_id = d.id) || '|' || title FROM decks d WHERE level = 2 ORDER BY title LIMIT 1")
+      .split("|");
+    await page.reload();
+    await card.getByText("Yui Tanaka").waitFor();
+    await card.getByLabel("Deck", { exact: true }).selectOption({ label: `${deck} (${words} words)` });
+    await card.getByRole("button", { name: "Assign to 1 learner" }).click();
+    await card.getByText(`${deck} assigned to Yui Tanaka.`).waitFor();
+    await checkScreen(page, "classes");
+    assert.equal(
+      stack.sql(`SELECT count(*) FROM assignments WHERE learner_id = '${yui}' AND deck_id = '${deckId}'`),
+      "1",
+    );
+
+    // The grid: the projection counts the assignment once the drain has run.
+    await card.getByRole("link", { name: "Progress of Evening group B" }).click();
+    await page.getByRole("heading", { name: "Evening group B: progress" }).waitFor();
+    const row = page.getByRole("row", { name: /Yui Tanaka/ });
+    await row.getByText(`0 of ${words} learned`).waitFor({ timeout: 60_000 });
+    await row.getByText("not started").waitFor();
+    await page.getByText(/updated asynchronously/).waitFor();
+
+    // Yui rates three new cards Easy: each becomes learned.
+    await review.getByRole("link", { name: "Review", exact: true }).click();
+    for (let i = 1; i <= 3; i++) {
+      await review.getByText(`Card ${i} of`).waitFor();
+      await review.keyboard.press("Space");
+      await review.getByText("Definition").waitFor();
+      await review.keyboard.press("4");
+    }
+    await review.getByTestId("queue-status").getByText("All ratings saved.").waitFor();
+    await learner.close();
+
+    // The page reads the grid again every few seconds; the drain moves it.
+    await row.getByText(`3 of ${words} learned`).waitFor({ timeout: 60_000 });
+    await row.getByText(/last studied/).waitFor();
+    await checkScreen(page, "class-progress");
+    await teacher.close();
   });
 
   it("an operator replays a dead delivery with a reason", async () => {

@@ -15,24 +15,29 @@ import { Today } from "./screens/Today";
 const Schedule = lazy(() => import("./screens/Schedule").then((m) => ({ default: m.Schedule })));
 const Progress = lazy(() => import("./screens/Progress").then((m) => ({ default: m.Progress })));
 const Webhooks = lazy(() => import("./screens/Webhooks").then((m) => ({ default: m.Webhooks })));
+const Classes = lazy(() => import("./screens/Classes").then((m) => ({ default: m.Classes })));
+const ClassProgress = lazy(() => import("./screens/ClassProgress").then((m) => ({ default: m.ClassProgress })));
 const Operator = lazy(() => import("./screens/Operator").then((m) => ({ default: m.Operator })));
 
 /**
  * The screens and who they are for. A user whose role is unknown (a Google
  * sign-in, until the API answers `Me`) is offered every section; the
- * functions answer 404 to a role they are not for.
+ * functions answer 404 to a role they are not for. A section without a
+ * label is a screen reached from another (no place in the navigation).
  */
-export const sections: { path: string; label: string; roles: Role[]; element: ReactNode }[] = [
+export const sections: { path: string; label?: string; roles: Role[]; element: ReactNode }[] = [
   { path: "/today", label: "Today", roles: ["learner"], element: <Today /> },
   { path: "/review", label: "Review", roles: ["learner"], element: <Review /> },
   { path: "/schedule", label: "Schedule", roles: ["learner"], element: <Schedule /> },
   { path: "/progress", label: "Progress", roles: ["learner"], element: <Progress /> },
+  { path: "/teacher/classes", label: "Classes", roles: ["teacher"], element: <Classes /> },
+  { path: "/teacher/classes/:classId", roles: ["teacher"], element: <ClassProgress /> },
   { path: "/teacher/webhooks", label: "Webhooks", roles: ["teacher"], element: <Webhooks /> },
   { path: "/operator", label: "Outbox", roles: ["operator"], element: <Operator /> },
 ];
 
 function visible(role: Role | null) {
-  return sections.filter((s) => role === null || s.roles.includes(role));
+  return sections.filter((s) => s.label && (role === null || s.roles.includes(role)));
 }
 
 export function newQueryClient(): QueryClient {

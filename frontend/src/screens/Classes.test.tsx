@@ -1,0 +1,157 @@
+import { screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it } from "vitest";
+import { fakeServer, json, renderApp } from "../test/render";
+import { Classes } from "./Classes";
+import { dayAfter, endOfDay } from "./assign";
+
+const teacher = { id: "00000000-0000-4000-8000-00000000000a", displayName: "Ada", email: "ada@lexora.test", role: "teacher" as const };
+const mia = "00000000-0000-4000-8000-000000000001";
+const noah = "00000000-0000-4000-8000-000000000002";
+
+const cls = {
+  id: "00000000-0000-4000-8000-0000000000c1",
+  name: "Year 9 English",
+  join_code: "DEMO2026",
+  created_at: "2026-03-01T09:00:00Z",
+  members: [
+    { learner_id: mia, display_name: "Mia Laurent", email: "mia@lexora.test", joined_at: "2026-03-01T10:00:00Z" },
+    { learner_id: noah, display_name: "Noah Brooks", email: "noah@lexora.test", joined_at: "2026-03-02T10:00:00Z" },
+  ],
+};
+
+const decks = [
+  { id: "d0000000-0000-4000-8000-000000000001", title: "Everyday nouns", description: "", words: 25, level: 1, library: true },
+  { id: "d0000000-0000-4000-8000-000000000002", title: "Rare verbs", description: "", words: 30, level: 5, library: true },
+  { id: "d0000000-0000-4000-8000-000000000003", title: "My trip words", description: "", words: 12, level: null, library: false },
+];
+
+const assignment = (learner: string) => ({
+  id: crypto.randomUUID(),
+  deck_id: decks[1]!.id,
+  learner_id: learner,
+  teacher_id: teacher.id,
+  due_at: "2026-04-01T21:59:00Z",
+  cards: 30,
+  new_cards: 30,
+  completed_at: null,
+});
+
+const problem = (status: number, title: string, extra: object = {}) =>
+  json({ type: "https://lexora.app/problems/x", title, status, ...extra }, status);
+
+describe("Classes", () => {
+  it("lists each class with its join code and members, and says when there is none", async () => {
+    fakeServer((req) => (req.path === "/ListClasses" ? json({ classes: [cls, { ...cls, id: "c2", name: "Empty", join_code: null, members: [] }] }) : json({ decks })));
+    renderApp(<Classes />, { user: teacher });
+    const card = (await screen.findByRole("heading", { name: "Year 9 English" })).closest("li")!;
+    expect(within(card).getByTestId("join-code")).toHaveTextContent("DEMO2026");
+    expect(within(card).getByText("2 learners")).toBeInTheDocument();
+    expect(within(card).getByText("Mia Laurent")).toBeInTheDocument();
+    expect(within(card).getByRole("link", { name: "Progress of Year 9 English" })).toHaveAttribute(
+      "href",
+      `/teacher/classes/${cls.id}`,
+    );
+    const empty = screen.getByRole("heading", { name: "Empty" }).closest("li")!;
+    expect(within(empty).getByText("Nobody has joined yet.")).toBeInTheDocument();
+    expect(within(empty).getByText(/Share the join code first/)).toBeInTheDocument();
+    expect(within(empty).queryByRole("button", { name: /Assign/ })).not.toBeInTheDocument();
+  });
+
+  it("shows the empty state when the teacher has no class", async () => {
+    fakeServer(() => json({ classes: [] }));
+    renderApp(<Classes />, { user: teacher });
+    expect(await screen.findByText(/No classes yet/)).toBeInTheDocument();
+  });
+
+  it("assigns a library deck to every member, one key each, due at the end of the chosen day; a 409 is 'already had it'", async () => {
+    const server = fakeServer((req) => {
+      if (req.path === "/ListClasses") return json({ classes: [cls] });
+      if (req.path === "/ListDecks") return json({ decks });
+      const body = req.body as { learner_id: string };
+      return body.learner_id === noah
+        ? problem(409, "Already assigned", { detail: "you have already assigned this deck to this learner" })
+        : json(assignment(body.learner_id), 201);
+    });
+    const user = userEvent.setup();
+    renderApp(<Classes />, { user: teacher });
+    const deck = await screen.findByLabelText("Deck");
+    expect(within(deck).getByRole("group", { name: /Level 5/ })).toHaveTextContent("Rare verbs (30 words)");
+    expect(within(deck).getByRole("group", { name: "Your decks" })).toHaveTextContent("My trip words (12 words)");
+    await user.selectOptions(deck, "Rare verbs (30 words)");
+    expect(screen.getByTestId("deck-detail")).toHaveTextContent("Level 5: words 801 and beyond · 30 words");
+    const due = screen.getByLabelText("Due by the end of");
+    await user.clear(due);
+    const day = dayAfter(new Date(), 30);
+    await user.type(due, day);
+    await user.click(screen.getByRole("button", { name: "Assign to 2 learners" }));
+
+    expect(await screen.findByRole("status")).toHaveTextContent("Rare verbs assigned to Mia Laurent. Noah Brooks already had it.");
+    const sent = server.seen.filter((s) => s.path === "/CreateAssignment");
+    expect(sent.map((s) => s.body)).toEqual([
+      { learner_id: mia, deck_id: decks[1]!.id, due_at: endOfDay(day) },
+      { learner_id: noah, deck_id: decks[1]!.id, due_at: endOfDay(day) },
+    ]);
+    const keys = sent.map((s) => s.headers.get("Idempotency-Key"));
+    expect(new Set(keys).size).toBe(2);
+    expect(screen.queryByRole("alert")).not.toBeInTheDocument();
+  });
+
+  it("retries a failed assignment with the same key and shows a learner's refusal with its field errors", async () => {
+    let failures = 1;
+    const server = fakeServer((req) => {
+      if (req.path === "/ListClasses") return json({ classes: [cls] });
+      if (req.path === "/ListDecks") return json({ decks });
+      const body = req.body as { learner_id: string };
+      if (body.learner_id === mia && failures-- > 0) return problem(503, "Service unavailable");
+      if (body.learner_id === noah)
+        return problem(400, "Invalid request", { errors: [{ field: "due_at", reason: "must be in the future" }] });
+      return json(assignment(body.learner_id), 201);
+    });
+    const user = userEvent.setup();
+    renderApp(<Classes />, { user: teacher });
+    await user.selectOptions(await screen.findByLabelText("Deck"), "Rare verbs (30 words)");
+    await user.click(screen.getByRole("button", { name: "Assign to 2 learners" }));
+
+    const alert = await screen.findByRole("alert");
+    expect(alert).toHaveTextContent("Not assigned to Noah Brooks: Invalid request");
+    expect(within(alert).getByRole("list", { name: "Field errors" })).toHaveTextContent("due_at: must be in the future");
+    expect(screen.getByRole("status")).toHaveTextContent("Rare verbs assigned to Mia Laurent.");
+    const toMia = server.seen.filter((s) => s.path === "/CreateAssignment" && (s.body as { learner_id: string }).learner_id === mia);
+    expect(toMia).toHaveLength(2);
+    expect(toMia[0]!.headers.get("Idempotency-Key")).toBe(toMia[1]!.headers.get("Idempotency-Key"));
+  });
+
+  it("creates a class and shows its join code; a refusal shows its title and field errors", async () => {
+    let created = false;
+    const server = fakeServer((req) => {
+      if (req.path === "/ListClasses") return json({ classes: created ? [{ ...cls, name: "Evening B", members: [] }] : [] });
+      if ((req.body as { name: string }).name === "x".repeat(3)) {
+        return problem(400, "Invalid request", { errors: [{ field: "name", reason: "must be one line" }] });
+      }
+      created = true;
+      return json({ ...cls, name: "Evening B", join_code: "K7QX2M", members: [] }, 201);
+    });
+    const user = userEvent.setup();
+    renderApp(<Classes />, { user: teacher });
+    await screen.findByText(/No classes yet/);
+    const name = screen.getByLabelText("Class name");
+    await user.type(name, "xxx");
+    await user.click(screen.getByRole("button", { name: "Create class" }));
+    const alert = await screen.findByRole("alert");
+    expect(alert).toHaveTextContent("No class created: Invalid request");
+    expect(within(alert).getByRole("list", { name: "Field errors" })).toHaveTextContent("name: must be one line");
+    expect(screen.getByText(/No classes yet/)).toBeInTheDocument();
+
+    await user.clear(name);
+    await user.type(name, "Evening B");
+    await user.click(screen.getByRole("button", { name: "Create class" }));
+    expect(await screen.findByRole("status")).toHaveTextContent("Evening B created; its join code is K7QX2M.");
+    await screen.findByRole("heading", { name: "Evening B" });
+    const creates = server.seen.filter((s) => s.path === "/CreateClass");
+    expect(creates).toHaveLength(2);
+    expect(creates[1]!.headers.get("Idempotency-Key")).toBeTruthy();
+    expect(creates[1]!.headers.get("Idempotency-Key")).not.toBe(creates[0]!.headers.get("Idempotency-Key"));
+    await waitFor(() => expect(screen.queryByRole("alert")).not.toBeInTheDocument());
+  });
+});

@@ -1,0 +1,257 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useId, useState, type FormEvent } from "react";
+import { Link } from "react-router";
+import { useApi } from "../api/ApiContext";
+import { unwrap } from "../api/client";
+import { newKey, retryWrite } from "../api/mutation";
+import type { components } from "../api/schema";
+import { ProblemAlert } from "../components/ProblemAlert";
+import { Empty, QueryState } from "../components/States";
+import { assignToClass, dayAfter, endOfDay, type AssignOutcome } from "./assign";
+
+type Class = components["schemas"]["Class"];
+type Deck = components["schemas"]["Deck"];
+
+const date = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
+
+/** The library's levels as a teacher reads them (decks.level: the words' frequency band). */
+export const levelName: Record<number, string> = {
+  1: "Level 1: the 200 most frequent words",
+  2: "Level 2: words 201–400",
+  3: "Level 3: words 401–600",
+  4: "Level 4: words 601–800",
+  5: "Level 5: words 801 and beyond",
+};
+
+/**
+ * A teacher's classes: each with its join code and members, a form to
+ * assign a deck to its learners with a due date, and a link to its
+ * progress grid; and a form to create a class (a signed-in user without an
+ * account becomes a teacher this way).
+ */
+export function Classes() {
+  const api = useApi();
+  const classes = useQuery({
+    queryKey: ["classes"],
+    queryFn: async () => unwrap(await api.GET("/ListClasses")).classes,
+  });
+  return (
+    <section aria-labelledby="classes-title">
+      <h1 id="classes-title">Classes</h1>
+      <p className="muted">
+        Learners join a class with its join code (on their Today screen). A deck you assign goes to every learner in
+        the class; learners who join later get the class's decks that are not yet due.
+      </p>
+      <QueryState query={classes} what="your classes">
+        {(list) =>
+          list.length === 0 ? (
+            <Empty>No classes yet: create your first one below and share its join code with your learners.</Empty>
+          ) : (
+            <ul className="classes">
+              {list.map((c) => (
+                <ClassCard key={c.id} c={c} />
+              ))}
+            </ul>
+          )
+        }
+      </QueryState>
+      <CreateClass />
+    </section>
+  );
+}
+
+function ClassCard({ c }: { c: Class }) {
+  const id = useId();
+  return (
+    <li className="class-card" aria-labelledby={`${id}-name`}>
+      <div className="row">
+        <h2 id={`${id}-name`}>{c.name}</h2>
+        <Link to={`/teacher/classes/${c.id}`} aria-label={`Progress of ${c.name}`}>
+          Progress
+        </Link>
+      </div>
+      <p>
+        Join code:{" "}
+        {c.join_code ? (
+          <code className="join-code" data-testid="join-code">
+            {c.join_code}
+          </code>
+        ) : (
+          <span className="muted">none (this class was made before join codes)</span>
+        )}
+      </p>
+      <h3>
+        {c.members.length} {c.members.length === 1 ? "learner" : "learners"}
+      </h3>
+      {c.members.length === 0 ? (
+        <p className="muted">Nobody has joined yet.</p>
+      ) : (
+        <ul className="members">
+          {c.members.map((m) => (
+            <li key={m.learner_id}>
+              {m.display_name} <span className="muted small">{m.email} · joined {date.format(new Date(m.joined_at))}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+      <AssignDeck c={c} />
+    </li>
+  );
+}
+
+/** The decks grouped for a select: the library's by level, then the teacher's own. */
+function deckGroups(decks: Deck[]): { label: string; decks: Deck[] }[] {
+  const groups = new Map<string, Deck[]>();
+  for (const d of decks) {
+    const label = d.library && d.level !== null ? (levelName[d.level] ?? `Level ${d.level}`) : "Your decks";
+    groups.set(label, [...(groups.get(label) ?? []), d]);
+  }
+  return [...groups].map(([label, list]) => ({ label, decks: list }));
+}
+
+function AssignDeck({ c }: { c: Class }) {
+  const api = useApi();
+  const qc = useQueryClient();
+  const id = useId();
+  const decks = useQuery({
+    queryKey: ["decks"],
+    queryFn: async () => unwrap(await api.GET("/ListDecks")).decks,
+  });
+  const [deckId, setDeckId] = useState("");
+  const [due, setDue] = useState(() => dayAfter(new Date(), 7));
+  const assign = useMutation({
+    mutationFn: (v: { targets: Parameters<typeof assignToClass>[1]; deckId: string; dueAt: string }) =>
+      assignToClass(api, v.targets, v.deckId, v.dueAt),
+    onSuccess: () => void qc.invalidateQueries({ queryKey: ["class-progress", c.id] }),
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const targets = c.members.map((m) => ({ learnerId: m.learner_id, name: m.display_name, key: newKey() }));
+    assign.mutate({ targets, deckId, dueAt: endOfDay(due) });
+  };
+  const deck = decks.data?.find((d) => d.id === assign.variables?.deckId);
+  return (
+    <form onSubmit={submit} className="assign" aria-labelledby={`${id}-title`}>
+      <h3 id={`${id}-title`}>Assign a deck to {c.name}</h3>
+      {assign.isError && <ProblemAlert error={assign.error} context="Not assigned" />}
+      {assign.isSuccess && <Outcome outcome={assign.data} deck={deck?.title ?? "The deck"} />}
+      {c.members.length === 0 ? (
+        <p className="muted">Share the join code first: a deck is assigned to the class's learners.</p>
+      ) : (
+        <QueryState query={decks} what="the library">
+          {(list) => (
+            <>
+              <label htmlFor={`${id}-deck`}>Deck</label>
+              <select id={`${id}-deck`} required value={deckId} onChange={(e) => setDeckId(e.target.value)}>
+                <option value="">Choose a deck…</option>
+                {deckGroups(list).map((g) => (
+                  <optgroup key={g.label} label={g.label}>
+                    {g.decks.map((d) => (
+                      <option key={d.id} value={d.id}>
+                        {d.title} ({d.words} words)
+                      </option>
+                    ))}
+                  </optgroup>
+                ))}
+              </select>
+              <DeckDetail deck={list.find((d) => d.id === deckId)} />
+              <label htmlFor={`${id}-due`}>Due by the end of</label>
+              <input
+                id={`${id}-due`}
+                type="date"
+                required
+                min={dayAfter(new Date(), 0)}
+                max={dayAfter(new Date(), 365)}
+                value={due}
+                onChange={(e) => setDue(e.target.value)}
+              />
+              <button type="submit" className="primary" disabled={assign.isPending}>
+                {assign.isPending
+                  ? "Assigning…"
+                  : `Assign to ${c.members.length} ${c.members.length === 1 ? "learner" : "learners"}`}
+              </button>
+            </>
+          )}
+        </QueryState>
+      )}
+    </form>
+  );
+}
+
+/** The chosen deck's level, size and description, under the select (which shows only its title). */
+function DeckDetail({ deck }: { deck: Deck | undefined }) {
+  if (!deck) return null;
+  const level = deck.level === null ? "your own deck" : (levelName[deck.level] ?? `Level ${deck.level}`);
+  return (
+    <p className="muted small" data-testid="deck-detail">
+      {level} · {deck.words} words{deck.description && ` · ${deck.description}`}
+    </p>
+  );
+}
+
+function Outcome({ outcome, deck }: { outcome: AssignOutcome; deck: string }) {
+  const names = (list: string[]) => list.join(", ");
+  return (
+    <>
+      {(outcome.assigned.length > 0 || outcome.already.length > 0) && (
+        <p role="status" className="ok-note">
+          {outcome.assigned.length > 0 && `${deck} assigned to ${names(outcome.assigned)}.`}
+          {outcome.already.length > 0 && ` ${names(outcome.already)} already had it.`}
+        </p>
+      )}
+      {outcome.failed.map((f) => (
+        <ProblemAlert key={f.name} error={f.error} context={`Not assigned to ${f.name}`} />
+      ))}
+    </>
+  );
+}
+
+function CreateClass() {
+  const api = useApi();
+  const qc = useQueryClient();
+  const id = useId();
+  const [name, setName] = useState("");
+  const create = useMutation({
+    mutationFn: async (v: { key: string; name: string }) =>
+      unwrap(
+        await api.POST("/CreateClass", {
+          params: { header: { "Idempotency-Key": v.key } },
+          body: { name: v.name, timezone: Intl.DateTimeFormat().resolvedOptions().timeZone },
+        }),
+      ),
+    retry: retryWrite,
+    onSuccess: () => {
+      setName("");
+      void qc.invalidateQueries({ queryKey: ["classes"] });
+    },
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    create.mutate({ key: newKey(), name: name.trim() });
+  };
+  return (
+    <form onSubmit={submit} className="card-form" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>Create a class</h2>
+      {create.isError && <ProblemAlert error={create.error} context="No class created" />}
+      {create.isSuccess && (
+        <p role="status" className="ok-note">
+          {create.data.name} created; its join code is <code>{create.data.join_code}</code>.
+        </p>
+      )}
+      <label htmlFor={`${id}-name`}>Class name</label>
+      <div className="row-input">
+        <input
+          id={`${id}-name`}
+          required
+          maxLength={200}
+          placeholder="Year 9 English, Tuesday group"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+        />
+        <button type="submit" className="primary" disabled={create.isPending}>
+          {create.isPending ? "Creating…" : "Create class"}
+        </button>
+      </div>
+    </form>
+  );
+}
