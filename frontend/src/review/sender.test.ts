@@ -179,6 +179,45 @@ describe("ReviewSender", () => {
     expect(sender.current.pending).toBe(0);
   });
 
+  it("queues a rating made right after an undo behind that undo", async () => {
+    const store = freshStore();
+    const sent: QueuedReview[] = [];
+    const sender = new ReviewSender(store, learnerId, async (r) => void sent.push(r), { pause: instant, online: () => true });
+    const first = sender.rate("card-a", "cat", 3);
+    await first;
+    await sender.flush();
+    // The review screen undoes with rate()'s promise and the learner rates
+    // the card again at once, without waiting for the undo.
+    void sender.undo(first);
+    await sender.rate("card-a", "cat", 1);
+    await sender.flush();
+    expect(sent.map((r) => [r.action ?? "rate", r.rating])).toEqual([
+      ["rate", 3],
+      ["undo", 3],
+      ["rate", 1],
+    ]);
+  });
+
+  it("gives an undo the review id of the rating it undoes", async () => {
+    const store = freshStore();
+    const sent: (QueuedReview & { reviewId?: number })[] = [];
+    let next = 41;
+    const sender = new ReviewSender(store, learnerId, async (r) => (sent.push(r), r.action === "undo" ? undefined : ++next), {
+      pause: instant,
+      online: () => true,
+    });
+    await sender.rate("card-a", "cat", 3);
+    const b = await sender.rate("card-b", "run", 4);
+    await sender.flush();
+    await sender.undo(b);
+    await sender.flush();
+    expect(sent.map((r) => [r.action ?? "rate", r.cardId, r.reviewId])).toEqual([
+      ["rate", "card-a", undefined],
+      ["rate", "card-b", undefined],
+      ["undo", "card-b", 43],
+    ]);
+  });
+
   it("undoes a rating whose answer was lost on the server, not by withdrawing it", async () => {
     const store = freshStore();
     const sent: QueuedReview[] = [];

@@ -2,10 +2,13 @@ import { ApiError, type Problem } from "../api/problem";
 import type { QueuedReview, Rating, ReviewStore } from "./queue";
 
 /**
- * Sends one queued entry (a rating, or an undo: see QueuedReview.action);
- * throws an ApiError for a refusal, anything else for a network failure.
+ * Sends one queued entry (a rating, or an undo: see QueuedReview.action)
+ * and resolves with a rating's review id (SubmitReview's review_id), if
+ * known; throws an ApiError for a refusal, anything else for a network
+ * failure. An undo is given the review id of the rating it undoes (reviewId)
+ * when this sender saw that rating acknowledged.
  */
-export type SendReview = (r: QueuedReview) => Promise<void>;
+export type SendReview = (r: QueuedReview & { reviewId?: number }) => Promise<number | void>;
 
 /** What the review screen shows of the queue. */
 export interface SenderState {
@@ -68,7 +71,11 @@ export class ReviewSender {
   private readonly withdrawn = new Set<number>();
   /** Keys of ratings the server refused: an undo of one has nothing to undo. */
   private readonly refused = new Set<string>();
+  /** Review ids of the ratings acknowledged, by key: an undo names the review it means. */
+  private readonly reviewIds = new Map<string, number>();
   private again = false;
+  /** The last of the rate() and undo() calls, which the next one waits for. */
+  private tail: Promise<unknown> = Promise.resolve();
   private stopped = false;
   private readonly pause: (ms: number) => Promise<void>;
   private readonly online: () => boolean;
@@ -97,8 +104,23 @@ export class ReviewSender {
     return () => this.listeners.delete(listener);
   }
 
+  /**
+   * Runs rate() and undo() one after the other, in the order they were
+   * called, so that the queue holds ratings and undos in the order the
+   * learner made them (a rating made right after an undo lands behind it).
+   */
+  private serial<T>(op: () => Promise<T>): Promise<T> {
+    const done = this.tail.then(op);
+    this.tail = done.catch(() => undefined);
+    return done;
+  }
+
   /** Records a rating (durably, before anything is sent) and starts sending. */
-  async rate(cardId: string, lemma: string, rating: Rating): Promise<QueuedReview> {
+  rate(cardId: string, lemma: string, rating: Rating): Promise<QueuedReview> {
+    return this.serial(() => this.record(cardId, lemma, rating));
+  }
+
+  private async record(cardId: string, lemma: string, rating: Rating): Promise<QueuedReview> {
     const r = await this.store.add({
       key: this.newKey(),
       learnerId: this.learnerId,
@@ -118,9 +140,14 @@ export class ReviewSender {
    * least once (it may have arrived, even if no answer did) is undone by an
    * undo entry queued behind it, sent in order like the ratings and with its
    * own Idempotency-Key, so that it reaches the server after the rating it
-   * undoes; it is dropped if the server refuses the rating.
+   * undoes; it is dropped if the server refuses the rating. The rating may
+   * be given as rate()'s promise: the undo is queued after it either way.
    */
-  async undo(r: QueuedReview): Promise<"withdrawn" | "queued"> {
+  undo(rating: QueuedReview | Promise<QueuedReview>): Promise<"withdrawn" | "queued"> {
+    return this.serial(async () => this.takeBack(await rating));
+  }
+
+  private async takeBack(r: QueuedReview): Promise<"withdrawn" | "queued"> {
     const seq = r.seq!;
     if (!this.attempted.has(seq)) {
       // Marked before the store is asked, so that a drain that already read
@@ -190,7 +217,9 @@ export class ReviewSender {
       }
       this.attempted.add(head.seq!);
       try {
-        await this.send(head);
+        const undoes = head.action === "undo" ? this.reviewIds.get(head.undoes!) : undefined;
+        const reviewId = await this.send(undoes === undefined ? head : { ...head, reviewId: undoes });
+        if (head.action !== "undo" && typeof reviewId === "number") this.reviewIds.set(head.key, reviewId);
         attempt = 0;
         await this.store.remove(head.seq!);
         this.set({ retrying: null });
