@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,6 +20,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/platform/auth"
 	"github.com/lexora-app/lexora/pkg/platform/database"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
+	"github.com/lexora-app/lexora/pkg/platform/text"
 )
 
 // devTokenTTL is how long a development sign-in lasts: a working day.
@@ -38,7 +42,8 @@ type devSignIn struct {
 	pool *database.Pool // opened at the first request, so the server starts while the database is down
 }
 
-// DevUser is one user the development sign-in offers.
+// DevUser is one user the development sign-in offers; a newcomer (an
+// email without an account) has the nil ID and an empty Role.
 type DevUser struct {
 	ID          uuid.UUID `json:"id"`
 	DisplayName string    `json:"display_name"`
@@ -89,7 +94,12 @@ func (d *devSignIn) close() {
 // routes are the sign-in's paths: GET /dev/users answers {"users": [DevUser]}
 // (operators, teachers, then learners, by name); POST /dev/token with
 // {"user_id": "<uuid>"} answers a DevToken, 400 for a malformed body and 404
-// for a user that does not exist.
+// for a user that does not exist. POST /dev/token with {"email": "..."}
+// instead signs in as that email: as its user when there is one, otherwise
+// as a newcomer without an account (the identity a Google sign-in of a new
+// person gives), whose DevToken's user has the nil id and no role; a
+// newcomer becomes a teacher by creating a class (CreateClass), and signs in
+// as the same identity again with the same email.
 func (d *devSignIn) routes() map[string]func(http.ResponseWriter, *http.Request) {
 	return map[string]func(http.ResponseWriter, *http.Request){
 		"/dev/users": d.users,
@@ -121,36 +131,30 @@ func (d *devSignIn) users(w http.ResponseWriter, r *http.Request) {
 	httpx.WriteJSON(w, http.StatusOK, map[string]any{"users": users})
 }
 
+// devTokenRequest is POST /dev/token's body: exactly one of UserID and Email.
+type devTokenRequest struct {
+	UserID string `json:"user_id" validate:"omitempty,uuid"`
+	Email  string `json:"email" validate:"omitempty,max=254"`
+}
+
 func (d *devSignIn) token(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		d.methodNotAllowed(w, http.MethodPost)
 		return
 	}
-	var req struct {
-		UserID string `json:"user_id" validate:"required,uuid"`
-	}
+	var req devTokenRequest
 	if err := httpx.DecodeJSON(r, &req); err != nil {
 		functions.WriteError(w, r, d.log, err)
 		return
 	}
-	// A user linked to an identity signs in as that subject; one not yet
-	// linked (enrolled by email) gets a token with its id as subject and its
-	// verified email, which links the account at the first request.
 	pool, err := d.db(r.Context())
 	if err != nil {
 		functions.WriteError(w, r, d.log, err)
 		return
 	}
-	var u DevUser
-	var subject string
-	err = pool.QueryRow(r.Context(), `SELECT id, display_name, email, role, coalesce(auth_subject, id::text)
-		FROM users WHERE id = $1`, req.UserID).Scan(&u.ID, &u.DisplayName, &u.Email, &u.Role, &subject)
-	if errors.Is(err, pgx.ErrNoRows) {
-		functions.WriteError(w, r, d.log, httpx.NotFound("user"))
-		return
-	}
+	u, subject, err := d.identity(r.Context(), pool, req)
 	if err != nil {
-		functions.WriteError(w, r, d.log, fmt.Errorf("load user: %w", err))
+		functions.WriteError(w, r, d.log, err)
 		return
 	}
 	now := time.Now()
@@ -160,6 +164,47 @@ func (d *devSignIn) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	httpx.WriteJSON(w, http.StatusOK, DevToken{Token: tok, ExpiresAt: now.Add(devTokenTTL).UTC().Truncate(time.Second), User: u})
+}
+
+// identity is who req signs in as, and the subject of their token. A user
+// linked to an identity signs in as that subject; one not yet linked
+// (enrolled by email) gets a token with its id as subject and its verified
+// email, which links the account at the first request. An email without a
+// user is a newcomer, whose subject is derived from the email, so that
+// signing in again with it is the same identity.
+func (d *devSignIn) identity(ctx context.Context, pool *database.Pool, req devTokenRequest) (DevUser, string, error) {
+	if (req.UserID == "") == (req.Email == "") {
+		p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", "give user_id or email")
+		p.Errors = []httpx.FieldError{{Field: "user_id", Reason: "give exactly one of user_id and email"}}
+		return DevUser{}, "", p
+	}
+	const q = `SELECT id, display_name, email, role, coalesce(auth_subject, id::text) FROM users `
+	var u DevUser
+	var subject string
+	var err error
+	if req.UserID != "" {
+		err = pool.QueryRow(ctx, q+`WHERE id = $1`, req.UserID).Scan(&u.ID, &u.DisplayName, &u.Email, &u.Role, &subject)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return DevUser{}, "", httpx.NotFound("user")
+		}
+	} else {
+		email, emailErr := text.CanonicalEmail(req.Email)
+		if emailErr != nil {
+			p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", "the email is not an address")
+			p.Errors = []httpx.FieldError{{Field: "email", Reason: "must be an email address"}}
+			return DevUser{}, "", p
+		}
+		err = pool.QueryRow(ctx, q+`WHERE email = $1`, email).Scan(&u.ID, &u.DisplayName, &u.Email, &u.Role, &subject)
+		if errors.Is(err, pgx.ErrNoRows) {
+			local, _, _ := strings.Cut(email, "@")
+			sum := sha256.Sum256([]byte(email))
+			return DevUser{DisplayName: local, Email: email}, "dev-" + hex.EncodeToString(sum[:12]), nil
+		}
+	}
+	if err != nil {
+		return DevUser{}, "", fmt.Errorf("load user: %w", err)
+	}
+	return u, subject, nil
 }
 
 func (d *devSignIn) methodNotAllowed(w http.ResponseWriter, allowed string) {

@@ -111,6 +111,31 @@ func TestDevSignInMintsTokensForUsersInTheDatabase(t *testing.T) {
 	require.Equal(t, auth.Claims{Subject: unlinked.String(), Email: "sam@example.com", EmailVerified: true}, c,
 		"an unlinked user's verified email links the account at its first request")
 
+	// By email: a user's email signs in as that user; any other is a
+	// newcomer without an account, the same identity at every sign-in.
+	code, body = do(http.MethodPost, "/dev/token", `{"email":"Sam@Example.com"}`)
+	require.Equal(t, http.StatusOK, code)
+	require.Equal(t, unlinked.String(), body["user"].(map[string]any)["id"])
+	require.Equal(t, unlinked.String(), claims(body["token"].(string)).Subject)
+	code, body = do(http.MethodPost, "/dev/token", `{"email":"New.Teacher@example.com"}`)
+	require.Equal(t, http.StatusOK, code)
+	require.Equal(t, map[string]any{"id": uuid.Nil.String(), "display_name": "new.teacher", "email": "new.teacher@example.com", "role": ""},
+		body["user"])
+	c = claims(body["token"].(string))
+	require.True(t, strings.HasPrefix(c.Subject, "dev-"), c.Subject)
+	require.Equal(t, auth.Claims{Subject: c.Subject, Email: "new.teacher@example.com", EmailVerified: true}, c)
+	_, again := do(http.MethodPost, "/dev/token", `{"email":"new.teacher@example.com"}`)
+	require.Equal(t, c.Subject, claims(again["token"].(string)).Subject, "the same newcomer signs in as the same identity")
+	_, other := do(http.MethodPost, "/dev/token", `{"email":"someone.else@example.com"}`)
+	require.NotEqual(t, c.Subject, claims(other["token"].(string)).Subject)
+	var accounts int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM users`).Scan(&accounts))
+	require.Equal(t, 2, accounts, "signing in creates no account")
+	for _, bad := range []string{`{}`, `{"user_id":"` + linked.String() + `","email":"ada@example.com"}`, `{"email":"not-an-address"}`} {
+		code, _ = do(http.MethodPost, "/dev/token", bad)
+		require.Equal(t, http.StatusBadRequest, code, bad)
+	}
+
 	code, _ = do(http.MethodPost, "/dev/token", `{"user_id":"`+uuid.NewString()+`"}`)
 	require.Equal(t, http.StatusNotFound, code)
 	code, _ = do(http.MethodPost, "/dev/token", `{"user_id":"ada"}`)
