@@ -98,7 +98,7 @@ test-web: $(WEB_DEPS) ## The web client: API document lint and client freshness,
 chaos: ## The fault-injection harness's long profile (30 minutes); its report goes to docs/chaos-report.md.
 	.ci/ensure-mailpit
 	$(GO) build -o $(BIN)/ $(CHAOS_CMDS)
-	nice -n 19 $(BIN)/chaos -profile long -bin $(BIN) -report docs/chaos-report.md
+	$(BIN)/chaos -profile long -bin $(BIN) -report docs/chaos-report.md
 
 bench: ## Benchmarks (one iteration each): the outbox, the write path, River; again on a production-like cluster; charts.
 	.ci/ensure-postgres

@@ -41,7 +41,9 @@ type Config struct {
 	MaxDuration time.Duration `env:"DRAIN_MAX_DURATION"`
 	// MaxDeliveries caps how many deliveries one run claims.
 	MaxDeliveries int `env:"DRAIN_MAX_DELIVERIES"`
-	// BatchSize is how many deliveries one claim statement takes.
+	// BatchSize is the most deliveries one claim statement takes and a run
+	// holds claimed; a run holds fewer when it would not finish them before
+	// its deadline (see Run).
 	BatchSize int `env:"DRAIN_BATCH_SIZE"`
 	// Concurrency is how many handlers run at once.
 	Concurrency int `env:"DRAIN_CONCURRENCY"`

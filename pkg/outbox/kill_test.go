@@ -39,8 +39,9 @@ func TestMain(m *testing.M) {
 
 // worker drains "s1" into the effects table and prints its report as JSON.
 // By default it goes slowly enough to be killed mid-batch; with
-// LEXORA_OUTBOX_WORKER_MODE=pause it claims five deliveries at once and
-// handles them one at a time, three seconds each, to be paused mid-batch.
+// LEXORA_OUTBOX_WORKER_MODE=pause it handles one delivery at a time,
+// three seconds each, holding a second one claimed (its claim window is
+// twice its concurrency), to be paused mid-batch.
 // It reports each attempt and each effect as a line on file descriptor 3
 // (see startWorkers).
 func worker(url string) int {

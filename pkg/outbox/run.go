@@ -66,6 +66,8 @@ type run struct {
 	duplicates int
 	failed     []failure
 	released   []lease
+
+	window *claimWindow
 }
 
 // ownConns is the size of the pool of the drain's own statements: one for
@@ -75,9 +77,11 @@ const ownConns = 2
 // Run drains until cfg.MaxDuration has passed, cfg.MaxDeliveries have been
 // claimed, ctx ends, or (with StopWhenIdle) nothing is due.
 //
-// Deliveries stream through the run: it keeps up to BatchSize of them
-// claimed, tops up with a new claim whenever half have finished, hands them
-// to Concurrency workers, and writes results in groups as they come, so one
+// Deliveries stream through the run: it keeps claimed what it can finish
+// before its deadline at the rate measured so far (claimWindow: at least
+// twice Concurrency, at most BatchSize), tops up with a new claim whenever
+// half of that have finished, hands them to Concurrency workers, and
+// writes results in groups as they come, so one
 // slow handler never holds back the acknowledgement of others. Leases of
 // claimed deliveries are extended every third of the lease while they wait
 // or run, until their handler's timeout. The drain's own statements run on
@@ -160,6 +164,7 @@ func (d *Drainer) newRun(ctx context.Context, db *pgxpool.Pool, start time.Time)
 		work:     make(chan *inflight, d.cfg.BatchSize),
 		results:  make(chan result, d.cfg.BatchSize),
 		finished: make(chan struct{}),
+		window:   newClaimWindow(d.cfg, start),
 	}
 	r.base, r.stopAll = context.WithCancel(context.Background())
 	var hardStop context.CancelFunc
@@ -192,12 +197,17 @@ func (r *run) loop(ctx context.Context) error { //nolint:funlen // the run's sta
 	// exhausted: the last claim found less than it asked for, so the next
 	// one waits for a poll, a wake-up, or everything in flight to finish.
 	exhausted := false
+	asked := false         // a poll or wake-up came since the last claim
 	idleSignalled := false // the idle test signal fires once per idle spell
 	var poll <-chan time.Time
 	for {
 		stopping := runErr != nil || ctx.Err() != nil || !d.clock.Now().Before(r.deadline) || claimed >= d.cfg.MaxDeliveries
-		if !stopping && inflightN <= d.cfg.BatchSize/2 && (!exhausted || inflightN == 0) {
-			want := min(d.cfg.BatchSize-inflightN, d.cfg.MaxDeliveries-claimed)
+		// A claim tops up the window when half of it has finished, or when
+		// a poll or wake-up asks again after a short claim.
+		window := r.window.size(d.clock.Now(), r.deadline)
+		if !stopping && inflightN < window && (inflightN <= window/2 || asked) && (!exhausted || inflightN == 0) {
+			asked = false
+			want := min(window-inflightN, d.cfg.MaxDeliveries-claimed)
 			claimedAt := d.clock.Now()
 			batch, token, err := d.claim(ctx, r.db, want)
 			if err != nil {
@@ -228,6 +238,7 @@ func (r *run) loop(ctx context.Context) error { //nolint:funlen // the run's sta
 					break
 				}
 				exhausted = false
+				r.window.restart(d.clock.Now())
 			}
 			continue
 		}
@@ -249,10 +260,10 @@ func (r *run) loop(ctx context.Context) error { //nolint:funlen // the run's sta
 			inflightN--
 			r.collect(res)
 		case <-poll:
-			poll, exhausted = nil, false
+			poll, exhausted, asked = nil, false, true
 			continue
 		case <-d.wake:
-			poll, exhausted = nil, false
+			poll, exhausted, asked = nil, false, true
 			continue
 		case <-cancelled:
 		}
@@ -386,6 +397,7 @@ func (r *run) collect(res result) {
 	delete(r.held, res.f.id)
 	lost := res.f.lost
 	r.mu.Unlock()
+	r.window.done()
 	if res.abandoned {
 		r.rep.Abandoned++
 	}
