@@ -50,7 +50,7 @@ reset: ## Drop the local lexora database and mailbox; the next `make run` recrea
 	psql -h 127.0.0.1 -U postgres -d postgres -Xqc 'DROP DATABASE IF EXISTS lexora WITH (FORCE)'
 	rm -f .run/mailpit.db*
 
-generate: ## Regenerate the store packages (pkg/store/*) from their queries.sql with sqlc (sqlc.yaml).
+generate: ## Regenerate package store (pkg/store/*.sql.go) from pkg/store/queries/*.sql with sqlc (sqlc.yaml).
 	.ci/ensure-sqlc
 	$(BIN)/sqlc generate
 
@@ -59,7 +59,7 @@ test: ## go vet, gofmt check, sqlc diff, golangci-lint, all tests with -race aga
 	.ci/ensure-mailpit
 	.ci/ensure-pgbouncer
 	.ci/ensure-sqlc
-	@# The store packages' generated code must match sqlc.yaml, their .sql files and schema/.
+	@# The store's generated code must match sqlc.yaml, pkg/store/queries and schema/.
 	$(BIN)/sqlc diff || { echo "generated store code is stale: run bin/sqlc generate and commit"; exit 1; }
 	@unformatted=$$(git ls-files -z '*.go' | xargs -0 -r gofmt -l); \
 	if [ -n "$$unformatted" ]; then echo "gofmt -l lists files that need formatting (run gofmt -w):"; echo "$$unformatted"; exit 1; fi

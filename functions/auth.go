@@ -15,7 +15,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/platform/auth"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
 	"github.com/lexora-app/lexora/pkg/platform/text"
-	"github.com/lexora-app/lexora/pkg/store/userstore"
+	"github.com/lexora-app/lexora/pkg/store"
 )
 
 // user is the acting user.
@@ -63,13 +63,13 @@ func (s *Service) identity(ctx context.Context, r *http.Request) (auth.Claims, e
 
 // account is the user c signs in as (see actor); errNoAccount when there is none.
 func (s *Service) account(ctx context.Context, c auth.Claims) (user, error) {
-	users := userstore.New(s.pool)
+	users := store.New(s.pool)
 	u, err := users.UserBySubject(ctx, c.Subject)
 	email, emailErr := text.CanonicalEmail(c.Email)
 	if errors.Is(err, pgx.ErrNoRows) && c.EmailVerified && emailErr == nil {
-		var linked userstore.LinkSubjectRow
+		var linked store.LinkSubjectRow
 		linked, err = users.LinkSubject(ctx, c.Subject, email)
-		u = userstore.UserBySubjectRow(linked)
+		u = store.UserBySubjectRow(linked)
 		if errors.Is(err, pgx.ErrNoRows) {
 			u, err = users.UserBySubject(ctx, c.Subject) // a concurrent first request of the same sign-in linked it
 		}

@@ -13,9 +13,6 @@ import (
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/store"
-	"github.com/lexora-app/lexora/pkg/store/assignmentstore"
-	"github.com/lexora-app/lexora/pkg/store/cardstore"
-	"github.com/lexora-app/lexora/pkg/store/userstore"
 )
 
 // MaxDueDays bounds how far ahead of now an assignment may be due.
@@ -69,7 +66,7 @@ func (c Classroom) Assign(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, r
 	}
 	// Locking the learner's row serialises the learner's writes, so the
 	// outbox ids of one learner's events follow commit order.
-	_, err := userstore.New(tx).LockLearnerOfTeacher(ctx, req.LearnerID, account.Learner, teacherID)
+	_, err := store.New(tx).LockLearnerOfTeacher(ctx, req.LearnerID, account.Learner, teacherID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Assignment{}, events.Batch{}, ErrLearnerNotFound
 	}
@@ -86,7 +83,7 @@ func (c Classroom) Assign(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, r
 // and adds its events to batch (see Assign). The caller has locked the
 // learner's row and checked that the teacher may assign to them.
 func (c Classroom) assign(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, req AssignRequest, batch *events.Batch) (Assignment, error) {
-	assignments, cards := assignmentstore.New(tx), cardstore.New(tx)
+	assignments, cards := store.New(tx), store.New(tx)
 	a := Assignment{DeckID: req.DeckID, LearnerID: req.LearnerID, TeacherID: teacherID, DueAt: req.DueAt.UTC()}
 	var err error
 	a.ID, err = assignments.InsertAssignment(ctx, req.LearnerID, teacherID, a.DueAt, req.DeckID)
@@ -99,7 +96,7 @@ func (c Classroom) assign(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, r
 		return Assignment{}, fmt.Errorf("insert assignment: %w", err)
 	}
 	fresh := c.scheduler.NewCard()
-	made, err := cards.CreateCards(ctx, cardstore.CreateCardsParams{DeckID: req.DeckID, LearnerID: req.LearnerID,
+	made, err := cards.CreateCards(ctx, store.CreateCardsParams{DeckID: req.DeckID, LearnerID: req.LearnerID,
 		State: int16(fresh.State), Due: fresh.Due, Stability: fresh.Stability, Difficulty: fresh.Difficulty, Step: int32(fresh.Step)})
 	if err != nil {
 		return Assignment{}, fmt.Errorf("create cards: %w", err)
@@ -120,7 +117,7 @@ func (c Classroom) assign(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, r
 		return a, nil
 	}
 	now := c.clock.Now()
-	if err := assignments.MarkCompleted(ctx, now, a.ID); err != nil {
+	if err := assignments.MarkAssignmentCompleted(ctx, now, a.ID); err != nil {
 		return Assignment{}, fmt.Errorf("complete assignment: %w", err)
 	}
 	a.CompletedAt = &now

@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lexora-app/lexora/pkg/account"
-	"github.com/lexora-app/lexora/pkg/store/classstore"
+	"github.com/lexora-app/lexora/pkg/store"
 )
 
 // Class is a teacher's class with its members, as its teacher sees it.
@@ -50,7 +50,7 @@ type Newcomer struct {
 // subject has an account already (a concurrent first request of the same
 // sign-in made it; the next request acts as that account).
 func (c Classroom) AddTeacher(ctx context.Context, tx pgx.Tx, n Newcomer) error {
-	_, err := classstore.New(tx).AddTeacher(ctx, classstore.AddTeacherParams{ID: n.ID, Email: n.Email,
+	_, err := store.New(tx).AddTeacher(ctx, store.AddTeacherParams{ID: n.ID, Email: n.Email,
 		DisplayName: n.DisplayName, Role: account.Teacher, Timezone: n.Timezone, Subject: n.Subject, Now: c.clock.NowOrNil()})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return ErrAccountExists
@@ -70,7 +70,7 @@ const joinCodeTries = 3
 // join code of 8 characters (A–Z, 2–7: base32, from crypto/rand), created
 // at the clock's NowOrNil, and answers it without members.
 func (c Classroom) CreateClass(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, name string) (Class, error) {
-	classes := classstore.New(tx)
+	classes := store.New(tx)
 	for range joinCodeTries {
 		code := rand.Text()[:8]
 		row, err := classes.CreateClass(ctx, teacherID, name, code, c.clock.NowOrNil())
@@ -87,8 +87,8 @@ func (c Classroom) CreateClass(ctx context.Context, tx pgx.Tx, teacherID uuid.UU
 
 // ListClasses answers teacherID's classes, oldest first, each with its
 // members by name.
-func ListClasses(ctx context.Context, db classstore.DBTX, teacherID uuid.UUID) ([]Class, error) {
-	q := classstore.New(db)
+func ListClasses(ctx context.Context, db store.DBTX, teacherID uuid.UUID) ([]Class, error) {
+	q := store.New(db)
 	rows, err := q.TeachersClasses(ctx, teacherID)
 	if err != nil {
 		return nil, fmt.Errorf("list classes: %w", err)

@@ -16,9 +16,6 @@ import (
 	"github.com/lexora-app/lexora/pkg/platform/text"
 	"github.com/lexora-app/lexora/pkg/reminders"
 	"github.com/lexora-app/lexora/pkg/store"
-	"github.com/lexora-app/lexora/pkg/store/assignmentstore"
-	"github.com/lexora-app/lexora/pkg/store/classstore"
-	"github.com/lexora-app/lexora/pkg/store/userstore"
 )
 
 // InvitationInterval is how long after an invitation to a class the same
@@ -76,10 +73,10 @@ type Outcome struct {
 // another role, or a join code given by a teacher), ErrAlreadyEnrolled.
 //
 // Two enrolments of the same new email at once: the second waits on the
-// first's user row (userstore.FindOrCreateUser), then finds the account and
+// first's user row (store.FindOrCreateUser), then finds the account and
 // either invites (another teacher) or answers ErrAlreadyEnrolled.
 func (c Classroom) Enroll(ctx context.Context, tx pgx.Tx, actor Actor, req EnrolRequest) (Outcome, events.Batch, error) {
-	classID, teacherID, err := findClass(ctx, classstore.New(tx), actor, req)
+	classID, teacherID, err := findClass(ctx, store.New(tx), actor, req)
 	if err != nil {
 		return Outcome{}, events.Batch{}, err
 	}
@@ -87,7 +84,7 @@ func (c Classroom) Enroll(ctx context.Context, tx pgx.Tx, actor Actor, req Enrol
 	if req.JoinCode == "" {
 		by = "teacher"
 		var invite bool
-		if learnerID, invite, err = learnerByEmail(ctx, userstore.New(tx), teacherID, req); err != nil {
+		if learnerID, invite, err = learnerByEmail(ctx, store.New(tx), teacherID, req); err != nil {
 			return Outcome{}, events.Batch{}, err
 		}
 		if invite {
@@ -101,10 +98,10 @@ func (c Classroom) Enroll(ctx context.Context, tx pgx.Tx, actor Actor, req Enrol
 
 // findClass is the class req names and its teacher: by join code for a
 // learner, by id among the actor's classes for a teacher.
-func findClass(ctx context.Context, classes *classstore.Queries, actor Actor, req EnrolRequest) (classID, teacherID uuid.UUID, err error) {
+func findClass(ctx context.Context, classes *store.Queries, actor Actor, req EnrolRequest) (classID, teacherID uuid.UUID, err error) {
 	switch {
 	case req.JoinCode != "" && actor.Role == account.Learner:
-		var c classstore.ClassByJoinCodeRow
+		var c store.ClassByJoinCodeRow
 		c, err = classes.ClassByJoinCode(ctx, strings.ToUpper(req.JoinCode))
 		classID, teacherID = c.ID, c.TeacherID
 	case req.JoinCode == "" && actor.Role == account.Teacher:
@@ -123,23 +120,23 @@ func findClass(ctx context.Context, classes *classstore.Queries, actor Actor, re
 }
 
 // addMember adds out.LearnerID to out.ClassID, assigns them the class's
-// active decks (assignmentstore.ActiveDecks) with their cards, starts their
+// active decks (store.ActiveDecks) with their cards, starts their
 // daily reminder, and answers learner.enrolled, then the assignments'
 // events; ErrAlreadyEnrolled when the learner is already in the class.
 func (c Classroom) addMember(ctx context.Context, tx pgx.Tx, out Enrollment, teacherID uuid.UUID, by string) (Enrollment, events.Batch, error) {
-	users := userstore.New(tx)
+	users := store.New(tx)
 	// Serialise with the learner's other writes (see Assign).
 	if err := users.LockUser(ctx, out.LearnerID); err != nil {
 		return Enrollment{}, events.Batch{}, fmt.Errorf("lock learner: %w", err)
 	}
-	err := store.Classify(classstore.New(tx).AddMember(ctx, out.ClassID, out.LearnerID))
+	err := store.Classify(store.New(tx).AddClassMember(ctx, out.ClassID, out.LearnerID))
 	if errors.Is(err, store.ErrDuplicate) {
 		return Enrollment{}, events.Batch{}, ErrAlreadyEnrolled
 	}
 	if err != nil {
 		return Enrollment{}, events.Batch{}, fmt.Errorf("enrol: %w", err)
 	}
-	decks, err := assignmentstore.New(tx).ActiveDecks(ctx, out.ClassID, teacherID, c.clock.Now(), out.LearnerID)
+	decks, err := store.New(tx).ActiveDecks(ctx, out.ClassID, teacherID, c.clock.Now(), out.LearnerID)
 	if err != nil {
 		return Enrollment{}, events.Batch{}, fmt.Errorf("find active decks: %w", err)
 	}
@@ -174,7 +171,7 @@ func (c Classroom) addMember(ctx context.Context, tx pgx.Tx, out Enrollment, tea
 // account the teacher may not simply add: a learner outside all of the
 // teacher's classes (then id is theirs), or a teacher or operator (id is
 // uuid.Nil).
-func learnerByEmail(ctx context.Context, users *userstore.Queries, teacherID uuid.UUID, req EnrolRequest) (id uuid.UUID, invite bool, err error) {
+func learnerByEmail(ctx context.Context, users *store.Queries, teacherID uuid.UUID, req EnrolRequest) (id uuid.UUID, invite bool, err error) {
 	name := text.Name(req.DisplayName)
 	if name == "" {
 		name, _, _ = strings.Cut(req.Email, "@")
@@ -205,7 +202,7 @@ func (c Classroom) invite(ctx context.Context, tx pgx.Tx, teacherID, classID, le
 	if learnerID == uuid.Nil {
 		return inv, events.Batch{}, nil
 	}
-	_, err := classstore.New(tx).Invite(ctx, classID, learnerID, c.clock.NowOrNil(), InvitationInterval.Seconds())
+	_, err := store.New(tx).InviteToClass(ctx, classID, learnerID, c.clock.NowOrNil(), InvitationInterval.Seconds())
 	if errors.Is(err, pgx.ErrNoRows) {
 		return inv, events.Batch{}, nil // invited lately: no second email
 	}

@@ -3,10 +3,9 @@ package classroom
 import (
 	"context"
 	"fmt"
+	"github.com/lexora-app/lexora/pkg/store"
 
 	"github.com/google/uuid"
-
-	"github.com/lexora-app/lexora/pkg/store/classstore"
 )
 
 // Deck is a deck a teacher may assign.
@@ -27,8 +26,8 @@ type Deck struct {
 
 // ListDecks answers the decks teacherID may assign: the library's, by level
 // then title, then the teacher's own, by title.
-func ListDecks(ctx context.Context, db classstore.DBTX, teacherID uuid.UUID) ([]Deck, error) {
-	rows, err := classstore.New(db).LibraryDecks(ctx, teacherID)
+func ListDecks(ctx context.Context, db store.DBTX, teacherID uuid.UUID) ([]Deck, error) {
+	rows, err := store.New(db).LibraryDecks(ctx, teacherID)
 	if err != nil {
 		return nil, fmt.Errorf("list decks: %w", err)
 	}

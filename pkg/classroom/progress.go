@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/lexora-app/lexora/pkg/store"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-
-	"github.com/lexora-app/lexora/pkg/store/classstore"
 )
 
 // HardestWordsShown is how many words ClassProgress.HardestWords lists at most.
@@ -85,8 +84,8 @@ type HardWord struct {
 // ClassProgressOf answers the grid of teacherID's class classID at now,
 // with at most HardestWordsShown hardest words (most lapses first).
 // Errors: ErrClassNotFound when the class is not the teacher's.
-func ClassProgressOf(ctx context.Context, db classstore.DBTX, teacherID, classID uuid.UUID, now time.Time) (ClassProgress, error) {
-	q := classstore.New(db)
+func ClassProgressOf(ctx context.Context, db store.DBTX, teacherID, classID uuid.UUID, now time.Time) (ClassProgress, error) {
+	q := store.New(db)
 	name, err := q.TeachersClassName(ctx, classID, teacherID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return ClassProgress{}, ErrClassNotFound
@@ -112,7 +111,7 @@ func ClassProgressOf(ctx context.Context, db classstore.DBTX, teacherID, classID
 
 // grid is the rows of the class's grid (every member, with or without
 // assignments) and the latest progress update among them.
-func grid(ctx context.Context, q *classstore.Queries, teacherID, classID uuid.UUID, now time.Time) ([]LearnerProgress, *time.Time, error) {
+func grid(ctx context.Context, q *store.Queries, teacherID, classID uuid.UUID, now time.Time) ([]LearnerProgress, *time.Time, error) {
 	members, err := q.ClassMembers(ctx, classID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list members: %w", err)

@@ -13,7 +13,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/outbox"
-	"github.com/lexora-app/lexora/pkg/store/activitydb"
+	"github.com/lexora-app/lexora/pkg/store"
 )
 
 // Activity maintains study days, streaks and achievements from
@@ -67,8 +67,8 @@ func (a *Activity) Handle(ctx context.Context, d outbox.Delivery) error {
 }
 
 func (a *Activity) review(ctx context.Context, tx pgx.Tx, d outbox.Delivery, p events.ReviewSubmittedPayload, day time.Time) error {
-	q := activitydb.New(tx)
-	reviewsToday, err := q.CountStudyDay(ctx, activitydb.CountStudyDayParams{LearnerID: p.LearnerID, Day: day})
+	q := store.New(tx)
+	reviewsToday, err := q.CountStudyDay(ctx, p.LearnerID, day)
 	if err != nil {
 		return fmt.Errorf("count study day: %w", err)
 	}
@@ -83,7 +83,7 @@ func (a *Activity) review(ctx context.Context, tx pgx.Tx, d outbox.Delivery, p e
 		}
 	}
 	if learning.State(p.StateAfter) == learning.Review && learning.State(p.StateBefore) != learning.Review {
-		learned, err := q.CountCardsInState(ctx, activitydb.CountCardsInStateParams{LearnerID: p.LearnerID, State: int16(learning.Review)})
+		learned, err := q.CountCardsInState(ctx, p.LearnerID, learning.Review)
 		if err != nil {
 			return fmt.Errorf("count learned words: %w", err)
 		}
@@ -98,7 +98,7 @@ func (a *Activity) review(ctx context.Context, tx pgx.Tx, d outbox.Delivery, p e
 // the day after the last one extends it, a gap restarts it at 1. It
 // enqueues streak.extended.
 func (a *Activity) extendStreak(ctx context.Context, tx pgx.Tx, learner uuid.UUID, day time.Time) (int, error) {
-	q := activitydb.New(tx)
+	q := store.New(tx)
 	s, err := q.LockStreak(ctx, learner)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
@@ -113,7 +113,7 @@ func (a *Activity) extendStreak(ctx context.Context, tx pgx.Tx, learner uuid.UUI
 		s.Current = 1
 	}
 	s.Longest = max(s.Longest, s.Current)
-	if err := q.SaveStreak(ctx, activitydb.SaveStreakParams{LearnerID: learner, Current: s.Current, Longest: s.Longest, LastDay: day}); err != nil {
+	if err := q.SaveStreak(ctx, learner, s.Current, s.Longest, day); err != nil {
 		return 0, fmt.Errorf("save streak: %w", err)
 	}
 	ev, err := outbox.NewEvent(events.StreakExtended, learner.String(), events.StreakExtendedPayload{
@@ -128,9 +128,9 @@ func (a *Activity) extendStreak(ctx context.Context, tx pgx.Tx, learner uuid.UUI
 // achievement.earned for each, naming assignment when it was earned with one.
 func (a *Activity) earn(ctx context.Context, tx pgx.Tx, d outbox.Delivery, learner uuid.UUID, assignment *uuid.UUID, at time.Time, codes ...string) error {
 	var evs []outbox.Event
-	q := activitydb.New(tx)
+	q := store.New(tx)
 	for _, code := range codes {
-		earned, err := q.EarnAchievement(ctx, activitydb.EarnAchievementParams{LearnerID: learner, Code: code, EarnedAt: at, EventID: d.Event.ID})
+		earned, err := q.EarnAchievement(ctx, learner, code, at, d.Event.ID)
 		if err != nil {
 			return fmt.Errorf("record achievement %s: %w", code, err)
 		}

@@ -3,7 +3,7 @@
 // feed, the emails, the daily reminder chain and the teachers' webhooks.
 // Each is an outbox.Handler keyed by its subscriber name from pkg/events;
 // each is idempotent, because the outbox delivers at least once. Their SQL
-// is in the store packages under pkg/store.
+// is in package store (pkg/store/queries).
 package consumers
 
 import (

@@ -15,7 +15,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/mail"
 	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/platform/clock"
-	"github.com/lexora-app/lexora/pkg/store/maildb"
+	"github.com/lexora-app/lexora/pkg/store"
 )
 
 // Email sends the learner a welcome on learner.enrolled, the class's join
@@ -121,7 +121,7 @@ func (e *Email) sendOnce(ctx context.Context, d outbox.Delivery, compose func() 
 		if m == nil {
 			return nil
 		}
-		return maildb.New(tx).RecordSend(ctx, maildb.RecordSendParams{Subscriber: d.Subscriber, EventID: d.Event.ID,
+		return store.New(tx).RecordEmailSend(ctx, store.RecordEmailSendParams{Subscriber: d.Subscriber, EventID: d.Event.ID,
 			MessageID: m.MessageID, Recipient: m.To, Subject: m.Subject})
 	})
 }
@@ -131,8 +131,7 @@ func (e *Email) sendOnce(ctx context.Context, d outbox.Delivery, compose func() 
 // assignment is complete or its due date changed.
 func (e *Email) assignment(ctx context.Context, d outbox.Delivery, assignmentID uuid.UUID, remindFor time.Time) error {
 	return e.sendOnce(ctx, d, func() (*mail.Message, error) {
-		a, err := maildb.New(e.pool).AssignmentMail(ctx, maildb.AssignmentMailParams{
-			AssignmentID: assignmentID, LearnedState: int16(learning.Review)})
+		a, err := store.New(e.pool).AssignmentMail(ctx, int16(learning.Review), assignmentID)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil, outbox.Permanent(fmt.Errorf("assignment %s no longer exists", assignmentID))
 		}
@@ -149,7 +148,7 @@ func (e *Email) assignment(ctx context.Context, d outbox.Delivery, assignmentID 
 
 // assignmentMessage writes the email about assignment a for the delivery's
 // topic and subscriber.
-func assignmentMessage(d outbox.Delivery, a maildb.AssignmentMailRow) mail.Message {
+func assignmentMessage(d outbox.Delivery, a store.AssignmentMailRow) mail.Message {
 	due := a.DueAt.In(learning.Zone(a.Timezone)).Format("Monday 2 January 2006, 15:04 MST")
 	switch {
 	case d.Event.Topic == events.AssignmentCreated:
@@ -174,7 +173,7 @@ func assignmentMessage(d outbox.Delivery, a maildb.AssignmentMailRow) mail.Messa
 // welcome emails a newly enrolled learner.
 func (e *Email) welcome(ctx context.Context, d outbox.Delivery, p events.LearnerEnrolledPayload) error {
 	return e.sendOnce(ctx, d, func() (*mail.Message, error) {
-		w, err := maildb.New(e.pool).EnrolmentMail(ctx, maildb.EnrolmentMailParams{LearnerID: p.LearnerID, ClassID: p.ClassID})
+		w, err := store.New(e.pool).EnrolmentMail(ctx, p.LearnerID, p.ClassID)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil, outbox.Permanent(fmt.Errorf("learner %s or class %s no longer exists", p.LearnerID, p.ClassID))
 		}
@@ -191,7 +190,7 @@ func (e *Email) welcome(ctx context.Context, d outbox.Delivery, p events.Learner
 // to; joining is the learner's choice.
 func (e *Email) invite(ctx context.Context, d outbox.Delivery, p events.LearnerInvitedPayload) error {
 	return e.sendOnce(ctx, d, func() (*mail.Message, error) {
-		inv, err := maildb.New(e.pool).InvitationMail(ctx, maildb.InvitationMailParams{LearnerID: p.LearnerID, ClassID: p.ClassID})
+		inv, err := store.New(e.pool).InvitationMail(ctx, p.LearnerID, p.ClassID)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil, outbox.Permanent(fmt.Errorf("learner %s or class %s no longer exists", p.LearnerID, p.ClassID))
 		}
@@ -213,8 +212,8 @@ func (e *Email) invite(ctx context.Context, d outbox.Delivery, p events.LearnerI
 // day or has nothing due.
 func (e *Email) daily(ctx context.Context, d outbox.Delivery, p events.ReminderDailyPayload) error {
 	return e.sendOnce(ctx, d, func() (*mail.Message, error) {
-		q := maildb.New(e.pool)
-		l, err := q.DailyReminderMail(ctx, maildb.DailyReminderMailParams{LearnerID: p.LearnerID, At: p.At})
+		q := store.New(e.pool)
+		l, err := q.DailyReminderMail(ctx, p.At, p.LearnerID)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil, nil // the learner is gone
 		}
@@ -230,7 +229,7 @@ func (e *Email) daily(ctx context.Context, d outbox.Delivery, p events.ReminderD
 		// blocked by a dead letter, and a learner who studied would be told
 		// they did not.
 		start, end := learning.StudyDayBounds(p.At, learning.Zone(l.Timezone))
-		studied, err := q.ReviewedBetween(ctx, maildb.ReviewedBetweenParams{LearnerID: p.LearnerID, Start: start, EndAt: end})
+		studied, err := q.ReviewedBetween(ctx, p.LearnerID, start, end)
 		if err != nil || studied {
 			return nil, err
 		}

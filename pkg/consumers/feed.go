@@ -11,7 +11,7 @@ import (
 
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/outbox"
-	"github.com/lexora-app/lexora/pkg/store/feeddb"
+	"github.com/lexora-app/lexora/pkg/store"
 )
 
 // Feed writes the learner's feed (learner_feed) from streak.extended,
@@ -68,7 +68,7 @@ func (f *Feed) Handle(ctx context.Context, d outbox.Delivery) error {
 		return unexpectedTopic(d)
 	}
 	return outbox.HandleOnce(ctx, f.pool, d, func(tx pgx.Tx) error {
-		return feeddb.New(tx).AddFeedItem(ctx, feeddb.AddFeedItemParams{LearnerID: learner, EventID: d.Event.ID,
+		return store.New(tx).AddFeedItem(ctx, store.AddFeedItemParams{LearnerID: learner, EventID: d.Event.ID,
 			Kind: kind, Message: message, At: at, AssignmentID: assignment, CardID: card})
 	})
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/outbox"
-	"github.com/lexora-app/lexora/pkg/store/progressdb"
+	"github.com/lexora-app/lexora/pkg/store"
 )
 
 // Progress maintains the progress projection (tables assignment_progress and
@@ -33,7 +33,7 @@ func (p *Progress) Handle(ctx context.Context, d outbox.Delivery) error {
 			return err
 		}
 		return outbox.HandleOnce(ctx, p.pool, d, func(tx pgx.Tx) error {
-			return progressdb.New(tx).UpsertProgressTotal(ctx, progressdb.UpsertProgressTotalParams{AssignmentID: e.AssignmentID,
+			return store.New(tx).UpsertProgressTotal(ctx, store.UpsertProgressTotalParams{AssignmentID: e.AssignmentID,
 				LearnerID: e.LearnerID, CardsTotal: int32(e.Cards), CardsSeen: int32(e.CardsSeen), CardsLearned: int32(e.CardsLearned)})
 		})
 	case events.ReviewSubmitted:
@@ -60,7 +60,7 @@ func (p *Progress) Handle(ctx context.Context, d outbox.Delivery) error {
 			learned = -1
 		}
 		return outbox.HandleOnce(ctx, p.pool, d, func(tx pgx.Tx) error {
-			err := progressdb.New(tx).ApplyReview(ctx, progressdb.ApplyReviewParams{AssignmentIds: e.AssignmentIDs,
+			err := store.New(tx).ApplyReviewToProgress(ctx, store.ApplyReviewToProgressParams{AssignmentIds: e.AssignmentIDs,
 				LearnerID: e.LearnerID, Seen: seen, Learned: learned, Day: day})
 			if err != nil {
 				return fmt.Errorf("apply review %d: %w", e.ReviewID, err)

@@ -12,7 +12,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/platform/clock"
 	"github.com/lexora-app/lexora/pkg/reminders"
-	"github.com/lexora-app/lexora/pkg/store/reminderdb"
+	"github.com/lexora-app/lexora/pkg/store"
 )
 
 // ReminderChain keeps each learner's daily reminder chain going: on
@@ -39,7 +39,7 @@ func (r *ReminderChain) Handle(ctx context.Context, d outbox.Delivery) error {
 		return err
 	}
 	return outbox.HandleOnce(ctx, r.pool, d, func(tx pgx.Tx) error {
-		tz, err := reminderdb.New(tx).LearnerZone(ctx, p.LearnerID)
+		tz, err := store.New(tx).Timezone(ctx, p.LearnerID)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil // the learner is gone: the chain ends
 		}

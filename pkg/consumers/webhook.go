@@ -13,7 +13,7 @@ import (
 
 	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/platform/clock"
-	"github.com/lexora-app/lexora/pkg/store/webhookdb"
+	"github.com/lexora-app/lexora/pkg/store"
 	"github.com/lexora-app/lexora/pkg/webhooks"
 )
 
@@ -49,7 +49,7 @@ func (h *Webhook) Handle(ctx context.Context, d outbox.Delivery) error {
 	if owner.TeacherID == uuid.Nil {
 		return outbox.Permanent(fmt.Errorf("%s payload has no teacher_id", d.Event.Topic))
 	}
-	eps, err := webhookdb.New(h.pool).DeliveryEndpoints(ctx, webhookdb.DeliveryEndpointsParams{TeacherID: owner.TeacherID,
+	eps, err := store.New(h.pool).DeliveryEndpoints(ctx, store.DeliveryEndpointsParams{TeacherID: owner.TeacherID,
 		Topic: d.Event.Topic, EventID: d.Event.ID, Replays: int32(d.Replays), Now: h.clock.NowOrNil()})
 	if err != nil {
 		return fmt.Errorf("load webhook endpoints: %w", err)
@@ -95,7 +95,7 @@ type webhookOutcome struct {
 // handler the drain cancels) may post again with the same webhook-id, and
 // the outcome record is idempotent (an accepted record is never
 // overwritten).
-func (h *Webhook) deliver(ctx context.Context, ep webhookdb.DeliveryEndpointsRow, d outbox.Delivery, msg webhooks.Message) (webhookOutcome, error) {
+func (h *Webhook) deliver(ctx context.Context, ep store.DeliveryEndpointsRow, d outbox.Delivery, msg webhooks.Message) (webhookOutcome, error) {
 	var out webhookOutcome
 	eventID := d.Event.ID
 	status, err := h.sender.Send(ctx, ep.Url, ep.Secrets, eventID.String(), msg)
@@ -104,13 +104,13 @@ func (h *Webhook) deliver(ctx context.Context, ep webhookdb.DeliveryEndpointsRow
 		out.retry = describe(status, err)
 		return out, nil
 	case status == http.StatusGone:
-		err = webhookdb.New(h.pool).DisableEndpoint(ctx, webhookdb.DisableEndpointParams{ID: ep.ID, Reason: "the receiver answered 410 Gone"})
+		err = store.New(h.pool).DisableEndpoint(ctx, "the receiver answered 410 Gone", ep.ID)
 	default:
 		accepted := status >= 200 && status < 300
 		if !accepted {
 			out.rejected = describe(status, nil)
 		}
-		err = webhookdb.New(h.pool).RecordAttempt(ctx, webhookdb.RecordAttemptParams{EndpointID: ep.ID, EventID: eventID,
+		err = store.New(h.pool).RecordWebhookAttempt(ctx, store.RecordWebhookAttemptParams{EndpointID: ep.ID, EventID: eventID,
 			Status: int32(status), Accepted: accepted, Replays: int32(d.Replays)})
 	}
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/outbox"
-	"github.com/lexora-app/lexora/pkg/store/reminderdb"
+	"github.com/lexora-app/lexora/pkg/store"
 )
 
 // Start schedules the learner's first daily reminder after the instant
@@ -28,7 +28,7 @@ func Start(ctx context.Context, tx pgx.Tx, ob *outbox.Outbox, learner uuid.UUID,
 	if err != nil {
 		return err
 	}
-	started, err := reminderdb.New(tx).StartChain(ctx, reminderdb.StartChainParams{LearnerID: learner, EventID: ev.ID, NextAt: next})
+	started, err := store.New(tx).StartReminderChain(ctx, learner, ev.ID, next)
 	if err != nil {
 		return fmt.Errorf("start reminders: %w", err)
 	}
@@ -45,8 +45,7 @@ func Continue(ctx context.Context, tx pgx.Tx, ob *outbox.Outbox, learner uuid.UU
 	if err != nil {
 		return false, err
 	}
-	moved, err := reminderdb.New(tx).ContinueChain(ctx, reminderdb.ContinueChainParams{
-		LearnerID: learner, CurrentEventID: current, NextEventID: ev.ID, NextAt: next})
+	moved, err := store.New(tx).ContinueReminderChain(ctx, ev.ID, next, learner, current)
 	if err != nil {
 		return false, fmt.Errorf("continue reminders: %w", err)
 	}

@@ -10,8 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lexora-app/lexora/pkg/learning"
-	"github.com/lexora-app/lexora/pkg/store/progressstore"
-	"github.com/lexora-app/lexora/pkg/store/userstore"
+	"github.com/lexora-app/lexora/pkg/store"
 )
 
 // Progress is a learner's streak, achievements, assignment progress and
@@ -61,15 +60,15 @@ type FeedItem struct {
 // Progress reads, in tx, the streak, achievements, assignment progress and
 // latest feed items (20) of learnerID (the viewer when uuid.Nil), with the
 // same visibility as Schedule: a teacher sees only the assignments they made
-// and the feed items of their relation to the learner (progressstore.Feed;
+// and the feed items of their relation to the learner (store.Feed;
 // a learner may be in several teachers' classes). Errors:
 // ErrLearnerNotFound.
 func (s Study) Progress(ctx context.Context, tx pgx.Tx, viewer Viewer, learnerID uuid.UUID) (Progress, error) {
-	learnerID, loc, err := visibleLearner(ctx, userstore.New(tx), viewer, learnerID)
+	learnerID, loc, err := visibleLearner(ctx, store.New(tx), viewer, learnerID)
 	if err != nil {
 		return Progress{}, err
 	}
-	q := progressstore.New(tx)
+	q := store.New(tx)
 	out := Progress{LearnerID: learnerID}
 	if out.Streak, err = s.streak(ctx, q, learnerID, loc); err != nil {
 		return Progress{}, err
@@ -93,7 +92,7 @@ func (s Study) Progress(ctx context.Context, tx pgx.Tx, viewer Viewer, learnerID
 			CardsLearned: int(a.CardsLearned), Reviews: int(a.Reviews)})
 	}
 	// A learner shared by several teachers never shows one teacher
-	// another's decks (progressstore.Feed).
+	// another's decks (store.Feed).
 	feed, err := q.Feed(ctx, learnerID, viewer.assigner())
 	if err != nil {
 		return Progress{}, fmt.Errorf("load feed: %w", err)
@@ -106,7 +105,7 @@ func (s Study) Progress(ctx context.Context, tx pgx.Tx, viewer Viewer, learnerID
 }
 
 // streak is the learner's streak as of the clock's now in their zone loc.
-func (s Study) streak(ctx context.Context, q *progressstore.Queries, learnerID uuid.UUID, loc *time.Location) (Streak, error) {
+func (s Study) streak(ctx context.Context, q *store.Queries, learnerID uuid.UUID, loc *time.Location) (Streak, error) {
 	row, err := q.Streak(ctx, learnerID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Streak{}, nil

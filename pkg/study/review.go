@@ -11,8 +11,7 @@ import (
 
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/learning"
-	"github.com/lexora-app/lexora/pkg/store/assignmentstore"
-	"github.com/lexora-app/lexora/pkg/store/cardstore"
+	"github.com/lexora-app/lexora/pkg/store"
 )
 
 // MaxReviewAge is how long after a review (made offline) it may still be
@@ -73,7 +72,7 @@ type ReviewResult struct {
 	CompletedAssignments []uuid.UUID `json:"completed_assignments"`
 }
 
-// lockedCard is a card as a review loads it (cardstore.LockCard).
+// lockedCard is a card as a review loads it (store.LockCard).
 type lockedCard struct {
 	learning.Card
 	id       uuid.UUID
@@ -105,7 +104,7 @@ func (s Study) Review(ctx context.Context, tx pgx.Tx, learner Learner, req Revie
 	if err != nil {
 		return ReviewResult{}, events.Batch{}, err
 	}
-	cards := cardstore.New(tx)
+	cards := store.New(tx)
 	card, err := lockCard(ctx, cards, learner.ID, req.CardID)
 	if err != nil {
 		return ReviewResult{}, events.Batch{}, err
@@ -126,7 +125,7 @@ func (s Study) Review(ctx context.Context, tx pgx.Tx, learner Learner, req Revie
 	if out.ReviewID, err = s.storeReview(ctx, cards, learner.ID, card, req.Rating, next, rlog, leech); err != nil {
 		return ReviewResult{}, events.Batch{}, err
 	}
-	assignments := assignmentstore.New(tx)
+	assignments := store.New(tx)
 	assignmentIDs, err := assignments.AssignmentsOfLexeme(ctx, learner.ID, card.lexemeID)
 	if err != nil {
 		return ReviewResult{}, events.Batch{}, fmt.Errorf("find assignments: %w", err)
@@ -151,8 +150,8 @@ func (s Study) Review(ctx context.Context, tx pgx.Tx, learner Learner, req Revie
 }
 
 // lockCard locks the learner's row, then their card cardID
-// (cardstore.LockCard). Errors: ErrCardNotFound, *SuspendedError.
-func lockCard(ctx context.Context, cards *cardstore.Queries, learnerID, cardID uuid.UUID) (lockedCard, error) {
+// (store.LockCard). Errors: ErrCardNotFound, *SuspendedError.
+func lockCard(ctx context.Context, cards *store.Queries, learnerID, cardID uuid.UUID) (lockedCard, error) {
 	row, err := cards.LockCard(ctx, cardID, learnerID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return lockedCard{}, ErrCardNotFound
@@ -174,15 +173,15 @@ func lockCard(ctx context.Context, cards *cardstore.Queries, learnerID, cardID u
 
 // storeReview writes the card's next state (suspended when leech) and
 // appends the review to the log; it returns the review's id.
-func (s Study) storeReview(ctx context.Context, cards *cardstore.Queries, learnerID uuid.UUID, before lockedCard,
+func (s Study) storeReview(ctx context.Context, cards *store.Queries, learnerID uuid.UUID, before lockedCard,
 	rating learning.Rating, next learning.Card, rlog learning.ReviewLog, leech bool) (int64, error) {
-	if err := cards.UpdateCard(ctx, cardstore.UpdateCardParams{CardID: before.id, State: next.State, Due: next.Due,
+	if err := cards.UpdateCard(ctx, store.UpdateCardParams{CardID: before.id, State: next.State, Due: next.Due,
 		Stability: next.Stability, Difficulty: next.Difficulty, ElapsedDays: int32(next.ElapsedDays),
 		ScheduledDays: int32(next.ScheduledDays), Reps: int32(next.Reps), Lapses: int32(next.Lapses), Step: int32(next.Step),
 		LastReview: &next.LastReview, Suspended: leech, Now: s.clock.NowOrNil()}); err != nil {
 		return 0, fmt.Errorf("update card: %w", err)
 	}
-	id, err := cards.AppendReview(ctx, cardstore.AppendReviewParams{CardID: before.id, LearnerID: learnerID, Rating: rating,
+	id, err := cards.AppendReview(ctx, store.AppendReviewParams{CardID: before.id, LearnerID: learnerID, Rating: rating,
 		StateBefore: before.State, DueBefore: before.Due, StateAfter: next.State, DueAfter: next.Due,
 		Stability: next.Stability, Difficulty: next.Difficulty, ElapsedDays: int32(next.ElapsedDays),
 		ScheduledDays: int32(next.ScheduledDays), ReviewedAt: rlog.Reviewed})
@@ -193,9 +192,9 @@ func (s Study) storeReview(ctx context.Context, cards *cardstore.Queries, learne
 }
 
 // complete marks completed, at at, each of the assignments ids whose cards
-// are now all in the Review state (assignmentstore.CompleteAssignments),
+// are now all in the Review state (store.CompleteAssignments),
 // adds assignment.completed for each to batch and returns their ids.
-func complete(ctx context.Context, assignments *assignmentstore.Queries, ids []uuid.UUID, at time.Time, batch *events.Batch) ([]uuid.UUID, error) {
+func complete(ctx context.Context, assignments *store.Queries, ids []uuid.UUID, at time.Time, batch *events.Batch) ([]uuid.UUID, error) {
 	completed := []uuid.UUID{}
 	if len(ids) == 0 {
 		return completed, nil

@@ -11,9 +11,7 @@ import (
 
 	"github.com/lexora-app/lexora/pkg/account"
 	"github.com/lexora-app/lexora/pkg/learning"
-	"github.com/lexora-app/lexora/pkg/store/assignmentstore"
-	"github.com/lexora-app/lexora/pkg/store/cardstore"
-	"github.com/lexora-app/lexora/pkg/store/userstore"
+	"github.com/lexora-app/lexora/pkg/store"
 )
 
 // Schedule is a learner's due cards and the forecast of the coming study days.
@@ -88,13 +86,13 @@ type ScheduleQuery struct {
 // ErrLearnerNotFound, ErrAssignmentNotFound (not the learner's, or not one
 // the teacher made).
 func (s Study) Schedule(ctx context.Context, tx pgx.Tx, viewer Viewer, q ScheduleQuery) (Schedule, error) {
-	learnerID, loc, err := visibleLearner(ctx, userstore.New(tx), viewer, q.LearnerID)
+	learnerID, loc, err := visibleLearner(ctx, store.New(tx), viewer, q.LearnerID)
 	if err != nil {
 		return Schedule{}, err
 	}
 	out := Schedule{LearnerID: learnerID, Timezone: loc.String(), Now: s.clock.Now().UTC()}
 	if q.AssignmentID != nil {
-		ok, err := assignmentstore.New(tx).IsVisible(ctx, *q.AssignmentID, learnerID, viewer.assigner())
+		ok, err := store.New(tx).IsAssignmentVisible(ctx, *q.AssignmentID, learnerID, viewer.assigner())
 		if err != nil {
 			return Schedule{}, fmt.Errorf("load assignment: %w", err)
 		}
@@ -102,8 +100,8 @@ func (s Study) Schedule(ctx context.Context, tx pgx.Tx, viewer Viewer, q Schedul
 			return Schedule{}, ErrAssignmentNotFound
 		}
 	}
-	cards := cardstore.New(tx)
-	if out.Due, out.DueCount, err = s.dueCards(ctx, cards, loc, cardstore.DueCardsParams{LearnerID: learnerID, Now: out.Now,
+	cards := store.New(tx)
+	if out.Due, out.DueCount, err = s.dueCards(ctx, cards, loc, store.DueCardsParams{LearnerID: learnerID, Now: out.Now,
 		AssignmentID: q.AssignmentID, TeacherID: viewer.assigner(), MaxCards: int32(q.Limit)}); err != nil {
 		return Schedule{}, err
 	}
@@ -117,14 +115,14 @@ func (s Study) Schedule(ctx context.Context, tx pgx.Tx, viewer Viewer, q Schedul
 // Forecast days are study days: today is the one holding now, and the
 // forecast ends where the study day after the last one begins. A card
 // counts on the study day of its due instant; overdue cards count on the
-// first day (cardstore.Forecast).
-func forecast(ctx context.Context, cards *cardstore.Queries, learnerID uuid.UUID, now time.Time, loc *time.Location,
+// first day (store.Forecast).
+func forecast(ctx context.Context, cards *store.Queries, learnerID uuid.UUID, now time.Time, loc *time.Location,
 	q ScheduleQuery, viewer Viewer) ([]ForecastDay, error) {
 	today, err := time.Parse(time.DateOnly, learning.StudyDay(now, loc))
 	if err != nil {
 		return nil, fmt.Errorf("forecast: %w", err)
 	}
-	counts, err := cards.Forecast(ctx, cardstore.ForecastParams{LearnerID: learnerID, Now: now, Zone: loc.String(),
+	counts, err := cards.Forecast(ctx, store.ForecastParams{LearnerID: learnerID, Now: now, Zone: loc.String(),
 		RolloverHours: learning.RolloverHour, EndAt: learning.StudyDayStart(today.AddDate(0, 0, q.Days), loc),
 		AssignmentID: q.AssignmentID, TeacherID: viewer.assigner()})
 	if err != nil {
@@ -143,9 +141,9 @@ func forecast(ctx context.Context, cards *cardstore.Queries, learnerID uuid.UUID
 }
 
 // visibleLearner is learnerID (the viewer when uuid.Nil) and their zone if
-// the viewer may see them (userstore.VisibleLearnerTimezone); else
+// the viewer may see them (store.VisibleLearnerTimezone); else
 // ErrLearnerNotFound.
-func visibleLearner(ctx context.Context, users *userstore.Queries, viewer Viewer, learnerID uuid.UUID) (uuid.UUID, *time.Location, error) {
+func visibleLearner(ctx context.Context, users *store.Queries, viewer Viewer, learnerID uuid.UUID) (uuid.UUID, *time.Location, error) {
 	if learnerID == uuid.Nil {
 		learnerID = viewer.ID
 	}
@@ -161,7 +159,7 @@ func visibleLearner(ctx context.Context, users *userstore.Queries, viewer Viewer
 
 // dueCards lists the cards p selects, each with its ratings' preview at
 // p.Now in the learner's zone loc, and counts all of them.
-func (s Study) dueCards(ctx context.Context, cards *cardstore.Queries, loc *time.Location, p cardstore.DueCardsParams) ([]DueCard, int, error) {
+func (s Study) dueCards(ctx context.Context, cards *store.Queries, loc *time.Location, p store.DueCardsParams) ([]DueCard, int, error) {
 	rows, err := cards.DueCards(ctx, p)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list due cards: %w", err)

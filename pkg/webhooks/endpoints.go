@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lexora-app/lexora/pkg/platform/clock"
-	"github.com/lexora-app/lexora/pkg/store/webhookstore"
+	"github.com/lexora-app/lexora/pkg/store"
 )
 
 // A teacher's webhook endpoints receive the events of their assignments.
@@ -40,7 +40,7 @@ type Endpoint struct {
 }
 
 // endpointView is row as its owner sees it, without its secrets.
-func endpointView(row webhookstore.WebhookEndpoint) Endpoint {
+func endpointView(row store.WebhookEndpoint) Endpoint {
 	return Endpoint{ID: row.ID, URL: row.Url, Topics: row.Topics, CreatedAt: row.CreatedAt, DisabledAt: row.DisabledAt,
 		DisabledReason: row.DisabledReason, PreviousSecretExpiresAt: row.PreviousSecretExpiresAt}
 }
@@ -55,7 +55,7 @@ type Endpoints struct {
 // Register stores an endpoint of teacherID at rawURL for topics (empty: all
 // of them) with a fresh signing secret (NewSecret), and answers it with
 // that secret, which is never shown again. Errors: ErrBadURL (CheckURL).
-func (e Endpoints) Register(ctx context.Context, db webhookstore.DBTX, teacherID uuid.UUID, rawURL string, topics []string) (Endpoint, error) {
+func (e Endpoints) Register(ctx context.Context, db store.DBTX, teacherID uuid.UUID, rawURL string, topics []string) (Endpoint, error) {
 	if err := CheckURL(rawURL, e.AllowHTTP); err != nil {
 		return Endpoint{}, err
 	}
@@ -63,7 +63,7 @@ func (e Endpoints) Register(ctx context.Context, db webhookstore.DBTX, teacherID
 		topics = []string{}
 	}
 	ep := Endpoint{URL: rawURL, Topics: topics, Secret: NewSecret()}
-	row, err := webhookstore.New(db).InsertEndpoint(ctx, webhookstore.InsertEndpointParams{TeacherID: teacherID, Url: ep.URL,
+	row, err := store.New(db).InsertEndpoint(ctx, store.InsertEndpointParams{TeacherID: teacherID, Url: ep.URL,
 		Secret: ep.Secret, Topics: ep.Topics, Now: e.Clock.NowOrNil()})
 	if err != nil {
 		return Endpoint{}, fmt.Errorf("insert webhook endpoint: %w", err)
@@ -74,8 +74,8 @@ func (e Endpoints) Register(ctx context.Context, db webhookstore.DBTX, teacherID
 
 // List answers teacherID's endpoints, oldest first, without secrets, with
 // whether and why each was disabled.
-func (e Endpoints) List(ctx context.Context, db webhookstore.DBTX, teacherID uuid.UUID) ([]Endpoint, error) {
-	rows, err := webhookstore.New(db).ListEndpoints(ctx, teacherID)
+func (e Endpoints) List(ctx context.Context, db store.DBTX, teacherID uuid.UUID) ([]Endpoint, error) {
+	rows, err := store.New(db).ListEndpoints(ctx, teacherID)
 	if err != nil {
 		return nil, fmt.Errorf("list webhook endpoints: %w", err)
 	}
@@ -91,8 +91,8 @@ func (e Endpoints) List(ctx context.Context, db webhookstore.DBTX, teacherID uui
 // NowOrNil, deliveries carry signatures with both secrets, so that the
 // receiver can switch without rejecting any; with revokePrevious the old
 // secret stops at once. Errors: ErrEndpointNotFound.
-func (e Endpoints) RotateSecret(ctx context.Context, db webhookstore.DBTX, teacherID, id uuid.UUID, revokePrevious bool) (Endpoint, error) {
-	row, err := webhookstore.New(db).RotateSecret(ctx, webhookstore.RotateSecretParams{EndpointID: id, TeacherID: teacherID,
+func (e Endpoints) RotateSecret(ctx context.Context, db store.DBTX, teacherID, id uuid.UUID, revokePrevious bool) (Endpoint, error) {
+	row, err := store.New(db).RotateSecret(ctx, store.RotateSecretParams{EndpointID: id, TeacherID: teacherID,
 		Secret: NewSecret(), RevokePrevious: revokePrevious, Now: e.Clock.NowOrNil(),
 		OverlapSecs: PreviousSecretOverlap.Seconds()})
 	if err != nil {
@@ -106,8 +106,8 @@ func (e Endpoints) RotateSecret(ctx context.Context, db webhookstore.DBTX, teach
 // Enable turns teacherID's endpoint id back on after it was disabled (its
 // receiver answered 410 Gone); events from then on are sent to it again,
 // the ones in between are not. Errors: ErrEndpointNotFound.
-func (e Endpoints) Enable(ctx context.Context, db webhookstore.DBTX, teacherID, id uuid.UUID) (Endpoint, error) {
-	row, err := webhookstore.New(db).EnableEndpoint(ctx, id, teacherID)
+func (e Endpoints) Enable(ctx context.Context, db store.DBTX, teacherID, id uuid.UUID) (Endpoint, error) {
+	row, err := store.New(db).EnableEndpoint(ctx, id, teacherID)
 	if err != nil {
 		return Endpoint{}, endpointError(err)
 	}
@@ -116,8 +116,8 @@ func (e Endpoints) Enable(ctx context.Context, db webhookstore.DBTX, teacherID, 
 
 // Delete removes teacherID's endpoint id and answers what it was. Errors:
 // ErrEndpointNotFound.
-func (e Endpoints) Delete(ctx context.Context, db webhookstore.DBTX, teacherID, id uuid.UUID) (Endpoint, error) {
-	row, err := webhookstore.New(db).DeleteEndpoint(ctx, id, teacherID)
+func (e Endpoints) Delete(ctx context.Context, db store.DBTX, teacherID, id uuid.UUID) (Endpoint, error) {
+	row, err := store.New(db).DeleteEndpoint(ctx, id, teacherID)
 	if err != nil {
 		return Endpoint{}, endpointError(err)
 	}

@@ -1,0 +1,48 @@
+-- Assignments of decks to learners.
+
+-- InsertAssignment stores the assignment if the deck is the teacher's or the
+-- library's (no row otherwise).
+-- name: InsertAssignment :one
+INSERT INTO assignments (deck_id, learner_id, teacher_id, due_at)
+SELECT d.id, sqlc.arg(learner_id)::uuid, sqlc.arg(teacher_id)::uuid, sqlc.arg(due_at)::timestamptz
+FROM decks d WHERE d.id = sqlc.arg(deck_id) AND (d.owner_id IS NULL OR d.owner_id = sqlc.arg(teacher_id)::uuid)
+RETURNING id;
+
+-- name: MarkAssignmentCompleted :exec
+UPDATE assignments SET completed_at = sqlc.arg(completed_at)::timestamptz WHERE id = sqlc.arg(assignment_id);
+
+-- name: AssignmentsOfLexeme :many
+SELECT a.id FROM assignments a JOIN deck_items di ON di.deck_id = a.deck_id
+WHERE a.learner_id = sqlc.arg(learner_id) AND di.lexeme_id = sqlc.arg(lexeme_id)
+ORDER BY a.id;
+
+-- CompleteAssignments marks those of ids complete whose every lexeme has a
+-- card of the learner in the learned state, or suspended as a leech (it
+-- will not be scheduled again, so it must not hold the assignment open).
+-- name: CompleteAssignments :many
+UPDATE assignments a SET completed_at = sqlc.arg(completed_at)::timestamptz
+WHERE a.id = ANY(sqlc.arg(ids)::uuid[]) AND a.completed_at IS NULL
+  AND NOT EXISTS (
+      SELECT 1 FROM deck_items di
+      LEFT JOIN cards c ON c.lexeme_id = di.lexeme_id AND c.learner_id = a.learner_id
+      WHERE di.deck_id = a.deck_id AND c.state IS DISTINCT FROM sqlc.arg(learned)
+        AND NOT coalesce(c.suspended, false))
+RETURNING a.id, a.deck_id, a.learner_id, a.teacher_id, a.due_at;
+
+-- ActiveDecks are the class's decks its teacher has assigned to its
+-- learners and that are not yet due at now, except those already assigned
+-- to learner_id by that teacher; each with its latest due date.
+-- name: ActiveDecks :many
+SELECT a.deck_id, max(a.due_at)::timestamptz AS due_at
+FROM assignments a JOIN class_members m ON m.learner_id = a.learner_id AND m.class_id = sqlc.arg(class_id)
+WHERE a.teacher_id = sqlc.arg(teacher_id) AND a.due_at > sqlc.arg(now)
+  AND NOT EXISTS (SELECT 1 FROM assignments mine WHERE mine.deck_id = a.deck_id
+                  AND mine.learner_id = sqlc.arg(learner_id) AND mine.teacher_id = sqlc.arg(teacher_id))
+GROUP BY a.deck_id ORDER BY a.deck_id;
+
+-- IsAssignmentVisible reports whether the assignment is the learner's and, when
+-- teacher_id is set, that teacher's.
+-- name: IsAssignmentVisible :one
+SELECT EXISTS (SELECT 1 FROM assignments
+               WHERE id = sqlc.arg(assignment_id) AND learner_id = sqlc.arg(learner_id)
+                 AND (sqlc.narg(teacher_id)::uuid IS NULL OR teacher_id = sqlc.narg(teacher_id)));

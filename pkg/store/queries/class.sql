@@ -1,0 +1,110 @@
+-- Classes, their members and invitations.
+
+-- name: ClassByJoinCode :one
+SELECT id, teacher_id FROM classes WHERE join_code = sqlc.arg(join_code)::text;
+
+-- name: TeachersClass :one
+SELECT id FROM classes WHERE id = sqlc.arg(class_id) AND teacher_id = sqlc.arg(teacher_id);
+
+-- name: TeachersClassName :one
+SELECT name FROM classes WHERE id = sqlc.arg(class_id) AND teacher_id = sqlc.arg(teacher_id);
+
+-- name: AddClassMember :exec
+INSERT INTO class_members (class_id, learner_id) VALUES ($1, $2);
+
+-- InviteToClass records an invitation at now (the database's now() when null)
+-- unless one was recorded less than interval_secs before; it returns no row
+-- then.
+-- name: InviteToClass :one
+INSERT INTO class_invitations (class_id, learner_id, invited_at)
+VALUES (sqlc.arg(class_id), sqlc.arg(learner_id), coalesce(sqlc.narg(now)::timestamptz, now()))
+ON CONFLICT (class_id, learner_id) DO UPDATE SET invited_at = excluded.invited_at
+WHERE class_invitations.invited_at < excluded.invited_at - make_interval(secs => sqlc.arg(interval_secs)::double precision)
+RETURNING true;
+
+-- AddTeacher creates the account of a signed-in identity that has none
+-- (self-serve: a user becomes a teacher with their first class), linked to
+-- its subject; no row when the email or the subject has an account already.
+-- name: AddTeacher :one
+INSERT INTO users (id, email, display_name, role, timezone, auth_subject, created_at)
+VALUES (sqlc.arg(id), sqlc.arg(email), sqlc.arg(display_name), sqlc.arg(role), sqlc.arg(timezone),
+        sqlc.arg(subject)::text, coalesce(sqlc.narg(now)::timestamptz, now()))
+ON CONFLICT DO NOTHING
+RETURNING id;
+
+-- CreateClass stores a class with a join code unless that code is taken
+-- (no row then), created at now (the database's now() when null).
+-- name: CreateClass :one
+INSERT INTO classes (teacher_id, name, join_code, created_at)
+VALUES (sqlc.arg(teacher_id), sqlc.arg(name), sqlc.arg(join_code)::text, coalesce(sqlc.narg(now)::timestamptz, now()))
+ON CONFLICT (join_code) DO NOTHING
+RETURNING id, created_at;
+
+-- name: TeachersClasses :many
+SELECT id, name, join_code, created_at FROM classes WHERE teacher_id = $1 ORDER BY created_at, id;
+
+-- MembersOfTeachersClasses lists the members of every class of the teacher.
+-- name: MembersOfTeachersClasses :many
+SELECT m.class_id, u.id, u.display_name, u.email, m.joined_at
+FROM class_members m JOIN classes c ON c.id = m.class_id JOIN users u ON u.id = m.learner_id
+WHERE c.teacher_id = $1
+ORDER BY m.class_id, u.display_name, u.id;
+
+-- LibraryDecks lists the decks a teacher may assign: the library's (no
+-- owner) and the teacher's own, each with its number of words.
+-- name: LibraryDecks :many
+SELECT d.id, d.title, d.description, d.level, (d.owner_id IS NULL)::boolean AS library,
+       (SELECT count(*) FROM deck_items di WHERE di.deck_id = d.id) AS words
+FROM decks d
+WHERE d.owner_id IS NULL OR d.owner_id = sqlc.arg(teacher_id)::uuid
+ORDER BY d.owner_id IS NOT NULL, d.level NULLS LAST, d.title;
+
+-- ClassAssignments is the class's progress grid: each assignment the
+-- teacher made to a current member of the class, with the progress
+-- projection (null until the drain first handled it) and how many of its
+-- cards are due at now (from the cards themselves, not a projection).
+-- name: ClassAssignments :many
+SELECT m.learner_id, a.id AS assignment_id, a.deck_id, d.title, a.due_at, a.completed_at,
+       p.cards_total, p.cards_seen, p.cards_learned, p.reviews, p.updated_at AS progress_updated_at,
+       (SELECT count(*) FROM deck_items di JOIN cards c ON c.lexeme_id = di.lexeme_id AND c.learner_id = a.learner_id
+        WHERE di.deck_id = a.deck_id AND c.due <= sqlc.arg(now) AND NOT c.suspended) AS cards_due
+FROM class_members m
+JOIN assignments a ON a.learner_id = m.learner_id AND a.teacher_id = sqlc.arg(teacher_id)
+JOIN decks d ON d.id = a.deck_id
+LEFT JOIN assignment_progress p ON p.assignment_id = a.id
+WHERE m.class_id = sqlc.arg(class_id)
+ORDER BY m.learner_id, d.title, a.id;
+
+-- ClassStudyDays is, for each assignment of ClassAssignments with a
+-- review, the last study day with one (the assignment_daily_reviews
+-- projection).
+-- name: ClassStudyDays :many
+SELECT r.assignment_id, max(r.day)::date AS last_study_day
+FROM class_members m
+JOIN assignments a ON a.learner_id = m.learner_id AND a.teacher_id = sqlc.arg(teacher_id)
+JOIN assignment_daily_reviews r ON r.assignment_id = a.id AND r.reviews > 0
+WHERE m.class_id = sqlc.arg(class_id)
+GROUP BY r.assignment_id;
+
+-- ClassMembers lists the class's learners.
+-- name: ClassMembers :many
+SELECT u.id, u.display_name FROM class_members m JOIN users u ON u.id = m.learner_id
+WHERE m.class_id = $1 ORDER BY u.display_name, u.id;
+
+-- HardestWords are the words of the teacher's decks assigned to the class's
+-- members that they lapsed on most (an Again on a learned card), summed
+-- over the members' cards, with how many members lapsed on each and how
+-- many cards of it are suspended as leeches; at most max_words, most lapses
+-- first.
+-- name: HardestWords :many
+SELECT l.id, l.lemma, l.part_of_speech, sum(c.lapses)::bigint AS lapses,
+       count(*) FILTER (WHERE c.lapses > 0) AS learners, count(*) FILTER (WHERE c.suspended) AS leeches
+FROM class_members m
+JOIN cards c ON c.learner_id = m.learner_id
+JOIN lexemes l ON l.id = c.lexeme_id
+WHERE m.class_id = sqlc.arg(class_id) AND c.lapses > 0
+  AND EXISTS (SELECT 1 FROM assignments a JOIN deck_items di ON di.deck_id = a.deck_id
+              WHERE a.learner_id = m.learner_id AND a.teacher_id = sqlc.arg(teacher_id) AND di.lexeme_id = c.lexeme_id)
+GROUP BY l.id, l.lemma, l.part_of_speech
+ORDER BY lapses DESC, l.lemma, l.id
+LIMIT sqlc.arg(max_words);

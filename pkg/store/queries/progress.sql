@@ -1,0 +1,42 @@
+-- The progress projection: assignment_progress and assignment_daily_reviews.
+-- Its updates are increments, applied once per event (outbox.HandleOnce);
+-- AssignmentProgress is GetProgress's read of it.
+
+-- name: UpsertProgressTotal :exec
+-- Reviews delivered before the creation event left increments in the row;
+-- the cards' states at creation add to them.
+INSERT INTO assignment_progress (assignment_id, learner_id, cards_total, cards_seen, cards_learned)
+VALUES (@assignment_id, @learner_id, @cards_total, @cards_seen, @cards_learned)
+ON CONFLICT (assignment_id) DO UPDATE SET
+    cards_total = excluded.cards_total,
+    cards_seen = assignment_progress.cards_seen + excluded.cards_seen,
+    cards_learned = assignment_progress.cards_learned + excluded.cards_learned,
+    updated_at = now();
+
+-- name: ApplyReviewToProgress :exec
+-- Adds one review to each of the assignments and to their reviews of day:
+-- seen is 1 when the card left New, learned +1 on entering Review and -1 on
+-- leaving it.
+WITH a AS (SELECT unnest(@assignment_ids::uuid[]) AS id),
+progress AS (
+    INSERT INTO assignment_progress (assignment_id, learner_id, cards_seen, cards_learned, reviews)
+    SELECT a.id, @learner_id::uuid, @seen::integer, @learned::integer, 1 FROM a
+    ON CONFLICT (assignment_id) DO UPDATE SET
+        cards_seen = assignment_progress.cards_seen + excluded.cards_seen,
+        cards_learned = assignment_progress.cards_learned + excluded.cards_learned,
+        reviews = assignment_progress.reviews + 1,
+        updated_at = now())
+INSERT INTO assignment_daily_reviews (assignment_id, day, reviews)
+SELECT a.id, @day::date, 1 FROM a
+ON CONFLICT (assignment_id, day) DO UPDATE SET reviews = assignment_daily_reviews.reviews + 1;
+
+-- AssignmentProgress lists the learner's assignments (only teacher_id's
+-- when set) with their progress row, zeros before the first.
+-- name: AssignmentProgress :many
+SELECT a.id, d.title, a.due_at, a.completed_at, coalesce(p.cards_total, 0)::integer AS cards_total,
+       coalesce(p.cards_seen, 0)::integer AS cards_seen, coalesce(p.cards_learned, 0)::integer AS cards_learned,
+       coalesce(p.reviews, 0)::integer AS reviews
+FROM assignments a JOIN decks d ON d.id = a.deck_id
+LEFT JOIN assignment_progress p ON p.assignment_id = a.id
+WHERE a.learner_id = sqlc.arg(learner_id) AND (sqlc.narg(teacher_id)::uuid IS NULL OR a.teacher_id = sqlc.narg(teacher_id))
+ORDER BY a.due_at, a.id;

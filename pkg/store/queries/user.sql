@@ -1,0 +1,51 @@
+-- Users: the acting user, learners found or created by email, and the
+-- learner row lock that serialises one learner's writes (so the outbox ids
+-- of one learner's events follow commit order).
+
+-- name: UserBySubject :one
+SELECT id, role, timezone FROM users WHERE auth_subject = sqlc.arg(subject)::text;
+
+-- LinkSubject links a first sign-in's subject to the account with its
+-- verified (canonical) email, unless that account is linked already.
+-- name: LinkSubject :one
+UPDATE users SET auth_subject = sqlc.arg(subject)::text
+WHERE email = sqlc.arg(email) AND auth_subject IS NULL
+RETURNING id, role, timezone;
+
+-- FindOrCreateUser returns the user with the email, creating one with the
+-- role when there is none; created tells which. A concurrent call with the
+-- same email waits for the first on the row and then finds it.
+-- name: FindOrCreateUser :one
+INSERT INTO users (email, display_name, role, timezone)
+VALUES (sqlc.arg(email), sqlc.arg(display_name), sqlc.arg(role), sqlc.arg(timezone))
+ON CONFLICT (email) DO UPDATE SET email = excluded.email
+RETURNING id, role, (xmax = 0)::boolean AS created;
+
+-- name: LockUser :exec
+SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE;
+
+-- Timezone is the user's IANA zone name (read with learning.Zone).
+-- name: Timezone :one
+SELECT timezone FROM users WHERE id = $1;
+
+-- LockLearnerOfTeacher locks the learner's row if they are a learner in
+-- one of the teacher's classes.
+-- name: LockLearnerOfTeacher :one
+SELECT u.id FROM users u
+WHERE u.id = sqlc.arg(learner_id) AND u.role = sqlc.arg(learner_role)
+  AND EXISTS (SELECT 1 FROM class_members m JOIN classes c ON c.id = m.class_id
+              WHERE m.learner_id = u.id AND c.teacher_id = sqlc.arg(teacher_id))
+FOR NO KEY UPDATE OF u;
+
+-- VisibleLearnerTimezone is the learner's zone if the viewer may see them:
+-- the learner themself, or a teacher of one of their classes.
+-- name: VisibleLearnerTimezone :one
+SELECT u.timezone FROM users u
+WHERE u.id = sqlc.arg(learner_id) AND u.role = sqlc.arg(learner_role)
+  AND (u.id = sqlc.arg(viewer_id) OR EXISTS (
+      SELECT 1 FROM class_members m JOIN classes c ON c.id = m.class_id
+      WHERE m.learner_id = u.id AND c.teacher_id = sqlc.arg(viewer_id)));
+
+-- name: IsTaughtBy :one
+SELECT EXISTS (SELECT 1 FROM class_members m JOIN classes c ON c.id = m.class_id
+               WHERE m.learner_id = sqlc.arg(learner_id) AND c.teacher_id = sqlc.arg(teacher_id));

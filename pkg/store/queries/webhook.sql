@@ -1,0 +1,66 @@
+-- Webhooks. First a teacher's endpoints, each statement answering the whole
+-- row (WebhookEndpoint; the caller shows the secret only where it may) and
+-- scoped to the owning teacher: another teacher's endpoint is no row. Then
+-- the webhook subscriber's deliveries.
+
+-- InsertEndpoint registers an endpoint created at now (the database's now()
+-- when null).
+-- name: InsertEndpoint :one
+INSERT INTO webhook_endpoints (teacher_id, url, secret, topics, created_at)
+VALUES (sqlc.arg(teacher_id), sqlc.arg(url), sqlc.arg(secret), sqlc.arg(topics), coalesce(sqlc.narg(now)::timestamptz, now()))
+RETURNING id, created_at;
+
+-- name: ListEndpoints :many
+SELECT * FROM webhook_endpoints WHERE teacher_id = $1 ORDER BY created_at, id;
+
+-- RotateSecret replaces the secret; the previous one keeps signing until
+-- now + overlap_secs (now: the database's now() when null), or stops at once
+-- when revoke_previous.
+-- name: RotateSecret :one
+UPDATE webhook_endpoints
+SET previous_secret = CASE WHEN sqlc.arg(revoke_previous)::boolean THEN NULL ELSE secret END,
+    previous_secret_expires_at = CASE WHEN sqlc.arg(revoke_previous)::boolean THEN NULL
+        ELSE coalesce(sqlc.narg(now)::timestamptz, now()) + make_interval(secs => sqlc.arg(overlap_secs)::double precision) END,
+    secret = sqlc.arg(secret)
+WHERE id = sqlc.arg(endpoint_id) AND teacher_id = sqlc.arg(teacher_id)
+RETURNING *;
+
+-- name: EnableEndpoint :one
+UPDATE webhook_endpoints SET disabled_at = NULL, disabled_reason = NULL
+WHERE id = sqlc.arg(endpoint_id) AND teacher_id = sqlc.arg(teacher_id)
+RETURNING *;
+
+-- name: DeleteEndpoint :one
+DELETE FROM webhook_endpoints WHERE id = sqlc.arg(endpoint_id) AND teacher_id = sqlc.arg(teacher_id)
+RETURNING *;
+
+-- Webhook deliveries (the webhook subscriber's): which endpoints an event
+-- goes to, and each endpoint's outcome (webhook_attempts).
+
+-- name: DeliveryEndpoints :many
+-- The teacher's active endpoints subscribed to topic that have neither
+-- accepted the event nor rejected it since the delivery's replays-th replay,
+-- each with its signing secrets: the current one first, then a rotated one
+-- still in its overlap at now (the database's now() when null).
+SELECT w.id, w.url,
+    array_remove(ARRAY[w.secret, CASE WHEN w.previous_secret_expires_at > coalesce(sqlc.narg('now')::timestamptz, now())
+                                      THEN w.previous_secret END], NULL)::text[] AS secrets
+FROM webhook_endpoints w
+WHERE w.teacher_id = @teacher_id AND w.disabled_at IS NULL
+  AND (cardinality(w.topics) = 0 OR @topic::text = ANY (w.topics))
+  AND NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.endpoint_id = w.id AND a.event_id = @event_id
+                  AND (a.accepted OR a.replays >= @replays::integer))
+ORDER BY w.id;
+
+-- name: RecordWebhookAttempt :exec
+-- Records an endpoint's answer to an event; an accepted record is never
+-- overwritten.
+INSERT INTO webhook_attempts (endpoint_id, event_id, status, accepted, replays)
+VALUES (@endpoint_id, @event_id, @status, @accepted, @replays)
+ON CONFLICT (endpoint_id, event_id) DO UPDATE
+SET status = excluded.status, accepted = excluded.accepted, replays = excluded.replays, at = now()
+WHERE NOT webhook_attempts.accepted;
+
+-- name: DisableEndpoint :exec
+UPDATE webhook_endpoints SET disabled_at = now(), disabled_reason = @reason::text
+WHERE id = @endpoint_id AND disabled_at IS NULL;
