@@ -200,11 +200,23 @@ func leaseArrays(ls []lease) ([]int64, []uuid.UUID) {
 // leases, such as the heartbeat's extension and an acknowledgement of the
 // same run, wait for each other instead of deadlocking; an UPDATE or DELETE
 // joined to an array locks rows in whatever order its plan produces them.
+//
+// heldSQL finds the rows by primary key (d.id = ANY) and does not test the
+// state: a token is set only by the claim, with state 'running', and every
+// write that leaves 'running' clears it or deletes the row (the schema's
+// outbox_deliveries_lease_running check). A test of state = 'running' made
+// the planner, whose statistics from the last ANALYZE of a just-enqueued
+// backlog show no running row, expect one and choose a nested loop that
+// compares every running row with every lease: with 4 drain tasks over a
+// 100,000 backlog (4,000 running rows), 3.8 s for one acknowledgement of
+// 1,000 (EXPLAIN ANALYZE), past the 5 s statement deadline under load
+// (BenchmarkDrainTasks failed in 3 of 5 runs on 30 November 2026); by primary key, 10-14 ms with a
+// custom or a generic plan.
 const heldSQL = `
 WITH held AS (
     SELECT d.id FROM outbox_deliveries d
     JOIN unnest($1::bigint[], $2::uuid[]) AS l (id, token) ON d.id = l.id AND d.lease_token = l.token
-    WHERE d.state = 'running'
+    WHERE d.id = ANY ($1::bigint[])
     ORDER BY d.id
     FOR UPDATE OF d
 )`
