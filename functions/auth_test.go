@@ -32,24 +32,26 @@ func TestWritesRefuseBadTokensAndChangeNothing(t *testing.T) {
 	for name, tok := range map[string]string{
 		"expired": token("lexora-dev", -time.Hour), "forged": forged, "another project": token("someone-else", time.Hour),
 	} {
-		for _, w := range []struct {
-			fn   func(*Service, http.ResponseWriter, *http.Request)
-			body string
-		}{
-			{(*Service).CreateAssignment, `{"learner_id":"` + f.learner.String() + `","deck_id":"` + f.deck.String() + `","due_at":"2026-04-20T18:00:00Z"}`},
-			{(*Service).SubmitReview, `{"card_id":"` + card + `","rating":3}`},
-			{(*Service).EnrollLearner, `{"join_code":"ABCD1234"}`},
-			{(*Service).RegisterWebhookEndpoint, `{"url":"https://school.example/h"}`},
-		} {
-			req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(w.body))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Authorization", "Bearer "+tok)
-			req.Header.Set(IdempotencyKeyHeader, "k-"+strings.ReplaceAll(name, " ", "-"))
-			rec := httptest.NewRecorder()
-			w.fn(f.svc, rec, req)
-			require.Equal(t, http.StatusUnauthorized, rec.Code, "%s: %s", name, rec.Body.String())
-			require.Equal(t, "application/problem+json", rec.Header().Get("Content-Type"))
-		}
+		t.Run(name, func(t *testing.T) {
+			for _, w := range []struct {
+				fn   func(*Service, http.ResponseWriter, *http.Request)
+				body string
+			}{
+				{(*Service).CreateAssignment, `{"learner_id":"` + f.learner.String() + `","deck_id":"` + f.deck.String() + `","due_at":"2026-04-20T18:00:00Z"}`},
+				{(*Service).SubmitReview, `{"card_id":"` + card + `","rating":3}`},
+				{(*Service).EnrollLearner, `{"join_code":"ABCD1234"}`},
+				{(*Service).RegisterWebhookEndpoint, `{"url":"https://school.example/h"}`},
+			} {
+				req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(w.body))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Authorization", "Bearer "+tok)
+				req.Header.Set(IdempotencyKeyHeader, "k-"+strings.ReplaceAll(name, " ", "-"))
+				rec := httptest.NewRecorder()
+				w.fn(f.svc, rec, req)
+				require.Equal(t, http.StatusUnauthorized, rec.Code, "%s: %s", name, rec.Body.String())
+				require.Equal(t, "application/problem+json", rec.Header().Get("Content-Type"))
+			}
+		})
 	}
 	require.Equal(t, before, f.snapshot(t))
 	require.Zero(t, f.count(t, "SELECT count(*) FROM idempotency_keys"))
@@ -94,18 +96,20 @@ func TestTokensWithoutSubjectOrWithLookalikeEmailLinkNothing(t *testing.T) {
 	_, err := f.pool.Exec(context.Background(), `INSERT INTO users (email, display_name, role, timezone)
 		VALUES ('repro@example.com', 'Repro', 'learner', 'UTC')`)
 	require.NoError(t, err)
-	for _, tc := range []struct{ sub, email string }{
-		{"", "repro@example.com"},
-		{"uid-lookalike", "repro@example.com\u200b"},
-		{"uid-lookalike", "\u202erepro@example.com"},
+	for _, tc := range []struct{ name, sub, email string }{
+		{"no subject", "", "repro@example.com"},
+		{"a zero-width space after the email", "uid-lookalike", "repro@example.com\u200b"},
+		{"a right-to-left override before the email", "uid-lookalike", "\u202erepro@example.com"},
 	} {
-		tok, err := auth.DevToken("lexora-dev", tc.sub, tc.email, time.Hour)
-		require.NoError(t, err)
-		req := httptest.NewRequest(http.MethodGet, "/GetProgress", nil)
-		req.Header.Set("Authorization", "Bearer "+tok)
-		rec := httptest.NewRecorder()
-		f.svc.GetProgress(rec, req)
-		require.Equal(t, http.StatusUnauthorized, rec.Code, "%q %q", tc.sub, tc.email)
-		require.Equal(t, 1, f.count(t, "SELECT count(*) FROM users WHERE email = 'repro@example.com' AND auth_subject IS NULL"))
+		t.Run(tc.name, func(t *testing.T) {
+			tok, err := auth.DevToken("lexora-dev", tc.sub, tc.email, time.Hour)
+			require.NoError(t, err)
+			req := httptest.NewRequest(http.MethodGet, "/GetProgress", nil)
+			req.Header.Set("Authorization", "Bearer "+tok)
+			rec := httptest.NewRecorder()
+			f.svc.GetProgress(rec, req)
+			require.Equal(t, http.StatusUnauthorized, rec.Code, "%q %q", tc.sub, tc.email)
+			require.Equal(t, 1, f.count(t, "SELECT count(*) FROM users WHERE email = 'repro@example.com' AND auth_subject IS NULL"))
+		})
 	}
 }

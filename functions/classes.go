@@ -98,13 +98,21 @@ func (s *Service) ListClasses(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// ListDecks (GET) answers the decks the calling teacher may assign, the
-// library's by level then title and then their own: {"decks":
-// [classroom.Deck]}.
+// ListDecks (GET) answers the deck library: to a teacher the decks they may
+// assign, the library's by level then title and then their own; to a
+// learner the library's, each saying whether they have started it:
+// {"decks": [classroom.Deck]}. 400 for any query parameter.
 func (s *Service) ListDecks(w http.ResponseWriter, r *http.Request) {
-	s.teacherList(w, r, "decks", func(ctx context.Context, teacherID uuid.UUID) (any, error) {
-		return classroom.ListDecks(ctx, s.pool, teacherID)
-	})
+	u, ok := s.caller(w, r, http.MethodGet, account.Teacher, account.Learner)
+	if !ok || !s.noQuery(w, r) {
+		return
+	}
+	decks, err := classroom.ListDecks(r.Context(), s.pool, u.ID, u.Role)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	httpx.WriteJSON(w, http.StatusOK, map[string]any{"decks": decks})
 }
 
 // teacherList answers a teacher's GET without parameters with what list

@@ -145,7 +145,8 @@ func TestATeacherListsClassesAndDecks(t *testing.T) {
 	}
 	require.Equal(t, []string{"Library A", "Library B", "Deck"}, titles, "the library by level, then the teacher's own")
 	own := body["decks"].([]any)[2].(map[string]any)
-	require.Equal(t, map[string]any{"id": f.deck.String(), "title": "Deck", "description": "", "words": 3.0, "level": nil, "library": false}, own)
+	require.Equal(t, map[string]any{"id": f.deck.String(), "title": "Deck", "description": "", "words": 3.0, "level": nil, "library": false,
+		"started": false}, own)
 
 	code, body = f.call(t, (*Service).ListDecks, http.MethodGet, "/", f.otherTeacher, "")
 	require.Equal(t, http.StatusOK, code, body)

@@ -71,7 +71,7 @@ func TestEndToEnd(t *testing.T) {
 		req.Header.Set("Authorization", auth)
 		resp, err := http.DefaultClient.Do(req)
 		require.NoError(t, err)
-		defer resp.Body.Close()
+		defer func() { require.NoError(t, resp.Body.Close()) }()
 		require.Less(t, resp.StatusCode, 300)
 		require.NoError(t, json.NewDecoder(resp.Body).Decode(out))
 	}

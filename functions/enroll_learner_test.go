@@ -23,13 +23,13 @@ func TestEnrollLearnerAssignsTheClassDecks(t *testing.T) {
 	f.assign(t) // the class's active deck
 	var class uuid.UUID
 	require.NoError(t, f.pool.QueryRow(ctx, "UPDATE classes SET join_code = 'JOIN42' WHERE teacher_id = $1 RETURNING id", f.teacher).Scan(&class))
-	counts := func() map[string]int {
+	counts := func(t *testing.T) map[string]int {
 		out := f.snapshot(t)
 		out["users"] = f.count(t, "SELECT count(*) FROM users")
 		out["members"] = f.count(t, "SELECT count(*) FROM class_members")
 		return out
 	}
-	before := counts()
+	before := counts(t)
 	for _, tc := range []struct {
 		name   string
 		actor  uuid.UUID
@@ -49,9 +49,11 @@ func TestEnrollLearnerAssignsTheClassDecks(t *testing.T) {
 		{"already a member", f.teacher, `{"class_id":"` + class.String() + `","email":"l@example.com"}`, 409},
 		{"a teacher's email: answered as an invitation, nothing sent", f.teacher, `{"class_id":"` + class.String() + `","email":"t2@example.com"}`, 202},
 	} {
-		code, body := f.call(t, (*Service).EnrollLearner, http.MethodPost, "/EnrollLearner", tc.actor, tc.body)
-		require.Equal(t, tc.status, code, "%s: %v", tc.name, body)
-		require.Equal(t, before, counts(), tc.name)
+		t.Run(tc.name, func(t *testing.T) {
+			code, body := f.call(t, (*Service).EnrollLearner, http.MethodPost, "/EnrollLearner", tc.actor, tc.body)
+			require.Equal(t, tc.status, code, "%s: %v", tc.name, body)
+			require.Equal(t, before, counts(t), tc.name)
+		})
 	}
 
 	code, body := f.call(t, (*Service).EnrollLearner, http.MethodPost, "/EnrollLearner", f.teacher,

@@ -60,6 +60,13 @@ var domainProblems = []struct {
 		}
 		return httpx.NewProblem(http.StatusConflict, httpx.TypeConflict, "Card suspended", detail)
 	}},
+	{study.ErrDeckNotFound, notFound("deck")},
+	{study.ErrNothingToUndo, conflict("Nothing to undo", "this card has no review to undo")},
+	{study.ErrAlreadyUndone, conflict("Already undone",
+		"this card's last review is undone already; only the last review of a card can be undone, once")},
+	{study.ErrNotLastReview, conflict("Not the last review",
+		"review_id is not this card's last review; only the last review of a card can be undone, once")},
+	{study.ErrUndoUnavailable, conflict("Cannot be undone", "this review was recorded before reviews could be undone")},
 	{classroom.ErrClassNotFound, notFound("class")},
 	{classroom.ErrLearnerNotFound, notFound("learner")},
 	{classroom.ErrDeckNotFound, notFound("deck")},

@@ -56,6 +56,8 @@ func TestHostileInputRun(t *testing.T) {
 	require.Equal(t, http.StatusCreated, code, body)
 	_, body = f.call(t, (*Service).RegisterWebhookEndpoint, http.MethodPost, "/", f.teacher, `{"url":"https://school.example/h"}`)
 	endpoint := body["id"].(string)
+	var library uuid.UUID
+	require.NoError(t, f.pool.QueryRow(ctx, "INSERT INTO decks (title, level) VALUES ('Library', 1) RETURNING id").Scan(&library))
 
 	// Each function's valid request, which the run breaks one field at a time.
 	type request struct {
@@ -69,6 +71,9 @@ func TestHostileInputRun(t *testing.T) {
 		"CreateAssignment": {f.teacher, map[string]any{"learner_id": f.learner.String(), "deck_id": f.deck.String(),
 			"due_at": "2026-03-25T18:00:00Z"}, nil},
 		"SubmitReview":            {f.learner, map[string]any{"card_id": card.String(), "rating": 3}, nil},
+		"UndoReview":              {f.learner, map[string]any{"card_id": card.String(), "review_id": 1}, nil},
+		"StartDeck":               {f.learner, map[string]any{"deck_id": library.String()}, nil},
+		"Me":                      {f.learner, nil, map[string]string{}},
 		"GetSchedule":             {f.teacher, nil, map[string]string{"learner_id": f.learner.String(), "assignment_id": assignment.String(), "limit": "5", "days": "7"}},
 		"GetProgress":             {f.teacher, nil, map[string]string{"learner_id": f.learner.String()}},
 		"RegisterWebhookEndpoint": {f.teacher, map[string]any{"url": "https://school.example/x", "topics": []any{"assignment.created"}}, nil},

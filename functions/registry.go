@@ -14,6 +14,7 @@ import (
 // Functions maps each function's name, its path locally and its entry
 // point on Cloud Run, to its handler.
 var Functions = map[string]func(*Service, http.ResponseWriter, *http.Request){
+	"Me":                      (*Service).Me,
 	"CreateClass":             (*Service).CreateClass,
 	"ListClasses":             (*Service).ListClasses,
 	"ListDecks":               (*Service).ListDecks,
@@ -21,6 +22,8 @@ var Functions = map[string]func(*Service, http.ResponseWriter, *http.Request){
 	"EnrollLearner":           (*Service).EnrollLearner,
 	"CreateAssignment":        (*Service).CreateAssignment,
 	"SubmitReview":            (*Service).SubmitReview,
+	"UndoReview":              (*Service).UndoReview,
+	"StartDeck":               (*Service).StartDeck,
 	"GetSchedule":             (*Service).GetSchedule,
 	"GetProgress":             (*Service).GetProgress,
 	"RegisterWebhookEndpoint": (*Service).RegisterWebhookEndpoint,

@@ -48,3 +48,37 @@ func (s *Service) SubmitReview(w http.ResponseWriter, r *http.Request) {
 		return out, s.enqueue(r.Context(), tx, r, learner, batch)
 	})
 }
+
+// UndoReviewRequest is the body of UndoReview.
+type UndoReviewRequest struct {
+	CardID string `json:"card_id" validate:"required,uuid"`
+	// ReviewID, optional, is the review the learner means to undo
+	// (SubmitReview's review_id): the undo happens only if it is still the
+	// card's last review.
+	ReviewID *int64 `json:"review_id" validate:"omitempty,min=1"`
+}
+
+// UndoReview takes back the learner's last review of one of their cards
+// (study.Study.Undo, in one transaction with its review.undone event): the
+// card gets back its state from before the review, the review log keeps the
+// review and records the undo, and the subscribers take back what the
+// review counted (docs/architecture.md, "Undoing a review"). Answers: 200
+// with a study.UndoResult; 400 for an invalid body; 401; 404 when the card
+// is not the caller's; 409 when the card has no review, its last review is
+// undone already, review_id is not its last review, or that review was
+// recorded before undo existed.
+func (s *Service) UndoReview(w http.ResponseWriter, r *http.Request) {
+	learner, ok := s.caller(w, r, http.MethodPost, account.Learner)
+	var req UndoReviewRequest
+	if !ok || !s.decode(w, r, &req) {
+		return
+	}
+	s.write(w, r, learner, "UndoReview", http.StatusOK, req, func(tx pgx.Tx) (any, error) {
+		out, batch, err := s.study.Undo(r.Context(), tx, study.Learner{ID: learner.ID, Timezone: learner.Timezone},
+			study.UndoRequest{CardID: uuid.MustParse(req.CardID), ReviewID: req.ReviewID})
+		if err != nil {
+			return nil, err
+		}
+		return out, s.enqueue(r.Context(), tx, r, learner, batch)
+	})
+}

@@ -36,6 +36,8 @@ func TestRoleMatrix(t *testing.T) {
 		op, f.teacher).Scan(&class))
 	_, body := f.call(t, (*Service).RegisterWebhookEndpoint, http.MethodPost, "/", f.teacher, `{"url":"https://school.example/h"}`)
 	endpoint := body["id"].(string)
+	var library uuid.UUID
+	require.NoError(t, f.pool.QueryRow(ctx, "INSERT INTO decks (title, level) VALUES ('Library', 1) RETURNING id").Scan(&library))
 	// A dead letter, so that a denied replay or skip would have something to change.
 	_, err := f.pool.Exec(ctx, "UPDATE outbox_deliveries SET state = 'dead', finished_at = now() WHERE id = (SELECT min(id) FROM outbox_deliveries)")
 	require.NoError(t, err)
@@ -59,6 +61,12 @@ func TestRoleMatrix(t *testing.T) {
 			map[string]int{"learner": ok, "foreign learner": no, "teacher": no, "foreign teacher": no, "operator": no}},
 		{"SubmitReview", http.MethodPost, "/", func() string { return `{"card_id":"` + card.String() + `","rating":3}` },
 			map[string]int{"learner": ok, "foreign learner": no, "teacher": no, "foreign teacher": no, "operator": no}},
+		{"UndoReview", http.MethodPost, "/", func() string { return `{"card_id":"` + card.String() + `"}` },
+			map[string]int{"learner": ok, "foreign learner": no, "teacher": no, "foreign teacher": no, "operator": no}},
+		{"StartDeck", http.MethodPost, "/", func() string { return `{"deck_id":"` + library.String() + `"}` },
+			map[string]int{"learner": 201, "foreign learner": 201, "teacher": no, "foreign teacher": no, "operator": no}},
+		{"Me", http.MethodGet, "/", nil,
+			map[string]int{"learner": ok, "foreign learner": ok, "teacher": ok, "foreign teacher": ok, "operator": ok}},
 		{"CreateAssignment", http.MethodPost, "/", func() string {
 			return `{"learner_id":"` + f.learner.String() + `","deck_id":"` + f.deck.String() + `","due_at":"2026-04-20T18:00:00Z"}`
 		}, map[string]int{"learner": no, "foreign learner": no, "teacher": 409, "foreign teacher": no, "operator": no}},
@@ -69,7 +77,7 @@ func TestRoleMatrix(t *testing.T) {
 		{"ListClasses", http.MethodGet, "/", nil,
 			map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": ok, "operator": no}},
 		{"ListDecks", http.MethodGet, "/", nil,
-			map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": ok, "operator": no}},
+			map[string]int{"learner": ok, "foreign learner": ok, "teacher": ok, "foreign teacher": ok, "operator": no}},
 		{"GetClassProgress", http.MethodGet, "/?class_id=" + class.String(), nil,
 			map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": gone, "operator": no}},
 		{"RegisterWebhookEndpoint", http.MethodPost, "/", func() string { return `{"url":"https://school.example/m"}` },
@@ -92,22 +100,24 @@ func TestRoleMatrix(t *testing.T) {
 			map[string]int{"learner": no, "foreign learner": no, "teacher": no, "foreign teacher": no, "operator": ok}},
 	} {
 		covered[c.name] = true
-		for role, who := range roles {
-			body := ""
-			if c.body != nil {
-				body = c.body()
+		t.Run(c.name, func(t *testing.T) {
+			for role, who := range roles {
+				body := ""
+				if c.body != nil {
+					body = c.body()
+				}
+				before := f.writes(t)
+				code, _ := f.call(t, Functions[c.name], c.method, c.path, who, body)
+				want := anon
+				if role != "anonymous" {
+					want = c.want[role]
+				}
+				require.Equal(t, want, code, "%s%s as %s", c.name, c.path, role)
+				if code >= 400 {
+					require.Equal(t, before, f.writes(t), "%s as %s was denied but changed the database", c.name, role)
+				}
 			}
-			before := f.writes(t)
-			code, _ := f.call(t, Functions[c.name], c.method, c.path, who, body)
-			want := anon
-			if role != "anonymous" {
-				want = c.want[role]
-			}
-			require.Equal(t, want, code, "%s%s as %s", c.name, c.path, role)
-			if code >= 400 {
-				require.Equal(t, before, f.writes(t), "%s as %s was denied but changed the database", c.name, role)
-			}
-		}
+		})
 	}
 	// Every registered function has a row.
 	for name := range Functions {
@@ -122,7 +132,9 @@ func (f fixture) writes(t *testing.T) string {
 	var s string
 	require.NoError(t, f.pool.QueryRow(context.Background(), `SELECT concat_ws(',',
 		(SELECT count(*) FROM classes), (SELECT count(*) FROM class_members), (SELECT count(*) FROM users), (SELECT count(*) FROM assignments),
-		(SELECT count(*) FROM cards), (SELECT count(*) FROM review_log), (SELECT count(*) FROM outbox_events),
+		(SELECT count(*) FROM cards), (SELECT count(*) FROM review_log), (SELECT count(*) FROM review_undo),
+		(SELECT count(*) FROM learner_decks), (SELECT string_agg(concat(state, due, reps), ' ' ORDER BY id) FROM cards),
+		(SELECT count(*) FROM outbox_events),
 		(SELECT count(*) FROM outbox_audit), (SELECT count(*) FROM idempotency_keys),
 		(SELECT string_agg(secret, ' ' ORDER BY id) FROM webhook_endpoints),
 		(SELECT string_agg(state || attempts, ' ' ORDER BY id) FROM outbox_deliveries))`).Scan(&s))
@@ -138,13 +150,14 @@ func TestCallerIsCheckedBeforeTheRequest(t *testing.T) {
 	var op uuid.UUID
 	require.NoError(t, f.pool.QueryRow(context.Background(), `INSERT INTO users (id, email, display_name, role, auth_subject)
 		SELECT id, 'ops@example.com', 'Ops', 'operator', id::text FROM (SELECT gen_random_uuid() AS id) n RETURNING id`).Scan(&op))
-	gets := map[string]bool{"GetSchedule": true, "GetProgress": true, "ListWebhookEndpoints": true,
+	gets := map[string]bool{"Me": true, "GetSchedule": true, "GetProgress": true, "ListWebhookEndpoints": true,
 		"OutboxHealth": true, "ListDeadLetters": true, "ListClasses": true, "ListDecks": true, "GetClassProgress": true}
 	const teacher, learner, operator = "teacher", "learner", "operator"
 	roles := map[string]uuid.UUID{teacher: f.teacher, learner: f.learner, operator: op}
 	webhooks, outbox, reads := []string{teacher}, []string{operator}, []string{teacher, learner}
 	allowed := map[string][]string{"CreateAssignment": {teacher}, "SubmitReview": {learner}, "EnrollLearner": reads,
-		"CreateClass": {teacher}, "ListClasses": {teacher}, "ListDecks": {teacher}, "GetClassProgress": {teacher},
+		"UndoReview": {learner}, "StartDeck": {learner}, "Me": {teacher, learner, operator},
+		"CreateClass": {teacher}, "ListClasses": {teacher}, "ListDecks": reads, "GetClassProgress": {teacher},
 		"GetSchedule": reads, "GetProgress": reads,
 		"RegisterWebhookEndpoint": webhooks, "ListWebhookEndpoints": webhooks, "RotateWebhookSecret": webhooks,
 		"EnableWebhookEndpoint": webhooks, "DeleteWebhookEndpoint": webhooks,
@@ -247,26 +260,28 @@ func TestRoleMatrixSharedLearner(t *testing.T) {
 		{"ListDecks", "/", (*Service).ListDecks, []string{"Deck"}},
 		{"GetClassProgress", "/?class_id=" + class.String(), (*Service).GetClassProgress, []string{"Deck", "cat"}},
 	} {
-		code, body := f.call(t, c.fn, http.MethodGet, c.path, f.teacher, "")
-		require.Equal(t, http.StatusOK, code, "%s%s: %v", c.name, c.path, body)
-		raw, err := json.Marshal(body)
-		require.NoError(t, err)
-		for _, s := range secrets {
-			require.NotContains(t, string(raw), s, "%s%s shows the other teacher's %q", c.name, c.path, s)
-		}
-		for _, s := range c.shows {
-			require.Contains(t, string(raw), s, "%s%s", c.name, c.path)
-		}
-		// The other teacher, and the learner, do see it.
-		if c.name == "GetProgress" {
-			for _, who := range []uuid.UUID{f.otherTeacher, f.learner} {
-				_, body := f.call(t, c.fn, http.MethodGet, c.path, who, "")
-				raw, err := json.Marshal(body)
-				require.NoError(t, err)
-				require.Contains(t, string(raw), "clandestine")
-				require.Contains(t, string(raw), "finished early")
+		t.Run(c.name, func(t *testing.T) {
+			code, body := f.call(t, c.fn, http.MethodGet, c.path, f.teacher, "")
+			require.Equal(t, http.StatusOK, code, "%s%s: %v", c.name, c.path, body)
+			raw, err := json.Marshal(body)
+			require.NoError(t, err)
+			for _, s := range secrets {
+				require.NotContains(t, string(raw), s, "%s%s shows the other teacher's %q", c.name, c.path, s)
 			}
-		}
+			for _, s := range c.shows {
+				require.Contains(t, string(raw), s, "%s%s", c.name, c.path)
+			}
+			// The other teacher, and the learner, do see it.
+			if c.name == "GetProgress" {
+				for _, who := range []uuid.UUID{f.otherTeacher, f.learner} {
+					_, body := f.call(t, c.fn, http.MethodGet, c.path, who, "")
+					raw, err := json.Marshal(body)
+					require.NoError(t, err)
+					require.Contains(t, string(raw), "clandestine")
+					require.Contains(t, string(raw), "finished early")
+				}
+			}
+		})
 	}
 	// Every read function a teacher may call has a shared-learner row.
 	// (ListDeadLetters and OutboxHealth are the operators' alone: a

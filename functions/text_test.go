@@ -132,22 +132,25 @@ func TestQueryParametersAreGivenOnceAndKnown(t *testing.T) {
 	_, err := f.pool.Exec(context.Background(), "UPDATE users SET auth_subject = id::text WHERE id = $1", op)
 	require.NoError(t, err)
 	for _, tc := range []struct {
+		name   string
 		fn     func(*Service, http.ResponseWriter, *http.Request)
 		actor  uuid.UUID
 		target string
 		field  string
 	}{
-		{(*Service).GetSchedule, f.learner, "/?limit=5&limit=500", "limit"},
-		{(*Service).GetSchedule, f.learner, "/?learner_id=" + f.learner.String() + "&learner_id=" + f.otherLearner.String(), "learner_id"},
-		{(*Service).GetSchedule, f.learner, "/?limt=5", "limt"},
-		{(*Service).GetSchedule, f.learner, "/?limit=5;days=3", QueryField},
-		{(*Service).GetSchedule, f.learner, "/?limit=%zz", QueryField},
-		{(*Service).GetProgress, f.teacher, "/?learner_id=" + f.learner.String() + "&learner_id=" + f.learner.String(), "learner_id"},
-		{(*Service).ListDeadLetters, op, "/?topic=a&topic=b", "topic"},
-		{(*Service).ListDeadLetters, op, "/?since=2026-03-01T00:00:00%2B24:00", "since"},
+		{"a limit given twice", (*Service).GetSchedule, f.learner, "/?limit=5&limit=500", "limit"},
+		{"two learners", (*Service).GetSchedule, f.learner, "/?learner_id=" + f.learner.String() + "&learner_id=" + f.otherLearner.String(), "learner_id"},
+		{"an unknown parameter", (*Service).GetSchedule, f.learner, "/?limt=5", "limt"},
+		{"a semicolon separator", (*Service).GetSchedule, f.learner, "/?limit=5;days=3", QueryField},
+		{"a bad escape", (*Service).GetSchedule, f.learner, "/?limit=%zz", QueryField},
+		{"one learner given twice", (*Service).GetProgress, f.teacher, "/?learner_id=" + f.learner.String() + "&learner_id=" + f.learner.String(), "learner_id"},
+		{"a topic given twice", (*Service).ListDeadLetters, op, "/?topic=a&topic=b", "topic"},
+		{"an offset out of range", (*Service).ListDeadLetters, op, "/?since=2026-03-01T00:00:00%2B24:00", "since"},
 	} {
-		code, body := f.call(t, tc.fn, http.MethodGet, tc.target, tc.actor, "")
-		require.Equal(t, http.StatusBadRequest, code, "%s: %v", tc.target, body)
-		require.Equal(t, tc.field, body["errors"].([]any)[0].(map[string]any)["field"], tc.target)
+		t.Run(tc.name, func(t *testing.T) {
+			code, body := f.call(t, tc.fn, http.MethodGet, tc.target, tc.actor, "")
+			require.Equal(t, http.StatusBadRequest, code, "%s: %v", tc.target, body)
+			require.Equal(t, tc.field, body["errors"].([]any)[0].(map[string]any)["field"], tc.target)
+		})
 	}
 }

@@ -29,8 +29,10 @@ func TestWebhookEndpointsBelongToTheirTeacher(t *testing.T) {
 		{"unknown topic", `{"url":"https://school.example/hooks","topics":["review.submitted"]}`},
 		{"missing url", `{}`},
 	} {
-		code, body := f.call(t, (*Service).RegisterWebhookEndpoint, http.MethodPost, "/RegisterWebhookEndpoint", f.teacher, tc.body)
-		require.Equal(t, http.StatusBadRequest, code, "%s: %v", tc.name, body)
+		t.Run(tc.name, func(t *testing.T) {
+			code, body := f.call(t, (*Service).RegisterWebhookEndpoint, http.MethodPost, "/RegisterWebhookEndpoint", f.teacher, tc.body)
+			require.Equal(t, http.StatusBadRequest, code, "%s: %v", tc.name, body)
+		})
 	}
 	code, _ = f.call(t, (*Service).RegisterWebhookEndpoint, http.MethodPost, "/RegisterWebhookEndpoint", f.learner,
 		`{"url":"https://school.example/hooks"}`)

@@ -227,8 +227,7 @@ CREATE TRIGGER bench_notify AFTER INSERT ON outbox_events FOR EACH STATEMENT EXE
 						continue
 					}
 					_, _ = io.Copy(io.Discard, resp.Body)
-					resp.Body.Close()
-					if resp.StatusCode != http.StatusOK {
+					if resp.Body.Close() != nil || resp.StatusCode != http.StatusOK {
 						bad++
 						continue
 					}
@@ -263,7 +262,7 @@ CREATE TRIGGER bench_notify AFTER INSERT ON outbox_events FOR EACH STATEMENT EXE
 				resp, err := client.Do(req)
 				require.NoError(b, err)
 				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
+				require.NoError(b, resp.Body.Close())
 				require.Equal(b, http.StatusOK, resp.StatusCode)
 				sent++
 			}

@@ -89,7 +89,7 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     await stack?.stop();
   });
 
-  it("a learner signs in, reviews five cards with the keyboard and sees the forecast change", async () => {
+  it("a learner signs in, reviews five cards with the keyboard, undoes one and sees the forecast change", async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
     await page.goto(`${stack.baseURL}/schedule`);
@@ -104,7 +104,8 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     await page.getByRole("link", { name: "Review", exact: true }).click();
     await page.getByRole("button", { name: /Show answer/ }).waitFor();
     await checkScreen(page, "review-card");
-    const ratings = ["3", "4", "3", "1", "2"];
+    // Again, Hard and Good keep a new card due today; the last, Easy, moves it days ahead.
+    const ratings = ["3", "1", "3", "2", "4"];
     for (const [i, key] of ratings.entries()) {
       await page.getByText(`Card ${i + 1} of`).waitFor();
       await page.keyboard.press("Space");
@@ -122,17 +123,49 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     const logged = stack.sql(`SELECT string_agg(rating::text, '' ORDER BY id) FROM review_log WHERE learner_id = '${mia}'`);
     assert.equal(logged, ratings.join(""), "the ratings arrive in the order they were given");
 
+    // The forecast as another tab of the same learner sees it, while the session stays open.
+    const forecastNow = async () => {
+      const tab = await context.newPage();
+      await tab.goto(`${stack.baseURL}/schedule`);
+      await tab.getByText("Reviews due per day, next 7 days").waitFor();
+      const text = await tab.locator("figure table tbody").textContent();
+      await tab.close();
+      return text;
+    };
+    const forecastEasy = await forecastNow();
+    assert.notEqual(forecastEasy, forecastBefore, "the Easy moved a card to a later day");
+
+    // U takes the Easy back: the card returns to be rated again, and the forecast is as before.
+    await page.keyboard.press("u");
+    await page.getByText("Card 5 of").waitFor();
+    await page.getByText(/Your Easy on “.+” is undone: rate it again\./).waitFor();
+    await checkScreen(page, "review-undone");
+    await page.getByTestId("queue-status").getByText("All ratings saved.").waitFor();
+    assert.equal(stack.sql(`SELECT count(*) FROM review_undo WHERE learner_id = '${mia}'`), "1");
+    assert.equal(await forecastNow(), forecastBefore, "the undo put the card back where it was");
+
+    await page.keyboard.press("Space");
+    await page.getByText("Definition").waitFor();
+    await page.keyboard.press("3");
+    await page.getByText("Card 6 of").waitFor();
+    await page.getByTestId("queue-status").getByText("All ratings saved.").waitFor();
+    assert.equal(
+      stack.sql(`SELECT string_agg(rating::text, '' ORDER BY id) FROM review_log WHERE learner_id = '${mia}'`),
+      "313243",
+      "the log keeps the undone review and the new one",
+    );
+
     await page.getByRole("link", { name: "Schedule" }).click();
     await page.getByText("Reviews due per day, next 7 days").waitFor();
     await page.locator(".recharts-bar-rectangle").first().waitFor();
-    // An Easy moved a card to a later day.
-    await page.waitForFunction((b) => document.querySelector("figure table tbody")?.textContent !== b, forecastBefore);
     await checkScreen(page, "schedule");
     await page.getByRole("button", { name: "30 days" }).click();
     await page.getByText("Reviews due per day, next 30 days").waitFor();
     assert.equal(await page.locator("figure table tbody tr").count(), 30);
 
-    // Progress is a projection: it shows the reviews once the drain ran.
+    // Progress is a projection: once the drain has delivered every event
+    // to it, it counts the reviews without the undone one (six made, one undone).
+    await until(() => stack.sql("SELECT count(*) FROM outbox_deliveries WHERE subscriber = 'progress'") === "0");
     await page.getByRole("link", { name: "Progress" }).click();
     await page.getByText(/5 reviews\)/).waitFor({ timeout: 60_000 });
     await checkScreen(page, "progress");
@@ -169,6 +202,50 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     await page.reload();
     await page.getByTestId("queue-status").getByText("All ratings saved.").waitFor();
     assert.equal(reviewCount(noah), 1, "the review arrived exactly once");
+    await context.close();
+  });
+
+  it("a learner starts a library deck and its words join their reviews", async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await signIn(context, "Noah Brooks");
+    await page.getByRole("heading", { name: "Today" }).waitFor();
+    await page.getByRole("link", { name: "Library" }).click();
+    await page.getByRole("heading", { name: "Library", level: 1 }).waitFor();
+    // The deck a teacher assigned him counts as begun.
+    const assigned = stack.sql("SELECT title FROM decks ORDER BY title LIMIT 1");
+    await page.getByRole("listitem", { name: assigned, exact: true }).getByText("Started").waitFor();
+    const [deckId, title] = stack
+      .sql(`SELECT id || '|' || title FROM decks WHERE level = 5 ORDER BY title LIMIT 1`)
+      .split("|");
+    const before = Number(stack.sql(`SELECT count(*) FROM cards WHERE learner_id = '${noah}'`));
+    const deck = page.getByRole("listitem", { name: title, exact: true });
+    await deck.getByRole("button", { name: "Start" }).click();
+    await deck.getByText(/Started: \d+ new cards? join your reviews\./).waitFor();
+    await checkScreen(page, "library");
+    const words = Number(stack.sql(`SELECT count(*) FROM deck_items WHERE deck_id = '${deckId}'`));
+    assert.equal(Number(stack.sql(`SELECT count(*) FROM cards WHERE learner_id = '${noah}'`)), before + words);
+    await page.reload();
+    await page.getByRole("listitem", { name: title, exact: true }).getByText("Started").waitFor();
+    await context.close();
+  });
+
+  it("someone new becomes a teacher by creating their first class", async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await page.goto(`${stack.baseURL}/`);
+    await page.getByLabel("Email").fill("lena.novak@school.example");
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByRole("heading", { name: "Welcome to Lexora" }).waitFor();
+    await checkScreen(page, "welcome");
+    assert.equal(stack.sql("SELECT count(*) FROM users WHERE email = 'lena.novak@school.example'"), "0");
+    await page.getByLabel(/Your name/).fill("Lena Novak");
+    await page.getByLabel("Class name").fill("Morning group");
+    await page.getByRole("button", { name: "Create class" }).click();
+    await page.getByRole("heading", { name: "Classes", level: 1 }).waitFor();
+    await page.getByRole("heading", { name: "Morning group", exact: true }).waitFor();
+    await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Webhooks" }).waitFor();
+    await page.getByText("Lena Novak").first().waitFor();
+    assert.equal(stack.sql("SELECT role || ' ' || display_name FROM users WHERE email = 'lena.novak@school.example'"), "teacher Lena Novak");
     await context.close();
   });
 

@@ -4,7 +4,7 @@ import { BrowserRouter, Navigate, NavLink, Route, Routes, useLocation, useNaviga
 import { ApiProvider } from "./api/ApiContext";
 import { ApiError } from "./api/problem";
 import { AuthProvider, useAuth } from "./auth/AuthContext";
-import type { Role } from "./auth/session";
+import { useStanding, type Standing } from "./auth/me";
 import { Loading } from "./components/States";
 import { ReviewSenderProvider } from "./review/SenderContext";
 import { Review } from "./screens/Review";
@@ -17,27 +17,39 @@ const Progress = lazy(() => import("./screens/Progress").then((m) => ({ default:
 const Webhooks = lazy(() => import("./screens/Webhooks").then((m) => ({ default: m.Webhooks })));
 const Classes = lazy(() => import("./screens/Classes").then((m) => ({ default: m.Classes })));
 const ClassProgress = lazy(() => import("./screens/ClassProgress").then((m) => ({ default: m.ClassProgress })));
+const Library = lazy(() => import("./screens/Library").then((m) => ({ default: m.Library })));
+const Welcome = lazy(() => import("./screens/Welcome").then((m) => ({ default: m.Welcome })));
 const Operator = lazy(() => import("./screens/Operator").then((m) => ({ default: m.Operator })));
 
+type Audience = NonNullable<Standing["role"]>;
+
 /**
- * The screens and who they are for. A user whose role is unknown (a Google
- * sign-in, until the API answers `Me`) is offered every section; the
- * functions answer 404 to a role they are not for. A section without a
- * label is a screen reached from another (no place in the navigation).
+ * The screens and who they are for: a role from `Me` (or the development
+ * sign-in), or `newcomer`, an identity without an account. A user whose
+ * role cannot be learnt (Me failing) is offered every section but the
+ * newcomer's; the functions answer 404 to a role they are not for. A
+ * section without a label is a screen reached from another (no place in
+ * the navigation).
  */
-export const sections: { path: string; label?: string; roles: Role[]; element: ReactNode }[] = [
+export const sections: { path: string; label?: string; roles: Audience[]; element: ReactNode }[] = [
+  { path: "/welcome", label: "Welcome", roles: ["newcomer"], element: <Welcome /> },
   { path: "/today", label: "Today", roles: ["learner"], element: <Today /> },
   { path: "/review", label: "Review", roles: ["learner"], element: <Review /> },
   { path: "/schedule", label: "Schedule", roles: ["learner"], element: <Schedule /> },
   { path: "/progress", label: "Progress", roles: ["learner"], element: <Progress /> },
+  { path: "/library", label: "Library", roles: ["learner"], element: <Library /> },
   { path: "/teacher/classes", label: "Classes", roles: ["teacher"], element: <Classes /> },
   { path: "/teacher/classes/:classId", roles: ["teacher"], element: <ClassProgress /> },
   { path: "/teacher/webhooks", label: "Webhooks", roles: ["teacher"], element: <Webhooks /> },
   { path: "/operator", label: "Outbox", roles: ["operator"], element: <Operator /> },
 ];
 
-function visible(role: Role | null) {
-  return sections.filter((s) => s.label && (role === null || s.roles.includes(role)));
+function allowed(roles: Audience[], role: Standing["role"]) {
+  return role === null ? !roles.includes("newcomer") : roles.includes(role);
+}
+
+function visible(role: Standing["role"]) {
+  return sections.filter((s) => s.label && allowed(s.roles, role));
 }
 
 export function newQueryClient(): QueryClient {
@@ -53,6 +65,7 @@ export function newQueryClient(): QueryClient {
 
 function Shell({ children }: { children: ReactNode }) {
   const { user, signOut } = useAuth();
+  const { role, ready, me } = useStanding();
   const queryClient = useQueryClient();
   return (
     <>
@@ -61,10 +74,10 @@ function Shell({ children }: { children: ReactNode }) {
       </a>
       <header className="top">
         <span className="brand">Lexora</span>
-        {user && (
+        {user && ready && (
           <nav aria-label="Sections">
             <ul>
-              {visible(user.role).map((s) => (
+              {visible(role).map((s) => (
                 <li key={s.path}>
                   <NavLink to={s.path}>{s.label}</NavLink>
                 </li>
@@ -74,7 +87,7 @@ function Shell({ children }: { children: ReactNode }) {
         )}
         {user && (
           <div className="who">
-            <span>{user.displayName}</span>
+            <span>{me?.display_name ?? user.displayName}</span>
             <button type="button" onClick={() => void signOut().then(() => queryClient.clear())}>
               Sign out
             </button>
@@ -112,25 +125,30 @@ function SignOutWhenUnauthenticated() {
   return null;
 }
 
-function Guard({ roles, children }: { roles: Role[]; children: ReactNode }) {
+function Guard({ roles, children }: { roles: Audience[]; children: ReactNode }) {
   const { user, ready } = useAuth();
+  const standing = useStanding();
   const location = useLocation();
   if (!ready) return <Loading what="your session" />;
   if (!user) return <Navigate to="/signin" replace state={{ from: location.pathname }} />;
-  if (user.role !== null && !roles.includes(user.role)) return <Navigate to="/" replace />;
+  if (!standing.ready) return <Loading what="your account" />;
+  if (!allowed(roles, standing.role)) return <Navigate to="/" replace />;
   return <>{children}</>;
 }
 
 function Home() {
   const { user, ready } = useAuth();
+  const standing = useStanding();
   if (!ready) return <Loading what="your session" />;
   if (!user) return <Navigate to="/signin" replace />;
-  const first = visible(user.role)[0];
+  if (!standing.ready) return <Loading what="your account" />;
+  const first = visible(standing.role)[0];
   return <Navigate to={first ? first.path : "/signin"} replace />;
 }
 
 function Screens() {
   const { user } = useAuth();
+  const { role } = useStanding();
   const routes = (
     <Routes>
       <Route path="/" element={<Home />} />
@@ -143,10 +161,22 @@ function Screens() {
   );
   // The rating queue belongs to the signed-in learner: ratings queued
   // offline are sent on their next visit, from any screen.
-  return user && (user.role === "learner" || user.role === null) ? (
+  return user && (role === "learner" || role === null) ? (
     <ReviewSenderProvider learnerId={user.id}>{routes}</ReviewSenderProvider>
   ) : (
     routes
+  );
+}
+
+/** The navigation and the screens, inside a router and the providers. */
+export function AppRoutes() {
+  return (
+    <>
+      <SignOutWhenUnauthenticated />
+      <Shell>
+        <Screens />
+      </Shell>
+    </>
   );
 }
 
@@ -157,10 +187,7 @@ export function App() {
       <AuthProvider>
         <ApiProvider>
           <BrowserRouter>
-            <SignOutWhenUnauthenticated />
-            <Shell>
-              <Screens />
-            </Shell>
+            <AppRoutes />
           </BrowserRouter>
         </ApiProvider>
       </AuthProvider>

@@ -41,9 +41,12 @@ func main() {
 var errUsage = errors.New("usage")
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	// stderr is where a failure is reported; a failed write to it has
+	// nowhere else to go, and the exit status still says what happened.
+	say := func(a ...any) { _, _ = fmt.Fprintln(stderr, a...) }
 	var cfg database.Config
 	if err := envconfig.Process(ctx, &cfg); err != nil {
-		fmt.Fprintln(stderr, "outboxctl:", err)
+		say("outboxctl:", err)
 		return 1
 	}
 	err := dispatch(ctx, cfg, args, stdout, stderr)
@@ -51,14 +54,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case err == nil:
 		return 0
 	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprintln(stderr, strings.TrimSpace(usage))
+		say(strings.TrimSpace(usage))
 		return 2
 	case errors.Is(err, errUsage):
-		fmt.Fprintln(stderr, "outboxctl:", err)
-		fmt.Fprintln(stderr, strings.TrimSpace(usage))
+		say("outboxctl:", err)
+		say(strings.TrimSpace(usage))
 		return 2
 	default:
-		fmt.Fprintln(stderr, "outboxctl:", err)
+		say("outboxctl:", err)
 		return 1
 	}
 }

@@ -208,8 +208,10 @@ func TestClassesAnswerTypedErrors(t *testing.T) {
 		"the same subject": {ID: uuid.New(), Subject: n.Subject, Email: "other@example.com", DisplayName: "X", Timezone: "UTC"},
 		"the same email":   {ID: uuid.New(), Subject: "other-uid", Email: n.Email, DisplayName: "X", Timezone: "UTC"},
 	} {
-		err := b.inTx(t, func(tx pgx.Tx) error { return b.classroom.AddTeacher(ctx, tx, again) })
-		require.ErrorIs(t, err, ErrAccountExists, name)
+		t.Run(name, func(t *testing.T) {
+			err := b.inTx(t, func(tx pgx.Tx) error { return b.classroom.AddTeacher(ctx, tx, again) })
+			require.ErrorIs(t, err, ErrAccountExists, name)
+		})
 	}
 	require.Equal(t, before, b.rows(t))
 

@@ -3,12 +3,14 @@ package classroom
 import (
 	"context"
 	"fmt"
-	"github.com/lexora-app/lexora/pkg/store"
 
 	"github.com/google/uuid"
+
+	"github.com/lexora-app/lexora/pkg/account"
+	"github.com/lexora-app/lexora/pkg/store"
 )
 
-// Deck is a deck a teacher may assign.
+// Deck is a deck of the shared library, or a teacher's own.
 type Deck struct {
 	ID          uuid.UUID `json:"id"`
 	Title       string    `json:"title"`
@@ -22,18 +24,28 @@ type Deck struct {
 	// Library is true for the shared library's decks, false for the
 	// teacher's own.
 	Library bool `json:"library"`
+	// Started tells whether the caller, a learner, has begun the deck: by
+	// starting it (StartDeck) or because a teacher assigned it to them.
+	// Always false for a teacher.
+	Started bool `json:"started"`
 }
 
-// ListDecks answers the decks teacherID may assign: the library's, by level
-// then title, then the teacher's own, by title.
-func ListDecks(ctx context.Context, db store.DBTX, teacherID uuid.UUID) ([]Deck, error) {
-	rows, err := store.New(db).LibraryDecks(ctx, teacherID)
+// ListDecks answers the decks the user viewer may see, as role: a
+// teacher's are those they may assign, the library's by level then title,
+// then their own by title; anyone else's (a learner's) are the library's,
+// each saying whether they have started it.
+func ListDecks(ctx context.Context, db store.DBTX, viewer uuid.UUID, role account.Role) ([]Deck, error) {
+	learner, teacher := &viewer, (*uuid.UUID)(nil)
+	if role == account.Teacher {
+		learner, teacher = nil, &viewer
+	}
+	rows, err := store.New(db).LibraryDecks(ctx, learner, teacher)
 	if err != nil {
 		return nil, fmt.Errorf("list decks: %w", err)
 	}
 	out := make([]Deck, 0, len(rows))
 	for _, r := range rows {
-		d := Deck{ID: r.ID, Title: r.Title, Description: r.Description, Words: int(r.Words), Library: r.Library}
+		d := Deck{ID: r.ID, Title: r.Title, Description: r.Description, Words: int(r.Words), Library: r.Library, Started: r.Started}
 		if r.Level != nil {
 			level := int(*r.Level)
 			d.Level = &level

@@ -17,7 +17,7 @@ import (
 )
 
 // Activity maintains study days, streaks and achievements from
-// review.submitted and assignment.completed. It is an ordered subscriber
+// review.submitted, review.undone and assignment.completed. It is an ordered subscriber
 // (keyed by learner), so a learner's study days arrive in commit order.
 // Consequences that are events themselves (streak.extended,
 // achievement.earned) are enqueued in the consumer's own transaction, through
@@ -43,12 +43,24 @@ func (a *Activity) Handle(ctx context.Context, d outbox.Delivery) error {
 		if err := decode(d, &p); err != nil {
 			return err
 		}
-		day, err := time.Parse(time.DateOnly, p.StudyDay)
+		day, err := studyDay(p.StudyDay)
 		if err != nil {
-			return outbox.Permanent(fmt.Errorf("study day %q: %w", p.StudyDay, err))
+			return err
 		}
 		return outbox.HandleOnce(ctx, a.pool, d, func(tx pgx.Tx) error {
 			return a.review(ctx, tx, d, p, day)
+		})
+	case events.ReviewUndone:
+		var p events.ReviewUndonePayload
+		if err := decode(d, &p); err != nil {
+			return err
+		}
+		day, err := studyDay(p.StudyDay)
+		if err != nil {
+			return err
+		}
+		return outbox.HandleOnce(ctx, a.pool, d, func(tx pgx.Tx) error {
+			return a.takeBack(ctx, tx, p, day)
 		})
 	case events.AssignmentCompleted:
 		var p events.AssignmentCompletedPayload
@@ -59,7 +71,7 @@ func (a *Activity) Handle(ctx context.Context, d outbox.Delivery) error {
 			return nil
 		}
 		return outbox.HandleOnce(ctx, a.pool, d, func(tx pgx.Tx) error {
-			return a.earn(ctx, tx, d, p.LearnerID, &p.AssignmentID, p.CompletedAt, events.AchievementFinishedEarly)
+			return a.earn(ctx, tx, d, p.LearnerID, &p.AssignmentID, nil, p.CompletedAt, events.AchievementFinishedEarly)
 		})
 	default:
 		return unexpectedTopic(d)
@@ -91,7 +103,7 @@ func (a *Activity) review(ctx context.Context, tx pgx.Tx, d outbox.Delivery, p e
 			codes = append(codes, events.AchievementWords100)
 		}
 	}
-	return a.earn(ctx, tx, d, p.LearnerID, nil, p.ReviewedAt, codes...)
+	return a.earn(ctx, tx, d, p.LearnerID, nil, &p.ReviewID, p.ReviewedAt, codes...)
 }
 
 // extendStreak records a new study day and returns the current streak:
@@ -124,13 +136,17 @@ func (a *Activity) extendStreak(ctx context.Context, tx pgx.Tx, learner uuid.UUI
 	return int(s.Current), a.outbox.Enqueue(ctx, tx, ev)
 }
 
-// earn records each achievement the learner does not have yet and enqueues
-// achievement.earned for each, naming assignment when it was earned with one.
-func (a *Activity) earn(ctx context.Context, tx pgx.Tx, d outbox.Delivery, learner uuid.UUID, assignment *uuid.UUID, at time.Time, codes ...string) error {
+// earn records each achievement the learner does not have yet, with the
+// review that earned it (nil when none did: an undo of that review may
+// revoke it), and enqueues achievement.earned for each, naming assignment
+// when it was earned with one.
+func (a *Activity) earn(ctx context.Context, tx pgx.Tx, d outbox.Delivery, learner uuid.UUID, assignment *uuid.UUID, review *int64,
+	at time.Time, codes ...string) error {
 	var evs []outbox.Event
 	q := store.New(tx)
 	for _, code := range codes {
-		earned, err := q.EarnAchievement(ctx, learner, code, at, d.Event.ID)
+		earned, err := q.EarnAchievement(ctx, store.EarnAchievementParams{LearnerID: learner, Code: code, EarnedAt: at,
+			EventID: d.Event.ID, ReviewID: review})
 		if err != nil {
 			return fmt.Errorf("record achievement %s: %w", code, err)
 		}

@@ -35,6 +35,8 @@ func TestEverySubscriberTakesEffectOnce(t *testing.T) {
 					TeacherID: seed.TeacherID, DueAt: due, CompletedAt: due.Add(-time.Hour)},
 				events.ReviewSubmitted: events.ReviewSubmittedPayload{LearnerID: b.learner.ID, StateBefore: 0, StateAfter: 1,
 					ReviewedAt: time.Now(), StudyDay: "2026-03-01", AssignmentIDs: []uuid.UUID{b.assignment}},
+				events.ReviewUndone: events.ReviewUndonePayload{ReviewID: 1, LearnerID: b.learner.ID, StateBefore: 0, StateAfter: 1,
+					ReviewedAt: time.Now(), StudyDay: "2026-03-01", AssignmentIDs: []uuid.UUID{b.assignment}},
 				events.StreakExtended:    events.StreakExtendedPayload{LearnerID: b.learner.ID, Day: "2026-03-01", Current: 1, Longest: 1},
 				events.AchievementEarned: events.AchievementEarnedPayload{LearnerID: b.learner.ID, Code: events.AchievementFirstReview},
 				events.ReminderDueSoon:   events.ReminderDueSoonPayload{AssignmentID: b.assignment, LearnerID: b.learner.ID, DueAt: due},
@@ -55,6 +57,11 @@ func TestEverySubscriberTakesEffectOnce(t *testing.T) {
 				require.NoError(t, err)
 				d = b.currentLink(t) // the seed started the chain
 				d.Subscriber = sub.Subscriber
+			}
+			if sub.Topic == events.ReviewUndone {
+				// An undo takes back its review's study day: the review came first.
+				require.NoError(t, b.handlers[events.SubscriberActivity].Handle(ctx, delivery(t, events.ReviewSubmitted,
+					events.SubscriberActivity, payloads[events.ReviewSubmitted])))
 			}
 			h := b.handlers[sub.Subscriber]
 

@@ -3,7 +3,6 @@ package consumers
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -15,7 +14,8 @@ import (
 )
 
 // Progress maintains the progress projection (tables assignment_progress and
-// assignment_daily_reviews) from assignment.created and review.submitted.
+// assignment_daily_reviews) from assignment.created, review.submitted and
+// review.undone.
 // Its updates are increments, so each event is applied once through
 // outbox.HandleOnce; increments commute, so delivery order does not matter.
 type Progress struct {
@@ -44,29 +44,21 @@ func (p *Progress) Handle(ctx context.Context, d outbox.Delivery) error {
 		if len(e.AssignmentIDs) == 0 {
 			return nil
 		}
-		day, err := time.Parse(time.DateOnly, e.StudyDay)
+		day, err := studyDay(e.StudyDay)
 		if err != nil {
-			return outbox.Permanent(fmt.Errorf("study day %q: %w", e.StudyDay, err))
+			return err
 		}
-		var seen, learned int32
-		if learning.State(e.StateBefore) == learning.New {
-			seen = 1
-		}
-		before, after := learning.State(e.StateBefore) == learning.Review, learning.State(e.StateAfter) == learning.Review
-		switch {
-		case after && !before:
-			learned = 1
-		case before && !after:
-			learned = -1
-		}
+		seen, learned := stateChange(learning.State(e.StateBefore), learning.State(e.StateAfter))
 		return outbox.HandleOnce(ctx, p.pool, d, func(tx pgx.Tx) error {
 			err := store.New(tx).ApplyReviewToProgress(ctx, store.ApplyReviewToProgressParams{AssignmentIds: e.AssignmentIDs,
-				LearnerID: e.LearnerID, Seen: seen, Learned: learned, Day: day})
+				LearnerID: e.LearnerID, Seen: seen, Learned: learned, Reviews: 1, Day: day})
 			if err != nil {
 				return fmt.Errorf("apply review %d: %w", e.ReviewID, err)
 			}
 			return nil
 		})
+	case events.ReviewUndone:
+		return p.takeBack(ctx, d)
 	default:
 		return unexpectedTopic(d)
 	}

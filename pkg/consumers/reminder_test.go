@@ -181,7 +181,7 @@ func TestMigrationGivesChainsInFlightTheirChainDelivery(t *testing.T) {
 	b := setup(t) // the seed started a chain per demo learner
 	ctx := context.Background()
 	db := stdlib.OpenDBFromPool(b.pool)
-	defer db.Close()
+	defer func() { require.NoError(t, db.Close()) }()
 	p, err := goose.NewProvider(goose.DialectPostgres, db, schema.FS)
 	require.NoError(t, err)
 	_, err = p.DownTo(ctx, 15)

@@ -32,6 +32,9 @@ const (
 	// at learning.DailyReminderHour local time; its handling by
 	// SubscriberReminderChain schedules the next one.
 	ReminderDaily = "reminder.daily"
+	// ReviewUndone: the learner undid their last review of a card
+	// (UndoReview); the subscribers that counted the review take it back.
+	ReviewUndone = "review.undone"
 )
 
 // Subscriber names. They key delivery rows and dedup records: never rename one.
@@ -64,6 +67,11 @@ var Subscriptions = []outbox.Subscription{
 	// learner id, the events' ordering key.
 	{Topic: ReviewSubmitted, Subscriber: SubscriberActivity, Ordered: true},
 	{Topic: AssignmentCompleted, Subscriber: SubscriberActivity, Ordered: true},
+	// An undo takes back what its review counted: the activity subscriber
+	// sees it after the review (same ordering key); the progress
+	// subscriber's increments commute, so it needs no order.
+	{Topic: ReviewUndone, Subscriber: SubscriberProgress},
+	{Topic: ReviewUndone, Subscriber: SubscriberActivity, Ordered: true},
 	{Topic: StreakExtended, Subscriber: SubscriberFeed},
 	{Topic: AchievementEarned, Subscriber: SubscriberFeed},
 	{Topic: CardLeeched, Subscriber: SubscriberFeed},
@@ -124,6 +132,41 @@ type ReviewSubmittedPayload struct {
 	Due      time.Time `json:"due"`
 	// AssignmentIDs are the learner's assignments whose deck holds the lexeme.
 	AssignmentIDs []uuid.UUID `json:"assignment_ids"`
+}
+
+// ReviewUndonePayload is the payload of ReviewUndone: review ReviewID of
+// card CardID was undone at UndoneAt and the card restored to its state
+// before it. Its ordering key is the learner id, so the activity subscriber
+// sees it after the review's review.submitted.
+type ReviewUndonePayload struct {
+	// ReviewID is the undone review (review_log.id), as review.submitted
+	// named it.
+	ReviewID  int64     `json:"review_id"`
+	CardID    uuid.UUID `json:"card_id"`
+	LearnerID uuid.UUID `json:"learner_id"`
+	LexemeID  uuid.UUID `json:"lexeme_id"`
+	// Rating is the undone review's (1 Again .. 4 Easy).
+	Rating int `json:"rating"`
+	// StateBefore is the state the card is restored to (the undone
+	// review's state before); StateAfter the state the review had given,
+	// now taken back. FSRS states: 0 New, 1 Learning, 2 Review, 3 Relearning.
+	StateBefore int `json:"state_before"`
+	StateAfter  int `json:"state_after"`
+	// ReviewedAt and StudyDay are the undone review's instant and study
+	// day (YYYY-MM-DD), the day its counts are taken back from.
+	ReviewedAt time.Time `json:"reviewed_at"`
+	StudyDay   string    `json:"study_day"`
+	UndoneAt   time.Time `json:"undone_at"`
+	// AssignmentIDs are the assignments whose progress counted the review
+	// (its review.submitted's assignment_ids): each loses the review, and
+	// the card's change of state. LaterAssignmentIDs hold the lexeme but
+	// were created after the review: their counts at creation saw the card
+	// as the review left it, so they lose only the change of state.
+	AssignmentIDs      []uuid.UUID `json:"assignment_ids"`
+	LaterAssignmentIDs []uuid.UUID `json:"later_assignment_ids"`
+	// Unsuspended is true when the review had suspended the card as a leech
+	// and the undo lifted the suspension.
+	Unsuspended bool `json:"unsuspended"`
 }
 
 // AssignmentCompletedPayload is the payload of AssignmentCompleted, emitted

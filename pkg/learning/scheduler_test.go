@@ -274,10 +274,12 @@ func TestNewSchedulerValidation(t *testing.T) {
 		"zero value params":   func(p *Params) { *p = Params{} },
 	}
 	for name, mutate := range cases {
-		p := DefaultParams()
-		mutate(&p)
-		_, err := NewScheduler(p, clk)
-		require.ErrorIs(t, err, ErrInvalidParams, name)
+		t.Run(name, func(t *testing.T) {
+			p := DefaultParams()
+			mutate(&p)
+			_, err := NewScheduler(p, clk)
+			require.ErrorIs(t, err, ErrInvalidParams, name)
+		})
 	}
 
 	_, err := NewScheduler(DefaultParams(), nil)

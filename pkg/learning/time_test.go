@@ -19,15 +19,17 @@ func TestStudyDayRollsOverAtFourLocalEvenOnDaylightSavingDays(t *testing.T) {
 		"2026-01-15T23:59:00+01:00": "2026-01-15",
 		"2026-01-16T00:30:00+01:00": "2026-01-15",
 	} {
-		at, err := time.Parse(time.RFC3339, local)
-		require.NoError(t, err)
-		require.Equal(t, want, StudyDay(at, paris), local)
-		start, end := StudyDayBounds(at, paris)
-		require.False(t, at.Before(start), local)
-		require.True(t, at.Before(end), local)
-		require.Equal(t, want, StudyDay(start, paris), local)
-		require.Equal(t, StudyDay(end.Add(-time.Nanosecond), paris), StudyDay(start, paris), local)
-		require.Equal(t, uint64(1), StudyDaysBetween(start, end, paris), local)
+		t.Run(local, func(t *testing.T) {
+			at, err := time.Parse(time.RFC3339, local)
+			require.NoError(t, err)
+			require.Equal(t, want, StudyDay(at, paris), local)
+			start, end := StudyDayBounds(at, paris)
+			require.False(t, at.Before(start), local)
+			require.True(t, at.Before(end), local)
+			require.Equal(t, want, StudyDay(start, paris), local)
+			require.Equal(t, StudyDay(end.Add(-time.Nanosecond), paris), StudyDay(start, paris), local)
+			require.Equal(t, uint64(1), StudyDaysBetween(start, end, paris), local)
+		})
 	}
 	// The 25-hour study day of the change back to winter time.
 	start, end := StudyDayBounds(time.Date(2026, 10, 24, 12, 0, 0, 0, paris), paris)
@@ -98,13 +100,15 @@ func TestLastReviewFarInTheFutureDoesNotMoveTheReview(t *testing.T) {
 		MaxClockAhead:               t0.Add(MaxClockAhead),
 		2 * time.Second:             t0.Add(2 * time.Second),
 	} {
-		c := Card{State: Review, Due: t0, Stability: 60, Difficulty: 5, ScheduledDays: 60, Reps: 5, LastReview: t0.Add(ahead)}
-		next, log, err := s.Review(c, Good, time.UTC)
-		require.NoError(t, err, ahead)
-		require.Equal(t, want, log.Reviewed, ahead)
-		require.Equal(t, want, next.LastReview, ahead)
-		require.Zero(t, log.ElapsedDays, ahead)
-		require.Equal(t, want.Add(time.Duration(next.ScheduledDays)*24*time.Hour), next.Due, ahead)
+		t.Run(ahead.String(), func(t *testing.T) {
+			c := Card{State: Review, Due: t0, Stability: 60, Difficulty: 5, ScheduledDays: 60, Reps: 5, LastReview: t0.Add(ahead)}
+			next, log, err := s.Review(c, Good, time.UTC)
+			require.NoError(t, err, ahead)
+			require.Equal(t, want, log.Reviewed, ahead)
+			require.Equal(t, want, next.LastReview, ahead)
+			require.Zero(t, log.ElapsedDays, ahead)
+			require.Equal(t, want.Add(time.Duration(next.ScheduledDays)*24*time.Hour), next.Due, ahead)
+		})
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -106,6 +107,7 @@ func loggedEffect(pool *pgxpool.Pool, work time.Duration, progress io.Writer) Ha
 type workers struct {
 	cmds []*exec.Cmd
 	done chan struct{} // the pipe is closed: every worker has exited
+	err  error         // reading or closing the pipe's read end; set before done closes
 
 	mu     sync.Mutex
 	counts map[string]int
@@ -125,9 +127,12 @@ func startWorkers(t *testing.T, b bundle, n int, stdout io.Writer, env ...string
 	r, w, err := os.Pipe()
 	require.NoError(t, err)
 	ws := &workers{done: make(chan struct{}), counts: map[string]int{}}
-	t.Cleanup(func() { <-ws.done }) // after the cleanups registered later, which end the workers
+	t.Cleanup(func() { // after the cleanups registered later, which end the workers
+		<-ws.done
+		require.NoError(t, ws.err)
+	})
 	go ws.read(r)
-	defer w.Close() // the workers hold their own copies
+	defer func() { require.NoError(t, w.Close()) }() // the workers hold their own copies
 	for range n {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), append([]string{"LEXORA_OUTBOX_WORKER_URL=" + pgtest.URL(b.pool)}, env...)...)
@@ -143,8 +148,8 @@ func startWorkers(t *testing.T, b bundle, n int, stdout io.Writer, env ...string
 // read counts the progress lines until every worker has closed the pipe.
 func (ws *workers) read(r *os.File) {
 	defer close(ws.done)
-	defer r.Close()
 	sc := bufio.NewScanner(r)
+	defer func() { ws.err = errors.Join(sc.Err(), r.Close()) }()
 	for sc.Scan() {
 		ws.mu.Lock()
 		ws.counts[sc.Text()]++

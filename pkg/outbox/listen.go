@@ -90,7 +90,9 @@ func (l *Listener) listen(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
 	}
-	defer conn.Close(context.WithoutCancel(ctx))
+	// The connection is done with when listen returns (lost, or the
+	// listener stopping); a failed close has nothing left to undo.
+	defer func() { _ = conn.Close(context.WithoutCancel(ctx)) }()
 	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{l.channel}.Sanitize()); err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}

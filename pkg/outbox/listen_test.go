@@ -89,7 +89,7 @@ func TestWakeIsSentAfterCommitNotWithin(t *testing.T) {
 	ctx := context.Background()
 	listener, err := pgx.ConnectConfig(ctx, b.pool.Config().ConnConfig)
 	require.NoError(t, err)
-	defer listener.Close(ctx)
+	defer func() { require.NoError(t, listener.Close(ctx)) }()
 	_, err = listener.Exec(ctx, "LISTEN test_wake_after")
 	require.NoError(t, err)
 

@@ -72,23 +72,57 @@ func (q *Queries) CountStudyDay(ctx context.Context, learnerID uuid.UUID, day ti
 	return reviews, err
 }
 
+const deleteStreak = `-- name: DeleteStreak :exec
+DELETE FROM learner_streaks WHERE learner_id = $1
+`
+
+func (q *Queries) DeleteStreak(ctx context.Context, learnerID uuid.UUID) error {
+	_, err := q.db.Exec(ctx, deleteStreak, learnerID)
+	return err
+}
+
 const earnAchievement = `-- name: EarnAchievement :execrows
-INSERT INTO learner_achievements (learner_id, code, earned_at, event_id) VALUES ($1, $2, $3, $4)
+INSERT INTO learner_achievements (learner_id, code, earned_at, event_id, review_id)
+VALUES ($1, $2, $3, $4, $5)
 ON CONFLICT (learner_id, code) DO NOTHING
 `
 
-// Records an achievement; 0 rows when the learner already has it.
-func (q *Queries) EarnAchievement(ctx context.Context, learnerID uuid.UUID, code string, earnedAt time.Time, eventID uuid.UUID) (int64, error) {
+type EarnAchievementParams struct {
+	LearnerID uuid.UUID
+	Code      string
+	EarnedAt  time.Time
+	EventID   uuid.UUID
+	ReviewID  *int64
+}
+
+// Records an achievement, with the review that earned it (review_id, NULL
+// when none did); 0 rows when the learner already has it.
+func (q *Queries) EarnAchievement(ctx context.Context, arg EarnAchievementParams) (int64, error) {
 	result, err := q.db.Exec(ctx, earnAchievement,
-		learnerID,
-		code,
-		earnedAt,
-		eventID,
+		arg.LearnerID,
+		arg.Code,
+		arg.EarnedAt,
+		arg.EventID,
+		arg.ReviewID,
 	)
 	if err != nil {
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const hasReviewsLeft = `-- name: HasReviewsLeft :one
+SELECT EXISTS (SELECT 1 FROM review_log r WHERE r.learner_id = $1
+               AND NOT EXISTS (SELECT 1 FROM review_undo u WHERE u.review_id = r.id))
+`
+
+// Whether the learner has a review that is not undone (the review log is
+// the synchronous truth).
+func (q *Queries) HasReviewsLeft(ctx context.Context, learnerID uuid.UUID) (bool, error) {
+	row := q.db.QueryRow(ctx, hasReviewsLeft, learnerID)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
 }
 
 const lockStreak = `-- name: LockStreak :one
@@ -107,6 +141,19 @@ func (q *Queries) LockStreak(ctx context.Context, learnerID uuid.UUID) (LockStre
 	var i LockStreakRow
 	err := row.Scan(&i.Current, &i.Longest, &i.LastDay)
 	return i, err
+}
+
+const revokeAchievement = `-- name: RevokeAchievement :exec
+DELETE FROM learner_achievements
+WHERE learner_id = $1 AND code = $2
+  AND ($3::bigint IS NULL OR review_id = $3)
+`
+
+// Revokes the learner's achievement code; when review_id is set, only if
+// that review earned it.
+func (q *Queries) RevokeAchievement(ctx context.Context, learnerID uuid.UUID, code string, reviewID *int64) error {
+	_, err := q.db.Exec(ctx, revokeAchievement, learnerID, code, reviewID)
+	return err
 }
 
 const saveStreak = `-- name: SaveStreak :exec
@@ -139,4 +186,44 @@ func (q *Queries) Streak(ctx context.Context, learnerID uuid.UUID) (StreakRow, e
 	var i StreakRow
 	err := row.Scan(&i.Current, &i.Longest, &i.LastDay)
 	return i, err
+}
+
+const studyDays = `-- name: StudyDays :many
+SELECT day FROM learner_daily_activity WHERE learner_id = $1 AND reviews > 0 ORDER BY day
+`
+
+// The learner's study days, oldest first.
+func (q *Queries) StudyDays(ctx context.Context, learnerID uuid.UUID) ([]time.Time, error) {
+	rows, err := q.db.Query(ctx, studyDays, learnerID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []time.Time
+	for rows.Next() {
+		var day time.Time
+		if err := rows.Scan(&day); err != nil {
+			return nil, err
+		}
+		items = append(items, day)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const uncountStudyDay = `-- name: UncountStudyDay :exec
+WITH dropped AS (
+    DELETE FROM learner_daily_activity d WHERE d.learner_id = $1 AND d.day = $2 AND d.reviews <= 1)
+UPDATE learner_daily_activity a SET reviews = a.reviews - 1
+WHERE a.learner_id = $1 AND a.day = $2 AND a.reviews > 1
+`
+
+// Takes one review off the learner's study day (an undo): a day left with
+// none is deleted, as it is no longer a study day. The two statements see
+// the same row and exclude each other.
+func (q *Queries) UncountStudyDay(ctx context.Context, learnerID uuid.UUID, day time.Time) error {
+	_, err := q.db.Exec(ctx, uncountStudyDay, learnerID, day)
+	return err
 }

@@ -15,28 +15,48 @@ import (
 
 const appendReview = `-- name: AppendReview :one
 INSERT INTO review_log (card_id, learner_id, rating, state_before, due_before, state_after, due_after,
-    stability, difficulty, elapsed_days, scheduled_days, reviewed_at)
+    stability, difficulty, elapsed_days, scheduled_days, reviewed_at,
+    before_stability, before_difficulty, before_elapsed_days, before_scheduled_days, before_reps,
+    before_lapses, before_step, before_last_review, before_suspended, study_day, assignment_ids)
 VALUES ($1, $2, $3, $4,
     $5, $6, $7, $8,
-    $9, $10, $11, $12)
+    $9, $10, $11, $12,
+    $13::double precision, $14::double precision,
+    $15::integer, $16::integer, $17::integer,
+    $18::integer, $19::integer, $20,
+    $21::boolean, $22::date, $23::uuid[])
 RETURNING id
 `
 
 type AppendReviewParams struct {
-	CardID        uuid.UUID
-	LearnerID     uuid.UUID
-	Rating        learning.Rating
-	StateBefore   learning.State
-	DueBefore     time.Time
-	StateAfter    learning.State
-	DueAfter      time.Time
-	Stability     float64
-	Difficulty    float64
-	ElapsedDays   int32
-	ScheduledDays int32
-	ReviewedAt    time.Time
+	CardID              uuid.UUID
+	LearnerID           uuid.UUID
+	Rating              learning.Rating
+	StateBefore         learning.State
+	DueBefore           time.Time
+	StateAfter          learning.State
+	DueAfter            time.Time
+	Stability           float64
+	Difficulty          float64
+	ElapsedDays         int32
+	ScheduledDays       int32
+	ReviewedAt          time.Time
+	BeforeStability     float64
+	BeforeDifficulty    float64
+	BeforeElapsedDays   int32
+	BeforeScheduledDays int32
+	BeforeReps          int32
+	BeforeLapses        int32
+	BeforeStep          int32
+	BeforeLastReview    *time.Time
+	BeforeSuspended     bool
+	StudyDay            time.Time
+	AssignmentIds       []uuid.UUID
 }
 
+// Appends a review with the card's whole state before it (before_*), its
+// study day and the assignments it counted for: what an undo restores and
+// takes back (schema 00019).
 func (q *Queries) AppendReview(ctx context.Context, arg AppendReviewParams) (int64, error) {
 	row := q.db.QueryRow(ctx, appendReview,
 		arg.CardID,
@@ -51,6 +71,17 @@ func (q *Queries) AppendReview(ctx context.Context, arg AppendReviewParams) (int
 		arg.ElapsedDays,
 		arg.ScheduledDays,
 		arg.ReviewedAt,
+		arg.BeforeStability,
+		arg.BeforeDifficulty,
+		arg.BeforeElapsedDays,
+		arg.BeforeScheduledDays,
+		arg.BeforeReps,
+		arg.BeforeLapses,
+		arg.BeforeStep,
+		arg.BeforeLastReview,
+		arg.BeforeSuspended,
+		arg.StudyDay,
+		arg.AssignmentIds,
 	)
 	var id int64
 	err := row.Scan(&id)
@@ -274,6 +305,85 @@ func (q *Queries) Forecast(ctx context.Context, arg ForecastParams) ([]ForecastR
 	return items, nil
 }
 
+const lastReview = `-- name: LastReview :one
+SELECT r.id, r.rating, r.state_before, r.due_before, r.state_after, r.reviewed_at,
+       r.before_stability, r.before_difficulty, r.before_elapsed_days, r.before_scheduled_days, r.before_reps,
+       r.before_lapses, r.before_step, r.before_last_review, r.before_suspended, r.study_day, r.assignment_ids,
+       u.undone_at
+FROM review_log r LEFT JOIN review_undo u ON u.review_id = r.id
+WHERE r.card_id = $1
+ORDER BY r.id DESC
+LIMIT 1
+`
+
+type LastReviewRow struct {
+	ID                  int64
+	Rating              learning.Rating
+	StateBefore         learning.State
+	DueBefore           time.Time
+	StateAfter          learning.State
+	ReviewedAt          time.Time
+	BeforeStability     *float64
+	BeforeDifficulty    *float64
+	BeforeElapsedDays   *int32
+	BeforeScheduledDays *int32
+	BeforeReps          *int32
+	BeforeLapses        *int32
+	BeforeStep          *int32
+	BeforeLastReview    *time.Time
+	BeforeSuspended     *bool
+	StudyDay            *time.Time
+	AssignmentIds       []uuid.UUID
+	UndoneAt            *time.Time
+}
+
+// LastReview is the card's last review, with the card's state before it
+// (NULL for a review recorded before schema 00019) and when it was undone
+// (NULL when it was not).
+func (q *Queries) LastReview(ctx context.Context, cardID uuid.UUID) (LastReviewRow, error) {
+	row := q.db.QueryRow(ctx, lastReview, cardID)
+	var i LastReviewRow
+	err := row.Scan(
+		&i.ID,
+		&i.Rating,
+		&i.StateBefore,
+		&i.DueBefore,
+		&i.StateAfter,
+		&i.ReviewedAt,
+		&i.BeforeStability,
+		&i.BeforeDifficulty,
+		&i.BeforeElapsedDays,
+		&i.BeforeScheduledDays,
+		&i.BeforeReps,
+		&i.BeforeLapses,
+		&i.BeforeStep,
+		&i.BeforeLastReview,
+		&i.BeforeSuspended,
+		&i.StudyDay,
+		&i.AssignmentIds,
+		&i.UndoneAt,
+	)
+	return i, err
+}
+
+const libraryDeck = `-- name: LibraryDeck :one
+SELECT d.title, (SELECT count(*) FROM deck_items di WHERE di.deck_id = d.id) AS words
+FROM decks d WHERE d.id = $1 AND d.owner_id IS NULL
+`
+
+type LibraryDeckRow struct {
+	Title string
+	Words int64
+}
+
+// LibraryDeck is a deck of the shared library with its number of words.
+func (q *Queries) LibraryDeck(ctx context.Context, id uuid.UUID) (LibraryDeckRow, error) {
+	row := q.db.QueryRow(ctx, libraryDeck, id)
+	var i LibraryDeckRow
+	err := row.Scan(&i.Title, &i.Words)
+	return i, err
+}
+
 const lockCard = `-- name: LockCard :one
 
 WITH learner AS (SELECT u.id FROM users u WHERE u.id = $2 FOR NO KEY UPDATE)
@@ -323,6 +433,52 @@ func (q *Queries) LockCard(ctx context.Context, cardID uuid.UUID, learnerID uuid
 		&i.Suspended,
 		&i.Lemma,
 	)
+	return i, err
+}
+
+const recordUndo = `-- name: RecordUndo :one
+INSERT INTO review_undo (review_id, card_id, learner_id, undone_at)
+VALUES ($1, $2, $3, coalesce($4::timestamptz, now()))
+RETURNING undone_at
+`
+
+// RecordUndo records that a review was undone, at now (the database's
+// now() when null).
+func (q *Queries) RecordUndo(ctx context.Context, reviewID int64, cardID uuid.UUID, learnerID uuid.UUID, now *time.Time) (time.Time, error) {
+	row := q.db.QueryRow(ctx, recordUndo,
+		reviewID,
+		cardID,
+		learnerID,
+		now,
+	)
+	var undone_at time.Time
+	err := row.Scan(&undone_at)
+	return undone_at, err
+}
+
+const startDeck = `-- name: StartDeck :one
+WITH started AS (
+    INSERT INTO learner_decks (learner_id, deck_id, started_at)
+    VALUES ($1, $2, coalesce($3::timestamptz, now()))
+    ON CONFLICT (learner_id, deck_id) DO NOTHING
+    RETURNING started_at)
+SELECT started_at, true AS now_started FROM started
+UNION ALL
+SELECT started_at, false FROM learner_decks WHERE learner_id = $1 AND deck_id = $2
+`
+
+type StartDeckRow struct {
+	StartedAt  time.Time
+	NowStarted bool
+}
+
+// StartDeck records that the learner started the deck at now (the
+// database's now() when null), unless they had; it answers when they
+// started it and whether this call did.
+func (q *Queries) StartDeck(ctx context.Context, learnerID uuid.UUID, deckID uuid.UUID, now *time.Time) (StartDeckRow, error) {
+	row := q.db.QueryRow(ctx, startDeck, learnerID, deckID, now)
+	var i StartDeckRow
+	err := row.Scan(&i.StartedAt, &i.NowStarted)
 	return i, err
 }
 

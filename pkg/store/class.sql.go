@@ -315,9 +315,11 @@ func (q *Queries) InviteToClass(ctx context.Context, classID uuid.UUID, learnerI
 
 const libraryDecks = `-- name: LibraryDecks :many
 SELECT d.id, d.title, d.description, d.level, (d.owner_id IS NULL)::boolean AS library,
-       (SELECT count(*) FROM deck_items di WHERE di.deck_id = d.id) AS words
+       (SELECT count(*) FROM deck_items di WHERE di.deck_id = d.id) AS words,
+       (EXISTS (SELECT 1 FROM learner_decks ld WHERE ld.deck_id = d.id AND ld.learner_id = $1::uuid)
+        OR EXISTS (SELECT 1 FROM assignments a WHERE a.deck_id = d.id AND a.learner_id = $1::uuid))::boolean AS started
 FROM decks d
-WHERE d.owner_id IS NULL OR d.owner_id = $1::uuid
+WHERE d.owner_id IS NULL OR d.owner_id = $2::uuid
 ORDER BY d.owner_id IS NOT NULL, d.level NULLS LAST, d.title
 `
 
@@ -328,12 +330,14 @@ type LibraryDecksRow struct {
 	Level       *int16
 	Library     bool
 	Words       int64
+	Started     bool
 }
 
-// LibraryDecks lists the decks a teacher may assign: the library's (no
-// owner) and the teacher's own, each with its number of words.
-func (q *Queries) LibraryDecks(ctx context.Context, teacherID uuid.UUID) ([]LibraryDecksRow, error) {
-	rows, err := q.db.Query(ctx, libraryDecks, teacherID)
+// LibraryDecks lists the decks a caller may see: the library's (no owner)
+// and, with teacher_id, that teacher's own; each with its number of words
+// and whether learner_id has started it (StartDeck) or been assigned it.
+func (q *Queries) LibraryDecks(ctx context.Context, learnerID *uuid.UUID, teacherID *uuid.UUID) ([]LibraryDecksRow, error) {
+	rows, err := q.db.Query(ctx, libraryDecks, learnerID, teacherID)
 	if err != nil {
 		return nil, err
 	}
@@ -348,6 +352,7 @@ func (q *Queries) LibraryDecks(ctx context.Context, teacherID uuid.UUID) ([]Libr
 			&i.Level,
 			&i.Library,
 			&i.Words,
+			&i.Started,
 		); err != nil {
 			return nil, err
 		}

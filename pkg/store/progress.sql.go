@@ -13,34 +13,37 @@ import (
 )
 
 const applyReviewToProgress = `-- name: ApplyReviewToProgress :exec
-WITH a AS (SELECT unnest($2::uuid[]) AS id),
+WITH a AS (SELECT unnest($3::uuid[]) AS id),
 progress AS (
     INSERT INTO assignment_progress (assignment_id, learner_id, cards_seen, cards_learned, reviews)
-    SELECT a.id, $3::uuid, $4::integer, $5::integer, 1 FROM a
+    SELECT a.id, $4::uuid, $5::integer, $6::integer, $2::integer FROM a
     ON CONFLICT (assignment_id) DO UPDATE SET
         cards_seen = assignment_progress.cards_seen + excluded.cards_seen,
         cards_learned = assignment_progress.cards_learned + excluded.cards_learned,
-        reviews = assignment_progress.reviews + 1,
+        reviews = assignment_progress.reviews + excluded.reviews,
         updated_at = now())
 INSERT INTO assignment_daily_reviews (assignment_id, day, reviews)
-SELECT a.id, $1::date, 1 FROM a
-ON CONFLICT (assignment_id, day) DO UPDATE SET reviews = assignment_daily_reviews.reviews + 1
+SELECT a.id, $1::date, $2::integer FROM a WHERE $2::integer <> 0
+ON CONFLICT (assignment_id, day) DO UPDATE SET reviews = assignment_daily_reviews.reviews + excluded.reviews
 `
 
 type ApplyReviewToProgressParams struct {
 	Day           time.Time
+	Reviews       int32
 	AssignmentIds []uuid.UUID
 	LearnerID     uuid.UUID
 	Seen          int32
 	Learned       int32
 }
 
-// Adds one review to each of the assignments and to their reviews of day:
-// seen is 1 when the card left New, learned +1 on entering Review and -1 on
-// leaving it.
+// Adds a review's increments to each of the assignments: seen (1 when the
+// card left New), learned (+1 on entering Review, -1 on leaving it) and
+// reviews, also to their reviews of day. An undo adds the opposite
+// (reviews -1; 0 for an assignment that did not count the review).
 func (q *Queries) ApplyReviewToProgress(ctx context.Context, arg ApplyReviewToProgressParams) error {
 	_, err := q.db.Exec(ctx, applyReviewToProgress,
 		arg.Day,
+		arg.Reviews,
 		arg.AssignmentIds,
 		arg.LearnerID,
 		arg.Seen,

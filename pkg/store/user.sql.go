@@ -7,6 +7,7 @@ package store
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/lexora-app/lexora/pkg/account"
@@ -50,6 +51,47 @@ func (q *Queries) IsTaughtBy(ctx context.Context, learnerID uuid.UUID, teacherID
 	var exists bool
 	err := row.Scan(&exists)
 	return exists, err
+}
+
+const learnersClasses = `-- name: LearnersClasses :many
+SELECT c.id, c.name, t.display_name AS teacher_name, m.joined_at
+FROM class_members m JOIN classes c ON c.id = m.class_id JOIN users t ON t.id = c.teacher_id
+WHERE m.learner_id = $1
+ORDER BY m.joined_at, c.id
+`
+
+type LearnersClassesRow struct {
+	ID          uuid.UUID
+	Name        string
+	TeacherName string
+	JoinedAt    time.Time
+}
+
+// LearnersClasses lists the classes the learner is in, by join date, with
+// their teacher's name.
+func (q *Queries) LearnersClasses(ctx context.Context, learnerID uuid.UUID) ([]LearnersClassesRow, error) {
+	rows, err := q.db.Query(ctx, learnersClasses, learnerID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []LearnersClassesRow
+	for rows.Next() {
+		var i LearnersClassesRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Name,
+			&i.TeacherName,
+			&i.JoinedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const linkSubject = `-- name: LinkSubject :one
@@ -97,6 +139,32 @@ SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE
 func (q *Queries) LockUser(ctx context.Context, id uuid.UUID) error {
 	_, err := q.db.Exec(ctx, lockUser, id)
 	return err
+}
+
+const profile = `-- name: Profile :one
+SELECT id, email, display_name, role, timezone FROM users WHERE id = $1
+`
+
+type ProfileRow struct {
+	ID          uuid.UUID
+	Email       string
+	DisplayName string
+	Role        account.Role
+	Timezone    string
+}
+
+// Profile is the user's own account, for Me.
+func (q *Queries) Profile(ctx context.Context, id uuid.UUID) (ProfileRow, error) {
+	row := q.db.QueryRow(ctx, profile, id)
+	var i ProfileRow
+	err := row.Scan(
+		&i.ID,
+		&i.Email,
+		&i.DisplayName,
+		&i.Role,
+		&i.Timezone,
+	)
+	return i, err
 }
 
 const timezone = `-- name: Timezone :one

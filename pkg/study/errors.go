@@ -29,6 +29,19 @@ var (
 	// ErrBeforeLastReview: a review's instant is before the card's last
 	// review (a later review of the card was recorded first).
 	ErrBeforeLastReview = errors.New("the review's instant is before the card's last review")
+	// ErrDeckNotFound: no deck with that id in the shared library.
+	ErrDeckNotFound = errors.New("deck not found")
+	// ErrNothingToUndo: an undo of a card that has no review.
+	ErrNothingToUndo = errors.New("the card has no review to undo")
+	// ErrAlreadyUndone: an undo of a card whose last review is undone
+	// already (only the last review of a card can be undone, once).
+	ErrAlreadyUndone = errors.New("the card's last review is undone already")
+	// ErrNotLastReview: an undo naming a review that is not the card's last
+	// one (a later review of the card was recorded, undone or not).
+	ErrNotLastReview = errors.New("the review is not the card's last review")
+	// ErrUndoUnavailable: the card's last review was recorded before undo
+	// existed (schema 00019) and lacks the card's state before it.
+	ErrUndoUnavailable = errors.New("the review was recorded before reviews could be undone")
 )
 
 // SuspendedError is the error of a review of a card suspended as a leech;

@@ -72,23 +72,39 @@ type ReviewResult struct {
 	CompletedAssignments []uuid.UUID `json:"completed_assignments"`
 }
 
-// lockedCard is a card as a review loads it (store.LockCard).
+// lockedCard is a card as a review, or an undo, loads it (store.LockCard).
 type lockedCard struct {
 	learning.Card
-	id       uuid.UUID
-	lexemeID uuid.UUID
-	lemma    string
+	id        uuid.UUID
+	lexemeID  uuid.UUID
+	lemma     string
+	suspended bool
+}
+
+// reviewed is one review as it is stored: the card before and after it,
+// the rating, its instant and study day, the assignments it counts for, and
+// whether it made the card a leech.
+type reviewed struct {
+	before      lockedCard
+	next        learning.Card
+	rating      learning.Rating
+	at          time.Time
+	studyDay    string
+	assignments []uuid.UUID
+	leech       bool
 }
 
 // Review records learner's rating of one of their cards, in tx: it locks
 // the learner's row and the card, computes the card's next FSRS-6 state
 // (learning.Scheduler.Review, at the clock's now, in the learner's zone),
-// stores it, appends the review to the log and, for every assignment of the
-// learner whose cards have now all reached the Review state, marks it
-// completed. The review counts at req.ReviewedAt when set (a review made
-// offline: its schedule, study day and completion are computed at that
-// instant; see reviewInstant), else at the clock's now. A lapse that brings a Review card to learning.LeechLapses
-// suspends it at once (learning state is synchronous).
+// stores it, appends the review to the log (with the card's state before
+// it, its study day and assignments, which an undo restores and takes back)
+// and, for every assignment of the learner whose cards have now all
+// reached the Review state, marks it completed. The review counts at
+// req.ReviewedAt when set (a review made offline: its schedule, study day
+// and completion are computed at that instant; see reviewInstant), else at
+// the clock's now. A lapse that brings a Review card to
+// learning.LeechLapses suspends it at once (learning state is synchronous).
 //
 // The batch holds, under the learner's ordering key: review.submitted;
 // card.leeched when the card became a leech; assignment.completed for each
@@ -104,12 +120,14 @@ func (s Study) Review(ctx context.Context, tx pgx.Tx, learner Learner, req Revie
 	if err != nil {
 		return ReviewResult{}, events.Batch{}, err
 	}
-	cards := store.New(tx)
-	card, err := lockCard(ctx, cards, learner.ID, req.CardID)
-	if err != nil {
+	q := store.New(tx)
+	card, err := lockCard(ctx, q, learner.ID, req.CardID)
+	switch {
+	case err != nil:
 		return ReviewResult{}, events.Batch{}, err
-	}
-	if req.ReviewedAt != nil && at.Before(card.LastReview) {
+	case card.suspended:
+		return ReviewResult{}, events.Batch{}, &SuspendedError{Lapses: int(card.Lapses)}
+	case req.ReviewedAt != nil && at.Before(card.LastReview):
 		return ReviewResult{}, events.Batch{}, ErrBeforeLastReview
 	}
 	zone := learning.Zone(learner.Timezone)
@@ -117,32 +135,29 @@ func (s Study) Review(ctx context.Context, tx pgx.Tx, learner Learner, req Revie
 	if err != nil {
 		return ReviewResult{}, events.Batch{}, fmt.Errorf("schedule card %s: %w", req.CardID, err)
 	}
-	// A lapse that brings the card to learning.LeechLapses makes it a leech:
-	// suspended at once, announced by card.leeched.
-	leech := req.Rating == learning.Again && card.State == learning.Review && next.Lapses >= learning.LeechLapses
-	out := ReviewResult{Card: cardView(req.CardID, next), CompletedAssignments: []uuid.UUID{}}
-	out.Card.Suspended = leech
-	if out.ReviewID, err = s.storeReview(ctx, cards, learner.ID, card, req.Rating, next, rlog, leech); err != nil {
+	r := reviewed{before: card, next: next, rating: req.Rating, at: rlog.Reviewed, studyDay: learning.StudyDay(rlog.Reviewed, zone),
+		// A lapse that brings the card to learning.LeechLapses makes it a
+		// leech: suspended at once, announced by card.leeched.
+		leech: req.Rating == learning.Again && card.State == learning.Review && next.Lapses >= learning.LeechLapses}
+	if r.assignments, err = assignmentsOf(ctx, q, learner.ID, card.lexemeID); err != nil {
 		return ReviewResult{}, events.Batch{}, err
 	}
-	assignments := store.New(tx)
-	assignmentIDs, err := assignments.AssignmentsOfLexeme(ctx, learner.ID, card.lexemeID)
-	if err != nil {
-		return ReviewResult{}, events.Batch{}, fmt.Errorf("find assignments: %w", err)
+	out := ReviewResult{Card: cardView(req.CardID, next), CompletedAssignments: []uuid.UUID{}}
+	out.Card.Suspended = r.leech
+	if out.ReviewID, err = s.storeReview(ctx, q, learner.ID, r); err != nil {
+		return ReviewResult{}, events.Batch{}, err
 	}
 	batch := events.NewBatch(learner.ID.String())
 	batch.Add(events.ReviewSubmitted, events.ReviewSubmittedPayload{
 		ReviewID: out.ReviewID, CardID: req.CardID, LearnerID: learner.ID, LexemeID: card.lexemeID, Rating: int(req.Rating),
-		StateBefore: int(card.State), StateAfter: int(next.State), ReviewedAt: rlog.Reviewed,
-		Due: next.Due, AssignmentIDs: assignmentIDs,
-		StudyDay: learning.StudyDay(rlog.Reviewed, zone),
-	})
-	if leech {
+		StateBefore: int(card.State), StateAfter: int(next.State), ReviewedAt: r.at, Due: next.Due,
+		AssignmentIDs: r.assignments, StudyDay: r.studyDay})
+	if r.leech {
 		batch.Add(events.CardLeeched, events.CardLeechedPayload{
 			CardID: req.CardID, LearnerID: learner.ID, Lemma: card.lemma, Lapses: int(next.Lapses)})
 	}
-	if next.State == learning.Review || leech {
-		if out.CompletedAssignments, err = complete(ctx, assignments, assignmentIDs, rlog.Reviewed, &batch); err != nil {
+	if next.State == learning.Review || r.leech {
+		if out.CompletedAssignments, err = complete(ctx, q, r.assignments, r.at, &batch); err != nil {
 			return ReviewResult{}, events.Batch{}, err
 		}
 	}
@@ -150,7 +165,7 @@ func (s Study) Review(ctx context.Context, tx pgx.Tx, learner Learner, req Revie
 }
 
 // lockCard locks the learner's row, then their card cardID
-// (store.LockCard). Errors: ErrCardNotFound, *SuspendedError.
+// (store.LockCard), suspended or not. Errors: ErrCardNotFound.
 func lockCard(ctx context.Context, cards *store.Queries, learnerID, cardID uuid.UUID) (lockedCard, error) {
 	row, err := cards.LockCard(ctx, cardID, learnerID)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -159,11 +174,8 @@ func lockCard(ctx context.Context, cards *store.Queries, learnerID, cardID uuid.
 	if err != nil {
 		return lockedCard{}, fmt.Errorf("load card: %w", err)
 	}
-	if row.Suspended {
-		return lockedCard{}, &SuspendedError{Lapses: int(row.Lapses)}
-	}
-	c := lockedCard{id: cardID, lexemeID: row.LexemeID, lemma: row.Lemma, Card: learning.Card{State: row.State, Due: row.Due,
-		Stability: row.Stability, Difficulty: row.Difficulty, ElapsedDays: uint64(row.ElapsedDays),
+	c := lockedCard{id: cardID, lexemeID: row.LexemeID, lemma: row.Lemma, suspended: row.Suspended, Card: learning.Card{
+		State: row.State, Due: row.Due, Stability: row.Stability, Difficulty: row.Difficulty, ElapsedDays: uint64(row.ElapsedDays),
 		ScheduledDays: uint64(row.ScheduledDays), Reps: uint64(row.Reps), Lapses: uint64(row.Lapses), Step: int(row.Step)}}
 	if row.LastReview != nil {
 		c.LastReview = *row.LastReview
@@ -171,20 +183,42 @@ func lockCard(ctx context.Context, cards *store.Queries, learnerID, cardID uuid.
 	return c, nil
 }
 
-// storeReview writes the card's next state (suspended when leech) and
-// appends the review to the log; it returns the review's id.
-func (s Study) storeReview(ctx context.Context, cards *store.Queries, learnerID uuid.UUID, before lockedCard,
-	rating learning.Rating, next learning.Card, rlog learning.ReviewLog, leech bool) (int64, error) {
-	if err := cards.UpdateCard(ctx, store.UpdateCardParams{CardID: before.id, State: next.State, Due: next.Due,
-		Stability: next.Stability, Difficulty: next.Difficulty, ElapsedDays: int32(next.ElapsedDays),
-		ScheduledDays: int32(next.ScheduledDays), Reps: int32(next.Reps), Lapses: int32(next.Lapses), Step: int32(next.Step),
-		LastReview: &next.LastReview, Suspended: leech, Now: s.clock.NowOrNil()}); err != nil {
+// assignmentsOf lists the learner's assignments whose deck holds the
+// lexeme (an empty list when none does).
+func assignmentsOf(ctx context.Context, q *store.Queries, learnerID, lexemeID uuid.UUID) ([]uuid.UUID, error) {
+	ids, err := q.AssignmentsOfLexeme(ctx, learnerID, lexemeID)
+	if err != nil {
+		return nil, fmt.Errorf("find assignments: %w", err)
+	}
+	if ids == nil {
+		ids = []uuid.UUID{}
+	}
+	return ids, nil
+}
+
+// storeReview writes the card's next state (suspended when it became a
+// leech) and appends the review to the log, with the card's whole state
+// before it; it returns the review's id.
+func (s Study) storeReview(ctx context.Context, q *store.Queries, learnerID uuid.UUID, r reviewed) (int64, error) {
+	if err := q.UpdateCard(ctx, cardUpdate(r.before.id, r.next, r.leech, s.clock.NowOrNil())); err != nil {
 		return 0, fmt.Errorf("update card: %w", err)
 	}
-	id, err := cards.AppendReview(ctx, store.AppendReviewParams{CardID: before.id, LearnerID: learnerID, Rating: rating,
-		StateBefore: before.State, DueBefore: before.Due, StateAfter: next.State, DueAfter: next.Due,
-		Stability: next.Stability, Difficulty: next.Difficulty, ElapsedDays: int32(next.ElapsedDays),
-		ScheduledDays: int32(next.ScheduledDays), ReviewedAt: rlog.Reviewed})
+	b := r.before.Card
+	studyDay, err := time.Parse(time.DateOnly, r.studyDay)
+	if err != nil {
+		return 0, fmt.Errorf("study day %q: %w", r.studyDay, err)
+	}
+	p := store.AppendReviewParams{CardID: r.before.id, LearnerID: learnerID, Rating: r.rating,
+		StateBefore: b.State, DueBefore: b.Due, StateAfter: r.next.State, DueAfter: r.next.Due,
+		Stability: r.next.Stability, Difficulty: r.next.Difficulty, ElapsedDays: int32(r.next.ElapsedDays),
+		ScheduledDays: int32(r.next.ScheduledDays), ReviewedAt: r.at,
+		BeforeStability: b.Stability, BeforeDifficulty: b.Difficulty, BeforeElapsedDays: int32(b.ElapsedDays),
+		BeforeScheduledDays: int32(b.ScheduledDays), BeforeReps: int32(b.Reps), BeforeLapses: int32(b.Lapses),
+		BeforeStep: int32(b.Step), BeforeSuspended: r.before.suspended, StudyDay: studyDay, AssignmentIds: r.assignments}
+	if !b.LastReview.IsZero() {
+		p.BeforeLastReview = &b.LastReview
+	}
+	id, err := q.AppendReview(ctx, p)
 	if err != nil {
 		return 0, fmt.Errorf("append review: %w", err)
 	}

@@ -284,7 +284,9 @@ func (s *Sender) Send(ctx context.Context, endpointURL string, secrets []string,
 	if err != nil {
 		return 0, fmt.Errorf("webhook: post to %s: %w", redact(endpointURL), err)
 	}
-	defer resp.Body.Close()
+	// The answer is the status. The body is drained so that the connection
+	// can be reused; an error reading or closing it changes no outcome.
+	defer func() { _ = resp.Body.Close() }()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	return resp.StatusCode, nil
 }

@@ -4,6 +4,26 @@
  */
 
 export interface paths {
+    "/Me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's account: id, name, roles, time zone, and the classes they are in or teach
+         * @description Any role. A signed-in identity without a Lexora account gets 404 with the problem type https://lexora.app/problems/no-account (not 401: the sign-in is valid, keep it): with a verified email it becomes a teacher by creating a class (CreateClass); a learner is added by a teacher with their email and then signs in again.
+         */
+        get: operations["Me"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/EnrollLearner": {
         parameters: {
             query?: never;
@@ -82,7 +102,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The decks a teacher may assign: the library's and their own */
+        /**
+         * The deck library: a teacher's decks to assign, a learner's to start
+         * @description A teacher sees the decks they may assign: the library's, then their own. A learner sees the library's, each with whether they have started it (StartDeck, or a teacher assigned it to them).
+         */
         get: operations["ListDecks"];
         put?: never;
         post?: never;
@@ -123,6 +146,46 @@ export interface paths {
         put?: never;
         /** A learner rates a card; answers the card's new schedule */
         post: operations["SubmitReview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/UndoReview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A learner takes back their last review of a card; answers the card as restored
+         * @description Takes back the card's last review (only the last, and only once): the card gets back its whole state from before it, the review log keeps the review and records the undo, and review.undone makes the progress, study day, streak and achievements correct again a moment later (the drain). An assignment the review completed stays completed. 404 for a card that is not the caller's; 409 when the card has no review, its last review is undone already, review_id is not its last review, or the review was recorded before undo existed.
+         */
+        post: operations["UndoReview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/StartDeck": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A learner starts a library deck for self-study: its words join their schedule
+         * @description No teacher involved. Starting a deck again is a no-op answered 200 with the first start. 404 for a deck that is not in the shared library.
+         */
+        post: operations["StartDeck"];
         delete?: never;
         options?: never;
         head?: never;
@@ -392,6 +455,8 @@ export interface components {
             level: number | null;
             /** @description true for the shared library's decks, false for the teacher's own. */
             library: boolean;
+            /** @description Whether the caller, a learner, has begun the deck: started it (StartDeck) or been assigned it. Always false for a teacher. */
+            started: boolean;
         };
         DeckList: {
             decks: components["schemas"]["Deck"][];
@@ -596,6 +661,66 @@ export interface components {
             /** @constant */
             status: "invited";
         };
+        Me: {
+            /** Format: uuid */
+            id: string;
+            display_name: string;
+            /** @description The canonical form the account is stored under. */
+            email: string;
+            /** @description The caller's roles; a user has exactly one today. */
+            roles: components["schemas"]["Role"][];
+            /** @description IANA time zone: study days, streaks and reminders follow it. */
+            timezone: string;
+            /** @description The classes the caller is a learner in, by join date. */
+            classes: components["schemas"]["Membership"][];
+            /** @description The classes the caller teaches, oldest first (ListClasses has their members). */
+            teaching: components["schemas"]["TaughtClass"][];
+        };
+        /** @enum {string} */
+        Role: "learner" | "teacher" | "operator";
+        Membership: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            teacher_name: string;
+            /** Format: date-time */
+            joined_at: string;
+        };
+        TaughtClass: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description Null for a class made before join codes. */
+            join_code: string | null;
+            /** @description How many learners are in the class. */
+            members: number;
+        };
+        UndoResult: {
+            /**
+             * Format: int64
+             * @description The undone review; the review log keeps it.
+             */
+            review_id: number;
+            card: components["schemas"]["CardView"];
+            /** Format: date-time */
+            undone_at: string;
+        };
+        DeckStart: {
+            /** Format: uuid */
+            deck_id: string;
+            title: string;
+            /** @description The number of the deck's words, hence of its cards. */
+            words: number;
+            /** @description Cards this call created (the learner may hold some of the words from other decks); 0 when already started. */
+            cards_created: number;
+            /**
+             * Format: date-time
+             * @description When the learner first started the deck.
+             */
+            started_at: string;
+            /** @description true when the learner had started the deck before: nothing changed. */
+            already_started: boolean;
+        };
         ReviewResult: {
             /** Format: int64 */
             review_id: number;
@@ -693,6 +818,28 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    Me: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's account. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+        };
+    };
     EnrollLearner: {
         parameters: {
             query?: never;
@@ -843,7 +990,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The library's decks by level then title, then the caller's own. */
+            /** @description The library's decks by level then title, then a teacher's own. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -914,6 +1061,84 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReviewResult"];
+                };
+            };
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+        };
+    };
+    UndoReview: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry; a retry with the same key and body gets the first response back. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    card_id: string;
+                    /**
+                     * Format: int64
+                     * @description The review meant (SubmitReview's review_id): undone only if it is still the card's last review, so that a later review from another device is never taken back. Absent: the last.
+                     */
+                    review_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Undone. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UndoResult"];
+                };
+            };
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+        };
+    };
+    StartDeck: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry; a retry with the same key and body gets the first response back. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    deck_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The learner had started the deck; nothing changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeckStart"];
+                };
+            };
+            /** @description Started; the deck's cards were created, due now. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeckStart"];
                 };
             };
             "4XX": components["responses"]["Problem"];

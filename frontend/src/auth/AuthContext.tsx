@@ -1,6 +1,6 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
 import { authMode } from "../config";
-import { devSignIn } from "./devSignIn";
+import { devSignIn, type DevIdentity } from "./devSignIn";
 import { googleToken, signInWithGoogle, signOutOfGoogle, watchGoogleUser } from "./firebase";
 import { loadSession, saveSession, type SessionUser } from "./session";
 
@@ -12,8 +12,8 @@ export interface Auth {
   ready: boolean;
   /** The current ID token, or null when signed out (or the token expired). */
   token: () => Promise<string | null>;
-  /** Development sign-in as a user of the local database. */
-  signInAs: (userId: string) => Promise<void>;
+  /** Development sign-in as a user of the local database, or as an email (a newcomer without an account). */
+  signInAs: (who: DevIdentity) => Promise<void>;
   /** Google sign-in (builds with VITE_AUTH=firebase). */
   signInWithGoogle: () => Promise<void>;
   signOut: () => Promise<void>;
@@ -47,8 +47,8 @@ function DevAuthProvider({ children }: { children: ReactNode }) {
         const s = loadSession();
         return s ? s.token : null;
       },
-      signInAs: async (userId) => {
-        const s = await devSignIn(userId);
+      signInAs: async (who) => {
+        const s = await devSignIn(who);
         saveSession(s);
         setSession(s);
       },

@@ -1,13 +1,19 @@
 import { ApiError } from "../api/problem";
 import type { Role, StoredSession } from "./session";
 
-/** A user offered by the local server's development sign-in (GET /dev/users). */
+/**
+ * A user offered by the local server's development sign-in (GET /dev/users);
+ * a newcomer (an email without an account) has the nil id and role "".
+ */
 export interface DevUser {
   id: string;
   display_name: string;
   email: string;
-  role: Role;
+  role: Role | "";
 }
+
+/** Whom to sign in as: a user of the database, or an email (a newcomer when it has no account). */
+export type DevIdentity = { userId: string } | { email: string };
 
 async function json<T>(r: Response): Promise<T> {
   const body: unknown = await r.json().catch(() => undefined);
@@ -21,17 +27,17 @@ export async function listDevUsers(): Promise<DevUser[]> {
   return (await json<{ users: DevUser[] }>(r)).users;
 }
 
-/** Mints a development ID token for the user (POST /dev/token). */
-export async function devSignIn(userId: string): Promise<StoredSession> {
+/** Mints a development ID token for the user or email (POST /dev/token). */
+export async function devSignIn(who: DevIdentity): Promise<StoredSession> {
   const r = await fetch("/dev/token", {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ user_id: userId }),
+    body: JSON.stringify("userId" in who ? { user_id: who.userId } : { email: who.email }),
   });
   const t = await json<{ token: string; expires_at: string; user: DevUser }>(r);
   return {
     token: t.token,
     expiresAt: t.expires_at,
-    user: { id: t.user.id, displayName: t.user.display_name, email: t.user.email, role: t.user.role },
+    user: { id: t.user.id, displayName: t.user.display_name, email: t.user.email, role: t.user.role || null },
   };
 }

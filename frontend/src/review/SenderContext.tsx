@@ -21,7 +21,9 @@ export function waitedSince(r: QueuedReview, now: Date): string | undefined {
 }
 
 /**
- * Provides the signed-in learner's ReviewSender, sending through SubmitReview.
+ * Provides the signed-in learner's ReviewSender, sending ratings through
+ * SubmitReview and undos through UndoReview (with the undone review's id
+ * when known, so that a later review from another device is never undone).
  * It starts by sending what an earlier visit left queued, and again whenever
  * the browser comes back online.
  */
@@ -43,13 +45,15 @@ export function ReviewSenderProvider({
         store ?? indexedDbStore(),
         learnerId,
         async (r) => {
+          const params = { header: { "Idempotency-Key": r.key } };
+          if (r.action === "undo") {
+            const body = { card_id: r.cardId, ...(r.reviewId !== undefined && { review_id: r.reviewId }) };
+            unwrap(await api.POST("/UndoReview", { params, body }));
+            return;
+          }
           const at = waitedSince(r, new Date());
-          unwrap(
-            await api.POST("/SubmitReview", {
-              params: { header: { "Idempotency-Key": r.key } },
-              body: { card_id: r.cardId, rating: r.rating, ...(at && { reviewed_at: at }) },
-            }),
-          );
+          const body = { card_id: r.cardId, rating: r.rating, ...(at && { reviewed_at: at }) };
+          return unwrap(await api.POST("/SubmitReview", { params, body })).review_id;
         },
         options,
       ),

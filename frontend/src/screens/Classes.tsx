@@ -8,20 +8,12 @@ import type { components } from "../api/schema";
 import { ProblemAlert } from "../components/ProblemAlert";
 import { Empty, QueryState } from "../components/States";
 import { assignToClass, dayAfter, endOfDay, type AssignOutcome } from "./assign";
+import { deckGroups, levelName } from "./decks";
 
 type Class = components["schemas"]["Class"];
 type Deck = components["schemas"]["Deck"];
 
 const date = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
-
-/** The library's levels as a teacher reads them (decks.level: the words' frequency band). */
-export const levelName: Record<number, string> = {
-  1: "Level 1: the 200 most frequent words",
-  2: "Level 2: words 201–400",
-  3: "Level 3: words 401–600",
-  4: "Level 4: words 601–800",
-  5: "Level 5: words 801 and beyond",
-};
 
 /**
  * A teacher's classes: each with its join code and members, a form to
@@ -97,16 +89,6 @@ function ClassCard({ c }: { c: Class }) {
       <AssignDeck c={c} />
     </li>
   );
-}
-
-/** The decks grouped for a select: the library's by level, then the teacher's own. */
-function deckGroups(decks: Deck[]): { label: string; decks: Deck[] }[] {
-  const groups = new Map<string, Deck[]>();
-  for (const d of decks) {
-    const label = d.library && d.level !== null ? (levelName[d.level] ?? `Level ${d.level}`) : "Your decks";
-    groups.set(label, [...(groups.get(label) ?? []), d]);
-  }
-  return [...groups].map(([label, list]) => ({ label, decks: list }));
 }
 
 function AssignDeck({ c }: { c: Class }) {
@@ -206,37 +188,62 @@ function Outcome({ outcome, deck }: { outcome: AssignOutcome; deck: string }) {
   );
 }
 
-function CreateClass() {
+/**
+ * Creates a class (CreateClass). For a newcomer (an identity without an
+ * account) it is their first class, which makes them a teacher: the form
+ * then also asks their name, and sends their browser's time zone.
+ */
+export function CreateClass({ newcomer = false, onCreated }: { newcomer?: boolean; onCreated?: () => void }) {
   const api = useApi();
   const qc = useQueryClient();
   const id = useId();
   const [name, setName] = useState("");
+  const [displayName, setDisplayName] = useState("");
   const create = useMutation({
-    mutationFn: async (v: { key: string; name: string }) =>
+    mutationFn: async (v: { key: string; name: string; displayName: string }) =>
       unwrap(
         await api.POST("/CreateClass", {
           params: { header: { "Idempotency-Key": v.key } },
-          body: { name: v.name, timezone: Intl.DateTimeFormat().resolvedOptions().timeZone },
+          body: {
+            name: v.name,
+            timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+            ...(v.displayName && { display_name: v.displayName }),
+          },
         }),
       ),
     retry: retryWrite,
-    onSuccess: () => {
+    onSuccess: async () => {
       setName("");
       void qc.invalidateQueries({ queryKey: ["classes"] });
+      // A newcomer is a teacher now: Me says so before the screens change.
+      if (newcomer) await qc.invalidateQueries({ queryKey: ["me"] });
+      onCreated?.();
     },
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    create.mutate({ key: newKey(), name: name.trim() });
+    create.mutate({ key: newKey(), name: name.trim(), displayName: displayName.trim() });
   };
   return (
     <form onSubmit={submit} className="card-form" aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>Create a class</h2>
+      <h2 id={`${id}-title`}>{newcomer ? "Create your first class" : "Create a class"}</h2>
       {create.isError && <ProblemAlert error={create.error} context="No class created" />}
       {create.isSuccess && (
         <p role="status" className="ok-note">
           {create.data.name} created; its join code is <code>{create.data.join_code}</code>.
         </p>
+      )}
+      {newcomer && (
+        <>
+          <label htmlFor={`${id}-you`}>Your name, as your learners will see it</label>
+          <input
+            id={`${id}-you`}
+            maxLength={200}
+            autoComplete="name"
+            value={displayName}
+            onChange={(e) => setDisplayName(e.target.value)}
+          />
+        </>
       )}
       <label htmlFor={`${id}-name`}>Class name</label>
       <div className="row-input">

@@ -156,6 +156,80 @@ describe("Review", () => {
     expect(await store.list(learner.id)).toEqual([]);
   });
 
+  it("U undoes the last rating: the card comes back to be rated again, and the undo is sent between the two ratings", async () => {
+    const cards = [card("1", "cat"), card("2", "run")];
+    let reviewId = 100;
+    const server = fakeServer((req) => {
+      if (req.path === "/GetSchedule") return json(schedule(cards));
+      const body = req.body as { card_id: string };
+      if (req.path === "/UndoReview") return json({ review_id: 101, card: reviewed(body.card_id).card, undone_at: "2026-03-02T09:01:00Z" });
+      return json({ ...reviewed(body.card_id), review_id: ++reviewId });
+    });
+    const user = userEvent.setup();
+    renderApp(<Review />, { sender: { pause: () => Promise.resolve(), online: () => true } });
+
+    await screen.findByRole("heading", { name: "cat" });
+    expect(screen.queryByRole("button", { name: /Undo last rating/ })).not.toBeInTheDocument();
+    await user.keyboard(" ");
+    await user.keyboard("3");
+    expect(await screen.findByRole("heading", { name: "run" })).toBeInTheDocument();
+    await waitFor(() => expect(screen.getByTestId("queue-status")).toHaveTextContent("All ratings saved."));
+
+    await user.keyboard("u");
+    expect(await screen.findByRole("heading", { name: "cat" })).toBeInTheDocument();
+    expect(screen.getByText(/Card 1 of 2/)).toBeInTheDocument();
+    expect(screen.getByText("Your Good on “cat” is undone: rate it again.")).toBeInTheDocument();
+    expect(screen.queryByText("the meaning of cat")).not.toBeInTheDocument();
+    await user.keyboard(" ");
+    await user.keyboard("4");
+    await user.keyboard(" ");
+    await user.keyboard("2");
+    expect(await screen.findByRole("heading", { name: "Session complete" })).toBeInTheDocument();
+    expect(screen.getByText(/Easy:/)).toHaveTextContent("Easy: 1");
+    expect(screen.getByText(/Good:/)).toHaveTextContent("Good: 0");
+    await waitFor(() => expect(screen.getByTestId("queue-status")).toHaveTextContent("All ratings saved."));
+
+    const writes = server.seen.filter((s) => s.path !== "/GetSchedule");
+    expect(writes.map((s) => [s.path, s.body])).toEqual([
+      ["/SubmitReview", { card_id: cards[0]!.card_id, rating: 3 }],
+      ["/UndoReview", { card_id: cards[0]!.card_id, review_id: 101 }],
+      ["/SubmitReview", { card_id: cards[0]!.card_id, rating: 4 }],
+      ["/SubmitReview", { card_id: cards[1]!.card_id, rating: 2 }],
+    ]);
+    expect(new Set(writes.map((s) => s.headers.get("Idempotency-Key"))).size).toBe(4);
+  });
+
+  it("an undo of a rating not sent yet withdraws it: it never reaches the server", async () => {
+    const cards = [card("1", "cat"), card("2", "run")];
+    const server = fakeServer((req) =>
+      req.path === "/GetSchedule" ? json(schedule(cards)) : json(reviewed((req.body as { card_id: string }).card_id)),
+    );
+    let online = false;
+    const user = userEvent.setup();
+    renderApp(<Review />, {
+      sender: {
+        online: () => online,
+        pause: () => new Promise((resolve) => window.addEventListener("online", () => resolve(), { once: true })),
+      },
+    });
+    await screen.findByRole("heading", { name: "cat" });
+    await user.keyboard(" ");
+    await user.keyboard("1");
+    await screen.findByRole("heading", { name: "run" });
+    await user.click(screen.getByRole("button", { name: /Undo last rating/ }));
+    expect(await screen.findByRole("heading", { name: "cat" })).toBeInTheDocument();
+    await user.keyboard(" ");
+    await user.keyboard("3");
+    await screen.findByRole("heading", { name: "run" });
+
+    online = true;
+    window.dispatchEvent(new Event("online"));
+    await waitFor(() => expect(screen.getByTestId("queue-status")).toHaveTextContent("All ratings saved."));
+    expect(server.seen.filter((s) => s.path !== "/GetSchedule").map((s) => [s.path, (s.body as { rating: number }).rating])).toEqual([
+      ["/SubmitReview", 3],
+    ]);
+  });
+
   it("says when nothing is due", async () => {
     fakeServer(() => json(schedule([])));
     renderApp(<Review />);

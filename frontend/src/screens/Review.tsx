@@ -7,7 +7,7 @@ import type { components } from "../api/schema";
 import { ProblemAlert } from "../components/ProblemAlert";
 import { Empty, QueryState } from "../components/States";
 import { formatInterval } from "../review/interval";
-import type { Rating } from "../review/queue";
+import type { QueuedReview, Rating } from "../review/queue";
 import { useReviewSender, useSenderState } from "../review/SenderContext";
 
 type DueCard = components["schemas"]["DueCard"];
@@ -26,7 +26,8 @@ export const sessionSize = 50;
 /**
  * The review session: the due cards one at a time. Space (or the button)
  * reveals the answer; 1 to 4 (or the buttons, each with the interval it
- * would give, from GetSchedule's preview) rate it. A rating is queued
+ * would give, from GetSchedule's preview) rate it; U (or the button) undoes
+ * the last rating and shows that card again. A rating or an undo is queued
  * and sent in the background (ReviewSender), so the next card shows at once
  * whatever the network does; the queue's state is shown below the card.
  */
@@ -61,6 +62,9 @@ function Session({ cards: loaded, dueCount, onMore }: { cards: DueCard[]; dueCou
   const [revealed, setRevealed] = useState(false);
   const [counts, setCounts] = useState<Record<Rating, number>>({ 1: 0, 2: 0, 3: 0, 4: 0 });
   const [error, setError] = useState<unknown>(null);
+  /** The session's ratings, latest last, which U takes back one by one. */
+  const [given, setGiven] = useState<{ queued: Promise<QueuedReview>; rating: Rating; lemma: string }[]>([]);
+  const [undone, setUndone] = useState<string | null>(null);
   const card = cards[index];
   const revealButton = useRef<HTMLButtonElement>(null);
   const cardHeading = useRef<HTMLHeadingElement>(null);
@@ -68,16 +72,34 @@ function Session({ cards: loaded, dueCount, onMore }: { cards: DueCard[]; dueCou
   const rate = useCallback(
     (rating: Rating) => {
       if (!card || !revealed) return;
-      sender.rate(card.card_id, card.lemma, rating).then(
+      const queued = sender.rate(card.card_id, card.lemma, rating);
+      queued.then(
         () => void queryClient.invalidateQueries({ queryKey: ["schedule", "forecast"] }),
         (e: unknown) => setError(e),
       );
+      setGiven((g) => [...g, { queued, rating, lemma: card.lemma }]);
+      setUndone(null);
       setCounts((c) => ({ ...c, [rating]: c[rating] + 1 }));
       setRevealed(false);
       setIndex((i) => i + 1);
     },
     [card, revealed, sender, queryClient],
   );
+
+  // Takes back the last rating: the card comes back, unrevealed, to be rated again.
+  const undo = useCallback(() => {
+    const last = given.at(-1);
+    if (!last) return;
+    sender.undo(last.queued).then(
+      () => void queryClient.invalidateQueries({ queryKey: ["schedule", "forecast"] }),
+      (e: unknown) => setError(e),
+    );
+    setGiven((g) => g.slice(0, -1));
+    setUndone(`Your ${ratings[last.rating - 1]!.name} on “${last.lemma}” is undone: rate it again.`);
+    setCounts((c) => ({ ...c, [last.rating]: c[last.rating] - 1 }));
+    setRevealed(false);
+    setIndex((i) => i - 1);
+  }, [given, sender, queryClient]);
 
   // Keep the keyboard where the learner is: on the reveal button for the
   // next card, on the card once revealed.
@@ -100,11 +122,20 @@ function Session({ cards: loaded, dueCount, onMore }: { cards: DueCard[]; dueCou
       } else if (["1", "2", "3", "4"].includes(e.key)) {
         e.preventDefault();
         rate(Number(e.key) as Rating);
+      } else if (e.key === "u" || e.key === "U") {
+        e.preventDefault();
+        undo();
       }
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [rate]);
+  }, [rate, undo]);
+
+  const undoButton = given.length > 0 && (
+    <button type="button" className="undo" onClick={undo} aria-keyshortcuts="U">
+      Undo last rating <kbd>U</kbd>
+    </button>
+  );
 
   if (cards.length === 0) {
     return (
@@ -128,10 +159,11 @@ function Session({ cards: loaded, dueCount, onMore }: { cards: DueCard[]; dueCou
             </li>
           ))}
         </ul>
-        <p>
+        <p className="actions">
           <button type="button" className="primary" onClick={onMore}>
             Check for more due cards
-          </button>{" "}
+          </button>
+          {undoButton}
           <Link to="/schedule">See the forecast</Link>
         </p>
       </div>
@@ -140,6 +172,11 @@ function Session({ cards: loaded, dueCount, onMore }: { cards: DueCard[]; dueCou
   return (
     <>
       {error !== null && <ProblemAlert error={error} context="Your rating could not be saved on this device" />}
+      {undone && (
+        <p role="status" className="ok-note">
+          {undone}
+        </p>
+      )}
       <p className="muted" aria-live="polite">
         Card {index + 1} of {cards.length}
         {dueCount > cards.length && ` (${dueCount} due in all)`}
@@ -195,6 +232,7 @@ function Session({ cards: loaded, dueCount, onMore }: { cards: DueCard[]; dueCou
           })}
         </div>
       )}
+      {undoButton && <p className="actions">{undoButton}</p>}
     </>
   );
 }
@@ -216,7 +254,7 @@ function QueueStatus() {
       {s.rejected.map(({ review, problem }) => (
         <div role="alert" className="alert" key={review.key}>
           <p className="alert-title">
-            Your rating of “{review.lemma}” was not accepted: {problem.title}
+            {review.action === "undo" ? "Your undo" : "Your rating"} of “{review.lemma}” was not accepted: {problem.title}
           </p>
           {problem.detail && <p>{problem.detail}</p>}
         </div>

@@ -2,7 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useLocation, useNavigate } from "react-router";
 import { useAuth } from "../auth/AuthContext";
-import { listDevUsers } from "../auth/devSignIn";
+import { listDevUsers, type DevIdentity } from "../auth/devSignIn";
 import { ProblemAlert } from "../components/ProblemAlert";
 import { QueryState } from "../components/States";
 import { authMode } from "../config";
@@ -61,11 +61,12 @@ function DevSignIn() {
   const users = useQuery({ queryKey: ["dev-users"], queryFn: listDevUsers });
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const signIn = async (id: string) => {
+  const [email, setEmail] = useState("");
+  const signIn = async (who: DevIdentity) => {
     setBusy(true);
     setError(null);
     try {
-      await auth.signInAs(id);
+      await auth.signInAs(who);
       done();
     } catch (e) {
       setError(e);
@@ -84,9 +85,9 @@ function DevSignIn() {
           <ul className="user-list">
             {list.map((u) => (
               <li key={u.id}>
-                <button type="button" disabled={busy} onClick={() => void signIn(u.id)}>
+                <button type="button" disabled={busy} onClick={() => void signIn({ userId: u.id })}>
                   <span className="user-name">{u.display_name}</span>
-                  <span className="badge">{roleLabel[u.role]}</span>
+                  {u.role && <span className="badge">{roleLabel[u.role]}</span>}
                   <span className="muted">{u.email}</span>
                 </button>
               </li>
@@ -94,6 +95,34 @@ function DevSignIn() {
           </ul>
         )}
       </QueryState>
+      <form
+        className="card-form"
+        aria-labelledby="newcomer-title"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void signIn({ email: email.trim() });
+        }}
+      >
+        <h2 id="newcomer-title">Someone new</h2>
+        <p className="muted">
+          Sign in with an email that has no account yet, as a person's first Google sign-in would: a teacher then
+          creates their first class.
+        </p>
+        <label htmlFor="newcomer-email">Email</label>
+        <div className="row-input">
+          <input
+            id="newcomer-email"
+            type="email"
+            required
+            autoComplete="email"
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
+          <button type="submit" disabled={busy}>
+            Sign in
+          </button>
+        </div>
+      </form>
     </>
   );
 }

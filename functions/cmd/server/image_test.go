@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
@@ -74,7 +75,7 @@ func TestImageBinaryServesItsFunctionTargetAtRoot(t *testing.T) {
 
 	f, err := elf.Open(bin)
 	require.NoError(t, err)
-	defer f.Close()
+	defer func() { require.NoError(t, f.Close()) }()
 	for _, p := range f.Progs {
 		require.NotEqual(t, elf.PT_INTERP, p.Type, "the binary needs a dynamic loader, which distroless/static lacks")
 	}
@@ -112,7 +113,7 @@ func TestImageBinaryServesItsFunctionTargetAtRoot(t *testing.T) {
 		if err != nil {
 			return nil, nil
 		}
-		defer resp.Body.Close()
+		defer func() { assert.NoError(t, resp.Body.Close()) }() // post runs in Eventually's goroutine
 		var doc map[string]any
 		_ = json.NewDecoder(resp.Body).Decode(&doc)
 		return resp, doc

@@ -47,7 +47,7 @@ func TestUnknownPathIsAProblemDocument(t *testing.T) {
 		}
 		var p map[string]any
 		require.NoError(t, json.NewDecoder(resp.Body).Decode(&p), path)
-		resp.Body.Close()
+		require.NoError(t, resp.Body.Close())
 		require.Equal(t, http.StatusNotFound, resp.StatusCode, path)
 		require.Equal(t, "application/problem+json", resp.Header.Get("Content-Type"), path)
 		require.Contains(t, p["detail"], "/GetSchedule", path)

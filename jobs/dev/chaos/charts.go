@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"flag"
 	"fmt"
 	"image/color"
@@ -249,12 +250,12 @@ func chartsMain(args []string) int {
 }
 
 // readBench parses the benchmark output in file.
-func readBench(file string) (benchResults, error) {
+func readBench(file string) (_ benchResults, err error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { err = errors.Join(err, f.Close()) }()
 	res, err := parseBench(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)

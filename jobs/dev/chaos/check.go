@@ -748,8 +748,7 @@ func allMessages(ctx context.Context, mp mailpit.Client) ([]mailpit.Message, err
 			Messages []mailpit.Message `json:"messages"`
 		}
 		err = json.NewDecoder(resp.Body).Decode(&page)
-		resp.Body.Close()
-		if err != nil {
+		if err = errors.Join(err, resp.Body.Close()); err != nil {
 			return nil, fmt.Errorf("mailpit: %w", err)
 		}
 		out = append(out, page.Messages...)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -84,8 +85,7 @@ func newCluster(ctx context.Context, parent string, durable bool) (*cluster, err
 		return nil, err
 	}
 	_, err = f.WriteString(conf)
-	f.Close()
-	if err != nil {
+	if err = errors.Join(err, f.Close()); err != nil {
 		return nil, err
 	}
 	if out, err := c.run(ctx, "pg_ctl", "-D", c.dir, "-l", filepath.Join(c.dir, "server.log"), "-w", "-t", "60", "start"); err != nil {
@@ -124,12 +124,12 @@ func (c *cluster) stop() error {
 }
 
 // exec runs one SQL statement on database db.
-func (c *cluster) exec(ctx context.Context, db, sql string) error {
+func (c *cluster) exec(ctx context.Context, db, sql string) (err error) {
 	conn, err := pgx.Connect(ctx, c.URL(db))
 	if err != nil {
 		return err
 	}
-	defer conn.Close(ctx)
+	defer func() { err = errors.Join(err, conn.Close(ctx)) }()
 	_, err = conn.Exec(ctx, sql)
 	return err
 }
@@ -172,6 +172,9 @@ func freePort() int {
 	if err != nil {
 		panic(fmt.Sprintf("find a free port: %v", err))
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port //nolint:forcetypeassert // a "tcp" listener's address is a *net.TCPAddr
+	port := l.Addr().(*net.TCPAddr).Port //nolint:forcetypeassert // a "tcp" listener's address is a *net.TCPAddr
+	if err := l.Close(); err != nil {
+		panic(fmt.Sprintf("free port %d: %v", port, err))
+	}
+	return port
 }

@@ -136,7 +136,7 @@ func (in *injector) run(ctx context.Context, phase time.Duration, flaky string) 
 			}
 		}
 		if err := in.inject(ctx, kind); err != nil {
-			fmt.Fprintf(in.s.log, "chaos: fault %s: %v\n", kind, err)
+			in.s.logf("chaos: fault %s: %v\n", kind, err)
 		}
 	}
 }

@@ -176,7 +176,11 @@ func run(cfg profile, reportFile string, keep bool) int {
 		fmt.Fprintln(os.Stderr, "chaos:", err)
 		return 2
 	}
-	defer logFile.Close()
+	defer func() {
+		if err := logFile.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, "chaos:", err)
+		}
+	}()
 	say := func(format string, args ...any) {
 		fmt.Printf("chaos %6.1fs  %s\n", time.Since(began).Seconds(), fmt.Sprintf(format, args...))
 	}
@@ -309,7 +313,9 @@ func run(cfg profile, reportFile string, keep bool) int {
 		fmt.Printf("\nPASS; logs kept in %s\n", dir)
 	} else {
 		s.close()
-		os.RemoveAll(dir)
+		if err := os.RemoveAll(dir); err != nil {
+			fmt.Fprintln(os.Stderr, "chaos:", err)
+		}
 		fmt.Println("\nPASS")
 	}
 	return 0

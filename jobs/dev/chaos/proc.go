@@ -26,8 +26,7 @@ func waitDialable(addr string, timeout time.Duration) error {
 	for {
 		conn, err := net.DialTimeout("tcp", addr, time.Second)
 		if err == nil {
-			conn.Close()
-			return nil
+			return conn.Close()
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("nothing listens on %s after %s: %w", addr, timeout, err)

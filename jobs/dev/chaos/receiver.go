@@ -2,9 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -55,7 +58,13 @@ func startReceiver() (*receiver, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /hook/{name}", r.handle)
 	r.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go r.srv.Serve(l)
+	go func() {
+		// Serve ends with http.ErrServerClosed when close is called; any
+		// other end leaves the webhooks unanswered, said here.
+		if err := r.srv.Serve(l); !errors.Is(err, http.ErrServerClosed) {
+			fmt.Fprintln(os.Stderr, "chaos: webhook receiver:", err)
+		}
+	}()
 	return r, nil
 }
 

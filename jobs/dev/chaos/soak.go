@@ -44,13 +44,21 @@ func soakMain(args []string) int {
 		fmt.Fprintln(os.Stderr, "soak:", err)
 		return 2
 	}
-	defer os.RemoveAll(dir)
+	defer func() {
+		if err := os.RemoveAll(dir); err != nil {
+			fmt.Fprintln(os.Stderr, "soak:", err)
+		}
+	}()
 	pg, pool, err := benchCluster(ctx, dir, *bin, !*autovacuum)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "soak:", err)
 		return 2
 	}
-	defer pg.stop()
+	defer func() {
+		if err := pg.stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "soak:", err)
+		}
+	}()
 	defer pool.Close()
 
 	ob, err := outbox.New(outbox.Subscription{Topic: "soak", Subscriber: "a"}, outbox.Subscription{Topic: "soak", Subscriber: "b"})
@@ -292,14 +300,22 @@ func clusterMain(args []string) int {
 		fmt.Fprintln(os.Stderr, "cluster:", err)
 		return 2
 	}
-	defer os.RemoveAll(dir)
+	defer func() {
+		if err := os.RemoveAll(dir); err != nil {
+			fmt.Fprintln(os.Stderr, "cluster:", err)
+		}
+	}()
 	pg, pool, err := benchCluster(ctx, dir, *bin, false)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "cluster:", err)
 		return 2
 	}
 	pool.Close()
-	defer pg.stop()
+	defer func() {
+		if err := pg.stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "cluster:", err)
+		}
+	}()
 	cmd := exec.Command(fs.Arg(0), fs.Args()[1:]...)
 	cmd.Env = append(os.Environ(), "LEXORA_TEST_DATABASE_URL="+pg.URL("postgres"))
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr

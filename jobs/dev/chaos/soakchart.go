@@ -54,20 +54,19 @@ func writeSoakCSV(path string, samples []soakSample) error {
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {
-		f.Close()
-		return err
+		return errors.Join(err, f.Close())
 	}
 	return f.Close()
 }
 
 // readSoakCSV reads the samples writeSoakCSV wrote. A file without the
 // load1 column gives samples with Load1 -1.
-func readSoakCSV(path string) ([]soakSample, error) {
+func readSoakCSV(path string) (_ []soakSample, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { err = errors.Join(err, f.Close()) }()
 	rows, err := csv.NewReader(f).ReadAll()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

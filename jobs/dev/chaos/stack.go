@@ -231,7 +231,7 @@ func (s *stack) runDrains(ctx context.Context) {
 				p, err := childproc.Start(childproc.Spec{Name: "drain-" + strconv.Itoa(i), Path: filepath.Join(s.cfg.binDir, "drain"),
 					Env: s.drainEnv(i), Log: s.log, OnLine: s.drainLine})
 				if err != nil {
-					fmt.Fprintln(s.log, "chaos:", err)
+					s.logf("chaos: %v\n", err)
 					time.Sleep(time.Second)
 					continue
 				}
@@ -242,7 +242,7 @@ func (s *stack) runDrains(ctx context.Context) {
 				case <-p.Done():
 				case <-ctx.Done():
 					if _, err := p.Stop(5*time.Second, nil); err != nil {
-						fmt.Fprintln(s.log, "chaos:", err)
+						s.logf("chaos: %v\n", err)
 					}
 				}
 				s.mu.Lock()
@@ -355,6 +355,10 @@ func (s *stack) runningDrain() *childproc.Proc {
 
 // close stops everything the stack started; later calls do nothing.
 func (s *stack) close() { s.closeOnce.Do(s.stopAll) }
+
+// logf writes a line of the run's own to the stack's log. The log is where
+// such lines go; a failed write has nowhere else to go and changes no check.
+func (s *stack) logf(format string, args ...any) { _, _ = fmt.Fprintf(s.log, format, args...) }
 
 func (s *stack) stopAll() {
 	s.mu.Lock()

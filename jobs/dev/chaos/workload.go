@@ -174,9 +174,8 @@ func (w *world) once(ctx context.Context, method, fn, token, key, requestID stri
 	if err != nil {
 		return 0, false, nil, err
 	}
-	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	if err != nil {
+	if err = errors.Join(err, resp.Body.Close()); err != nil {
 		return 0, false, nil, err
 	}
 	return resp.StatusCode, resp.Header.Get("Idempotent-Replayed") == "true", b, nil

@@ -116,7 +116,7 @@ func parseFlags() config {
 	flag.DurationVar(&c.pruneEvery, "prune-every", 60*time.Second, "interval between prune executions")
 	flag.DurationVar(&c.stopTimeout, "stop-timeout", 5*time.Second, "grace between SIGTERM and SIGKILL when stopping a child")
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: devstack [flags]\n\nRuns mailpit, migrate, seed, the functions server, and drain/prune on a schedule.\n\n")
+		_, _ = fmt.Fprintf(flag.CommandLine.Output(), "usage: devstack [flags]\n\nRuns mailpit, migrate, seed, the functions server, and drain/prune on a schedule.\n\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -334,8 +334,7 @@ func dialable(addr string) bool {
 	if err != nil {
 		return false
 	}
-	conn.Close()
-	return true
+	return conn.Close() == nil
 }
 
 // every starts an execution of a job at once and then every interval, the
@@ -570,7 +569,7 @@ func (c *console) line(name, text string) {
 	fmt.Fprintf(&b, "%-*s%s\n", prefixWidth, "["+name+"]", text)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.w.Write(b.Bytes())
+	_, _ = c.w.Write(b.Bytes()) // the terminal: a line it cannot take has nowhere else to go
 }
 
 // writer returns an io.Writer that writes each line given to it as a line

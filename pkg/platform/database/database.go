@@ -175,10 +175,11 @@ func OpenFromEnv(ctx context.Context) (*Pool, error) {
 }
 
 // Migrate applies every pending migration of package schema to the database
-// behind pool and logs each one. It returns the first failing migration's error.
-func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
+// behind pool and logs each one. It returns the first failing migration's
+// error, joined with an error closing the migrations' database handle.
+func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) (err error) {
 	db := stdlib.OpenDBFromPool(pool)
-	defer db.Close()
+	defer func() { err = errors.Join(err, db.Close()) }()
 	p, err := goose.NewProvider(goose.DialectPostgres, db, schema.FS)
 	if err != nil {
 		return fmt.Errorf("load migrations: %w", err)

@@ -25,6 +25,9 @@ const (
 	TypeIdempotencyMismatch = "https://lexora.app/problems/idempotency-key-mismatch"
 	TypeUnprocessable       = "https://lexora.app/problems/unprocessable"
 	TypeForbiddenOrigin     = "https://lexora.app/problems/forbidden-origin"
+	// TypeNoAccount: a valid sign-in whose identity has no Lexora account
+	// yet (Me answers it, with 404, so that the client can offer the way in).
+	TypeNoAccount = "https://lexora.app/problems/no-account"
 )
 
 // FieldError names one invalid field of a request, by its JSON name.

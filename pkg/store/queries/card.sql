@@ -23,11 +23,20 @@ UPDATE cards SET state = sqlc.arg(state), due = sqlc.arg(due), stability = sqlc.
 WHERE id = sqlc.arg(card_id);
 
 -- name: AppendReview :one
+-- Appends a review with the card's whole state before it (before_*), its
+-- study day and the assignments it counted for: what an undo restores and
+-- takes back (schema 00019).
 INSERT INTO review_log (card_id, learner_id, rating, state_before, due_before, state_after, due_after,
-    stability, difficulty, elapsed_days, scheduled_days, reviewed_at)
+    stability, difficulty, elapsed_days, scheduled_days, reviewed_at,
+    before_stability, before_difficulty, before_elapsed_days, before_scheduled_days, before_reps,
+    before_lapses, before_step, before_last_review, before_suspended, study_day, assignment_ids)
 VALUES (sqlc.arg(card_id), sqlc.arg(learner_id), sqlc.arg(rating), sqlc.arg(state_before),
     sqlc.arg(due_before), sqlc.arg(state_after), sqlc.arg(due_after), sqlc.arg(stability),
-    sqlc.arg(difficulty), sqlc.arg(elapsed_days), sqlc.arg(scheduled_days), sqlc.arg(reviewed_at))
+    sqlc.arg(difficulty), sqlc.arg(elapsed_days), sqlc.arg(scheduled_days), sqlc.arg(reviewed_at),
+    sqlc.arg(before_stability)::double precision, sqlc.arg(before_difficulty)::double precision,
+    sqlc.arg(before_elapsed_days)::integer, sqlc.arg(before_scheduled_days)::integer, sqlc.arg(before_reps)::integer,
+    sqlc.arg(before_lapses)::integer, sqlc.arg(before_step)::integer, sqlc.narg(before_last_review),
+    sqlc.arg(before_suspended)::boolean, sqlc.arg(study_day)::date, sqlc.arg(assignment_ids)::uuid[])
 RETURNING id;
 
 -- CreateCards gives the learner a card, in the state of the scheduler's
@@ -87,3 +96,41 @@ WHERE c.learner_id = sqlc.arg(learner_id) AND c.due < sqlc.arg(end_at) AND NOT c
       SELECT di.lexeme_id FROM assignments a JOIN deck_items di ON di.deck_id = a.deck_id
       WHERE a.learner_id = sqlc.arg(learner_id) AND a.teacher_id = sqlc.narg(teacher_id)))
 GROUP BY day ORDER BY day;
+
+-- LastReview is the card's last review, with the card's state before it
+-- (NULL for a review recorded before schema 00019) and when it was undone
+-- (NULL when it was not).
+-- name: LastReview :one
+SELECT r.id, r.rating, r.state_before, r.due_before, r.state_after, r.reviewed_at,
+       r.before_stability, r.before_difficulty, r.before_elapsed_days, r.before_scheduled_days, r.before_reps,
+       r.before_lapses, r.before_step, r.before_last_review, r.before_suspended, r.study_day, r.assignment_ids,
+       u.undone_at
+FROM review_log r LEFT JOIN review_undo u ON u.review_id = r.id
+WHERE r.card_id = sqlc.arg(card_id)
+ORDER BY r.id DESC
+LIMIT 1;
+
+-- RecordUndo records that a review was undone, at now (the database's
+-- now() when null).
+-- name: RecordUndo :one
+INSERT INTO review_undo (review_id, card_id, learner_id, undone_at)
+VALUES (sqlc.arg(review_id), sqlc.arg(card_id), sqlc.arg(learner_id), coalesce(sqlc.narg(now)::timestamptz, now()))
+RETURNING undone_at;
+
+-- LibraryDeck is a deck of the shared library with its number of words.
+-- name: LibraryDeck :one
+SELECT d.title, (SELECT count(*) FROM deck_items di WHERE di.deck_id = d.id) AS words
+FROM decks d WHERE d.id = $1 AND d.owner_id IS NULL;
+
+-- StartDeck records that the learner started the deck at now (the
+-- database's now() when null), unless they had; it answers when they
+-- started it and whether this call did.
+-- name: StartDeck :one
+WITH started AS (
+    INSERT INTO learner_decks (learner_id, deck_id, started_at)
+    VALUES (sqlc.arg(learner_id), sqlc.arg(deck_id), coalesce(sqlc.narg(now)::timestamptz, now()))
+    ON CONFLICT (learner_id, deck_id) DO NOTHING
+    RETURNING started_at)
+SELECT started_at, true AS now_started FROM started
+UNION ALL
+SELECT started_at, false FROM learner_decks WHERE learner_id = sqlc.arg(learner_id) AND deck_id = sqlc.arg(deck_id);

@@ -50,13 +50,16 @@ FROM class_members m JOIN classes c ON c.id = m.class_id JOIN users u ON u.id = 
 WHERE c.teacher_id = $1
 ORDER BY m.class_id, u.display_name, u.id;
 
--- LibraryDecks lists the decks a teacher may assign: the library's (no
--- owner) and the teacher's own, each with its number of words.
+-- LibraryDecks lists the decks a caller may see: the library's (no owner)
+-- and, with teacher_id, that teacher's own; each with its number of words
+-- and whether learner_id has started it (StartDeck) or been assigned it.
 -- name: LibraryDecks :many
 SELECT d.id, d.title, d.description, d.level, (d.owner_id IS NULL)::boolean AS library,
-       (SELECT count(*) FROM deck_items di WHERE di.deck_id = d.id) AS words
+       (SELECT count(*) FROM deck_items di WHERE di.deck_id = d.id) AS words,
+       (EXISTS (SELECT 1 FROM learner_decks ld WHERE ld.deck_id = d.id AND ld.learner_id = sqlc.narg(learner_id)::uuid)
+        OR EXISTS (SELECT 1 FROM assignments a WHERE a.deck_id = d.id AND a.learner_id = sqlc.narg(learner_id)::uuid))::boolean AS started
 FROM decks d
-WHERE d.owner_id IS NULL OR d.owner_id = sqlc.arg(teacher_id)::uuid
+WHERE d.owner_id IS NULL OR d.owner_id = sqlc.narg(teacher_id)::uuid
 ORDER BY d.owner_id IS NOT NULL, d.level NULLS LAST, d.title;
 
 -- ClassAssignments is the class's progress grid: each assignment the

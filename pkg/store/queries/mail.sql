@@ -35,9 +35,10 @@ SELECT u.email, u.display_name, u.timezone,
 FROM users u WHERE u.id = @learner_id;
 
 -- name: ReviewedBetween :one
--- Whether the learner reviewed in [start, end) (a study day's bounds).
--- Served by review_log_learner_reviewed.
-SELECT EXISTS (SELECT 1 FROM review_log WHERE learner_id = @learner_id AND reviewed_at >= @start AND reviewed_at < @end_at);
+-- Whether the learner reviewed in [start, end) (a study day's bounds),
+-- undone reviews left out. Served by review_log_learner_reviewed.
+SELECT EXISTS (SELECT 1 FROM review_log r WHERE r.learner_id = @learner_id AND r.reviewed_at >= @start AND r.reviewed_at < @end_at
+               AND NOT EXISTS (SELECT 1 FROM review_undo u WHERE u.review_id = r.id));
 
 -- name: RecordEmailSend :exec
 INSERT INTO email_sends (subscriber, event_id, message_id, recipient, subject)

@@ -14,21 +14,22 @@ ON CONFLICT (assignment_id) DO UPDATE SET
     updated_at = now();
 
 -- name: ApplyReviewToProgress :exec
--- Adds one review to each of the assignments and to their reviews of day:
--- seen is 1 when the card left New, learned +1 on entering Review and -1 on
--- leaving it.
+-- Adds a review's increments to each of the assignments: seen (1 when the
+-- card left New), learned (+1 on entering Review, -1 on leaving it) and
+-- reviews, also to their reviews of day. An undo adds the opposite
+-- (reviews -1; 0 for an assignment that did not count the review).
 WITH a AS (SELECT unnest(@assignment_ids::uuid[]) AS id),
 progress AS (
     INSERT INTO assignment_progress (assignment_id, learner_id, cards_seen, cards_learned, reviews)
-    SELECT a.id, @learner_id::uuid, @seen::integer, @learned::integer, 1 FROM a
+    SELECT a.id, @learner_id::uuid, @seen::integer, @learned::integer, @reviews::integer FROM a
     ON CONFLICT (assignment_id) DO UPDATE SET
         cards_seen = assignment_progress.cards_seen + excluded.cards_seen,
         cards_learned = assignment_progress.cards_learned + excluded.cards_learned,
-        reviews = assignment_progress.reviews + 1,
+        reviews = assignment_progress.reviews + excluded.reviews,
         updated_at = now())
 INSERT INTO assignment_daily_reviews (assignment_id, day, reviews)
-SELECT a.id, @day::date, 1 FROM a
-ON CONFLICT (assignment_id, day) DO UPDATE SET reviews = assignment_daily_reviews.reviews + 1;
+SELECT a.id, @day::date, @reviews::integer FROM a WHERE @reviews::integer <> 0
+ON CONFLICT (assignment_id, day) DO UPDATE SET reviews = assignment_daily_reviews.reviews + excluded.reviews;
 
 -- AssignmentProgress lists the learner's assignments (only teacher_id's
 -- when set) with their progress row, zeros before the first.

@@ -49,3 +49,15 @@ WHERE u.id = sqlc.arg(learner_id) AND u.role = sqlc.arg(learner_role)
 -- name: IsTaughtBy :one
 SELECT EXISTS (SELECT 1 FROM class_members m JOIN classes c ON c.id = m.class_id
                WHERE m.learner_id = sqlc.arg(learner_id) AND c.teacher_id = sqlc.arg(teacher_id));
+
+-- Profile is the user's own account, for Me.
+-- name: Profile :one
+SELECT id, email, display_name, role, timezone FROM users WHERE id = $1;
+
+-- LearnersClasses lists the classes the learner is in, by join date, with
+-- their teacher's name.
+-- name: LearnersClasses :many
+SELECT c.id, c.name, t.display_name AS teacher_name, m.joined_at
+FROM class_members m JOIN classes c ON c.id = m.class_id JOIN users t ON t.id = c.teacher_id
+WHERE m.learner_id = $1
+ORDER BY m.joined_at, c.id;

@@ -9,6 +9,7 @@ package mailpit
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -45,8 +46,9 @@ type Client struct {
 }
 
 // Messages returns up to 1,000 stored messages, newest first. It returns an
-// error when mailpit cannot be reached or answers with a non-200 status.
-func (c Client) Messages(ctx context.Context) ([]Message, error) {
+// error when mailpit cannot be reached, answers with a non-200 status, or
+// its answer cannot be read to the end and closed.
+func (c Client) Messages(ctx context.Context) (_ []Message, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.URL+"/api/v1/messages?limit=1000", nil)
 	if err != nil {
 		return nil, err
@@ -55,7 +57,7 @@ func (c Client) Messages(ctx context.Context) ([]Message, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mailpit: list messages: %w", err)
 	}
-	defer resp.Body.Close()
+	defer func() { err = errors.Join(err, resp.Body.Close()) }()
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("mailpit: list messages: status %s", resp.Status)
 	}
@@ -99,7 +101,7 @@ func Start(t testing.TB) (smtpPort int, client Client) {
 		_, err := client.Messages(context.Background())
 		conn, dialErr := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(smtpPort))
 		if dialErr == nil {
-			conn.Close()
+			dialErr = conn.Close()
 		}
 		if err == nil && dialErr == nil {
 			return smtpPort, client

@@ -40,7 +40,11 @@ func PgBouncer(t testing.TB, pool *pgxpool.Pool) string {
 	if err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	t.Cleanup(func() {
+		if err := os.RemoveAll(dir); err != nil {
+			t.Errorf("pgtest: %v", err)
+		}
+	})
 	if err := os.Chmod(dir, 0o777); err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
@@ -81,7 +85,9 @@ logfile = %s
 	for {
 		conn, err := net.Dial("tcp", addr)
 		if err == nil {
-			conn.Close()
+			if err := conn.Close(); err != nil {
+				t.Fatalf("pgtest: %v", err)
+			}
 			break
 		}
 		if time.Now().After(deadline) {

@@ -13,6 +13,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -56,7 +57,11 @@ func New(t testing.TB) *pgxpool.Pool {
 	if err != nil {
 		t.Fatalf("pgtest: connect to %s: %v", AdminURL(), err)
 	}
-	defer admin.Close(ctx)
+	defer func() {
+		if err := admin.Close(ctx); err != nil {
+			t.Errorf("pgtest: close the admin connection: %v", err)
+		}
+	}()
 	if _, err := admin.Exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, tpl)); err != nil {
 		t.Fatalf("pgtest: create database: %v", err)
 	}
@@ -76,7 +81,11 @@ func New(t testing.TB) *pgxpool.Pool {
 			t.Errorf("pgtest: drop %s: %v", name, err)
 			return
 		}
-		defer conn.Close(context.Background())
+		defer func() {
+			if err := conn.Close(context.Background()); err != nil {
+				t.Errorf("pgtest: drop %s: %v", name, err)
+			}
+		}()
 		if _, err := conn.Exec(context.Background(), fmt.Sprintf("DROP DATABASE %s WITH (FORCE)", name)); err != nil {
 			t.Errorf("pgtest: drop %s: %v", name, err)
 		}
@@ -99,15 +108,15 @@ func URL(pool *pgxpool.Pool) string {
 // named after a hash of the migration files. Test binaries of several
 // packages run at once, so creation is serialised with an advisory lock and
 // published by a rename only once migrated.
-func prepareTemplate() (string, error) {
+func prepareTemplate() (_ string, err error) {
 	ctx := context.Background()
 	h := sha256.New()
-	err := fs.WalkDir(schema.FS, ".", func(path string, d fs.DirEntry, err error) error {
+	err = fs.WalkDir(schema.FS, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
 		b, err := fs.ReadFile(schema.FS, path)
-		fmt.Fprintf(h, "%s\x00%s\x00", path, b)
+		_, _ = fmt.Fprintf(h, "%s\x00%s\x00", path, b) // a hash.Hash's Write never returns an error
 		return err
 	})
 	if err != nil {
@@ -118,11 +127,14 @@ func prepareTemplate() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("connect to %s: %w", AdminURL(), err)
 	}
-	defer admin.Close(ctx)
+	defer func() { err = errors.Join(err, admin.Close(ctx)) }()
 	if _, err := admin.Exec(ctx, "SELECT pg_advisory_lock(7301)"); err != nil {
 		return "", err
 	}
-	defer admin.Exec(ctx, "SELECT pg_advisory_unlock(7301)")
+	defer func() {
+		_, unlockErr := admin.Exec(ctx, "SELECT pg_advisory_unlock(7301)")
+		err = errors.Join(err, unlockErr)
+	}()
 	var exists bool
 	if err := admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
 		return "", err

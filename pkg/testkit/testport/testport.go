@@ -17,6 +17,9 @@ func Free(t testing.TB) int {
 	if err != nil {
 		t.Fatalf("find a free port: %v", err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port //nolint:forcetypeassert // a "tcp" listener's address is a *net.TCPAddr
+	port := l.Addr().(*net.TCPAddr).Port //nolint:forcetypeassert // a "tcp" listener's address is a *net.TCPAddr
+	if err := l.Close(); err != nil {
+		t.Fatalf("free port %d: %v", port, err)
+	}
+	return port
 }

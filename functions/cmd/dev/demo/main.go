@@ -74,7 +74,11 @@ func run(ctx context.Context) error {
 		return err
 	}
 	hooks.secret.Store(ep.Secret)
-	defer d.call(http.MethodPost, "/DeleteWebhookEndpoint", seed.TeacherID, map[string]any{"id": ep.ID}, &ep)
+	defer func() {
+		if err := d.call(http.MethodPost, "/DeleteWebhookEndpoint", seed.TeacherID, map[string]any{"id": ep.ID}, &ep); err != nil {
+			fmt.Fprintln(os.Stderr, "demo: delete the demo's webhook endpoint:", err)
+		}
+	}()
 	fmt.Printf("0. %s registers a webhook endpoint at %s (the demo's receiver, which checks every signature)\n",
 		seed.Teacher.Name, hooks.url)
 
@@ -212,9 +216,8 @@ func (d demo) call(method, path string, actor uuid.UUID, body, out any) error {
 	if err != nil {
 		return fmt.Errorf("%s %s (is `make run` running?): %w", method, path, err)
 	}
-	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
+	if err = errors.Join(err, resp.Body.Close()); err != nil {
 		return err
 	}
 	if resp.StatusCode >= 300 {

@@ -109,7 +109,7 @@ func riverDatabase(b *testing.B) *pgxpool.Pool {
 	name := "lexora_river_" + strings.ToLower(rand.Text()[:16])
 	admin, err := pgx.Connect(ctx, pgtest.AdminURL())
 	require.NoError(b, err)
-	defer admin.Close(ctx)
+	defer func() { require.NoError(b, admin.Close(ctx)) }()
 	_, err = admin.Exec(ctx, "CREATE DATABASE "+name)
 	require.NoError(b, err)
 	cfg, err := pgxpool.ParseConfig(pgtest.AdminURL())
@@ -124,7 +124,11 @@ func riverDatabase(b *testing.B) *pgxpool.Pool {
 			b.Errorf("drop %s: %v", name, err)
 			return
 		}
-		defer conn.Close(context.Background())
+		defer func() {
+			if err := conn.Close(context.Background()); err != nil {
+				b.Errorf("drop %s: %v", name, err)
+			}
+		}()
 		if _, err := conn.Exec(context.Background(), "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
 			b.Errorf("drop %s: %v", name, err)
 		}

@@ -1,0 +1,101 @@
+import { screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it } from "vitest";
+import { AppRoutes } from "./App";
+import { noAccount } from "./auth/me";
+import { fakeServer, json, renderApp } from "./test/render";
+
+// A Google sign-in: the client does not know the role until Me answers.
+const google = { id: "google-uid-1", displayName: "", email: "kim@school.example", role: null };
+
+const me = (role: string, extra: object = {}) => ({
+  id: "00000000-0000-4000-8000-0000000000aa",
+  display_name: "Kim Lee",
+  email: "kim@school.example",
+  roles: [role],
+  timezone: "Europe/Paris",
+  classes: [],
+  teaching: [],
+  ...extra,
+});
+
+const deck = (n: number, level: number, started = false) => ({
+  id: `d0000000-0000-4000-8000-00000000000${n}`,
+  title: `Core English 0${n}`,
+  description: "",
+  words: 25,
+  level,
+  library: true,
+  started,
+});
+
+const navLinks = () => within(screen.getByRole("navigation", { name: "Sections" })).getAllByRole("link").map((a) => a.textContent);
+
+describe("navigation from Me", () => {
+  it("offers a teacher the teacher's sections and opens their classes", async () => {
+    fakeServer((req) => (req.path === "/Me" ? json(me("teacher")) : json({ classes: [] })));
+    renderApp(<AppRoutes />, { user: google });
+    expect(await screen.findByRole("heading", { name: "Classes", level: 1 })).toBeInTheDocument();
+    expect(navLinks()).toEqual(["Classes", "Webhooks"]);
+    expect(screen.getByText("Kim Lee")).toBeInTheDocument();
+  });
+
+  it("offers a learner the library, where a deck is started with its own key", async () => {
+    let started = false;
+    const server = fakeServer((req) => {
+      if (req.path === "/Me") return json(me("learner"));
+      if (req.path === "/ListDecks") return json({ decks: [deck(1, 1, true), deck(2, 1, started)] });
+      if (req.path === "/StartDeck") {
+        started = true;
+        return json(
+          { deck_id: deck(2, 1).id, title: "Core English 02", words: 25, cards_created: 25, started_at: "2026-03-02T09:00:00Z", already_started: false },
+          201,
+        );
+      }
+      return json({ type: "https://lexora.app/problems/not-found", title: "Not found", status: 404 }, 404);
+    });
+    const user = userEvent.setup();
+    renderApp(<AppRoutes />, { user: google, path: "/library" });
+    expect(await screen.findByRole("heading", { name: "Library", level: 1 })).toBeInTheDocument();
+    expect(navLinks()).toEqual(["Today", "Review", "Schedule", "Progress", "Library"]);
+    const level1 = await screen.findByRole("region", { name: "Level 1: the 200 most frequent words" });
+    const first = within(level1).getByRole("listitem", { name: "Core English 01" });
+    expect(within(first).getByText("Started")).toBeInTheDocument();
+    expect(within(first).queryByRole("button", { name: /Start/ })).not.toBeInTheDocument();
+    const second = within(level1).getByRole("listitem", { name: "Core English 02" });
+    await user.click(within(second).getByRole("button", { name: "Start" }));
+    expect(await within(second).findByRole("status")).toHaveTextContent("Started: 25 new cards join your reviews.");
+    const starts = server.seen.filter((s) => s.path === "/StartDeck");
+    expect(starts.map((s) => s.body)).toEqual([{ deck_id: deck(2, 1).id }]);
+    expect(starts[0]!.headers.get("Idempotency-Key")).toBeTruthy();
+  });
+
+  it("welcomes an identity without an account, which becomes a teacher by creating its first class", async () => {
+    let teacher = false;
+    const server = fakeServer((req) => {
+      if (req.path === "/Me")
+        return teacher
+          ? json(me("teacher"))
+          : json({ type: noAccount, title: "No account", status: 404, detail: "this identity has no Lexora account" }, 404);
+      if (req.path === "/CreateClass") {
+        teacher = true;
+        return json({ id: "c1", name: "Evening B", join_code: "K7QX2M", created_at: "2026-03-02T09:00:00Z", members: [] }, 201);
+      }
+      return json({ classes: [{ id: "c1", name: "Evening B", join_code: "K7QX2M", created_at: "2026-03-02T09:00:00Z", members: [] }] });
+    });
+    const user = userEvent.setup();
+    renderApp(<AppRoutes />, { user: google, path: "/today" });
+    expect(await screen.findByRole("heading", { name: "Welcome to Lexora" })).toBeInTheDocument();
+    expect(navLinks()).toEqual(["Welcome"]);
+    expect(server.seen.some((s) => s.path === "/GetSchedule")).toBe(false);
+
+    await user.type(screen.getByLabelText(/Your name/), "Kim Lee");
+    await user.type(screen.getByLabelText("Class name"), "Evening B");
+    await user.click(screen.getByRole("button", { name: "Create class" }));
+    expect(await screen.findByRole("heading", { name: "Classes", level: 1 })).toBeInTheDocument();
+    expect(await screen.findByRole("heading", { name: "Evening B" })).toBeInTheDocument();
+    await waitFor(() => expect(navLinks()).toEqual(["Classes", "Webhooks"]));
+    const create = server.seen.find((s) => s.path === "/CreateClass")!;
+    expect(create.body).toEqual({ name: "Evening B", display_name: "Kim Lee", timezone: Intl.DateTimeFormat().resolvedOptions().timeZone });
+  });
+});

@@ -1,0 +1,57 @@
+package functions
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/lexora-app/lexora/pkg/classroom"
+	"github.com/lexora-app/lexora/pkg/platform/auth"
+	"github.com/lexora-app/lexora/pkg/platform/httpx"
+	"github.com/lexora-app/lexora/pkg/platform/text"
+)
+
+// Me (GET, any role) answers the caller's own account: id, name, email,
+// roles, time zone, the classes they are in and those they teach (a
+// classroom.Profile). A signed-in identity without a Lexora account gets
+// 404 with the problem type httpx.TypeNoAccount, not 401, so that a client
+// keeps the sign-in and offers the way in: with a verified email, creating
+// a class (CreateClass) makes the identity a teacher; a learner is added by
+// a teacher with their email. Answers: 200; 400 for any query parameter;
+// 401 without a valid token; 404 (no-account) as above.
+func (s *Service) Me(w http.ResponseWriter, r *http.Request) {
+	if !allow(w, r, http.MethodGet) {
+		return
+	}
+	c, err := s.identity(r.Context(), r)
+	var u user
+	if err == nil {
+		u, err = s.account(r.Context(), c)
+	}
+	if errors.Is(err, errNoAccount) {
+		err = noAccount(c)
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if !s.noQuery(w, r) {
+		return
+	}
+	s.read(w, r, func(tx pgx.Tx) (any, error) {
+		return classroom.ProfileOf(r.Context(), tx, u.ID)
+	})
+}
+
+// noAccount is Me's 404 for an identity c without a Lexora account, whose
+// detail says what the identity can do.
+func noAccount(c auth.Claims) *httpx.Problem {
+	detail := "this identity has no Lexora account and no verified email: sign in with a verified email, " +
+		"the one a teacher added you with or one to create a class with"
+	if _, err := text.CanonicalEmail(c.Email); err == nil && c.EmailVerified {
+		detail = "this identity has no Lexora account yet: creating a class (CreateClass) makes it a teacher; " +
+			"a learner is added by their teacher with this email, then signs in again"
+	}
+	return httpx.NewProblem(http.StatusNotFound, httpx.TypeNoAccount, "No Lexora account", detail)
+}
