@@ -65,6 +65,7 @@ type findings struct {
 	Invariants []*invariant
 	Duplicates []duplicate
 	Scheduled  int // deliveries waiting for a future not-before time (reminders)
+	Undone     int // reviews undone (review_undo rows), left out of the FSRS replay
 	// RotationRetries counts webhooks answered 503 because they were
 	// signed with a rotated secret whose answer had not reached the teacher yet.
 	RotationRetries int
@@ -128,9 +129,12 @@ func check(ctx context.Context, s *stack, w *world, faults []fault, start time.T
 	return f, nil
 }
 
-// durable: every 2xx answer the clients got is in the database.
+// durable: every 2xx answer the clients got is in the database; reviews
+// and undos were both acknowledged at least once (else the checks of undo
+// held for want of any).
 func (c *checker) durable(ctx context.Context, f *findings) error {
 	iv := f.invariant("every 2xx answer is durable")
+	acknowledged := map[string]int{}
 	for _, a := range c.w.actions {
 		if a.Outcome != outcomeOK {
 			continue
@@ -147,6 +151,15 @@ func (c *checker) durable(ctx context.Context, f *findings) error {
 			} else {
 				// The database keeps microseconds (rounded).
 				ok = err == nil && due.Sub(a.Due).Abs() < time.Microsecond && stability == a.Stability
+			}
+		case "undo":
+			var at time.Time
+			err = c.s.pool.QueryRow(ctx, `SELECT undone_at FROM review_undo WHERE review_id = $1 AND card_id = $2 AND learner_id = $3`,
+				a.ReviewID, a.CardID, a.LearnerID).Scan(&at)
+			if errors.Is(err, pgx.ErrNoRows) {
+				err = nil
+			} else {
+				ok = err == nil && a.Undid == a.ReviewID && at.Sub(a.UndoneAt).Abs() < time.Microsecond
 			}
 		case "assign":
 			err = c.s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM assignments WHERE id = $1 AND learner_id = $2)`, a.AssignmentID, a.LearnerID).Scan(&ok)
@@ -168,8 +181,14 @@ func (c *checker) durable(ctx context.Context, f *findings) error {
 			return fmt.Errorf("check %s %s: %w", a.Kind, a.RequestID, err)
 		}
 		iv.Checked++
+		acknowledged[a.Kind]++
 		if !ok {
 			iv.fail("%s %s answered %d but is not in the database as answered", a.Kind, a.RequestID, a.Status)
+		}
+	}
+	for _, k := range []string{"review", "undo"} {
+		if acknowledged[k] == 0 {
+			iv.fail("no %s was acknowledged: the run did not drive it", k)
 		}
 	}
 	return nil
@@ -178,6 +197,7 @@ func (c *checker) durable(ctx context.Context, f *findings) error {
 // primaryTopic is the event every committed write of a kind enqueues once.
 var primaryTopic = map[string]string{
 	"review":      events.ReviewSubmitted,
+	"undo":        events.ReviewUndone,
 	"assign":      events.AssignmentCreated,
 	"enrol-email": events.LearnerEnrolled,
 	"enrol-code":  events.LearnerEnrolled,
@@ -219,19 +239,23 @@ func (c *checker) oncePerAction(_ context.Context, f *findings) error {
 
 // stateHasEvents: learning state and its events committed together: every
 // review has its review.submitted and every review.submitted its review;
-// the same for assignments and enrolments made during the run.
+// every undo (a review_undo row) its review.undone and every review.undone
+// its undo (none for a phantom undo); the same for assignments and
+// enrolments made during the run.
 func (c *checker) stateHasEvents(ctx context.Context, f *findings) error {
 	iv := f.invariant("state and events commit together (no phantom event, no event-less state)")
 	type pair struct {
 		name, stateSQL, topic, field string
+		since                        bool // stateSQL takes the run's start ($1)
 	}
 	for _, p := range []pair{
-		{"review", `SELECT id::text FROM review_log`, events.ReviewSubmitted, "review_id"},
-		{"assignment", `SELECT id::text FROM assignments WHERE created_at >= $1`, events.AssignmentCreated, "assignment_id"},
-		{"enrolment", `SELECT class_id::text || '/' || learner_id::text FROM class_members WHERE joined_at >= $1`, events.LearnerEnrolled, ""},
+		{"review", `SELECT id::text FROM review_log`, events.ReviewSubmitted, "review_id", false},
+		{"undo of review", `SELECT review_id::text FROM review_undo`, events.ReviewUndone, "review_id", false},
+		{"assignment", `SELECT id::text FROM assignments WHERE created_at >= $1`, events.AssignmentCreated, "assignment_id", true},
+		{"enrolment", `SELECT class_id::text || '/' || learner_id::text FROM class_members WHERE joined_at >= $1`, events.LearnerEnrolled, "", true},
 	} {
 		var args []any
-		if p.name != "review" {
+		if p.since {
 			args = append(args, c.start)
 		}
 		rows, err := c.s.pool.Query(ctx, p.stateSQL, args...)
@@ -341,6 +365,7 @@ func (c *checker) projections(ctx context.Context, f *findings) error {
 		{events.AssignmentCompleted, events.SubscriberEmail},
 		{events.AssignmentCompleted, events.SubscriberCongratulation},
 		{events.ReviewSubmitted, events.SubscriberActivity},
+		{events.ReviewUndone, events.SubscriberActivity},
 		{events.StreakExtended, events.SubscriberFeed},
 		{events.AchievementEarned, events.SubscriberFeed},
 		{events.CardLeeched, events.SubscriberFeed},
@@ -354,26 +379,26 @@ func (c *checker) projections(ctx context.Context, f *findings) error {
 	}
 
 	// Counters against the events they count.
-	wantReviews := map[string]int{}  // assignment -> review.submitted naming it
-	wantActivity := map[string]int{} // learner -> review.submitted
-	for _, e := range c.byTopic[events.ReviewSubmitted] {
-		var p events.ReviewSubmittedPayload
-		if err := json.Unmarshal(e.payload, &p); err != nil {
-			return err
+	want, err := wantCounts(c.byTopic)
+	if err != nil {
+		return err
+	}
+	for _, id := range want.progressEvents {
+		iv.Checked++
+		if !processed[events.SubscriberProgress+" "+id.String()] {
+			iv.fail("event %s names assignments but was never handled by %s", id, events.SubscriberProgress)
 		}
-		for _, a := range p.AssignmentIDs {
-			wantReviews[a.String()]++
-		}
-		wantActivity[p.LearnerID.String()]++
 	}
 	for _, q := range []struct {
 		name string
 		sql  string
 		want map[string]int
 	}{
-		{"assignment_progress.reviews", `SELECT assignment_id::text, reviews FROM assignment_progress`, wantReviews},
-		{"assignment_daily_reviews", `SELECT assignment_id::text, sum(reviews)::int FROM assignment_daily_reviews GROUP BY 1`, wantReviews},
-		{"learner_daily_activity", `SELECT learner_id::text, sum(reviews)::int FROM learner_daily_activity GROUP BY 1`, wantActivity},
+		{"assignment_progress.reviews", `SELECT assignment_id::text, reviews FROM assignment_progress`, want.reviews},
+		{"assignment_progress.cards_seen", `SELECT assignment_id::text, cards_seen FROM assignment_progress`, want.seen},
+		{"assignment_progress.cards_learned", `SELECT assignment_id::text, cards_learned FROM assignment_progress`, want.learned},
+		{"assignment_daily_reviews", `SELECT assignment_id::text || ' ' || day::text, reviews FROM assignment_daily_reviews`, want.dailyReviews},
+		{"learner_daily_activity", `SELECT learner_id::text || ' ' || day::text, reviews FROM learner_daily_activity`, want.activity},
 	} {
 		rows, err := c.s.pool.Query(ctx, q.sql)
 		if err != nil {
@@ -413,6 +438,82 @@ func (c *checker) projections(ctx context.Context, f *findings) error {
 		iv.fail("learner_feed holds %d rows for %d feed events", feedRows, feedEvents)
 	}
 	return nil
+}
+
+// counts are what the progress and activity projections hold once every
+// event was applied exactly once.
+type counts struct {
+	// By assignment id: reviews counted, cards seen and cards learned.
+	reviews, seen, learned map[string]int
+	// By assignment id and study day ("<id> YYYY-MM-DD"): reviews counted.
+	dailyReviews map[string]int
+	// By learner id and study day: reviews.
+	activity map[string]int
+	// progressEvents are the review.submitted and review.undone events
+	// that name an assignment: the progress subscriber must record each.
+	progressEvents []uuid.UUID
+}
+
+// wantCounts adds up the events that the projections count: an
+// assignment.created brings its cards seen and learned at creation; a
+// review.submitted adds a review to each of its assignments (on its study
+// day) and to its learner's study day, and its change of state to its
+// assignments; a review.undone takes all of that back, its change of state
+// also from its later assignments. It reads the payloads independently of
+// pkg/consumers, so that it checks them.
+func wantCounts(byTopic map[string][]*event) (counts, error) {
+	w := counts{reviews: map[string]int{}, seen: map[string]int{}, learned: map[string]int{},
+		dailyReviews: map[string]int{}, activity: map[string]int{}}
+	for _, e := range byTopic[events.AssignmentCreated] {
+		var p events.AssignmentCreatedPayload
+		if err := json.Unmarshal(e.payload, &p); err != nil {
+			return counts{}, fmt.Errorf("event %s: %w", e.id, err)
+		}
+		w.seen[p.AssignmentID.String()] += p.CardsSeen
+		w.learned[p.AssignmentID.String()] += p.CardsLearned
+	}
+	for _, topic := range []string{events.ReviewSubmitted, events.ReviewUndone} {
+		sign := 1
+		if topic == events.ReviewUndone {
+			sign = -1
+		}
+		for _, e := range byTopic[topic] {
+			var p events.ReviewUndonePayload // review.submitted's fields are among its own
+			if err := json.Unmarshal(e.payload, &p); err != nil {
+				return counts{}, fmt.Errorf("event %s: %w", e.id, err)
+			}
+			w.activity[p.LearnerID.String()+" "+p.StudyDay] += sign
+			seen, learned := stateChange(p.StateBefore, p.StateAfter)
+			for _, a := range p.AssignmentIDs {
+				w.reviews[a.String()] += sign
+				w.dailyReviews[a.String()+" "+p.StudyDay] += sign
+			}
+			for _, a := range slices.Concat(p.AssignmentIDs, p.LaterAssignmentIDs) {
+				w.seen[a.String()] += sign * seen
+				w.learned[a.String()] += sign * learned
+			}
+			if len(p.AssignmentIDs)+len(p.LaterAssignmentIDs) > 0 {
+				w.progressEvents = append(w.progressEvents, e.id)
+			}
+		}
+	}
+	return w, nil
+}
+
+// stateChange is what a review from FSRS state before to after adds to
+// an assignment's cards: seen 1 when it took the card out of New; learned
+// 1 when it brought the card into Review, -1 when it took it out.
+func stateChange(before, after int) (seen, learned int) {
+	if before == int(learning.New) {
+		seen = 1
+	}
+	if after == int(learning.Review) {
+		learned++
+	}
+	if before == int(learning.Review) {
+		learned--
+	}
+	return seen, learned
 }
 
 // emails: every email recorded as sent is in mailpit; every message in
@@ -646,11 +747,16 @@ func orderedSubscribers() []string {
 }
 
 // fsrs: every card's state, and every logged review, equals what FSRS-6
-// computes replaying the card's review log from a new card.
+// computes replaying the card's review log from a new card, without the
+// undone reviews (those with a review_undo row): an undo restores the card
+// to its state before the review, so the next review starts from there.
+// An undone review itself must still be what FSRS computes from the state
+// it started from.
 func (c *checker) fsrs(ctx context.Context, f *findings) error {
-	iv := f.invariant("FSRS: every card equals the replay of its review log")
+	iv := f.invariant("FSRS: every card equals the replay of its review log without the undone reviews")
 	rows, err := c.s.pool.Query(ctx, `SELECT r.card_id, r.rating, r.state_before, r.due_before, r.state_after, r.due_after,
-		r.stability, r.difficulty, r.elapsed_days, r.scheduled_days, r.reviewed_at, u.timezone
+		r.stability, r.difficulty, r.elapsed_days, r.scheduled_days, r.reviewed_at, u.timezone,
+		EXISTS (SELECT 1 FROM review_undo x WHERE x.review_id = r.id)
 		FROM review_log r JOIN users u ON u.id = r.learner_id ORDER BY r.card_id, r.id`)
 	if err != nil {
 		return err
@@ -662,11 +768,12 @@ func (c *checker) fsrs(ctx context.Context, f *findings) error {
 		stability, difficulty         float64
 		elapsed, scheduled            int64
 		zone                          string
+		undone                        bool
 	}
 	logs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (logged, error) {
 		var l logged
 		return l, r.Scan(&l.card, &l.rating, &l.before, &l.dueBefore, &l.after, &l.dueAfter, &l.stability,
-			&l.difficulty, &l.elapsed, &l.scheduled, &l.reviewed, &l.zone)
+			&l.difficulty, &l.elapsed, &l.scheduled, &l.reviewed, &l.zone, &l.undone)
 	})
 	if err != nil {
 		return err
@@ -699,6 +806,10 @@ func (c *checker) fsrs(ctx context.Context, f *findings) error {
 			iv.fail("card %s: review at %s logged state %d due %s S %.6f D %.6f, the replay gives %d due %s S %.6f D %.6f",
 				l.card, l.reviewed.Format(time.RFC3339Nano), l.after, l.dueAfter, l.stability, l.difficulty,
 				next.State, next.Due, next.Stability, next.Difficulty)
+		}
+		if l.undone {
+			f.Undone++
+			next = card
 		}
 		cards[l.card] = next
 	}

@@ -27,13 +27,14 @@
 //
 // The actions: teachers enrol new learners by email, learners join other
 // classes by join code, teachers assign decks, learners read their schedule
-// and review cards (most actions), teachers rotate webhook secrets
-// (sometimes revoking the previous one). Every write carries an
-// Idempotency-Key and an X-Request-Id; a client retries on any error,
-// 5xx or timeout with the same key, as the web client does, except a few
-// percent of actions that it abandons after a first failure (their outcome
-// is unknown to the client: the checks demand all or nothing). Undo of a
-// review does not exist yet, so it is not driven.
+// and review cards (most actions), or undo their last review (5 % of their
+// turns at reviewing, naming it by the review_id its answer gave, as the
+// web client does), teachers rotate webhook secrets (sometimes revoking
+// the previous one). Every write carries an Idempotency-Key and an
+// X-Request-Id; a client retries on any error, 5xx or timeout with the
+// same key, as the web client does, except a few percent of actions that
+// it abandons after a first failure (their outcome is unknown to the
+// client: the checks demand all or nothing).
 //
 // The faults, each counted: SIGKILL of the server (mid-request when
 // requests are in flight) and of drain tasks (holding leases or not);
@@ -47,16 +48,21 @@
 //
 // Then it settles: faults off, drains until only dead letters (and what
 // they block) remain, replays every dead letter through ReplayDeadLetters,
-// drains again, and checks: every 2xx is durable; each write committed
-// exactly once (2xx), never (4xx) or at most once (no answer); state and
-// events together; nothing stuck; each (event, subscriber) applied once,
-// none for a phantom; every email and webhook sent, none for a phantom,
-// copies of one Message-ID or webhook-id only across a fault that can cut a
-// consumer between its effect and its commit; signatures; ordered
-// subscribers in commit order; every FSRS card state equal to the replay of
-// its review log. When every invariant holds it plants four violations (a
-// lost email, a doubled projection, a phantom event, a card off its log)
-// and fails unless the checks catch each: a harness that cannot fail
+// drains again, and checks: every 2xx is durable (an acknowledged undo in
+// review_undo); each write committed exactly once (2xx), never (4xx) or at
+// most once (no answer); state and events together (a review and its
+// review.submitted, an undo and its review.undone); nothing stuck; each
+// (event, subscriber) applied once, none for a phantom (the progress and
+// activity counts equal the sum of their events, each review.undone taking
+// back what its review counted); every email and webhook sent, none for a
+// phantom, copies of one Message-ID or webhook-id only across a fault that
+// can cut a consumer between its effect and its commit; signatures;
+// ordered subscribers in commit order; every FSRS card state equal to the
+// replay of its review log without the undone reviews. When every
+// invariant holds it plants six violations (a lost email, a doubled
+// projection, an undo taken back twice, a phantom event, a card off its
+// log, an undo whose card was not restored) and fails unless the checks
+// catch each, in a violation that names it: a harness that cannot fail
 // proves nothing.
 //
 // `chaos soak` is the outbox soak benchmark, `chaos cluster` runs a

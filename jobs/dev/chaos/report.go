@@ -121,6 +121,9 @@ func report(cfg profile, wall time.Duration, w *world, faults []fault, st *drain
 		p("| %s | %d | %d | %d | %d | %d |", k, r.ok, r.rejected, r.abandoned, r.attempts, r.replays)
 	}
 	p("| **all** (%d) | %d | %d | %d | %d | %d |", len(w.actions), total.ok, total.rejected, total.abandoned, total.attempts, total.replays)
+	u := cmp.Or(rows["undo"], &row{})
+	p("\n**Undos: %d** asked, %d acknowledged, %d refused, %d abandoned; %d reviews are undone in the review log (the acknowledged undos "+
+		"and the abandoned ones that committed), left out of the FSRS replay.", u.ok+u.rejected+u.abandoned, u.ok, u.rejected, u.abandoned, f.Undone)
 
 	p("\n## Faults\n")
 	p("| fault | count |")

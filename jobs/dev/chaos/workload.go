@@ -31,14 +31,15 @@ const (
 // same on every retry); the request id travels into the events' headers,
 // which ties events to actions in the checks.
 type action struct {
-	Kind      string // enrol-email, enrol-code, assign, review, rotate, schedule
+	Kind      string // enrol-email, enrol-code, assign, review, undo, rotate, schedule
 	RequestID string
 	Outcome   string
 	Status    int
 	Attempts  int
 	Replayed  bool // the answer was an idempotent replay
 
-	// What a 2xx answer said, for the durability checks.
+	// What a 2xx answer said, for the durability checks (undo: ReviewID
+	// and CardID are what the request named).
 	ReviewID     int64
 	CardID       uuid.UUID
 	Due          time.Time
@@ -49,6 +50,8 @@ type action struct {
 	Endpoint     string // rotate: the endpoint's receiver name
 	EndpointID   uuid.UUID
 	Secret       string // rotate: the new secret
+	Undid        int64  // undo: the review the answer says it undid
+	UndoneAt     time.Time
 }
 
 // teacher is a teacher the clients act for.
@@ -75,6 +78,12 @@ type learner struct {
 	decks   map[uuid.UUID]bool // decks assigned (by any teacher)
 	cards   []uuid.UUID        // from the last schedule read
 	reviews int                // since that read
+	// last is the learner's last review, while they know it (its answer
+	// was a 2xx and they have not tried to undo it): what an undo names.
+	last struct {
+		card   uuid.UUID
+		review int64 // 0: none to undo
+	}
 }
 
 // world is what the clients know and the ledger of what they did.
@@ -316,11 +325,33 @@ func (w *world) review(ctx context.Context, l *learner) {
 	}
 	l.reviews++
 	err := w.call(ctx, a, "SubmitReview", l.token, map[string]any{"card_id": l.cards[i].String(), "rating": rating}, &out, true, true)
+	l.last.card, l.last.review = a.CardID, 0
 	if err == nil {
 		a.ReviewID, a.Due, a.Stability = out.ReviewID, out.Card.Due, out.Card.Stability
+		l.last.review = out.ReviewID
 	}
 	if (err == nil && out.Card.Suspended) || a.Status == http.StatusConflict {
 		l.cards = append(l.cards[:i], l.cards[i+1:]...)
+	}
+}
+
+// undoShare is the share of a learner's turns at reviewing spent undoing
+// their last review instead (the web client's U: a rating taken back).
+const undoShare = 0.05
+
+// undo: a learner takes back their last review, naming it by the
+// review_id SubmitReview answered, as the web client does, so that the
+// undo never takes back another review. Like the other writes it retries
+// with its Idempotency-Key, or is abandoned after a first failure.
+func (w *world) undo(ctx context.Context, l *learner) {
+	a := &action{Kind: "undo", CardID: l.last.card, ReviewID: l.last.review, LearnerID: l.id}
+	l.last.review = 0
+	var out struct {
+		ReviewID int64     `json:"review_id"`
+		UndoneAt time.Time `json:"undone_at"`
+	}
+	if w.call(ctx, a, "UndoReview", l.token, map[string]any{"card_id": a.CardID.String(), "review_id": a.ReviewID}, &out, true, true) == nil {
+		a.Undid, a.UndoneAt = out.ReviewID, out.UndoneAt
 	}
 }
 
@@ -366,6 +397,8 @@ func (w *world) client(ctx context.Context) {
 			w.enrolByCode(ctx, l)
 		case x < 0.09:
 			w.assign(ctx, l)
+		case l.last.review != 0 && rand.Float64() < undoShare:
+			w.undo(ctx, l)
 		default:
 			w.review(ctx, l)
 		}
