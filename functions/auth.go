@@ -9,7 +9,6 @@ import (
 	"slices"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/lexora-app/lexora/pkg/account"
 	"github.com/lexora-app/lexora/pkg/platform/auth"
@@ -63,18 +62,18 @@ func (s *Service) identity(ctx context.Context, r *http.Request) (auth.Claims, e
 
 // account is the user c signs in as (see actor); errNoAccount when there is none.
 func (s *Service) account(ctx context.Context, c auth.Claims) (user, error) {
-	users := store.New(s.pool)
+	users := store.On(s.pool)
 	u, err := users.UserBySubject(ctx, c.Subject)
 	email, emailErr := text.CanonicalEmail(c.Email)
-	if errors.Is(err, pgx.ErrNoRows) && c.EmailVerified && emailErr == nil {
+	if errors.Is(err, store.ErrNotFound) && c.EmailVerified && emailErr == nil {
 		var linked store.LinkSubjectRow
 		linked, err = users.LinkSubject(ctx, c.Subject, email)
 		u = store.UserBySubjectRow(linked)
-		if errors.Is(err, pgx.ErrNoRows) {
+		if errors.Is(err, store.ErrNotFound) {
 			u, err = users.UserBySubject(ctx, c.Subject) // a concurrent first request of the same sign-in linked it
 		}
 	}
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, store.ErrNotFound) {
 		return user{}, errNoAccount
 	}
 	if err != nil {

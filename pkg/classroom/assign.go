@@ -66,8 +66,8 @@ func (c Classroom) Assign(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, r
 	}
 	// Locking the learner's row serialises the learner's writes, so the
 	// outbox ids of one learner's events follow commit order.
-	_, err := store.New(tx).LockLearnerOfTeacher(ctx, req.LearnerID, account.Learner, teacherID)
-	if errors.Is(err, pgx.ErrNoRows) {
+	_, err := store.On(tx).LockLearnerOfTeacher(ctx, req.LearnerID, account.Learner, teacherID)
+	if errors.Is(err, store.ErrNotFound) {
 		return Assignment{}, events.Batch{}, ErrLearnerNotFound
 	}
 	if err != nil {
@@ -83,7 +83,7 @@ func (c Classroom) Assign(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, r
 // and adds its events to batch (see Assign). The caller has locked the
 // learner's row and checked that the teacher may assign to them.
 func (c Classroom) assign(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, req AssignRequest, batch *events.Batch) (Assignment, error) {
-	assignments, cards := store.New(tx), store.New(tx)
+	assignments, cards := store.On(tx), store.On(tx)
 	a := Assignment{DeckID: req.DeckID, LearnerID: req.LearnerID, TeacherID: teacherID, DueAt: req.DueAt.UTC()}
 	var err error
 	a.ID, err = assignments.InsertAssignment(ctx, req.LearnerID, teacherID, a.DueAt, req.DeckID)

@@ -50,9 +50,9 @@ type Newcomer struct {
 // subject has an account already (a concurrent first request of the same
 // sign-in made it; the next request acts as that account).
 func (c Classroom) AddTeacher(ctx context.Context, tx pgx.Tx, n Newcomer) error {
-	_, err := store.New(tx).AddTeacher(ctx, store.AddTeacherParams{ID: n.ID, Email: n.Email,
+	_, err := store.On(tx).AddTeacher(ctx, store.AddTeacherParams{ID: n.ID, Email: n.Email,
 		DisplayName: n.DisplayName, Role: account.Teacher, Timezone: n.Timezone, Subject: n.Subject, Now: c.clock.NowOrNil()})
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, store.ErrNotFound) {
 		return ErrAccountExists
 	}
 	if err != nil {
@@ -70,11 +70,11 @@ const joinCodeTries = 3
 // join code of 8 characters (A–Z, 2–7: base32, from crypto/rand), created
 // at the clock's NowOrNil, and answers it without members.
 func (c Classroom) CreateClass(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, name string) (Class, error) {
-	classes := store.New(tx)
+	classes := store.On(tx)
 	for range joinCodeTries {
 		code := rand.Text()[:8]
 		row, err := classes.CreateClass(ctx, teacherID, name, code, c.clock.NowOrNil())
-		if errors.Is(err, pgx.ErrNoRows) {
+		if errors.Is(err, store.ErrNotFound) {
 			continue // the code is taken: draw another
 		}
 		if err != nil {
@@ -88,7 +88,7 @@ func (c Classroom) CreateClass(ctx context.Context, tx pgx.Tx, teacherID uuid.UU
 // ListClasses answers teacherID's classes, oldest first, each with its
 // members by name.
 func ListClasses(ctx context.Context, db store.DBTX, teacherID uuid.UUID) ([]Class, error) {
-	q := store.New(db)
+	q := store.On(db)
 	rows, err := q.TeachersClasses(ctx, teacherID)
 	if err != nil {
 		return nil, fmt.Errorf("list classes: %w", err)

@@ -76,7 +76,7 @@ type Outcome struct {
 // first's user row (store.FindOrCreateUser), then finds the account and
 // either invites (another teacher) or answers ErrAlreadyEnrolled.
 func (c Classroom) Enroll(ctx context.Context, tx pgx.Tx, actor Actor, req EnrolRequest) (Outcome, events.Batch, error) {
-	classID, teacherID, err := findClass(ctx, store.New(tx), actor, req)
+	classID, teacherID, err := findClass(ctx, store.On(tx), actor, req)
 	if err != nil {
 		return Outcome{}, events.Batch{}, err
 	}
@@ -84,7 +84,7 @@ func (c Classroom) Enroll(ctx context.Context, tx pgx.Tx, actor Actor, req Enrol
 	if req.JoinCode == "" {
 		by = "teacher"
 		var invite bool
-		if learnerID, invite, err = learnerByEmail(ctx, store.New(tx), teacherID, req); err != nil {
+		if learnerID, invite, err = learnerByEmail(ctx, store.On(tx), teacherID, req); err != nil {
 			return Outcome{}, events.Batch{}, err
 		}
 		if invite {
@@ -108,9 +108,9 @@ func findClass(ctx context.Context, classes *store.Queries, actor Actor, req Enr
 		teacherID = actor.ID
 		classID, err = classes.TeachersClass(ctx, req.ClassID, actor.ID)
 	default:
-		err = pgx.ErrNoRows
+		err = store.ErrNotFound
 	}
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, store.ErrNotFound) {
 		return uuid.Nil, uuid.Nil, ErrClassNotFound
 	}
 	if err != nil {
@@ -124,19 +124,19 @@ func findClass(ctx context.Context, classes *store.Queries, actor Actor, req Enr
 // daily reminder, and answers learner.enrolled, then the assignments'
 // events; ErrAlreadyEnrolled when the learner is already in the class.
 func (c Classroom) addMember(ctx context.Context, tx pgx.Tx, out Enrollment, teacherID uuid.UUID, by string) (Enrollment, events.Batch, error) {
-	users := store.New(tx)
+	users := store.On(tx)
 	// Serialise with the learner's other writes (see Assign).
 	if err := users.LockUser(ctx, out.LearnerID); err != nil {
 		return Enrollment{}, events.Batch{}, fmt.Errorf("lock learner: %w", err)
 	}
-	err := store.Classify(store.New(tx).AddClassMember(ctx, out.ClassID, out.LearnerID))
+	err := store.Classify(store.On(tx).AddClassMember(ctx, out.ClassID, out.LearnerID))
 	if errors.Is(err, store.ErrDuplicate) {
 		return Enrollment{}, events.Batch{}, ErrAlreadyEnrolled
 	}
 	if err != nil {
 		return Enrollment{}, events.Batch{}, fmt.Errorf("enrol: %w", err)
 	}
-	decks, err := store.New(tx).ActiveDecks(ctx, out.ClassID, teacherID, c.clock.Now(), out.LearnerID)
+	decks, err := store.On(tx).ActiveDecks(ctx, out.ClassID, teacherID, c.clock.Now(), out.LearnerID)
 	if err != nil {
 		return Enrollment{}, events.Batch{}, fmt.Errorf("find active decks: %w", err)
 	}
@@ -202,8 +202,8 @@ func (c Classroom) invite(ctx context.Context, tx pgx.Tx, teacherID, classID, le
 	if learnerID == uuid.Nil {
 		return inv, events.Batch{}, nil
 	}
-	_, err := store.New(tx).InviteToClass(ctx, classID, learnerID, c.clock.NowOrNil(), InvitationInterval.Seconds())
-	if errors.Is(err, pgx.ErrNoRows) {
+	_, err := store.On(tx).InviteToClass(ctx, classID, learnerID, c.clock.NowOrNil(), InvitationInterval.Seconds())
+	if errors.Is(err, store.ErrNotFound) {
 		return inv, events.Batch{}, nil // invited lately: no second email
 	}
 	if err != nil {

@@ -39,7 +39,7 @@ func ListDecks(ctx context.Context, db store.DBTX, viewer uuid.UUID, role accoun
 	if role == account.Teacher {
 		learner, teacher = nil, &viewer
 	}
-	rows, err := store.New(db).LibraryDecks(ctx, learner, teacher)
+	rows, err := store.On(db).LibraryDecks(ctx, learner, teacher)
 	if err != nil {
 		return nil, fmt.Errorf("list decks: %w", err)
 	}

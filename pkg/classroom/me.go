@@ -50,7 +50,7 @@ type TaughtClass struct {
 // in and teach (a learner is in classes, a teacher teaches them; either
 // list is empty otherwise). The user exists: it is the acting user.
 func ProfileOf(ctx context.Context, db store.DBTX, userID uuid.UUID) (Profile, error) {
-	q := store.New(db)
+	q := store.On(db)
 	u, err := q.Profile(ctx, userID)
 	if err != nil {
 		return Profile{}, fmt.Errorf("load profile: %w", err)

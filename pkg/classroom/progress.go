@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 )
 
 // HardestWordsShown is how many words ClassProgress.HardestWords lists at most.
@@ -85,9 +84,9 @@ type HardWord struct {
 // with at most HardestWordsShown hardest words (most lapses first).
 // Errors: ErrClassNotFound when the class is not the teacher's.
 func ClassProgressOf(ctx context.Context, db store.DBTX, teacherID, classID uuid.UUID, now time.Time) (ClassProgress, error) {
-	q := store.New(db)
+	q := store.On(db)
 	name, err := q.TeachersClassName(ctx, classID, teacherID)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, store.ErrNotFound) {
 		return ClassProgress{}, ErrClassNotFound
 	}
 	if err != nil {

@@ -79,7 +79,7 @@ func (a *Activity) Handle(ctx context.Context, d outbox.Delivery) error {
 }
 
 func (a *Activity) review(ctx context.Context, tx pgx.Tx, d outbox.Delivery, p events.ReviewSubmittedPayload, day time.Time) error {
-	q := store.New(tx)
+	q := store.On(tx)
 	reviewsToday, err := q.CountStudyDay(ctx, p.LearnerID, day)
 	if err != nil {
 		return fmt.Errorf("count study day: %w", err)
@@ -110,10 +110,10 @@ func (a *Activity) review(ctx context.Context, tx pgx.Tx, d outbox.Delivery, p e
 // the day after the last one extends it, a gap restarts it at 1. It
 // enqueues streak.extended.
 func (a *Activity) extendStreak(ctx context.Context, tx pgx.Tx, learner uuid.UUID, day time.Time) (int, error) {
-	q := store.New(tx)
+	q := store.On(tx)
 	s, err := q.LockStreak(ctx, learner)
 	switch {
-	case errors.Is(err, pgx.ErrNoRows):
+	case errors.Is(err, store.ErrNotFound):
 		s.Current = 1
 	case err != nil:
 		return 0, fmt.Errorf("load streak: %w", err)
@@ -143,7 +143,7 @@ func (a *Activity) extendStreak(ctx context.Context, tx pgx.Tx, learner uuid.UUI
 func (a *Activity) earn(ctx context.Context, tx pgx.Tx, d outbox.Delivery, learner uuid.UUID, assignment *uuid.UUID, review *int64,
 	at time.Time, codes ...string) error {
 	var evs []outbox.Event
-	q := store.New(tx)
+	q := store.On(tx)
 	for _, code := range codes {
 		earned, err := q.EarnAchievement(ctx, store.EarnAchievementParams{LearnerID: learner, Code: code, EarnedAt: at,
 			EventID: d.Event.ID, ReviewID: review})

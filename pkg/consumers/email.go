@@ -121,7 +121,7 @@ func (e *Email) sendOnce(ctx context.Context, d outbox.Delivery, compose func() 
 		if m == nil {
 			return nil
 		}
-		return store.New(tx).RecordEmailSend(ctx, store.RecordEmailSendParams{Subscriber: d.Subscriber, EventID: d.Event.ID,
+		return store.On(tx).RecordEmailSend(ctx, store.RecordEmailSendParams{Subscriber: d.Subscriber, EventID: d.Event.ID,
 			MessageID: m.MessageID, Recipient: m.To, Subject: m.Subject})
 	})
 }
@@ -131,8 +131,8 @@ func (e *Email) sendOnce(ctx context.Context, d outbox.Delivery, compose func() 
 // assignment is complete or its due date changed.
 func (e *Email) assignment(ctx context.Context, d outbox.Delivery, assignmentID uuid.UUID, remindFor time.Time) error {
 	return e.sendOnce(ctx, d, func() (*mail.Message, error) {
-		a, err := store.New(e.pool).AssignmentMail(ctx, int16(learning.Review), assignmentID)
-		if errors.Is(err, pgx.ErrNoRows) {
+		a, err := store.On(e.pool).AssignmentMail(ctx, int16(learning.Review), assignmentID)
+		if errors.Is(err, store.ErrNotFound) {
 			return nil, outbox.Permanent(fmt.Errorf("assignment %s no longer exists", assignmentID))
 		}
 		if err != nil {
@@ -173,8 +173,8 @@ func assignmentMessage(d outbox.Delivery, a store.AssignmentMailRow) mail.Messag
 // welcome emails a newly enrolled learner.
 func (e *Email) welcome(ctx context.Context, d outbox.Delivery, p events.LearnerEnrolledPayload) error {
 	return e.sendOnce(ctx, d, func() (*mail.Message, error) {
-		w, err := store.New(e.pool).EnrolmentMail(ctx, p.LearnerID, p.ClassID)
-		if errors.Is(err, pgx.ErrNoRows) {
+		w, err := store.On(e.pool).EnrolmentMail(ctx, p.LearnerID, p.ClassID)
+		if errors.Is(err, store.ErrNotFound) {
 			return nil, outbox.Permanent(fmt.Errorf("learner %s or class %s no longer exists", p.LearnerID, p.ClassID))
 		}
 		if err != nil {
@@ -190,8 +190,8 @@ func (e *Email) welcome(ctx context.Context, d outbox.Delivery, p events.Learner
 // to; joining is the learner's choice.
 func (e *Email) invite(ctx context.Context, d outbox.Delivery, p events.LearnerInvitedPayload) error {
 	return e.sendOnce(ctx, d, func() (*mail.Message, error) {
-		inv, err := store.New(e.pool).InvitationMail(ctx, p.LearnerID, p.ClassID)
-		if errors.Is(err, pgx.ErrNoRows) {
+		inv, err := store.On(e.pool).InvitationMail(ctx, p.LearnerID, p.ClassID)
+		if errors.Is(err, store.ErrNotFound) {
 			return nil, outbox.Permanent(fmt.Errorf("learner %s or class %s no longer exists", p.LearnerID, p.ClassID))
 		}
 		if err != nil {
@@ -212,9 +212,9 @@ func (e *Email) invite(ctx context.Context, d outbox.Delivery, p events.LearnerI
 // day or has nothing due.
 func (e *Email) daily(ctx context.Context, d outbox.Delivery, p events.ReminderDailyPayload) error {
 	return e.sendOnce(ctx, d, func() (*mail.Message, error) {
-		q := store.New(e.pool)
+		q := store.On(e.pool)
 		l, err := q.DailyReminderMail(ctx, p.At, p.LearnerID)
-		if errors.Is(err, pgx.ErrNoRows) {
+		if errors.Is(err, store.ErrNotFound) {
 			return nil, nil // the learner is gone
 		}
 		if err != nil {

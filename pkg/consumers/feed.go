@@ -68,7 +68,7 @@ func (f *Feed) Handle(ctx context.Context, d outbox.Delivery) error {
 		return unexpectedTopic(d)
 	}
 	return outbox.HandleOnce(ctx, f.pool, d, func(tx pgx.Tx) error {
-		return store.New(tx).AddFeedItem(ctx, store.AddFeedItemParams{LearnerID: learner, EventID: d.Event.ID,
+		return store.On(tx).AddFeedItem(ctx, store.AddFeedItemParams{LearnerID: learner, EventID: d.Event.ID,
 			Kind: kind, Message: message, At: at, AssignmentID: assignment, CardID: card})
 	})
 }

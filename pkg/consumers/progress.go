@@ -33,7 +33,7 @@ func (p *Progress) Handle(ctx context.Context, d outbox.Delivery) error {
 			return err
 		}
 		return outbox.HandleOnce(ctx, p.pool, d, func(tx pgx.Tx) error {
-			return store.New(tx).UpsertProgressTotal(ctx, store.UpsertProgressTotalParams{AssignmentID: e.AssignmentID,
+			return store.On(tx).UpsertProgressTotal(ctx, store.UpsertProgressTotalParams{AssignmentID: e.AssignmentID,
 				LearnerID: e.LearnerID, CardsTotal: int32(e.Cards), CardsSeen: int32(e.CardsSeen), CardsLearned: int32(e.CardsLearned)})
 		})
 	case events.ReviewSubmitted:
@@ -50,7 +50,7 @@ func (p *Progress) Handle(ctx context.Context, d outbox.Delivery) error {
 		}
 		seen, learned := stateChange(learning.State(e.StateBefore), learning.State(e.StateAfter))
 		return outbox.HandleOnce(ctx, p.pool, d, func(tx pgx.Tx) error {
-			err := store.New(tx).ApplyReviewToProgress(ctx, store.ApplyReviewToProgressParams{AssignmentIds: e.AssignmentIDs,
+			err := store.On(tx).ApplyReviewToProgress(ctx, store.ApplyReviewToProgressParams{AssignmentIds: e.AssignmentIDs,
 				LearnerID: e.LearnerID, Seen: seen, Learned: learned, Reviews: 1, Day: day})
 			if err != nil {
 				return fmt.Errorf("apply review %d: %w", e.ReviewID, err)

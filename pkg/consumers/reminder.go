@@ -39,8 +39,8 @@ func (r *ReminderChain) Handle(ctx context.Context, d outbox.Delivery) error {
 		return err
 	}
 	return outbox.HandleOnce(ctx, r.pool, d, func(tx pgx.Tx) error {
-		tz, err := store.New(tx).Timezone(ctx, p.LearnerID)
-		if errors.Is(err, pgx.ErrNoRows) {
+		tz, err := store.On(tx).Timezone(ctx, p.LearnerID)
+		if errors.Is(err, store.ErrNotFound) {
 			return nil // the learner is gone: the chain ends
 		}
 		if err != nil {

@@ -64,7 +64,7 @@ func (p *Progress) takeBack(ctx context.Context, d outbox.Delivery) error {
 	}
 	seen, learned := stateChange(learning.State(e.StateBefore), learning.State(e.StateAfter))
 	return outbox.HandleOnce(ctx, p.pool, d, func(tx pgx.Tx) error {
-		q := store.New(tx)
+		q := store.On(tx)
 		for _, a := range []struct {
 			ids     []uuid.UUID
 			reviews int32
@@ -86,7 +86,7 @@ func (p *Progress) takeBack(ctx context.Context, d outbox.Delivery) error {
 // streak is recomputed from the study days left, and the achievements that
 // are no longer true are revoked (see revoked).
 func (a *Activity) takeBack(ctx context.Context, tx pgx.Tx, p events.ReviewUndonePayload, day time.Time) error {
-	q := store.New(tx)
+	q := store.On(tx)
 	if err := q.UncountStudyDay(ctx, p.LearnerID, day); err != nil {
 		return fmt.Errorf("uncount study day: %w", err)
 	}

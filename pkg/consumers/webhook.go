@@ -49,7 +49,7 @@ func (h *Webhook) Handle(ctx context.Context, d outbox.Delivery) error {
 	if owner.TeacherID == uuid.Nil {
 		return outbox.Permanent(fmt.Errorf("%s payload has no teacher_id", d.Event.Topic))
 	}
-	eps, err := store.New(h.pool).DeliveryEndpoints(ctx, store.DeliveryEndpointsParams{TeacherID: owner.TeacherID,
+	eps, err := store.On(h.pool).DeliveryEndpoints(ctx, store.DeliveryEndpointsParams{TeacherID: owner.TeacherID,
 		Topic: d.Event.Topic, EventID: d.Event.ID, Replays: int32(d.Replays), Now: h.clock.NowOrNil()})
 	if err != nil {
 		return fmt.Errorf("load webhook endpoints: %w", err)
@@ -104,13 +104,13 @@ func (h *Webhook) deliver(ctx context.Context, ep store.DeliveryEndpointsRow, d 
 		out.retry = describe(status, err)
 		return out, nil
 	case status == http.StatusGone:
-		err = store.New(h.pool).DisableEndpoint(ctx, "the receiver answered 410 Gone", ep.ID)
+		err = store.On(h.pool).DisableEndpoint(ctx, "the receiver answered 410 Gone", ep.ID)
 	default:
 		accepted := status >= 200 && status < 300
 		if !accepted {
 			out.rejected = describe(status, nil)
 		}
-		err = store.New(h.pool).RecordWebhookAttempt(ctx, store.RecordWebhookAttemptParams{EndpointID: ep.ID, EventID: eventID,
+		err = store.On(h.pool).RecordWebhookAttempt(ctx, store.RecordWebhookAttemptParams{EndpointID: ep.ID, EventID: eventID,
 			Status: int32(status), Accepted: accepted, Replays: int32(d.Replays)})
 	}
 	if err != nil {

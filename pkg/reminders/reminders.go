@@ -28,7 +28,7 @@ func Start(ctx context.Context, tx pgx.Tx, ob *outbox.Outbox, learner uuid.UUID,
 	if err != nil {
 		return err
 	}
-	started, err := store.New(tx).StartReminderChain(ctx, learner, ev.ID, next)
+	started, err := store.On(tx).StartReminderChain(ctx, learner, ev.ID, next)
 	if err != nil {
 		return fmt.Errorf("start reminders: %w", err)
 	}
@@ -45,7 +45,7 @@ func Continue(ctx context.Context, tx pgx.Tx, ob *outbox.Outbox, learner uuid.UU
 	if err != nil {
 		return false, err
 	}
-	moved, err := store.New(tx).ContinueReminderChain(ctx, ev.ID, next, learner, current)
+	moved, err := store.On(tx).ContinueReminderChain(ctx, ev.ID, next, learner, current)
 	if err != nil {
 		return false, fmt.Errorf("continue reminders: %w", err)
 	}

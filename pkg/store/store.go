@@ -4,18 +4,20 @@
 // v1.31.1 against the migrations in schema/ (see sqlc.yaml at the
 // repository root) into the <aggregate>.sql.go beside this file: methods of
 // Queries, which runs each statement on the DBTX it was made with
-// (New(tx): the caller's pgx.Tx or pool). Card states, ratings and roles are
+// (On(tx): the caller's pgx.Tx or pool). Card states, ratings and roles are
 // the product's own types (learning.State, learning.Rating, account.Role),
 // never literals. The event core's statements stay hand-tuned in
 // pkg/outbox.
 //
 // This file holds the one reading of PostgreSQL's errors (SQLSTATE codes,
-// by github.com/jackc/pgerrcode) as errors the rest of the product can test
-// with errors.Is, so that nothing above the store layer knows a SQLSTATE
-// code.
+// by github.com/jackc/pgerrcode, and pgx.ErrNoRows) as errors the rest of
+// the product can test with errors.Is, so that nothing above the store
+// layer knows a SQLSTATE code or pgx's no-row error: every statement run
+// through On answers its error classified (Classify).
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -25,6 +27,47 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
+
+// On returns the queries run on db (the caller's pgx.Tx, or a pool), each
+// answering its error classified: a statement of one row that matched none
+// answers an error wrapping ErrNotFound, a refused write ErrDuplicate or
+// ErrInvalidData (see Classify). The generated New answers the driver's
+// errors as they are; code outside this package uses On.
+func On(db DBTX) *Queries {
+	return New(classifying{db}) //nolint:forbidigo // the one use of the generated New: wrapped
+}
+
+// classifying is a DBTX that classifies the errors of the DBTX it wraps.
+type classifying struct{ db DBTX }
+
+func (c classifying) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	tag, err := c.db.Exec(ctx, sql, args...)
+	return tag, Classify(err)
+}
+
+func (c classifying) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	rows, err := c.db.Query(ctx, sql, args...)
+	if err != nil {
+		return rows, Classify(err)
+	}
+	return classifiedRows{rows}, nil
+}
+
+func (c classifying) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	return classifiedRow{c.db.QueryRow(ctx, sql, args...)}
+}
+
+// classifiedRow and classifiedRows classify the errors of their Scan (and
+// Err): where a statement's error surfaces in pgx.
+type classifiedRow struct{ row pgx.Row }
+
+func (r classifiedRow) Scan(dest ...any) error { return Classify(r.row.Scan(dest...)) }
+
+type classifiedRows struct{ pgx.Rows }
+
+func (r classifiedRows) Scan(dest ...any) error { return Classify(r.Rows.Scan(dest...)) }
+
+func (r classifiedRows) Err() error { return Classify(r.Rows.Err()) }
 
 // The errors Classify returns, each wrapping the database's own error.
 var (

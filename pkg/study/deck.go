@@ -39,12 +39,12 @@ type DeckStart struct {
 // ErrDeckNotFound when deckID is not a deck of the shared library (a
 // teacher's own deck is assigned, not started).
 func (s Study) StartDeck(ctx context.Context, tx pgx.Tx, learner Learner, deckID uuid.UUID) (DeckStart, error) {
-	q := store.New(tx)
+	q := store.On(tx)
 	if err := q.LockUser(ctx, learner.ID); err != nil {
 		return DeckStart{}, fmt.Errorf("lock learner: %w", err)
 	}
 	deck, err := q.LibraryDeck(ctx, deckID)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, store.ErrNotFound) {
 		return DeckStart{}, ErrDeckNotFound
 	}
 	if err != nil {

@@ -64,11 +64,11 @@ type FeedItem struct {
 // a learner may be in several teachers' classes). Errors:
 // ErrLearnerNotFound.
 func (s Study) Progress(ctx context.Context, tx pgx.Tx, viewer Viewer, learnerID uuid.UUID) (Progress, error) {
-	learnerID, loc, err := visibleLearner(ctx, store.New(tx), viewer, learnerID)
+	learnerID, loc, err := visibleLearner(ctx, store.On(tx), viewer, learnerID)
 	if err != nil {
 		return Progress{}, err
 	}
-	q := store.New(tx)
+	q := store.On(tx)
 	out := Progress{LearnerID: learnerID}
 	if out.Streak, err = s.streak(ctx, q, learnerID, loc); err != nil {
 		return Progress{}, err
@@ -107,7 +107,7 @@ func (s Study) Progress(ctx context.Context, tx pgx.Tx, viewer Viewer, learnerID
 // streak is the learner's streak as of the clock's now in their zone loc.
 func (s Study) streak(ctx context.Context, q *store.Queries, learnerID uuid.UUID, loc *time.Location) (Streak, error) {
 	row, err := q.Streak(ctx, learnerID)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, store.ErrNotFound) {
 		return Streak{}, nil
 	}
 	if err != nil {

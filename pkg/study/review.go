@@ -120,7 +120,7 @@ func (s Study) Review(ctx context.Context, tx pgx.Tx, learner Learner, req Revie
 	if err != nil {
 		return ReviewResult{}, events.Batch{}, err
 	}
-	q := store.New(tx)
+	q := store.On(tx)
 	card, err := lockCard(ctx, q, learner.ID, req.CardID)
 	switch {
 	case err != nil:
@@ -168,7 +168,7 @@ func (s Study) Review(ctx context.Context, tx pgx.Tx, learner Learner, req Revie
 // (store.LockCard), suspended or not. Errors: ErrCardNotFound.
 func lockCard(ctx context.Context, cards *store.Queries, learnerID, cardID uuid.UUID) (lockedCard, error) {
 	row, err := cards.LockCard(ctx, cardID, learnerID)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, store.ErrNotFound) {
 		return lockedCard{}, ErrCardNotFound
 	}
 	if err != nil {

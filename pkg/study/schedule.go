@@ -86,13 +86,13 @@ type ScheduleQuery struct {
 // ErrLearnerNotFound, ErrAssignmentNotFound (not the learner's, or not one
 // the teacher made).
 func (s Study) Schedule(ctx context.Context, tx pgx.Tx, viewer Viewer, q ScheduleQuery) (Schedule, error) {
-	learnerID, loc, err := visibleLearner(ctx, store.New(tx), viewer, q.LearnerID)
+	learnerID, loc, err := visibleLearner(ctx, store.On(tx), viewer, q.LearnerID)
 	if err != nil {
 		return Schedule{}, err
 	}
 	out := Schedule{LearnerID: learnerID, Timezone: loc.String(), Now: s.clock.Now().UTC()}
 	if q.AssignmentID != nil {
-		ok, err := store.New(tx).IsAssignmentVisible(ctx, *q.AssignmentID, learnerID, viewer.assigner())
+		ok, err := store.On(tx).IsAssignmentVisible(ctx, *q.AssignmentID, learnerID, viewer.assigner())
 		if err != nil {
 			return Schedule{}, fmt.Errorf("load assignment: %w", err)
 		}
@@ -100,7 +100,7 @@ func (s Study) Schedule(ctx context.Context, tx pgx.Tx, viewer Viewer, q Schedul
 			return Schedule{}, ErrAssignmentNotFound
 		}
 	}
-	cards := store.New(tx)
+	cards := store.On(tx)
 	if out.Due, out.DueCount, err = s.dueCards(ctx, cards, loc, store.DueCardsParams{LearnerID: learnerID, Now: out.Now,
 		AssignmentID: q.AssignmentID, TeacherID: viewer.assigner(), MaxCards: int32(q.Limit)}); err != nil {
 		return Schedule{}, err
@@ -148,7 +148,7 @@ func visibleLearner(ctx context.Context, users *store.Queries, viewer Viewer, le
 		learnerID = viewer.ID
 	}
 	tz, err := users.VisibleLearnerTimezone(ctx, learnerID, account.Learner, viewer.ID)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, store.ErrNotFound) {
 		return uuid.Nil, nil, ErrLearnerNotFound
 	}
 	if err != nil {

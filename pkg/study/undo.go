@@ -54,7 +54,7 @@ type UndoResult struct {
 // review is undone already; ErrUndoUnavailable for a review recorded before
 // undo existed.
 func (s Study) Undo(ctx context.Context, tx pgx.Tx, learner Learner, req UndoRequest) (UndoResult, events.Batch, error) {
-	q := store.New(tx)
+	q := store.On(tx)
 	card, err := lockCard(ctx, q, learner.ID, req.CardID)
 	if err != nil {
 		return UndoResult{}, events.Batch{}, err
@@ -99,7 +99,7 @@ type undoable struct {
 func lastReview(ctx context.Context, q *store.Queries, req UndoRequest) (undoable, error) {
 	row, err := q.LastReview(ctx, req.CardID)
 	switch {
-	case errors.Is(err, pgx.ErrNoRows):
+	case errors.Is(err, store.ErrNotFound):
 		return undoable{}, ErrNothingToUndo
 	case err != nil:
 		return undoable{}, fmt.Errorf("load last review: %w", err)

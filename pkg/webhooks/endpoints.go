@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/lexora-app/lexora/pkg/platform/clock"
 	"github.com/lexora-app/lexora/pkg/store"
@@ -63,7 +62,7 @@ func (e Endpoints) Register(ctx context.Context, db store.DBTX, teacherID uuid.U
 		topics = []string{}
 	}
 	ep := Endpoint{URL: rawURL, Topics: topics, Secret: NewSecret()}
-	row, err := store.New(db).InsertEndpoint(ctx, store.InsertEndpointParams{TeacherID: teacherID, Url: ep.URL,
+	row, err := store.On(db).InsertEndpoint(ctx, store.InsertEndpointParams{TeacherID: teacherID, Url: ep.URL,
 		Secret: ep.Secret, Topics: ep.Topics, Now: e.Clock.NowOrNil()})
 	if err != nil {
 		return Endpoint{}, fmt.Errorf("insert webhook endpoint: %w", err)
@@ -75,7 +74,7 @@ func (e Endpoints) Register(ctx context.Context, db store.DBTX, teacherID uuid.U
 // List answers teacherID's endpoints, oldest first, without secrets, with
 // whether and why each was disabled.
 func (e Endpoints) List(ctx context.Context, db store.DBTX, teacherID uuid.UUID) ([]Endpoint, error) {
-	rows, err := store.New(db).ListEndpoints(ctx, teacherID)
+	rows, err := store.On(db).ListEndpoints(ctx, teacherID)
 	if err != nil {
 		return nil, fmt.Errorf("list webhook endpoints: %w", err)
 	}
@@ -92,7 +91,7 @@ func (e Endpoints) List(ctx context.Context, db store.DBTX, teacherID uuid.UUID)
 // receiver can switch without rejecting any; with revokePrevious the old
 // secret stops at once. Errors: ErrEndpointNotFound.
 func (e Endpoints) RotateSecret(ctx context.Context, db store.DBTX, teacherID, id uuid.UUID, revokePrevious bool) (Endpoint, error) {
-	row, err := store.New(db).RotateSecret(ctx, store.RotateSecretParams{EndpointID: id, TeacherID: teacherID,
+	row, err := store.On(db).RotateSecret(ctx, store.RotateSecretParams{EndpointID: id, TeacherID: teacherID,
 		Secret: NewSecret(), RevokePrevious: revokePrevious, Now: e.Clock.NowOrNil(),
 		OverlapSecs: PreviousSecretOverlap.Seconds()})
 	if err != nil {
@@ -107,7 +106,7 @@ func (e Endpoints) RotateSecret(ctx context.Context, db store.DBTX, teacherID, i
 // receiver answered 410 Gone); events from then on are sent to it again,
 // the ones in between are not. Errors: ErrEndpointNotFound.
 func (e Endpoints) Enable(ctx context.Context, db store.DBTX, teacherID, id uuid.UUID) (Endpoint, error) {
-	row, err := store.New(db).EnableEndpoint(ctx, id, teacherID)
+	row, err := store.On(db).EnableEndpoint(ctx, id, teacherID)
 	if err != nil {
 		return Endpoint{}, endpointError(err)
 	}
@@ -117,7 +116,7 @@ func (e Endpoints) Enable(ctx context.Context, db store.DBTX, teacherID, id uuid
 // Delete removes teacherID's endpoint id and answers what it was. Errors:
 // ErrEndpointNotFound.
 func (e Endpoints) Delete(ctx context.Context, db store.DBTX, teacherID, id uuid.UUID) (Endpoint, error) {
-	row, err := store.New(db).DeleteEndpoint(ctx, id, teacherID)
+	row, err := store.On(db).DeleteEndpoint(ctx, id, teacherID)
 	if err != nil {
 		return Endpoint{}, endpointError(err)
 	}
@@ -127,7 +126,7 @@ func (e Endpoints) Delete(ctx context.Context, db store.DBTX, teacherID, id uuid
 // endpointError is err of a statement on one endpoint: ErrEndpointNotFound
 // for no row (another teacher's endpoint is no row).
 func endpointError(err error) error {
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, store.ErrNotFound) {
 		return ErrEndpointNotFound
 	}
 	return fmt.Errorf("change webhook endpoint: %w", err)
