@@ -25,8 +25,10 @@ type Deps struct {
 	Mail     mail.Sender
 	Webhooks *webhooks.Sender
 	// Clock decides with time: whether a daily reminder is too late to
-	// send, from when the reminder chain resumes, and whether a rotated
-	// webhook secret still signs. clock.System when nil.
+	// send, from when the reminder chain resumes, whether a rotated
+	// webhook secret still signs, and the instants the consumers write
+	// (progress updated_at, webhook attempts, disabled endpoints).
+	// clock.System when nil.
 	Clock clock.Clock
 }
 
@@ -38,7 +40,7 @@ func Handlers(d Deps) map[string]outbox.Handler {
 	}
 	email := &Email{pool: d.Pool, mail: d.Mail, clock: c}
 	return map[string]outbox.Handler{
-		events.SubscriberProgress:       &Progress{pool: d.Pool},
+		events.SubscriberProgress:       &Progress{pool: d.Pool, clock: c},
 		events.SubscriberEmail:          email,
 		events.SubscriberWebhook:        &Webhook{pool: d.Pool, sender: d.Webhooks, clock: c},
 		events.SubscriberActivity:       &Activity{pool: d.Pool, outbox: events.NewOutbox()},

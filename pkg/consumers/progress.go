@@ -10,6 +10,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/outbox"
+	"github.com/lexora-app/lexora/pkg/platform/clock"
 	"github.com/lexora-app/lexora/pkg/store"
 )
 
@@ -18,8 +19,10 @@ import (
 // review.undone.
 // Its updates are increments, so each event is applied once through
 // outbox.HandleOnce; increments commute, so delivery order does not matter.
+// Each update stamps the row's updated_at with the clock's NowOrNil.
 type Progress struct {
-	pool *pgxpool.Pool
+	pool  *pgxpool.Pool
+	clock clock.Clock
 }
 
 // Handle applies one event to the projection. It returns a permanent error
@@ -34,7 +37,7 @@ func (p *Progress) Handle(ctx context.Context, d outbox.Delivery) error {
 		}
 		return outbox.HandleOnce(ctx, p.pool, d, func(tx pgx.Tx) error {
 			return store.On(tx).UpsertProgressTotal(ctx, store.UpsertProgressTotalParams{AssignmentID: e.AssignmentID,
-				LearnerID: e.LearnerID, CardsTotal: int32(e.Cards), CardsSeen: int32(e.CardsSeen), CardsLearned: int32(e.CardsLearned)})
+				LearnerID: e.LearnerID, CardsTotal: int32(e.Cards), CardsSeen: int32(e.CardsSeen), CardsLearned: int32(e.CardsLearned), Now: p.clock.NowOrNil()})
 		})
 	case events.ReviewSubmitted:
 		var e events.ReviewSubmittedPayload
@@ -51,7 +54,7 @@ func (p *Progress) Handle(ctx context.Context, d outbox.Delivery) error {
 		seen, learned := stateChange(learning.State(e.StateBefore), learning.State(e.StateAfter))
 		return outbox.HandleOnce(ctx, p.pool, d, func(tx pgx.Tx) error {
 			err := store.On(tx).ApplyReviewToProgress(ctx, store.ApplyReviewToProgressParams{AssignmentIds: e.AssignmentIDs,
-				LearnerID: e.LearnerID, Seen: seen, Learned: learned, Reviews: 1, Day: day})
+				LearnerID: e.LearnerID, Seen: seen, Learned: learned, Reviews: 1, Day: day, Now: p.clock.NowOrNil()})
 			if err != nil {
 				return fmt.Errorf("apply review %d: %w", e.ReviewID, err)
 			}

@@ -73,7 +73,7 @@ func (p *Progress) takeBack(ctx context.Context, d outbox.Delivery) error {
 				continue
 			}
 			if err := q.ApplyReviewToProgress(ctx, store.ApplyReviewToProgressParams{AssignmentIds: a.ids, LearnerID: e.LearnerID,
-				Seen: -seen, Learned: -learned, Reviews: a.reviews, Day: day}); err != nil {
+				Seen: -seen, Learned: -learned, Reviews: a.reviews, Day: day, Now: p.clock.NowOrNil()}); err != nil {
 				return fmt.Errorf("take back review %d: %w", e.ReviewID, err)
 			}
 		}

@@ -104,14 +104,14 @@ func (h *Webhook) deliver(ctx context.Context, ep store.DeliveryEndpointsRow, d 
 		out.retry = describe(status, err)
 		return out, nil
 	case status == http.StatusGone:
-		err = store.On(h.pool).DisableEndpoint(ctx, "the receiver answered 410 Gone", ep.ID)
+		err = store.On(h.pool).DisableEndpoint(ctx, h.clock.NowOrNil(), "the receiver answered 410 Gone", ep.ID)
 	default:
 		accepted := status >= 200 && status < 300
 		if !accepted {
 			out.rejected = describe(status, nil)
 		}
 		err = store.On(h.pool).RecordWebhookAttempt(ctx, store.RecordWebhookAttemptParams{EndpointID: ep.ID, EventID: eventID,
-			Status: int32(status), Accepted: accepted, Replays: int32(d.Replays)})
+			Status: int32(status), Accepted: accepted, Replays: int32(d.Replays), Now: h.clock.NowOrNil()})
 	}
 	if err != nil {
 		return out, fmt.Errorf("webhook to endpoint %s: %w", ep.ID, err)

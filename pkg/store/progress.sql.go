@@ -15,13 +15,14 @@ import (
 const applyReviewToProgress = `-- name: ApplyReviewToProgress :exec
 WITH a AS (SELECT unnest($3::uuid[]) AS id),
 progress AS (
-    INSERT INTO assignment_progress (assignment_id, learner_id, cards_seen, cards_learned, reviews)
-    SELECT a.id, $4::uuid, $5::integer, $6::integer, $2::integer FROM a
+    INSERT INTO assignment_progress (assignment_id, learner_id, cards_seen, cards_learned, reviews, updated_at)
+    SELECT a.id, $4::uuid, $5::integer, $6::integer, $2::integer,
+           coalesce($7::timestamptz, now()) FROM a
     ON CONFLICT (assignment_id) DO UPDATE SET
         cards_seen = assignment_progress.cards_seen + excluded.cards_seen,
         cards_learned = assignment_progress.cards_learned + excluded.cards_learned,
         reviews = assignment_progress.reviews + excluded.reviews,
-        updated_at = now())
+        updated_at = excluded.updated_at)
 INSERT INTO assignment_daily_reviews (assignment_id, day, reviews)
 SELECT a.id, $1::date, $2::integer FROM a WHERE $2::integer <> 0
 ON CONFLICT (assignment_id, day) DO UPDATE SET reviews = assignment_daily_reviews.reviews + excluded.reviews
@@ -34,6 +35,7 @@ type ApplyReviewToProgressParams struct {
 	LearnerID     uuid.UUID
 	Seen          int32
 	Learned       int32
+	Now           *time.Time
 }
 
 // Adds a review's increments to each of the assignments: seen (1 when the
@@ -48,6 +50,7 @@ func (q *Queries) ApplyReviewToProgress(ctx context.Context, arg ApplyReviewToPr
 		arg.LearnerID,
 		arg.Seen,
 		arg.Learned,
+		arg.Now,
 	)
 	return err
 }
@@ -106,13 +109,13 @@ func (q *Queries) AssignmentProgress(ctx context.Context, learnerID uuid.UUID, t
 
 const upsertProgressTotal = `-- name: UpsertProgressTotal :exec
 
-INSERT INTO assignment_progress (assignment_id, learner_id, cards_total, cards_seen, cards_learned)
-VALUES ($1, $2, $3, $4, $5)
+INSERT INTO assignment_progress (assignment_id, learner_id, cards_total, cards_seen, cards_learned, updated_at)
+VALUES ($1, $2, $3, $4, $5, coalesce($6::timestamptz, now()))
 ON CONFLICT (assignment_id) DO UPDATE SET
     cards_total = excluded.cards_total,
     cards_seen = assignment_progress.cards_seen + excluded.cards_seen,
     cards_learned = assignment_progress.cards_learned + excluded.cards_learned,
-    updated_at = now()
+    updated_at = excluded.updated_at
 `
 
 type UpsertProgressTotalParams struct {
@@ -121,11 +124,13 @@ type UpsertProgressTotalParams struct {
 	CardsTotal   int32
 	CardsSeen    int32
 	CardsLearned int32
+	Now          *time.Time
 }
 
 // The progress projection: assignment_progress and assignment_daily_reviews.
-// Its updates are increments, applied once per event (outbox.HandleOnce);
-// AssignmentProgress is GetProgress's read of it.
+// Its updates are increments, applied once per event (outbox.HandleOnce),
+// each stamping updated_at with the consumer's clock (now: the database's
+// now() when null); AssignmentProgress is GetProgress's read of it.
 // Reviews delivered before the creation event left increments in the row;
 // the cards' states at creation add to them.
 func (q *Queries) UpsertProgressTotal(ctx context.Context, arg UpsertProgressTotalParams) error {
@@ -135,6 +140,7 @@ func (q *Queries) UpsertProgressTotal(ctx context.Context, arg UpsertProgressTot
 		arg.CardsTotal,
 		arg.CardsSeen,
 		arg.CardsLearned,
+		arg.Now,
 	)
 	return err
 }

@@ -95,12 +95,13 @@ func (q *Queries) DeliveryEndpoints(ctx context.Context, arg DeliveryEndpointsPa
 }
 
 const disableEndpoint = `-- name: DisableEndpoint :exec
-UPDATE webhook_endpoints SET disabled_at = now(), disabled_reason = $1::text
-WHERE id = $2 AND disabled_at IS NULL
+UPDATE webhook_endpoints SET disabled_at = coalesce($1::timestamptz, now()), disabled_reason = $2::text
+WHERE id = $3 AND disabled_at IS NULL
 `
 
-func (q *Queries) DisableEndpoint(ctx context.Context, reason string, endpointID uuid.UUID) error {
-	_, err := q.db.Exec(ctx, disableEndpoint, reason, endpointID)
+// Disables the endpoint at now (the database's now() when null).
+func (q *Queries) DisableEndpoint(ctx context.Context, now *time.Time, reason string, endpointID uuid.UUID) error {
+	_, err := q.db.Exec(ctx, disableEndpoint, now, reason, endpointID)
 	return err
 }
 
@@ -203,10 +204,10 @@ func (q *Queries) ListEndpoints(ctx context.Context, teacherID uuid.UUID) ([]Web
 }
 
 const recordWebhookAttempt = `-- name: RecordWebhookAttempt :exec
-INSERT INTO webhook_attempts (endpoint_id, event_id, status, accepted, replays)
-VALUES ($1, $2, $3, $4, $5)
+INSERT INTO webhook_attempts (endpoint_id, event_id, status, accepted, replays, at)
+VALUES ($1, $2, $3, $4, $5, coalesce($6::timestamptz, now()))
 ON CONFLICT (endpoint_id, event_id) DO UPDATE
-SET status = excluded.status, accepted = excluded.accepted, replays = excluded.replays, at = now()
+SET status = excluded.status, accepted = excluded.accepted, replays = excluded.replays, at = excluded.at
 WHERE NOT webhook_attempts.accepted
 `
 
@@ -216,10 +217,11 @@ type RecordWebhookAttemptParams struct {
 	Status     int32
 	Accepted   bool
 	Replays    int32
+	Now        *time.Time
 }
 
-// Records an endpoint's answer to an event; an accepted record is never
-// overwritten.
+// Records an endpoint's answer to an event at now (the database's now() when
+// null); an accepted record is never overwritten.
 func (q *Queries) RecordWebhookAttempt(ctx context.Context, arg RecordWebhookAttemptParams) error {
 	_, err := q.db.Exec(ctx, recordWebhookAttempt,
 		arg.EndpointID,
@@ -227,6 +229,7 @@ func (q *Queries) RecordWebhookAttempt(ctx context.Context, arg RecordWebhookAtt
 		arg.Status,
 		arg.Accepted,
 		arg.Replays,
+		arg.Now,
 	)
 	return err
 }

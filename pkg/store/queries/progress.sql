@@ -1,17 +1,18 @@
 -- The progress projection: assignment_progress and assignment_daily_reviews.
--- Its updates are increments, applied once per event (outbox.HandleOnce);
--- AssignmentProgress is GetProgress's read of it.
+-- Its updates are increments, applied once per event (outbox.HandleOnce),
+-- each stamping updated_at with the consumer's clock (now: the database's
+-- now() when null); AssignmentProgress is GetProgress's read of it.
 
 -- name: UpsertProgressTotal :exec
 -- Reviews delivered before the creation event left increments in the row;
 -- the cards' states at creation add to them.
-INSERT INTO assignment_progress (assignment_id, learner_id, cards_total, cards_seen, cards_learned)
-VALUES (@assignment_id, @learner_id, @cards_total, @cards_seen, @cards_learned)
+INSERT INTO assignment_progress (assignment_id, learner_id, cards_total, cards_seen, cards_learned, updated_at)
+VALUES (@assignment_id, @learner_id, @cards_total, @cards_seen, @cards_learned, coalesce(sqlc.narg(now)::timestamptz, now()))
 ON CONFLICT (assignment_id) DO UPDATE SET
     cards_total = excluded.cards_total,
     cards_seen = assignment_progress.cards_seen + excluded.cards_seen,
     cards_learned = assignment_progress.cards_learned + excluded.cards_learned,
-    updated_at = now();
+    updated_at = excluded.updated_at;
 
 -- name: ApplyReviewToProgress :exec
 -- Adds a review's increments to each of the assignments: seen (1 when the
@@ -20,13 +21,14 @@ ON CONFLICT (assignment_id) DO UPDATE SET
 -- (reviews -1; 0 for an assignment that did not count the review).
 WITH a AS (SELECT unnest(@assignment_ids::uuid[]) AS id),
 progress AS (
-    INSERT INTO assignment_progress (assignment_id, learner_id, cards_seen, cards_learned, reviews)
-    SELECT a.id, @learner_id::uuid, @seen::integer, @learned::integer, @reviews::integer FROM a
+    INSERT INTO assignment_progress (assignment_id, learner_id, cards_seen, cards_learned, reviews, updated_at)
+    SELECT a.id, @learner_id::uuid, @seen::integer, @learned::integer, @reviews::integer,
+           coalesce(sqlc.narg(now)::timestamptz, now()) FROM a
     ON CONFLICT (assignment_id) DO UPDATE SET
         cards_seen = assignment_progress.cards_seen + excluded.cards_seen,
         cards_learned = assignment_progress.cards_learned + excluded.cards_learned,
         reviews = assignment_progress.reviews + excluded.reviews,
-        updated_at = now())
+        updated_at = excluded.updated_at)
 INSERT INTO assignment_daily_reviews (assignment_id, day, reviews)
 SELECT a.id, @day::date, @reviews::integer FROM a WHERE @reviews::integer <> 0
 ON CONFLICT (assignment_id, day) DO UPDATE SET reviews = assignment_daily_reviews.reviews + excluded.reviews;

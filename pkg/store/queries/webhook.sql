@@ -53,14 +53,15 @@ WHERE w.teacher_id = @teacher_id AND w.disabled_at IS NULL
 ORDER BY w.id;
 
 -- name: RecordWebhookAttempt :exec
--- Records an endpoint's answer to an event; an accepted record is never
--- overwritten.
-INSERT INTO webhook_attempts (endpoint_id, event_id, status, accepted, replays)
-VALUES (@endpoint_id, @event_id, @status, @accepted, @replays)
+-- Records an endpoint's answer to an event at now (the database's now() when
+-- null); an accepted record is never overwritten.
+INSERT INTO webhook_attempts (endpoint_id, event_id, status, accepted, replays, at)
+VALUES (@endpoint_id, @event_id, @status, @accepted, @replays, coalesce(sqlc.narg(now)::timestamptz, now()))
 ON CONFLICT (endpoint_id, event_id) DO UPDATE
-SET status = excluded.status, accepted = excluded.accepted, replays = excluded.replays, at = now()
+SET status = excluded.status, accepted = excluded.accepted, replays = excluded.replays, at = excluded.at
 WHERE NOT webhook_attempts.accepted;
 
 -- name: DisableEndpoint :exec
-UPDATE webhook_endpoints SET disabled_at = now(), disabled_reason = @reason::text
+-- Disables the endpoint at now (the database's now() when null).
+UPDATE webhook_endpoints SET disabled_at = coalesce(sqlc.narg(now)::timestamptz, now()), disabled_reason = @reason::text
 WHERE id = @endpoint_id AND disabled_at IS NULL;
