@@ -93,9 +93,9 @@ func (s *Service) teacherOrNewcomer(w http.ResponseWriter, r *http.Request) (use
 // ListClasses (GET) answers the calling teacher's classes, oldest first,
 // with their join codes and members: {"classes": [classroom.Class]}.
 func (s *Service) ListClasses(w http.ResponseWriter, r *http.Request) {
-	s.teacherList(w, r, "classes", func(ctx context.Context, teacherID uuid.UUID) (any, error) {
-		return classroom.ListClasses(ctx, s.pool, teacherID)
-	})
+	s.list(w, r, "classes", func(ctx context.Context, tx pgx.Tx, t user) (any, error) {
+		return classroom.ListClasses(ctx, tx, t.ID)
+	}, account.Teacher)
 }
 
 // ListDecks (GET) answers the deck library: to a teacher the decks they may
@@ -103,31 +103,27 @@ func (s *Service) ListClasses(w http.ResponseWriter, r *http.Request) {
 // learner the library's, each saying whether they have started it:
 // {"decks": [classroom.Deck]}. 400 for any query parameter.
 func (s *Service) ListDecks(w http.ResponseWriter, r *http.Request) {
-	u, ok := s.caller(w, r, http.MethodGet, account.Teacher, account.Learner)
-	if !ok || !s.noQuery(w, r) {
-		return
-	}
-	decks, err := classroom.ListDecks(r.Context(), s.pool, u.ID, u.Role)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	httpx.WriteJSON(w, http.StatusOK, map[string]any{"decks": decks})
+	s.list(w, r, "decks", func(ctx context.Context, tx pgx.Tx, u user) (any, error) {
+		return classroom.ListDecks(ctx, tx, u.ID, u.Role)
+	}, account.Teacher, account.Learner)
 }
 
-// teacherList answers a teacher's GET without parameters with what list
-// reads for them, as {key: list}; 400 for any query parameter.
-func (s *Service) teacherList(w http.ResponseWriter, r *http.Request, key string, list func(context.Context, uuid.UUID) (any, error)) {
-	t, ok := s.caller(w, r, http.MethodGet, account.Teacher)
+// list answers a GET without parameters, callable by roles, with what
+// read reads for the caller in one snapshot (see read), as {key: list};
+// 400 for any query parameter.
+func (s *Service) list(w http.ResponseWriter, r *http.Request, key string,
+	read func(context.Context, pgx.Tx, user) (any, error), roles ...account.Role) {
+	u, ok := s.caller(w, r, http.MethodGet, roles...)
 	if !ok || !s.noQuery(w, r) {
 		return
 	}
-	v, err := list(r.Context(), t.ID)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	httpx.WriteJSON(w, http.StatusOK, map[string]any{key: v})
+	s.read(w, r, func(tx pgx.Tx) (any, error) {
+		v, err := read(r.Context(), tx, u)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{key: v}, nil
+	})
 }
 
 // GetClassProgress (GET ?class_id=) answers the calling teacher's class as
@@ -150,12 +146,9 @@ func (s *Service) GetClassProgress(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	p, err := classroom.ClassProgressOf(r.Context(), s.pool, t.ID, *classID, s.now())
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	httpx.WriteJSON(w, http.StatusOK, p)
+	s.read(w, r, func(tx pgx.Tx) (any, error) {
+		return classroom.ClassProgressOf(r.Context(), tx, t.ID, *classID, s.now())
+	})
 }
 
 // noQuery answers 400 to a request with query parameters, which a function

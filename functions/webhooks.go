@@ -57,9 +57,9 @@ func (s *Service) RegisterWebhookEndpoint(w http.ResponseWriter, r *http.Request
 // secrets, with whether and why each was disabled: {"endpoints":
 // [webhooks.Endpoint]}.
 func (s *Service) ListWebhookEndpoints(w http.ResponseWriter, r *http.Request) {
-	s.teacherList(w, r, "endpoints", func(ctx context.Context, teacherID uuid.UUID) (any, error) {
-		return s.endpoints().List(ctx, s.pool, teacherID)
-	})
+	s.list(w, r, "endpoints", func(ctx context.Context, tx pgx.Tx, t user) (any, error) {
+		return s.endpoints().List(ctx, tx, t.ID)
+	}, account.Teacher)
 }
 
 // RotateWebhookSecret (POST {"id", "revoke_previous"}) gives an endpoint a
