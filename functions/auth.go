@@ -45,11 +45,6 @@ func (s *Service) actor(ctx context.Context, r *http.Request) (user, error) {
 // errNoAccount is account's error for an identity without a Lexora account.
 var errNoAccount = errors.New("no account")
 
-// unauthenticated is the 401 problem with detail.
-func unauthenticated(detail string) error {
-	return httpx.NewProblem(http.StatusUnauthorized, httpx.TypeUnauthenticated, "Unauthenticated", detail)
-}
-
 // identity is the request's verified ID token's claims, or a 401 problem.
 func (s *Service) identity(ctx context.Context, r *http.Request) (auth.Claims, error) {
 	c, err := s.verifier.Verify(ctx, r)

@@ -6,9 +6,15 @@ import (
 	"log/slog"
 	"net/http"
 
+	"strings"
+
 	"github.com/lexora-app/lexora/pkg/classroom"
+	"github.com/lexora-app/lexora/pkg/idempotency"
 	"github.com/lexora-app/lexora/pkg/learning"
+	"github.com/lexora-app/lexora/pkg/outbox"
+	"github.com/lexora-app/lexora/pkg/platform/auth"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
+	"github.com/lexora-app/lexora/pkg/platform/text"
 	"github.com/lexora-app/lexora/pkg/store"
 	"github.com/lexora-app/lexora/pkg/study"
 	"github.com/lexora-app/lexora/pkg/webhooks"
@@ -29,11 +35,58 @@ func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	httpx.WriteError(w, r, log, problem(err))
 }
 
+// The problem documents of the functions' own refusals (the domain's are
+// domainProblems).
+
+// invalid is the 400 problem with detail and the invalid fields, if any.
+func invalid(detail string, fields ...httpx.FieldError) *httpx.Problem {
+	p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", detail)
+	if len(fields) > 0 {
+		p.Errors = fields
+	}
+	return p
+}
+
 // fieldProblem is the 400 problem for one invalid field of the body.
 func fieldProblem(field, reason string) *httpx.Problem {
-	p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", "one or more fields are invalid")
-	p.Errors = []httpx.FieldError{{Field: field, Reason: reason}}
-	return p
+	return invalid("one or more fields are invalid", httpx.FieldError{Field: field, Reason: reason})
+}
+
+// unauthenticated is the 401 problem with detail.
+func unauthenticated(detail string) error {
+	return httpx.NewProblem(http.StatusUnauthorized, httpx.TypeUnauthenticated, "Unauthenticated", detail)
+}
+
+// noAccount is Me's 404 for an identity c without a Lexora account, whose
+// detail says what the identity can do.
+func noAccount(c auth.Claims) *httpx.Problem {
+	detail := "this identity has no Lexora account and no verified email: sign in with a verified email, " +
+		"the one a teacher added you with or one to create a class with"
+	if _, err := text.CanonicalEmail(c.Email); err == nil && c.EmailVerified {
+		detail = "this identity has no Lexora account yet: creating a class (CreateClass) makes it a teacher; " +
+			"a learner is added by their teacher with this email, then signs in again"
+	}
+	return httpx.NewProblem(http.StatusNotFound, httpx.TypeNoAccount, "No Lexora account", detail)
+}
+
+// methodNotAllowed is the 405 problem of a function called with another
+// method than method.
+func methodNotAllowed(method string) *httpx.Problem {
+	return httpx.NewProblem(http.StatusMethodNotAllowed, httpx.TypeMethodNotAllowed, "Method not allowed", "use "+method)
+}
+
+// forbiddenOrigin is the 403 problem of a preflight from an origin that may
+// not call Lexora from a browser.
+func forbiddenOrigin() *httpx.Problem {
+	return httpx.NewProblem(http.StatusForbidden, httpx.TypeForbiddenOrigin, "Origin not allowed",
+		"this origin may not call Lexora from a browser")
+}
+
+// unknownPath is the 404 problem of a path that names no function; it
+// lists the functions.
+func unknownPath(functions []string) *httpx.Problem {
+	return httpx.NewProblem(http.StatusNotFound, httpx.TypeNotFound, "Not found",
+		"no function at this path; the functions are /"+strings.Join(functions, ", /"))
 }
 
 // domainProblems is the answer to each error of the domain packages,
@@ -77,7 +130,18 @@ var domainProblems = []struct {
 	{classroom.ErrDueOutOfRange, invalidField("due_at", fmt.Sprintf("must be in the future and within %d days", classroom.MaxDueDays))},
 	{webhooks.ErrEndpointNotFound, notFound("webhook endpoint")},
 	{webhooks.ErrBadURL, invalidField("url", webhooks.ErrBadURL.Error())},
+	{outbox.ErrEmptyFilter, invalidRequest},
+	{outbox.ErrNoReason, invalidRequest},
+	{outbox.ErrInvalidFilter, invalidRequest},
+	{idempotency.ErrMismatch, func(error) *httpx.Problem {
+		return httpx.NewProblem(http.StatusUnprocessableEntity, httpx.TypeIdempotencyMismatch,
+			"Idempotency key reused", "this Idempotency-Key was used with a different request")
+	}},
 }
+
+// invalidRequest answers 400 with err's text: a refusal that says itself
+// what is wrong.
+func invalidRequest(err error) *httpx.Problem { return invalid(err.Error()) }
 
 // notFound answers 404 for what.
 func notFound(what string) func(error) *httpx.Problem {

@@ -7,9 +7,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lexora-app/lexora/pkg/classroom"
-	"github.com/lexora-app/lexora/pkg/platform/auth"
-	"github.com/lexora-app/lexora/pkg/platform/httpx"
-	"github.com/lexora-app/lexora/pkg/platform/text"
 )
 
 // Me (GET, any role) answers the caller's own account: id, name, email,
@@ -42,16 +39,4 @@ func (s *Service) Me(w http.ResponseWriter, r *http.Request) {
 	s.read(w, r, func(tx pgx.Tx) (any, error) {
 		return classroom.ProfileOf(r.Context(), tx, u.ID)
 	})
-}
-
-// noAccount is Me's 404 for an identity c without a Lexora account, whose
-// detail says what the identity can do.
-func noAccount(c auth.Claims) *httpx.Problem {
-	detail := "this identity has no Lexora account and no verified email: sign in with a verified email, " +
-		"the one a teacher added you with or one to create a class with"
-	if _, err := text.CanonicalEmail(c.Email); err == nil && c.EmailVerified {
-		detail = "this identity has no Lexora account yet: creating a class (CreateClass) makes it a teacher; " +
-			"a learner is added by their teacher with this email, then signs in again"
-	}
-	return httpx.NewProblem(http.StatusNotFound, httpx.TypeNoAccount, "No Lexora account", detail)
 }

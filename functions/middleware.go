@@ -20,8 +20,7 @@ func cors(w http.ResponseWriter, r *http.Request, allowed string) bool {
 	w.Header().Add("Vary", "Origin")
 	if origin == "" || allowed == "" || origin != allowed {
 		if r.Method == http.MethodOptions && origin != "" {
-			httpx.WriteProblem(w, httpx.NewProblem(http.StatusForbidden, httpx.TypeForbiddenOrigin, "Origin not allowed",
-				"this origin may not call Lexora from a browser"))
+			httpx.WriteProblem(w, forbiddenOrigin())
 			return true
 		}
 		return false
@@ -58,8 +57,7 @@ func allow(w http.ResponseWriter, r *http.Request, method string) bool {
 		return true
 	}
 	w.Header().Set("Allow", method)
-	httpx.WriteProblem(w, httpx.NewProblem(http.StatusMethodNotAllowed, httpx.TypeMethodNotAllowed,
-		"Method not allowed", "use "+method))
+	httpx.WriteProblem(w, methodNotAllowed(method))
 	return false
 }
 

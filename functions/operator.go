@@ -2,7 +2,6 @@ package functions
 
 import (
 	"context"
-	"errors"
 	"net/http"
 
 	"github.com/jackc/pgx/v5"
@@ -48,7 +47,7 @@ func (s *Service) ListDeadLetters(w http.ResponseWriter, r *http.Request) {
 	}
 	dead, err := outbox.ListDead(r.Context(), s.pool, f)
 	if err != nil {
-		s.fail(w, r, deadProblem(err))
+		s.fail(w, r, err)
 		return
 	}
 	httpx.WriteJSON(w, http.StatusOK, map[string]any{"dead": dead})
@@ -93,17 +92,8 @@ func (s *Service) resolveDead(w http.ResponseWriter, r *http.Request, name, verb
 	s.write(w, r, op, name, http.StatusOK, req, func(tx pgx.Tx) (any, error) {
 		n, err := apply(r.Context(), tx, f, op.ID.String(), req.Reason)
 		if err != nil {
-			return nil, deadProblem(err)
+			return nil, err
 		}
 		return map[string]int{verb: n}, nil
 	})
-}
-
-// deadProblem turns the outbox's refusals of a dead-letter filter into a
-// 400 problem, and leaves other errors as they are.
-func deadProblem(err error) error {
-	if errors.Is(err, outbox.ErrEmptyFilter) || errors.Is(err, outbox.ErrNoReason) || errors.Is(err, outbox.ErrInvalidFilter) {
-		return httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", err.Error())
-	}
-	return err
 }

@@ -104,7 +104,5 @@ func (q *queryParams) err() error {
 	if len(q.errs) == 0 {
 		return nil
 	}
-	p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", "one or more query parameters are invalid")
-	p.Errors = q.errs
-	return p
+	return invalid("one or more query parameters are invalid", q.errs...)
 }

@@ -4,7 +4,6 @@ import (
 	"maps"
 	"net/http"
 	"slices"
-	"strings"
 
 	"github.com/GoogleCloudPlatform/functions-framework-go/functions"
 
@@ -47,6 +46,5 @@ func init() {
 // 404 problem document listing the functions, so that every answer of the
 // API is a problem document or a function's own.
 func UnknownPath(w http.ResponseWriter, _ *http.Request) {
-	httpx.WriteProblem(w, httpx.NewProblem(http.StatusNotFound, httpx.TypeNotFound, "Not found",
-		"no function at this path; the functions are /"+strings.Join(slices.Sorted(maps.Keys(Functions)), ", /")))
+	httpx.WriteProblem(w, unknownPath(slices.Sorted(maps.Keys(Functions))))
 }

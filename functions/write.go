@@ -3,7 +3,6 @@ package functions
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 
@@ -38,9 +37,8 @@ const IdempotencyKeyHeader = "Idempotency-Key"
 func (s *Service) write(w http.ResponseWriter, r *http.Request, u user, name string, status int, req any, fn func(pgx.Tx) (any, error)) {
 	key := r.Header.Get(IdempotencyKeyHeader)
 	if vals := r.Header.Values(IdempotencyKeyHeader); len(vals) > 1 || (vals != nil && !printableASCII(key, 255)) {
-		p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", "the Idempotency-Key header is invalid")
-		p.Errors = []httpx.FieldError{{Field: IdempotencyKeyHeader, Reason: "must be one value of 1 to 255 printable ASCII characters"}}
-		s.fail(w, r, p)
+		s.fail(w, r, invalid("the Idempotency-Key header is invalid",
+			httpx.FieldError{Field: IdempotencyKeyHeader, Reason: "must be one value of 1 to 255 printable ASCII characters"}))
 		return
 	}
 	scope := name + " " + u.ID.String()
@@ -53,10 +51,6 @@ func (s *Service) write(w http.ResponseWriter, r *http.Request, u user, name str
 				return err
 			}
 			stored, err := idempotency.Begin(r.Context(), tx, scope, key, hash)
-			if errors.Is(err, idempotency.ErrMismatch) {
-				return httpx.NewProblem(http.StatusUnprocessableEntity, httpx.TypeIdempotencyMismatch,
-					"Idempotency key reused", "this Idempotency-Key was used with a different request")
-			}
 			if err != nil || stored != nil {
 				if stored != nil {
 					resp, replayed = *stored, true
