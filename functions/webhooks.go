@@ -8,6 +8,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lexora-app/lexora/pkg/account"
+	"github.com/lexora-app/lexora/pkg/store"
+	"github.com/lexora-app/lexora/pkg/webhooks"
 )
 
 // A teacher's webhook endpoints receive the events of their assignments,
@@ -84,25 +86,26 @@ func (s *Service) RotateWebhookSecret(w http.ResponseWriter, r *http.Request) {
 // from then on are sent to it again, the ones in between are not. 404 for an
 // endpoint that is not the caller's.
 func (s *Service) EnableWebhookEndpoint(w http.ResponseWriter, r *http.Request) {
-	t, ok := s.caller(w, r, http.MethodPost, account.Teacher)
-	var req WebhookEndpointRequest
-	if !ok || !s.decode(w, r, &req) {
-		return
-	}
-	s.write(w, r, t, "EnableWebhookEndpoint", http.StatusOK, req, func(tx pgx.Tx) (any, error) {
-		return s.endpoints().Enable(r.Context(), tx, t.ID, uuid.MustParse(req.ID))
-	})
+	s.changeEndpoint(w, r, "EnableWebhookEndpoint", s.endpoints().Enable)
 }
 
 // DeleteWebhookEndpoint (POST {"id"}) removes an endpoint and answers 200
 // with what it was. 404 for an endpoint that is not the caller's.
 func (s *Service) DeleteWebhookEndpoint(w http.ResponseWriter, r *http.Request) {
+	s.changeEndpoint(w, r, "DeleteWebhookEndpoint", s.endpoints().Delete)
+}
+
+// changeEndpoint is the function name, a teacher's POST {"id"}: a write
+// applying change to the caller's endpoint id, answered 200 with the
+// endpoint change returns.
+func (s *Service) changeEndpoint(w http.ResponseWriter, r *http.Request, name string,
+	change func(ctx context.Context, db store.DBTX, teacherID, id uuid.UUID) (webhooks.Endpoint, error)) {
 	t, ok := s.caller(w, r, http.MethodPost, account.Teacher)
 	var req WebhookEndpointRequest
 	if !ok || !s.decode(w, r, &req) {
 		return
 	}
-	s.write(w, r, t, "DeleteWebhookEndpoint", http.StatusOK, req, func(tx pgx.Tx) (any, error) {
-		return s.endpoints().Delete(r.Context(), tx, t.ID, uuid.MustParse(req.ID))
+	s.write(w, r, t, name, http.StatusOK, req, func(tx pgx.Tx) (any, error) {
+		return change(r.Context(), tx, t.ID, uuid.MustParse(req.ID))
 	})
 }

@@ -173,12 +173,9 @@ func assignmentMessage(d outbox.Delivery, a store.AssignmentMailRow) mail.Messag
 // welcome emails a newly enrolled learner.
 func (e *Email) welcome(ctx context.Context, d outbox.Delivery, p events.LearnerEnrolledPayload) error {
 	return e.sendOnce(ctx, d, func() (*mail.Message, error) {
-		w, err := store.On(e.pool).EnrolmentMail(ctx, p.LearnerID, p.ClassID)
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, outbox.Permanent(fmt.Errorf("learner %s or class %s no longer exists", p.LearnerID, p.ClassID))
-		}
+		w, err := e.classMail(ctx, p.LearnerID, p.ClassID)
 		if err != nil {
-			return nil, fmt.Errorf("load enrolment: %w", err)
+			return nil, err
 		}
 		return &mail.Message{To: w.Email, Subject: "Welcome to " + w.Class,
 			Body: fmt.Sprintf("Hello %s,\n\n%s added you to %q on Lexora. You have %d assignment(s) waiting.\n",
@@ -186,16 +183,26 @@ func (e *Email) welcome(ctx context.Context, d outbox.Delivery, p events.Learner
 	})
 }
 
+// classMail is what the welcome and invitation emails say of the learner
+// and the class; a permanent error when either no longer exists.
+func (e *Email) classMail(ctx context.Context, learnerID, classID uuid.UUID) (store.ClassMailRow, error) {
+	row, err := store.On(e.pool).ClassMail(ctx, learnerID, classID)
+	if errors.Is(err, store.ErrNotFound) {
+		return row, outbox.Permanent(fmt.Errorf("learner %s or class %s no longer exists", learnerID, classID))
+	}
+	if err != nil {
+		return row, fmt.Errorf("load learner %s and class %s: %w", learnerID, classID, err)
+	}
+	return row, nil
+}
+
 // invite emails a learner the join code of the class a teacher invited them
 // to; joining is the learner's choice.
 func (e *Email) invite(ctx context.Context, d outbox.Delivery, p events.LearnerInvitedPayload) error {
 	return e.sendOnce(ctx, d, func() (*mail.Message, error) {
-		inv, err := store.On(e.pool).InvitationMail(ctx, p.LearnerID, p.ClassID)
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, outbox.Permanent(fmt.Errorf("learner %s or class %s no longer exists", p.LearnerID, p.ClassID))
-		}
+		inv, err := e.classMail(ctx, p.LearnerID, p.ClassID)
 		if err != nil {
-			return nil, fmt.Errorf("load invitation: %w", err)
+			return nil, err
 		}
 		join := "Ask " + inv.TeacherName + " for the class code to join."
 		if inv.JoinCode != nil {

@@ -29,18 +29,14 @@ func (r Rating) Valid() bool {
 	return r >= Again && r <= Easy
 }
 
+// ratingNames are the grades' names, by Rating.
+var ratingNames = [...]string{Again: "again", Hard: "hard", Good: "good", Easy: "easy"}
+
 // String returns the lowercase grade name ("again", "hard", "good", "easy"),
 // or "rating(N)" for an invalid value.
 func (r Rating) String() string {
-	switch r {
-	case Again:
-		return "again"
-	case Hard:
-		return "hard"
-	case Good:
-		return "good"
-	case Easy:
-		return "easy"
+	if r.Valid() {
+		return ratingNames[r]
 	}
 	return "rating(" + strconv.Itoa(int(r)) + ")"
 }
@@ -86,18 +82,14 @@ func (s State) Valid() bool {
 	return s >= New && s <= Relearning
 }
 
+// stateNames are the states' names, by State.
+var stateNames = [...]string{New: "new", Learning: "learning", Review: "review", Relearning: "relearning"}
+
 // String returns the lowercase state name ("new", "learning", "review",
 // "relearning"), or "state(N)" for an invalid value.
 func (s State) String() string {
-	switch s {
-	case New:
-		return "new"
-	case Learning:
-		return "learning"
-	case Review:
-		return "review"
-	case Relearning:
-		return "relearning"
+	if s.Valid() {
+		return stateNames[s]
 	}
 	return "state(" + strconv.Itoa(int(s)) + ")"
 }

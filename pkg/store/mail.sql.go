@@ -62,6 +62,35 @@ func (q *Queries) AssignmentMail(ctx context.Context, learnedState int16, assign
 	return i, err
 }
 
+const classMail = `-- name: ClassMail :one
+SELECT l.email, l.display_name AS learner_name, t.display_name AS teacher_name, c.name AS class, c.join_code
+FROM users l, classes c JOIN users t ON t.id = c.teacher_id
+WHERE l.id = $1 AND c.id = $2
+`
+
+type ClassMailRow struct {
+	Email       string
+	LearnerName string
+	TeacherName string
+	Class       string
+	JoinCode    *string
+}
+
+// The learner, a class (the one they joined, or are invited to), its
+// teacher and join code, for the welcome and invitation emails.
+func (q *Queries) ClassMail(ctx context.Context, learnerID uuid.UUID, classID uuid.UUID) (ClassMailRow, error) {
+	row := q.db.QueryRow(ctx, classMail, learnerID, classID)
+	var i ClassMailRow
+	err := row.Scan(
+		&i.Email,
+		&i.LearnerName,
+		&i.TeacherName,
+		&i.Class,
+		&i.JoinCode,
+	)
+	return i, err
+}
+
 const dailyReminderMail = `-- name: DailyReminderMail :one
 SELECT u.email, u.display_name, u.timezone,
        (SELECT count(*) FROM cards c WHERE c.learner_id = u.id AND c.due <= $1 AND NOT c.suspended) AS due
@@ -84,60 +113,6 @@ func (q *Queries) DailyReminderMail(ctx context.Context, at time.Time, learnerID
 		&i.DisplayName,
 		&i.Timezone,
 		&i.Due,
-	)
-	return i, err
-}
-
-const enrolmentMail = `-- name: EnrolmentMail :one
-SELECT l.email, l.display_name AS learner_name, t.display_name AS teacher_name, c.name AS class
-FROM users l, users t, classes c
-WHERE l.id = $1 AND c.id = $2 AND t.id = c.teacher_id
-`
-
-type EnrolmentMailRow struct {
-	Email       string
-	LearnerName string
-	TeacherName string
-	Class       string
-}
-
-// The learner, their new class and its teacher, for the welcome email.
-func (q *Queries) EnrolmentMail(ctx context.Context, learnerID uuid.UUID, classID uuid.UUID) (EnrolmentMailRow, error) {
-	row := q.db.QueryRow(ctx, enrolmentMail, learnerID, classID)
-	var i EnrolmentMailRow
-	err := row.Scan(
-		&i.Email,
-		&i.LearnerName,
-		&i.TeacherName,
-		&i.Class,
-	)
-	return i, err
-}
-
-const invitationMail = `-- name: InvitationMail :one
-SELECT l.email, l.display_name AS learner_name, t.display_name AS teacher_name, c.name AS class, c.join_code
-FROM users l, classes c JOIN users t ON t.id = c.teacher_id
-WHERE l.id = $1 AND c.id = $2
-`
-
-type InvitationMailRow struct {
-	Email       string
-	LearnerName string
-	TeacherName string
-	Class       string
-	JoinCode    *string
-}
-
-// The learner, the class they are invited to, its teacher and join code.
-func (q *Queries) InvitationMail(ctx context.Context, learnerID uuid.UUID, classID uuid.UUID) (InvitationMailRow, error) {
-	row := q.db.QueryRow(ctx, invitationMail, learnerID, classID)
-	var i InvitationMailRow
-	err := row.Scan(
-		&i.Email,
-		&i.LearnerName,
-		&i.TeacherName,
-		&i.Class,
-		&i.JoinCode,
 	)
 	return i, err
 }

@@ -16,14 +16,9 @@ JOIN users t ON t.id = a.teacher_id
 JOIN decks d ON d.id = a.deck_id
 WHERE a.id = @assignment_id;
 
--- name: EnrolmentMail :one
--- The learner, their new class and its teacher, for the welcome email.
-SELECT l.email, l.display_name AS learner_name, t.display_name AS teacher_name, c.name AS class
-FROM users l, users t, classes c
-WHERE l.id = @learner_id AND c.id = @class_id AND t.id = c.teacher_id;
-
--- name: InvitationMail :one
--- The learner, the class they are invited to, its teacher and join code.
+-- name: ClassMail :one
+-- The learner, a class (the one they joined, or are invited to), its
+-- teacher and join code, for the welcome and invitation emails.
 SELECT l.email, l.display_name AS learner_name, t.display_name AS teacher_name, c.name AS class, c.join_code
 FROM users l, classes c JOIN users t ON t.id = c.teacher_id
 WHERE l.id = @learner_id AND c.id = @class_id;
