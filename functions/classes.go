@@ -1,11 +1,9 @@
 package functions
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -48,8 +46,7 @@ func (s *Service) CreateClass(w http.ResponseWriter, r *http.Request) {
 	s.write(w, r, t, "CreateClass", http.StatusCreated, req, func(tx pgx.Tx) (any, error) {
 		c := s.classroom()
 		if newcomer != nil {
-			local, _, _ := strings.Cut(newcomer.Email, "@")
-			newcomer.DisplayName, newcomer.Timezone = cmp.Or(text.Name(req.DisplayName), local), cmp.Or(req.Timezone, "UTC")
+			newcomer.DisplayName, newcomer.Timezone = text.Name(req.DisplayName), req.Timezone
 			if err := c.AddTeacher(r.Context(), tx, *newcomer); err != nil {
 				return nil, err
 			}

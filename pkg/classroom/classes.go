@@ -1,10 +1,12 @@
 package classroom
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -36,7 +38,9 @@ type Member struct {
 // Newcomer is a signed-in identity without a Lexora account (its email
 // verified by the identity provider) that becomes a teacher by creating its
 // first class: self-serve, as classroom products do. ID is the id its
-// account will have; Email is canonical (text.CanonicalEmail).
+// account will have; Email is canonical (text.CanonicalEmail). DisplayName
+// and Timezone (IANA) are the account's; AddTeacher takes the email's local
+// part and UTC for those left empty.
 type Newcomer struct {
 	ID          uuid.UUID
 	Subject     string
@@ -50,6 +54,8 @@ type Newcomer struct {
 // subject has an account already (a concurrent first request of the same
 // sign-in made it; the next request acts as that account).
 func (c Classroom) AddTeacher(ctx context.Context, tx pgx.Tx, n Newcomer) error {
+	local, _, _ := strings.Cut(n.Email, "@")
+	n.DisplayName, n.Timezone = cmp.Or(n.DisplayName, local), cmp.Or(n.Timezone, "UTC")
 	_, err := store.On(tx).AddTeacher(ctx, store.AddTeacherParams{ID: n.ID, Email: n.Email,
 		DisplayName: n.DisplayName, Role: account.Teacher, Timezone: n.Timezone, Subject: n.Subject, Now: c.clock.NowOrNil()})
 	if errors.Is(err, store.ErrNotFound) {

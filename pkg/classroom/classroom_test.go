@@ -224,3 +224,16 @@ func TestClassesAnswerTypedErrors(t *testing.T) {
 	require.Equal(t, []Class{{ID: class.ID, Name: "Morning", JoinCode: class.JoinCode, CreatedAt: classes[0].CreatedAt, Members: []Member{}}}, classes)
 	require.WithinDuration(t, b.clock.Now(), classes[0].CreatedAt, 0, "created at the clock's instant")
 }
+
+// TestNewTeacherDefaults: a newcomer who gives no name or zone is named by
+// their email's local part, in UTC.
+func TestNewTeacherDefaults(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	n := Newcomer{ID: uuid.New(), Subject: "dana-uid", Email: "dana.r@example.com"}
+	require.NoError(t, b.inTx(t, func(tx pgx.Tx) error { return b.classroom.AddTeacher(ctx, tx, n) }))
+	var name, zone string
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT display_name, timezone FROM users WHERE id = $1`, n.ID).Scan(&name, &zone))
+	require.Equal(t, []string{"dana.r", "UTC"}, []string{name, zone})
+}
