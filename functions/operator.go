@@ -62,14 +62,16 @@ type ResolveDeadLettersRequest struct {
 	Since      string  `json:"since" validate:"omitempty,rfc3339"`
 	Until      string  `json:"until" validate:"omitempty,rfc3339"`
 	All        bool    `json:"all"`
-	// Reason is recorded in the audit table; required to skip.
-	Reason string `json:"reason" validate:"max=1000,singleline"`
+	// Reason is recorded in the audit table: required, not only white space
+	// (singleline refuses that), at most 1,000 characters.
+	Reason string `json:"reason" validate:"required,max=1000,singleline"`
 }
 
 // ReplayDeadLetters (POST) makes the selected dead deliveries pending again
 // with a fresh attempt budget; SkipDeadLetters (POST) resolves them without
-// delivery and needs a reason. Both write one outbox_audit row per delivery
-// and answer {"replayed": n} or {"skipped": n}.
+// delivery. Both need a reason, write one outbox_audit row per delivery and
+// answer {"replayed": n} or {"skipped": n}; a missing or blank reason is a
+// 400 with a field error for reason, and changes nothing.
 func (s *Service) ReplayDeadLetters(w http.ResponseWriter, r *http.Request) {
 	s.resolveDead(w, r, "ReplayDeadLetters", "replayed", outbox.Replay)
 }

@@ -51,11 +51,16 @@ func TestOperatorFunctionsAreForOperatorsOnly(t *testing.T) {
 
 	code, _ = f.call(t, (*Service).ReplayDeadLetters, http.MethodPost, "/ReplayDeadLetters", op, `{}`)
 	require.Equal(t, http.StatusBadRequest, code, "an empty filter never replays everything")
-	code, _ = f.call(t, (*Service).SkipDeadLetters, http.MethodPost, "/SkipDeadLetters", op, `{"all":true}`)
-	require.Equal(t, http.StatusBadRequest, code, "skipping needs a reason")
-	code, _ = f.call(t, (*Service).SkipDeadLetters, http.MethodPost, "/SkipDeadLetters", op, `{"all":true,"reason":"   "}`)
-	require.Equal(t, http.StatusBadRequest, code, "a blank reason is no reason")
-	require.Zero(t, f.count(t, "SELECT count(*) FROM outbox_audit"))
+	for _, fn := range []func(*Service, http.ResponseWriter, *http.Request){(*Service).ReplayDeadLetters, (*Service).SkipDeadLetters} {
+		for _, body := range []string{`{"all":true}`, `{"all":true,"reason":""}`, `{"ids":[1],"reason":"   "}`, `{"all":true,"reason":"\u3000\t"}`} {
+			code, problem := f.call(t, fn, http.MethodPost, "/ResolveDeadLetters", op, body)
+			require.Equal(t, http.StatusBadRequest, code, "replaying or skipping needs a reason: %s", body)
+			require.Len(t, problem["errors"], 1, body)
+			require.Equal(t, "reason", problem["errors"].([]any)[0].(map[string]any)["field"], body)
+		}
+	}
+	require.Zero(t, f.count(t, "SELECT count(*) FROM outbox_audit"), "a refused replay or skip writes no audit row")
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'dead'"), "and leaves the dead letter dead")
 
 	replay := func(key, body string) *httptest.ResponseRecorder {
 		return f.keyedCall(t, (*Service).ReplayDeadLetters, key, op, body)
@@ -70,7 +75,7 @@ func TestOperatorFunctionsAreForOperatorsOnly(t *testing.T) {
 	again := replay("replay-1", fixed)
 	require.Equal(t, first.Body.String(), again.Body.String(), "an operator's retried replay answers as the first")
 	require.Equal(t, "true", again.Header().Get("Idempotent-Replayed"))
-	require.Equal(t, http.StatusUnprocessableEntity, replay("replay-1", `{"all":true}`).Code)
+	require.Equal(t, http.StatusUnprocessableEntity, replay("replay-1", `{"all":true,"reason":"mailbox fixed"}`).Code)
 	require.Equal(t, http.StatusBadRequest, replay("bad key", fixed).Code)
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM outbox_audit"))
 }

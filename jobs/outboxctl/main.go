@@ -8,7 +8,7 @@
 //
 //	outboxctl health
 //	outboxctl dead list   [-topic T] [-subscriber S] [-since RFC3339] [-until RFC3339] [-limit N]
-//	outboxctl dead replay (-id N ... | -topic T | -subscriber S | -since/-until | -all) [-reason R]
+//	outboxctl dead replay (-id N ... | -topic T | -subscriber S | -since/-until | -all) -reason R
 //	outboxctl dead skip   (-id N ... | ...) -reason R
 //
 // Output is JSON on stdout. Exit status: 0 done, 1 failed, 2 bad usage.
@@ -26,6 +26,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/sethvargo/go-envconfig"
 
@@ -70,7 +71,7 @@ const usage = `
 usage:
   outboxctl health
   outboxctl dead list   [-topic T] [-subscriber S] [-since RFC3339] [-until RFC3339] [-limit N]
-  outboxctl dead replay (-id N ... | -topic T | -subscriber S | -since/-until | -all) [-reason R]
+  outboxctl dead replay (-id N ... | -topic T | -subscriber S | -since/-until | -all) -reason R
   outboxctl dead skip   (-id N ... | -topic T | -subscriber S | -since/-until | -all) -reason R
 `
 
@@ -141,7 +142,7 @@ func dead(ctx context.Context, connect func() (*database.Pool, error), verb stri
 	fs.Var(timeFlag{&f.Until}, "until", "only deliveries that went dead before this RFC 3339 time")
 	fs.IntVar(&f.Limit, "limit", 100, "list at most this many (1..1000)")
 	fs.BoolVar(&f.All, "all", false, "replay or skip every dead delivery")
-	reason := fs.String("reason", "", "why (recorded in outbox_audit; required to skip)")
+	reason := fs.String("reason", "", "why (recorded in outbox_audit; required to replay or skip)")
 	actor := fs.String("actor", defaultActor(), "who (recorded in outbox_audit)")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
@@ -197,7 +198,7 @@ func checkDead(fs *flag.FlagSet, verb string, f outbox.DeadFilter, reason string
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	case f.Limit < 1 || f.Limit > 1000:
 		return fmt.Errorf("%w: -limit must be from 1 to 1000", errUsage)
-	case verb == "skip" && strings.TrimSpace(reason) == "":
+	case verb != "list" && strings.TrimFunc(reason, unicode.IsSpace) == "":
 		return fmt.Errorf("%w: %w", errUsage, outbox.ErrNoReason)
 	}
 	if err := f.Validate(); err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"strconv"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -47,12 +48,9 @@ func TestDeadLetterCommands(t *testing.T) {
 	require.Len(t, list.Dead, 1)
 	require.Equal(t, "permanent: 410 gone", list.Dead[0].LastError)
 
-	code, out = cli("dead", "replay")
+	code, out = cli("dead", "replay", "-reason", "fixed")
 	require.Equal(t, 2, code, out)
 	require.Contains(t, out, "selects nothing")
-	code, out = cli("dead", "skip", "-all")
-	require.Equal(t, 2, code, out)
-	require.Contains(t, out, "reason")
 	code, _ = cli("dead", "list", "-limit", "0")
 	require.Equal(t, 2, code)
 	code, _ = cli("dead", "purge")
@@ -62,8 +60,17 @@ func TestDeadLetterCommands(t *testing.T) {
 	code, out = cli("dead", "list", "-subscriber", "a\xffb")
 	require.Equal(t, 2, code, out)
 	require.Contains(t, out, "UTF-8")
-	code, _ = cli("dead", "skip", "-all", "-reason", "   ")
-	require.Equal(t, 2, code)
+	for _, verb := range []string{"replay", "skip"} {
+		code, out = cli("dead", verb, "-all")
+		require.Equal(t, 2, code, "%s needs a reason: %s", verb, out)
+		require.Contains(t, out, "reason")
+		code, out = cli("dead", verb, "-id", strconv.FormatInt(list.Dead[0].ID, 10), "-reason", " \t ")
+		require.Equal(t, 2, code, "%s refuses a blank reason: %s", verb, out)
+	}
+	var audited, dead int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM outbox_audit),
+		(SELECT count(*) FROM outbox_deliveries WHERE state = 'dead')`).Scan(&audited, &dead))
+	require.Equal(t, []int{0, 1}, []int{audited, dead}, "a refused replay or skip writes no audit row and changes nothing")
 	code, out = cli("dead", "list", "-reason", "x", "-all")
 	require.Equal(t, 2, code, "flags a verb ignores are refused")
 	require.Contains(t, out, "does not apply")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -35,8 +36,10 @@ func (f DeadFilter) empty() bool {
 // nothing and does not set All.
 var ErrEmptyFilter = errors.New("outbox: the filter selects nothing; set ids, topic, subscriber, a time range, or all")
 
-// ErrNoReason is returned by Skip without a reason.
-var ErrNoReason = errors.New("outbox: skipping needs a reason")
+// ErrNoReason is returned by Replay and Skip for a reason that is empty or
+// only white space: every resolution of a dead letter says why in
+// outbox_audit.
+var ErrNoReason = errors.New("outbox: replaying or skipping needs a reason")
 
 // ErrInvalidFilter wraps what is wrong with a DeadFilter, or with the
 // reason or actor of a replay or skip.
@@ -168,26 +171,27 @@ FROM target t
 WHERE t.id IN (SELECT id FROM replayed UNION ALL SELECT id FROM skipped)`
 
 // Replay makes the dead deliveries matching f pending again with a fresh
-// attempt budget, and records each in outbox_audit with actor and reason. It
-// returns how many it replayed, ErrEmptyFilter, or ErrInvalidFilter.
+// attempt budget, and records each in outbox_audit with actor and reason
+// (required). It returns how many it replayed, ErrEmptyFilter, ErrNoReason
+// or ErrInvalidFilter.
 func Replay(ctx context.Context, db DBTX, f DeadFilter, actor, reason string) (int, error) {
 	return resolveDead(ctx, db, f, "replay", actor, reason)
 }
 
 // Skip resolves the dead deliveries matching f without delivering them (the
 // rows are removed, which also unblocks an ordered key), and records each in
-// outbox_audit. The reason is required (ErrNoReason when blank). It returns
-// how many it skipped, ErrEmptyFilter, or ErrInvalidFilter.
+// outbox_audit with actor and reason (required). It returns how many it
+// skipped, ErrEmptyFilter, ErrNoReason or ErrInvalidFilter.
 func Skip(ctx context.Context, db DBTX, f DeadFilter, actor, reason string) (int, error) {
-	if strings.TrimSpace(reason) == "" {
-		return 0, ErrNoReason
-	}
 	return resolveDead(ctx, db, f, "skip", actor, reason)
 }
 
 func resolveDead(ctx context.Context, db DBTX, f DeadFilter, action, actor, reason string) (int, error) {
 	if f.empty() && !f.All {
 		return 0, ErrEmptyFilter
+	}
+	if strings.TrimFunc(reason, unicode.IsSpace) == "" {
+		return 0, ErrNoReason
 	}
 	if err := f.Validate(); err != nil {
 		return 0, err

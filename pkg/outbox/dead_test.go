@@ -60,10 +60,16 @@ func TestReplayAndSkipAreAudited(t *testing.T) {
 	dead, err := ListDead(ctx, b.pool, DeadFilter{})
 	require.NoError(t, err)
 
-	_, err = Replay(ctx, b.pool, DeadFilter{}, "ops", "")
+	_, err = Replay(ctx, b.pool, DeadFilter{}, "ops", "why")
 	require.ErrorIs(t, err, ErrEmptyFilter)
-	_, err = Skip(ctx, b.pool, DeadFilter{IDs: []int64{dead[0].ID}}, "ops", "")
-	require.ErrorContains(t, err, "reason")
+	for _, reason := range []string{"", "   ", "\t\u3000"} {
+		_, err = Skip(ctx, b.pool, DeadFilter{IDs: []int64{dead[0].ID}}, "ops", reason)
+		require.ErrorIs(t, err, ErrNoReason, "skip with reason %q", reason)
+		_, err = Replay(ctx, b.pool, DeadFilter{All: true}, "ops", reason)
+		require.ErrorIs(t, err, ErrNoReason, "replay with reason %q", reason)
+	}
+	require.Zero(t, b.count(t, "SELECT count(*) FROM outbox_audit"), "a refused replay or skip writes no audit row")
+	require.Equal(t, 2, b.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'dead'"), "and changes no delivery")
 
 	n, err := Skip(ctx, b.pool, DeadFilter{IDs: []int64{dead[0].ID}}, "ops@lexora.app", "partner endpoint retired")
 	require.NoError(t, err)
@@ -85,7 +91,7 @@ func TestReplayAndSkipAreAudited(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 1, rep.Dead, "the replayed delivery ran again")
 
-	n, err = Replay(ctx, b.pool, DeadFilter{Subscriber: "nobody"}, "ops", "")
+	n, err = Replay(ctx, b.pool, DeadFilter{Subscriber: "nobody"}, "ops", "nothing to do")
 	require.NoError(t, err)
 	require.Zero(t, n)
 }

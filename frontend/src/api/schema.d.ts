@@ -360,7 +360,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Make dead deliveries pending again (operators) */
+        /** Make dead deliveries pending again, with a reason (operators) */
         post: operations["ReplayDeadLetters"];
         delete?: never;
         options?: never;
@@ -807,8 +807,8 @@ export interface components {
                     /** Format: date-time */
                     until?: string;
                     all?: boolean;
-                    /** @description recorded in the audit table; required to skip */
-                    reason?: string;
+                    /** @description why, recorded in the audit table; one line, not only white space */
+                    reason: string;
                 };
             };
         };
