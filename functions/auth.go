@@ -3,47 +3,33 @@ package functions
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
 
-	"github.com/google/uuid"
-
 	"github.com/lexora-app/lexora/pkg/account"
+	"github.com/lexora-app/lexora/pkg/account/signin"
 	"github.com/lexora-app/lexora/pkg/platform/auth"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
-	"github.com/lexora-app/lexora/pkg/platform/text"
-	"github.com/lexora-app/lexora/pkg/store"
 )
 
 // user is the acting user.
-type user struct {
-	ID       uuid.UUID
-	Role     account.Role
-	Timezone string
-}
+type user = signin.Account
 
-// actor authenticates the request's ID token and resolves it to a user: by
-// the token's subject, or, at a first sign-in, by its verified email, which
-// links the account to the subject (the email matched in its canonical
-// form, text.CanonicalEmail; one that has none links nothing). It returns a
-// 401 problem for a missing, invalid or expired token, or an identity
-// without a Lexora account.
+// actor authenticates the request's ID token and resolves it to a user
+// (signin.Resolve). It returns a 401 problem for a missing, invalid or
+// expired token, or an identity without a Lexora account.
 func (s *Service) actor(ctx context.Context, r *http.Request) (user, error) {
 	c, err := s.identity(ctx, r)
 	if err != nil {
 		return user{}, err
 	}
-	u, err := s.account(ctx, c)
-	if errors.Is(err, errNoAccount) {
+	u, err := signin.Resolve(ctx, s.pool, c)
+	if errors.Is(err, signin.ErrNoAccount) {
 		return user{}, unauthenticated("this identity has no Lexora account")
 	}
 	return u, err
 }
-
-// errNoAccount is account's error for an identity without a Lexora account.
-var errNoAccount = errors.New("no account")
 
 // identity is the request's verified ID token's claims, or a 401 problem.
 func (s *Service) identity(ctx context.Context, r *http.Request) (auth.Claims, error) {
@@ -53,28 +39,6 @@ func (s *Service) identity(ctx context.Context, r *http.Request) (auth.Claims, e
 		return auth.Claims{}, unauthenticated("send a valid, unexpired ID token as Authorization: Bearer <token>")
 	}
 	return c, nil
-}
-
-// account is the user c signs in as (see actor); errNoAccount when there is none.
-func (s *Service) account(ctx context.Context, c auth.Claims) (user, error) {
-	users := store.On(s.pool)
-	u, err := users.UserBySubject(ctx, c.Subject)
-	email, emailErr := text.CanonicalEmail(c.Email)
-	if errors.Is(err, store.ErrNotFound) && c.EmailVerified && emailErr == nil {
-		var linked store.LinkSubjectRow
-		linked, err = users.LinkSubject(ctx, c.Subject, email)
-		u = store.UserBySubjectRow(linked)
-		if errors.Is(err, store.ErrNotFound) {
-			u, err = users.UserBySubject(ctx, c.Subject) // a concurrent first request of the same sign-in linked it
-		}
-	}
-	if errors.Is(err, store.ErrNotFound) {
-		return user{}, errNoAccount
-	}
-	if err != nil {
-		return user{}, fmt.Errorf("load acting user: %w", err)
-	}
-	return user{ID: u.ID, Role: u.Role, Timezone: u.Timezone}, nil
 }
 
 // caller is every function's first step: it answers 405 unless r uses

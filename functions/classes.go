@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lexora-app/lexora/pkg/account"
+	"github.com/lexora-app/lexora/pkg/account/signin"
 	"github.com/lexora-app/lexora/pkg/classroom"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
 	"github.com/lexora-app/lexora/pkg/platform/text"
@@ -69,13 +70,13 @@ func (s *Service) teacherOrNewcomer(w http.ResponseWriter, r *http.Request) (use
 	c, err := s.identity(r.Context(), r)
 	var u user
 	if err == nil {
-		u, err = s.account(r.Context(), c)
+		u, err = signin.Resolve(r.Context(), s.pool, c)
 	}
-	switch email, emailErr := text.CanonicalEmail(c.Email); {
-	case errors.Is(err, errNoAccount) && c.EmailVerified && emailErr == nil:
+	switch email, verified := signin.VerifiedEmail(c); {
+	case errors.Is(err, signin.ErrNoAccount) && verified:
 		n := &classroom.Newcomer{ID: uuid.New(), Subject: c.Subject, Email: email}
 		return user{ID: n.ID, Role: account.Teacher}, n, true
-	case errors.Is(err, errNoAccount):
+	case errors.Is(err, signin.ErrNoAccount):
 		err = unauthenticated("this identity has no Lexora account; a verified email can create a class")
 	case err == nil && u.Role != account.Teacher:
 		err = httpx.NotFound("function")

@@ -8,13 +8,13 @@ import (
 
 	"strings"
 
+	"github.com/lexora-app/lexora/pkg/account/signin"
 	"github.com/lexora-app/lexora/pkg/classroom"
 	"github.com/lexora-app/lexora/pkg/idempotency"
 	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/platform/auth"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
-	"github.com/lexora-app/lexora/pkg/platform/text"
 	"github.com/lexora-app/lexora/pkg/store"
 	"github.com/lexora-app/lexora/pkg/study"
 	"github.com/lexora-app/lexora/pkg/webhooks"
@@ -62,7 +62,7 @@ func unauthenticated(detail string) error {
 func noAccount(c auth.Claims) *httpx.Problem {
 	detail := "this identity has no Lexora account and no verified email: sign in with a verified email, " +
 		"the one a teacher added you with or one to create a class with"
-	if _, err := text.CanonicalEmail(c.Email); err == nil && c.EmailVerified {
+	if _, verified := signin.VerifiedEmail(c); verified {
 		detail = "this identity has no Lexora account yet: creating a class (CreateClass) makes it a teacher; " +
 			"a learner is added by their teacher with this email, then signs in again"
 	}

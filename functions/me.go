@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/lexora-app/lexora/pkg/account/signin"
 	"github.com/lexora-app/lexora/pkg/classroom"
 )
 
@@ -24,9 +25,9 @@ func (s *Service) Me(w http.ResponseWriter, r *http.Request) {
 	c, err := s.identity(r.Context(), r)
 	var u user
 	if err == nil {
-		u, err = s.account(r.Context(), c)
+		u, err = signin.Resolve(r.Context(), s.pool, c)
 	}
-	if errors.Is(err, errNoAccount) {
+	if errors.Is(err, signin.ErrNoAccount) {
 		err = noAccount(c)
 	}
 	if err != nil {
