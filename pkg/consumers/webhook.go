@@ -23,14 +23,17 @@ import (
 // Each endpoint's outcome is recorded in webhook_attempts: a 2xx is
 // accepted, a 4xx other than 410 is rejected (with the delivery's replay
 // count), 410 Gone disables the endpoint. A redelivery skips endpoints that
-// accepted, and those that rejected it since the last replay, so a receiver
-// accepts each event once, while an operator's replay sends to the endpoints
-// that rejected it again (and can deduplicate on webhook-id, the
-// event id, if the process dies between its 2xx and the record). No
-// transaction is held across the HTTP call (see deliver). A 5xx, a
-// timeout or a network error leaves no record and fails the delivery, which
-// the outbox retries with backoff; when only permanent rejections remain the
-// delivery is failed permanently, so that it is listed as a dead letter.
+// accepted, and does not post again to those that rejected it since the last
+// replay, so a receiver accepts each event once, while an operator's replay
+// sends to the endpoints that rejected it again (and can deduplicate on
+// webhook-id, the event id, if the process dies between its 2xx and the
+// record). No transaction is held across the HTTP call (see deliver). A 5xx,
+// a timeout or a network error leaves no record and fails the delivery,
+// which the outbox retries with backoff; when only rejections remain, those
+// of this attempt and those recorded by an earlier one of the same replay
+// (by endpoints that still exist and are active), the delivery is failed
+// permanently, so that it is listed as a dead letter. So a rejection is never
+// dropped because the endpoint that was being retried beside it went away.
 type Webhook struct {
 	pool   *pgxpool.Pool
 	sender *webhooks.Sender
@@ -57,9 +60,11 @@ func (h *Webhook) Handle(ctx context.Context, d outbox.Delivery) error {
 	msg := webhooks.Message{Type: d.Event.Topic, Timestamp: d.Event.CreatedAt, Data: json.RawMessage(d.Event.Payload)}
 	var retry, rejected []string
 	for _, ep := range eps {
-		outcome, err := h.deliver(ctx, ep, d, msg)
-		if err != nil {
-			return err
+		outcome := webhookOutcome{rejected: describe(int(ep.RejectedStatus), nil)}
+		if ep.RejectedStatus == 0 {
+			if outcome, err = h.deliver(ctx, ep, d, msg); err != nil {
+				return err
+			}
 		}
 		switch {
 		case outcome.retry != "":

@@ -82,6 +82,19 @@ func (b bundle) webhookDelivery(t *testing.T) outbox.Delivery {
 		AssignmentID: b.assignment, LearnerID: b.learner.ID, TeacherID: seed.TeacherID, Cards: 25})
 }
 
+// enqueueAssignmentCreated commits an assignment.created event of the
+// bundle's assignment (the seeded teacher's), as CreateAssignment would.
+func (b bundle) enqueueAssignmentCreated(t *testing.T) outbox.Event {
+	t.Helper()
+	ctx := context.Background()
+	e := b.webhookDelivery(t).Event
+	tx, err := b.pool.Begin(ctx)
+	require.NoError(t, err)
+	require.NoError(t, events.NewOutbox().Enqueue(ctx, tx, e))
+	require.NoError(t, tx.Commit(ctx))
+	return e
+}
+
 func TestWebhookIsSignedAndAcceptedOncePerEndpoint(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -115,14 +128,7 @@ func TestWebhookRetriesUntilAcceptedAndDisablesOnGone(t *testing.T) {
 	gone := newReceiver(t, http.StatusGone)
 	flakyID, goneID := b.endpoint(t, flaky), b.endpoint(t, gone)
 
-	ob := events.NewOutbox()
-	tx, err := b.pool.Begin(ctx)
-	require.NoError(t, err)
-	e, err := outbox.NewEvent(events.AssignmentCreated, b.learner.ID.String(), events.AssignmentCreatedPayload{
-		AssignmentID: b.assignment, LearnerID: b.learner.ID, TeacherID: seed.TeacherID, Cards: 25})
-	require.NoError(t, err)
-	require.NoError(t, ob.Enqueue(ctx, tx, e))
-	require.NoError(t, tx.Commit(ctx))
+	e := b.enqueueAssignmentCreated(t)
 
 	// The run ends once it has claimed the delivery four times (three
 	// failures, each retried after its backoff, then the accepted attempt)
@@ -159,13 +165,7 @@ func TestWebhookRejectionIsPermanentUntilReplayed(t *testing.T) {
 	ctx := context.Background()
 	r := newReceiver(t, http.StatusBadRequest) // rejects once, then accepts
 	b.endpoint(t, r)
-	e, err := outbox.NewEvent(events.AssignmentCreated, b.learner.ID.String(), events.AssignmentCreatedPayload{
-		AssignmentID: b.assignment, LearnerID: b.learner.ID, TeacherID: seed.TeacherID, Cards: 25})
-	require.NoError(t, err)
-	tx, err := b.pool.Begin(ctx)
-	require.NoError(t, err)
-	require.NoError(t, events.NewOutbox().Enqueue(ctx, tx, e))
-	require.NoError(t, tx.Commit(ctx))
+	e := b.enqueueAssignmentCreated(t)
 	d, err := outbox.NewDrainer(b.pool, map[string]outbox.Handler{events.SubscriberWebhook: b.handlers[events.SubscriberWebhook]},
 		outbox.Config{StopWhenIdle: true}, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
@@ -212,4 +212,46 @@ func TestWebhookSignsWithARotatedSecretUntilItExpires(t *testing.T) {
 	accepted, invalid, _ = expired.snapshot()
 	require.Empty(t, accepted)
 	require.Equal(t, 1, invalid)
+}
+
+// TestWebhookRejectionOutlivesAnotherEndpointsRetries: a teacher has an
+// unreachable endpoint and one answering 404. The delivery is retried for
+// the unreachable one; its teacher deletes it meanwhile. The 404 recorded
+// by the first attempt is still a rejection: the delivery ends dead with
+// that 404 as its error (as with the 404 endpoint alone), never delivered.
+func TestWebhookRejectionOutlivesAnotherEndpointsRetries(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	unreachable, notFound := newReceiver(t), newReceiver(t, http.StatusNotFound)
+	unreachable.Close() // connection refused: a transient failure, retried
+	unreachableID, notFoundID := b.endpoint(t, unreachable), b.endpoint(t, notFound)
+	e := b.enqueueAssignmentCreated(t)
+	// Each run claims the delivery once, then ends.
+	d, err := outbox.NewDrainer(b.pool, map[string]outbox.Handler{events.SubscriberWebhook: b.handlers[events.SubscriberWebhook]},
+		outbox.Config{BackoffBase: time.Millisecond, BackoffMax: 5 * time.Millisecond, PollInterval: 10 * time.Millisecond,
+			MaxDuration: 10 * time.Second, MaxDeliveries: 1}, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+
+	rep, err := d.Run(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, rep.Retried, "the unreachable endpoint is retried")
+	var status int
+	require.NoError(t, b.pool.QueryRow(ctx, "SELECT status FROM webhook_attempts WHERE endpoint_id = $1 AND NOT accepted",
+		notFoundID).Scan(&status))
+	require.Equal(t, http.StatusNotFound, status)
+	_, err = b.pool.Exec(ctx, "DELETE FROM webhook_endpoints WHERE id = $1", unreachableID)
+	require.NoError(t, err)
+
+	rep, err = d.Run(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, rep.Dead, "the remaining endpoint's 404 is not a delivery")
+	dead, err := outbox.ListDead(ctx, b.pool, outbox.DeadFilter{Subscriber: events.SubscriberWebhook})
+	require.NoError(t, err)
+	require.Len(t, dead, 1)
+	require.Equal(t, e.ID, dead[0].EventID)
+	require.Contains(t, dead[0].LastError, "404")
+	require.Contains(t, dead[0].LastError, notFoundID.String())
+	_, _, calls := notFound.snapshot()
+	require.Equal(t, 1, calls, "a rejection is not sent again before a replay")
 }

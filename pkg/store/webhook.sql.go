@@ -39,42 +39,46 @@ const deliveryEndpoints = `-- name: DeliveryEndpoints :many
 
 SELECT w.id, w.url,
     array_remove(ARRAY[w.secret, CASE WHEN w.previous_secret_expires_at > coalesce($1::timestamptz, now())
-                                      THEN w.previous_secret END], NULL)::text[] AS secrets
+                                      THEN w.previous_secret END], NULL)::text[] AS secrets,
+    (CASE WHEN a.replays >= $2::integer THEN a.status ELSE 0 END)::integer AS rejected_status
 FROM webhook_endpoints w
-WHERE w.teacher_id = $2 AND w.disabled_at IS NULL
-  AND (cardinality(w.topics) = 0 OR $3::text = ANY (w.topics))
-  AND NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.endpoint_id = w.id AND a.event_id = $4
-                  AND (a.accepted OR a.replays >= $5::integer))
+LEFT JOIN webhook_attempts a ON a.endpoint_id = w.id AND a.event_id = $3
+WHERE w.teacher_id = $4 AND w.disabled_at IS NULL
+  AND (cardinality(w.topics) = 0 OR $5::text = ANY (w.topics))
+  AND a.accepted IS NOT TRUE
 ORDER BY w.id
 `
 
 type DeliveryEndpointsParams struct {
 	Now       *time.Time
+	Replays   int32
+	EventID   uuid.UUID
 	TeacherID uuid.UUID
 	Topic     string
-	EventID   uuid.UUID
-	Replays   int32
 }
 
 type DeliveryEndpointsRow struct {
-	ID      uuid.UUID
-	Url     string
-	Secrets []string
+	ID             uuid.UUID
+	Url            string
+	Secrets        []string
+	RejectedStatus int32
 }
 
 // Webhook deliveries (the webhook subscriber's): which endpoints an event
 // goes to, and each endpoint's outcome (webhook_attempts).
-// The teacher's active endpoints subscribed to topic that have neither
-// accepted the event nor rejected it since the delivery's replays-th replay,
-// each with its signing secrets: the current one first, then a rotated one
-// still in its overlap at now (the database's now() when null).
+// The teacher's active endpoints subscribed to topic that have not accepted
+// the event, each with its signing secrets (the current one first, then a
+// rotated one still in its overlap at now, the database's now() when null)
+// and rejected_status: the status with which it rejected the event since the
+// delivery's replays-th replay (not to be sent again before the next
+// replay, but still a rejection), or 0.
 func (q *Queries) DeliveryEndpoints(ctx context.Context, arg DeliveryEndpointsParams) ([]DeliveryEndpointsRow, error) {
 	rows, err := q.db.Query(ctx, deliveryEndpoints,
 		arg.Now,
+		arg.Replays,
+		arg.EventID,
 		arg.TeacherID,
 		arg.Topic,
-		arg.EventID,
-		arg.Replays,
 	)
 	if err != nil {
 		return nil, err
@@ -83,7 +87,12 @@ func (q *Queries) DeliveryEndpoints(ctx context.Context, arg DeliveryEndpointsPa
 	var items []DeliveryEndpointsRow
 	for rows.Next() {
 		var i DeliveryEndpointsRow
-		if err := rows.Scan(&i.ID, &i.Url, &i.Secrets); err != nil {
+		if err := rows.Scan(
+			&i.ID,
+			&i.Url,
+			&i.Secrets,
+			&i.RejectedStatus,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

@@ -38,18 +38,21 @@ RETURNING *;
 -- goes to, and each endpoint's outcome (webhook_attempts).
 
 -- name: DeliveryEndpoints :many
--- The teacher's active endpoints subscribed to topic that have neither
--- accepted the event nor rejected it since the delivery's replays-th replay,
--- each with its signing secrets: the current one first, then a rotated one
--- still in its overlap at now (the database's now() when null).
+-- The teacher's active endpoints subscribed to topic that have not accepted
+-- the event, each with its signing secrets (the current one first, then a
+-- rotated one still in its overlap at now, the database's now() when null)
+-- and rejected_status: the status with which it rejected the event since the
+-- delivery's replays-th replay (not to be sent again before the next
+-- replay, but still a rejection), or 0.
 SELECT w.id, w.url,
     array_remove(ARRAY[w.secret, CASE WHEN w.previous_secret_expires_at > coalesce(sqlc.narg('now')::timestamptz, now())
-                                      THEN w.previous_secret END], NULL)::text[] AS secrets
+                                      THEN w.previous_secret END], NULL)::text[] AS secrets,
+    (CASE WHEN a.replays >= @replays::integer THEN a.status ELSE 0 END)::integer AS rejected_status
 FROM webhook_endpoints w
+LEFT JOIN webhook_attempts a ON a.endpoint_id = w.id AND a.event_id = @event_id
 WHERE w.teacher_id = @teacher_id AND w.disabled_at IS NULL
   AND (cardinality(w.topics) = 0 OR @topic::text = ANY (w.topics))
-  AND NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.endpoint_id = w.id AND a.event_id = @event_id
-                  AND (a.accepted OR a.replays >= @replays::integer))
+  AND a.accepted IS NOT TRUE
 ORDER BY w.id;
 
 -- name: RecordWebhookAttempt :exec
