@@ -1,29 +1,16 @@
 import { createContext, useContext, useEffect, useMemo, useSyncExternalStore, type ReactNode } from "react";
 import { useApi } from "../api/ApiContext";
 import { unwrap } from "../api/client";
-import { indexedDbStore, type QueuedReview, type ReviewStore } from "./queue";
+import { indexedDbStore, type ReviewStore } from "./queue";
 import { ReviewSender, type SenderOptions, type SenderState } from "./sender";
 
 const SenderContext = createContext<ReviewSender | null>(null);
 
-/** How long a rating waits in the queue before it is sent with the time it was made. */
-export const clientTimeAfterMs = 60_000;
-
-/**
- * The time a rating was made, when it waited in the queue longer than
- * clientTimeAfterMs (offline, or retried): SubmitReview then schedules the
- * card from that instant (reviewed_at). A rating sent at once goes without
- * it, so that a device whose clock runs ahead is never refused for a time
- * in the future.
- */
-export function waitedSince(r: QueuedReview, now: Date): string | undefined {
-  return now.getTime() - Date.parse(r.reviewedAt) > clientTimeAfterMs ? r.reviewedAt : undefined;
-}
-
 /**
  * Provides the signed-in learner's ReviewSender, sending ratings through
- * SubmitReview and undos through UndoReview (with the undone review's id
- * when known, so that a later review from another device is never undone).
+ * SubmitReview and undos through UndoReview, each as the request the sender
+ * fixed for it (a rating's reviewed_at; an undo's review id, when known, so
+ * that a later review from another device is never undone).
  * It starts by sending what an earlier visit left queued, and again whenever
  * the browser comes back online.
  */
@@ -46,13 +33,13 @@ export function ReviewSenderProvider({
         learnerId,
         async (r) => {
           const params = { header: { "Idempotency-Key": r.key } };
+          const { reviewId, reviewedAt } = r.request;
           if (r.action === "undo") {
-            const body = { card_id: r.cardId, ...(r.reviewId !== undefined && { review_id: r.reviewId }) };
+            const body = { card_id: r.cardId, ...(reviewId !== undefined && { review_id: reviewId }) };
             unwrap(await api.POST("/UndoReview", { params, body }));
             return;
           }
-          const at = waitedSince(r, new Date());
-          const body = { card_id: r.cardId, rating: r.rating, ...(at && { reviewed_at: at }) };
+          const body = { card_id: r.cardId, rating: r.rating, ...(reviewedAt && { reviewed_at: reviewedAt }) };
           return unwrap(await api.POST("/SubmitReview", { params, body })).review_id;
         },
         options,

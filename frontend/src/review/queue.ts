@@ -8,8 +8,8 @@ export type Rating = 1 | 2 | 3 | 4;
  * acknowledged it. The key is its Idempotency-Key, fixed when it is made,
  * so that every retry of it is the same request and it is recorded once
  * however often it is sent. reviewedAt is when the learner acted: a rating
- * that waited in the queue (offline) sends it as SubmitReview's reviewed_at
- * (SenderContext's waitedSince).
+ * made offline, or that waited in the queue before it was first sent, sends
+ * it as SubmitReview's reviewed_at (see request).
  */
 export interface QueuedReview {
   /** Position in the queue (IndexedDB key, increasing). */
@@ -24,6 +24,24 @@ export interface QueuedReview {
   lemma: string;
   rating: Rating;
   reviewedAt: string;
+  /**
+   * The request's own fields, fixed once, before the entry is first sent
+   * (or when a rating is made offline) and kept with it, so that every
+   * attempt under its key is the very same request, after a reload too
+   * (the functions refuse a key reused with another body: 422). Absent
+   * until then. See ReviewSender.
+   */
+  request?: FixedRequest;
+}
+
+/**
+ * What a queued entry sends besides its card and rating: a rating's
+ * reviewed_at (absent: sent without it, scheduled when it arrives), an
+ * undo's review_id (absent: the undo names only the card).
+ */
+export interface FixedRequest {
+  reviewedAt?: string;
+  reviewId?: number;
 }
 
 /** Where queued ratings wait, in the order they were made. */
@@ -32,6 +50,8 @@ export interface ReviewStore {
   /** The queued ratings of a learner, oldest first. */
   list(learnerId: string): Promise<QueuedReview[]>;
   remove(seq: number): Promise<void>;
+  /** Stores an entry's request (QueuedReview.request), before it is first sent. */
+  fix(seq: number, request: FixedRequest): Promise<void>;
   /** Removes the entry if it is still queued; whether it was. */
   take(seq: number): Promise<boolean>;
 }
@@ -64,6 +84,12 @@ export function indexedDbStore(name = "lexora"): ReviewStore {
     },
     async remove(seq) {
       await (await open()).delete("reviews", seq);
+    },
+    async fix(seq, request) {
+      const tx = (await open()).transaction("reviews", "readwrite");
+      const r = await tx.store.get(seq);
+      if (r) await tx.store.put({ ...r, request });
+      await tx.done;
     },
     async take(seq) {
       const tx = (await open()).transaction("reviews", "readwrite");

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ApiError } from "../api/problem";
 import { freshStore } from "../test/render";
 import type { QueuedReview } from "./queue";
-import { ReviewSender } from "./sender";
+import { ReviewSender, waitedSince } from "./sender";
 
 const learnerId = "learner-1";
 const instant = () => Promise.resolve();
@@ -200,7 +200,7 @@ describe("ReviewSender", () => {
 
   it("gives an undo the review id of the rating it undoes", async () => {
     const store = freshStore();
-    const sent: (QueuedReview & { reviewId?: number })[] = [];
+    const sent: QueuedReview[] = [];
     let next = 41;
     const sender = new ReviewSender(store, learnerId, async (r) => (sent.push(r), r.action === "undo" ? undefined : ++next), {
       pause: instant,
@@ -211,7 +211,7 @@ describe("ReviewSender", () => {
     await sender.flush();
     await sender.undo(b);
     await sender.flush();
-    expect(sent.map((r) => [r.action ?? "rate", r.cardId, r.reviewId])).toEqual([
+    expect(sent.map((r) => [r.action ?? "rate", r.cardId, r.request?.reviewId])).toEqual([
       ["rate", "card-a", undefined],
       ["rate", "card-b", undefined],
       ["undo", "card-b", 43],
@@ -265,5 +265,138 @@ describe("ReviewSender", () => {
     await sender.flush();
     expect(sent.map((r) => r.action ?? "rate")).toEqual(["rate"]);
     expect(await store.list(learnerId)).toEqual([]);
+  });
+
+  it("fixes a rating's request before its first attempt: sent at once, its retries go without reviewed_at, also after a reload", async () => {
+    const store = freshStore();
+    let clock = Date.parse("2026-03-02T09:00:00Z");
+    const now = () => new Date(clock);
+    const sent: QueuedReview[] = [];
+    const before: ReviewSender = new ReviewSender(
+      store,
+      learnerId,
+      async (r) => {
+        // The third attempt fails too, and the page is then reloaded.
+        if (sent.push(r) === 3) before.stop();
+        throw new TypeError("Failed to fetch");
+      },
+      // Each retry waits a minute: the rating is soon older than clientTimeAfterMs.
+      { pause: async () => void (clock += 60_000), online: () => true, now },
+    );
+    await before.rate("card-a", "cat", 3);
+    await before.flush();
+    expect(sent).toHaveLength(3);
+
+    clock += 3_600_000;
+    const after = new ReviewSender(store, learnerId, async (r) => void sent.push(r), { pause: instant, online: () => true, now });
+    await after.flush();
+    expect(new Set(sent.map((r) => r.key)).size).toBe(1);
+    expect(sent.map((r) => r.request)).toEqual(sent.map(() => ({})));
+  });
+
+  it("sends a rating made offline with the time it was made, even when it goes out within the minute", async () => {
+    const store = freshStore();
+    let online = false;
+    const sent: QueuedReview[] = [];
+    const sender = new ReviewSender(store, learnerId, async (r) => void sent.push(r), {
+      pause: () => new Promise((resolve) => setTimeout(resolve, 0)),
+      online: () => online,
+      now: () => new Date("2026-03-02T09:00:00Z"),
+    });
+    await sender.rate("card-a", "cat", 3);
+    online = true;
+    await sender.flush();
+    expect(sent.map((r) => r.request)).toEqual([{ reviewedAt: "2026-03-02T09:00:00.000Z" }]);
+  });
+
+  it("sends a rating that waited behind others over a minute before its first attempt with the time it was made", async () => {
+    const store = freshStore();
+    let clock = Date.parse("2026-03-02T09:00:00Z");
+    let down = 3;
+    const sent: QueuedReview[] = [];
+    const sender = new ReviewSender(
+      store,
+      learnerId,
+      async (r) => {
+        sent.push(r);
+        if (down-- > 0) throw new TypeError("Failed to fetch");
+      },
+      { pause: async () => void (clock += 30_000), online: () => true, now: () => new Date(clock) },
+    );
+    void sender.rate("card-a", "cat", 3);
+    await sender.rate("card-b", "run", 4);
+    await sender.flush();
+    expect(sent.map((r) => [r.cardId, r.request])).toEqual([
+      ["card-a", {}],
+      ["card-a", {}],
+      ["card-a", {}],
+      ["card-a", {}],
+      ["card-b", { reviewedAt: "2026-03-02T09:00:00.000Z" }],
+    ]);
+  });
+
+  it("keeps the review id an undo was first sent with after a reload, when the sender no longer knows it", async () => {
+    const store = freshStore();
+    const sent: QueuedReview[] = [];
+    let lose = true;
+    const before: ReviewSender = new ReviewSender(
+      store,
+      learnerId,
+      async (r) => {
+        sent.push(r);
+        if (r.action !== "undo") return 42;
+        // The undo's first answer is lost; the page is then reloaded.
+        if (lose) {
+          lose = false;
+          before.stop();
+          throw new TypeError("Failed to fetch");
+        }
+      },
+      { pause: instant, online: () => true },
+    );
+    const a = await before.rate("card-a", "cat", 3);
+    await before.flush();
+    await before.undo(a);
+    await before.flush();
+
+    const after = new ReviewSender(store, learnerId, async (r) => void sent.push(r), { pause: instant, online: () => true });
+    await after.flush();
+    expect(sent.map((r) => [r.action ?? "rate", r.request])).toEqual([
+      ["rate", {}],
+      ["undo", { reviewId: 42 }],
+      ["undo", { reviewId: 42 }],
+    ]);
+  });
+
+  it("shows a refusal until a rating made after it is acknowledged", async () => {
+    const store = freshStore();
+    const sender = new ReviewSender(
+      store,
+      learnerId,
+      async (r) => {
+        if (r.cardId === "card-gone") throw new ApiError(404, { type: "https://lexora.app/problems/not-found", title: "Not found", status: 404 });
+      },
+      { pause: instant, online: () => true },
+    );
+    await sender.rate("card-gone", "cat", 3);
+    // Queued before the refusal was known: its success does not hide it.
+    await sender.rate("card-b", "run", 3);
+    await sender.flush();
+    expect(sender.current.rejected.map((x) => x.review.cardId)).toEqual(["card-gone"]);
+    await sender.rate("card-c", "red", 3);
+    await sender.flush();
+    expect(sender.current.rejected).toEqual([]);
+    expect(sender.current.pending).toBe(0);
+  });
+});
+
+describe("waitedSince", () => {
+  const rating = { key: "k", learnerId: "l", cardId: "c", lemma: "cat", rating: 3 as const, reviewedAt: "2026-03-02T09:00:00.000Z" };
+
+  it("gives the time a rating was made only when it waited in the queue over a minute", () => {
+    expect(waitedSince(rating, new Date("2026-03-02T09:00:59Z"))).toBeUndefined();
+    expect(waitedSince(rating, new Date("2026-03-02T09:01:01Z"))).toBe("2026-03-02T09:00:00.000Z");
+    // A clock that jumped back is not a wait.
+    expect(waitedSince(rating, new Date("2026-03-02T08:00:00Z"))).toBeUndefined();
   });
 });

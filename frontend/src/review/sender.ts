@@ -1,14 +1,27 @@
 import { ApiError, type Problem } from "../api/problem";
-import type { QueuedReview, Rating, ReviewStore } from "./queue";
+import type { FixedRequest, QueuedReview, Rating, ReviewStore } from "./queue";
 
 /**
  * Sends one queued entry (a rating, or an undo: see QueuedReview.action)
- * and resolves with a rating's review id (SubmitReview's review_id), if
- * known; throws an ApiError for a refusal, anything else for a network
- * failure. An undo is given the review id of the rating it undoes (reviewId)
- * when this sender saw that rating acknowledged.
+ * as its fixed request and resolves with a rating's review id
+ * (SubmitReview's review_id), if known; throws an ApiError for a refusal,
+ * anything else for a network failure.
  */
-export type SendReview = (r: QueuedReview & { reviewId?: number }) => Promise<number | void>;
+export type SendReview = (r: QueuedReview & { request: FixedRequest }) => Promise<number | void>;
+
+/** How long a rating waits in the queue before it is sent with the time it was made. */
+export const clientTimeAfterMs = 60_000;
+
+/**
+ * The time a rating was made, when it waited in the queue longer than
+ * clientTimeAfterMs before its first attempt: SubmitReview then schedules
+ * the card from that instant (reviewed_at). A rating sent at once goes
+ * without it, so that a device whose clock runs ahead is never refused for
+ * a time in the future.
+ */
+export function waitedSince(r: QueuedReview, now: Date): string | undefined {
+  return now.getTime() - Date.parse(r.reviewedAt) > clientTimeAfterMs ? r.reviewedAt : undefined;
+}
 
 /** What the review screen shows of the queue. */
 export interface SenderState {
@@ -20,7 +33,10 @@ export interface SenderState {
   offline: boolean;
   /** The last failure that will be retried (network, 5xx), if the last attempt failed. */
   retrying: string | null;
-  /** Ratings the server refused (4xx): they are not retried. */
+  /**
+   * Ratings the server refused (4xx): they are not retried. Each is shown
+   * until a rating made after it was refused is acknowledged.
+   */
   rejected: { review: QueuedReview; problem: Problem }[];
 }
 
@@ -60,6 +76,15 @@ function pauseOrOnline(ms: number): Promise<void> {
  * it. While the browser is offline nothing is tried; the 'online' event
  * resumes at once. An undo travels the same queue (see undo()). The review
  * screen never waits for any of this.
+ *
+ * Every attempt under a key is the same request (the functions refuse a key
+ * reused with another body): what a request carries besides the card and
+ * the rating is fixed once, in the store, before its first attempt
+ * (QueuedReview.request). A rating made offline carries the time it was
+ * made (reviewed_at); one first sent after waiting over clientTimeAfterMs
+ * too; one sent at once goes without, and so do its retries, however late.
+ * An undo carries the review id of the rating it undoes when this sender
+ * saw that rating acknowledged before the undo's first attempt.
  */
 export class ReviewSender {
   private state: SenderState = { pending: 0, queuedCards: [], offline: false, retrying: null, rejected: [] };
@@ -73,6 +98,10 @@ export class ReviewSender {
   private readonly refused = new Set<string>();
   /** Review ids of the ratings acknowledged, by key: an undo names the review it means. */
   private readonly reviewIds = new Map<string, number>();
+  /** The highest seq queued so far: a refusal is shown until an entry queued after it is acknowledged. */
+  private newest = 0;
+  /** For each refused key (SenderState.rejected), the newest seq when it was refused. */
+  private readonly refusedAt = new Map<string, number>();
   private again = false;
   /** The last of the rate() and undo() calls, which the next one waits for. */
   private tail: Promise<unknown> = Promise.resolve();
@@ -121,14 +150,18 @@ export class ReviewSender {
   }
 
   private async record(cardId: string, lemma: string, rating: Rating): Promise<QueuedReview> {
+    const reviewedAt = this.now().toISOString();
     const r = await this.store.add({
       key: this.newKey(),
       learnerId: this.learnerId,
       cardId,
       lemma,
       rating,
-      reviewedAt: this.now().toISOString(),
+      reviewedAt,
+      // Made offline: it will arrive late, so it carries its time from the start.
+      ...(!this.online() && { request: { reviewedAt } }),
     });
+    this.newest = Math.max(this.newest, r.seq!);
     this.set({ pending: this.state.pending + 1, queuedCards: [...this.state.queuedCards, cardId] });
     void this.flush();
     return r;
@@ -160,7 +193,7 @@ export class ReviewSender {
         return "withdrawn";
       }
     }
-    await this.store.add({
+    const u = await this.store.add({
       action: "undo",
       undoes: r.key,
       key: this.newKey(),
@@ -170,6 +203,7 @@ export class ReviewSender {
       rating: r.rating,
       reviewedAt: this.now().toISOString(),
     });
+    this.newest = Math.max(this.newest, u.seq!);
     this.set({ pending: this.state.pending + 1 });
     void this.flush();
     return "queued";
@@ -197,6 +231,7 @@ export class ReviewSender {
     for (;;) {
       this.again = false;
       const queue = await this.store.list(this.learnerId);
+      this.newest = Math.max(this.newest, queue.at(-1)?.seq ?? 0);
       this.set({ pending: queue.length, queuedCards: queue.map((q) => q.cardId) });
       const head = queue[0];
       if (!head || this.stopped) {
@@ -217,12 +252,11 @@ export class ReviewSender {
       }
       this.attempted.add(head.seq!);
       try {
-        const undoes = head.action === "undo" ? this.reviewIds.get(head.undoes!) : undefined;
-        const reviewId = await this.send(undoes === undefined ? head : { ...head, reviewId: undoes });
+        const reviewId = await this.send(await this.fix(head));
         if (head.action !== "undo" && typeof reviewId === "number") this.reviewIds.set(head.key, reviewId);
         attempt = 0;
         await this.store.remove(head.seq!);
-        this.set({ retrying: null });
+        this.acknowledged(head.seq!);
       } catch (err) {
         if (err instanceof ApiError && err.status === 401) {
           // The sign-in expired: the rating stays queued until a new token
@@ -234,6 +268,7 @@ export class ReviewSender {
         if (err instanceof ApiError && !err.retryable) {
           await this.store.remove(head.seq!);
           this.refused.add(head.key);
+          this.refusedAt.set(head.key, this.newest);
           this.set({ rejected: [...this.state.rejected, { review: head, problem: err.problem }], retrying: null });
           continue;
         }
@@ -241,6 +276,30 @@ export class ReviewSender {
         await this.pause(backoff(attempt++));
       }
     }
+  }
+
+  /**
+   * The entry with its request fixed: as stored, or decided now, before its
+   * first attempt, and stored before it is sent (see the class comment).
+   */
+  private async fix(r: QueuedReview): Promise<QueuedReview & { request: FixedRequest }> {
+    if (r.request) return { ...r, request: r.request };
+    let request: FixedRequest = {};
+    if (r.action === "undo") {
+      const reviewId = this.reviewIds.get(r.undoes!);
+      if (reviewId !== undefined) request = { reviewId };
+    } else {
+      const reviewedAt = waitedSince(r, this.now());
+      if (reviewedAt) request = { reviewedAt };
+    }
+    await this.store.fix(r.seq!, request);
+    return { ...r, request };
+  }
+
+  /** The entry seq was acknowledged: refusals from before it was queued are no longer shown. */
+  private acknowledged(seq: number): void {
+    const rejected = this.state.rejected.filter((x) => (this.refusedAt.get(x.review.key) ?? 0) >= seq);
+    this.set({ retrying: null, ...(rejected.length !== this.state.rejected.length && { rejected }) });
   }
 
   private set(patch: Partial<SenderState>): void {

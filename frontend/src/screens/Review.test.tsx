@@ -1,6 +1,6 @@
 import { screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { fakeServer, json, learner, renderApp } from "../test/render";
 import { Review } from "./Review";
 
@@ -114,6 +114,50 @@ describe("Review", () => {
     expect(new Set(submits.map((s) => s.headers.get("Idempotency-Key"))).size).toBe(1);
   });
 
+  it("retries a rating whose answer was lost with the very request it first sent, however long the retries take", async () => {
+    const cards = [card("1", "cat"), card("2", "run")];
+    const start = Date.parse("2026-03-02T09:00:00Z");
+    vi.useFakeTimers({ toFake: ["Date"], now: start });
+    try {
+      // The functions' idempotency: a key's first request is applied and its
+      // body remembered; the same key again replays the answer, with another
+      // body it is refused (422).
+      const applied = new Map<string, string>();
+      const server = fakeServer((req) => {
+        if (req.path === "/GetSchedule") return json(schedule(cards));
+        const key = req.headers.get("Idempotency-Key")!;
+        const body = JSON.stringify(req.body);
+        if (!applied.has(key)) {
+          applied.set(key, body);
+          // Applied, but the answer never arrives.
+          throw new TypeError("Failed to fetch");
+        }
+        // The network stays down for 70 s.
+        if (Date.now() < start + 70_000) throw new TypeError("Failed to fetch");
+        if (applied.get(key) !== body)
+          return json({ type: "https://lexora.app/problems/idempotency-key-mismatch", title: "Idempotency key reused", status: 422 }, 422);
+        return json(reviewed((req.body as { card_id: string }).card_id));
+      });
+      const user = userEvent.setup();
+      renderApp(<Review />, {
+        sender: { online: () => true, pause: async (ms) => void vi.setSystemTime(Date.now() + ms) },
+      });
+      await screen.findByRole("heading", { name: "cat" });
+      await user.keyboard(" ");
+      await user.keyboard("3");
+      await waitFor(() => expect(screen.getByTestId("queue-status")).toHaveTextContent("All ratings saved."));
+
+      const submits = server.seen.filter((s) => s.path === "/SubmitReview");
+      expect(submits.length).toBeGreaterThan(5);
+      expect(Date.now() - start).toBeGreaterThan(70_000);
+      expect(new Set(submits.map((s) => s.headers.get("Idempotency-Key"))).size).toBe(1);
+      expect(new Set(submits.map((s) => JSON.stringify(s.body)))).toEqual(new Set([JSON.stringify({ card_id: cards[0]!.card_id, rating: 3 })]));
+      expect(screen.queryByRole("alert")).not.toBeInTheDocument();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("queues ratings made offline, says so, and sends them in order when the browser is back online", async () => {
     const cards = [card("1", "cat"), card("2", "run"), card("3", "red")];
     const server = fakeServer((req) =>
@@ -147,10 +191,12 @@ describe("Review", () => {
     window.dispatchEvent(new Event("online"));
     await waitFor(() => expect(screen.getByTestId("queue-status")).toHaveTextContent("All ratings saved."));
     const submits = server.seen.filter((s) => s.path === "/SubmitReview");
+    // Made offline, each carries the time it was made.
+    const at = expect.stringMatching(/^\d{4}-\d\d-\d\dT/);
     expect(submits.map((s) => s.body)).toEqual([
-      { card_id: cards[0]!.card_id, rating: 2 },
-      { card_id: cards[1]!.card_id, rating: 4 },
-      { card_id: cards[2]!.card_id, rating: 1 },
+      { card_id: cards[0]!.card_id, rating: 2, reviewed_at: at },
+      { card_id: cards[1]!.card_id, rating: 4, reviewed_at: at },
+      { card_id: cards[2]!.card_id, rating: 1, reviewed_at: at },
     ]);
     expect(new Set(submits.map((s) => s.headers.get("Idempotency-Key"))).size).toBe(3);
     expect(await store.list(learner.id)).toEqual([]);
