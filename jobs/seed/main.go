@@ -1,6 +1,8 @@
 // Command seed loads the WordNet word list, the library decks and the demo
-// classes (package seed) into DATABASE_URL. It is idempotent: a second run
-// inserts nothing. For local and staging use.
+// classes (package seed) into DATABASE_URL, and gives the first demo learner
+// (Mia) a started deck and an assignment with cards due
+// (seed.StartFirstLearner). It is idempotent: a second run inserts nothing.
+// For local and staging use.
 //
 // With -teacher it instead creates one teacher and their class
 // (seed.AddTeacher) and prints the teacher's id, class id and join code:
@@ -43,6 +45,9 @@ func main() {
 		}
 		rep, err := seed.Load(ctx, pool.Pool, clock.System{})
 		if err != nil {
+			return err
+		}
+		if err := seed.StartFirstLearner(ctx, pool.Pool, clock.System{}); err != nil {
 			return err
 		}
 		log.Info("seed loaded", slog.Int64("lexemes", rep.Lexemes), slog.Int64("decks", rep.Decks), slog.Int64("users", rep.Users))

@@ -62,6 +62,48 @@ func TestLoadIsIdempotent(t *testing.T) {
 	require.Equal(t, len(words), items)
 }
 
+// TestTheFirstLearnerHasCardsDueAndAnAssignment: the README's first
+// session signs in as Mia, opens Today and starts reviewing. After the seed
+// command's Load and StartFirstLearner she has a library deck of her own started and an assignment of the demo
+// teacher's, due SeededAssignmentDueDays later, whose cards are all due at
+// the seed's instant, the assignment's events in the outbox; loading again
+// adds none of it twice.
+func TestTheFirstLearnerHasCardsDueAndAnAssignment(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t)
+	ctx := context.Background()
+	seededAt := clocktest.New(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
+	mia := Learners[0]
+	require.Equal(t, "Mia Laurent", mia.Name, "the learner README.md signs in as")
+	for range 2 {
+		_, err := Load(ctx, pool, seededAt)
+		require.NoError(t, err)
+		require.NoError(t, StartFirstLearner(ctx, pool, seededAt))
+
+		var started, assignments, due, cards, created int
+		var dueAt time.Time
+		require.NoError(t, pool.QueryRow(ctx, `SELECT
+			(SELECT count(*) FROM learner_decks ld JOIN decks d ON d.id = ld.deck_id WHERE ld.learner_id = $1 AND d.title = $2),
+			(SELECT count(*) FROM assignments a JOIN decks d ON d.id = a.deck_id
+			  WHERE a.learner_id = $1 AND a.teacher_id = $3 AND d.title = $4 AND a.completed_at IS NULL),
+			(SELECT max(due_at) FROM assignments WHERE learner_id = $1),
+			(SELECT count(*) FROM cards WHERE learner_id = $1 AND due <= $5 AND NOT suspended),
+			(SELECT count(*) FROM cards WHERE learner_id = $1),
+			(SELECT count(*) FROM outbox_events WHERE topic = 'assignment.created' AND payload->>'learner_id' = $1::text)`,
+			mia.ID, SelfStudyDeck, TeacherID, AssignedDeck, seededAt.Now()).Scan(&started, &assignments, &dueAt, &due, &cards, &created))
+		require.Equal(t, 1, started, "Mia has started %s", SelfStudyDeck)
+		require.Equal(t, 1, assignments, "Ada assigned %s to Mia", AssignedDeck)
+		require.Equal(t, seededAt.Now().AddDate(0, 0, SeededAssignmentDueDays).UTC(), dueAt.UTC())
+		require.Equal(t, 2*DeckSize, cards, "a card for each word of both decks")
+		require.Equal(t, cards, due, "every card is due when the seed ran")
+		require.Equal(t, 1, created, "the assignment was announced once")
+	}
+	var others int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM cards WHERE learner_id <> $1)
+		+ (SELECT count(*) FROM assignments WHERE learner_id <> $1)`, mia.ID).Scan(&others))
+	require.Zero(t, others, "the other learners start empty")
+}
+
 func TestAddTeacherCreatesATeacherAndAClassOnce(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.New(t)

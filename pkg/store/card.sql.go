@@ -384,6 +384,18 @@ func (q *Queries) LibraryDeck(ctx context.Context, id uuid.UUID) (LibraryDeckRow
 	return i, err
 }
 
+const libraryDeckByTitle = `-- name: LibraryDeckByTitle :one
+SELECT id FROM decks WHERE title = $1 AND owner_id IS NULL
+`
+
+// LibraryDeckByTitle is the id of the shared library's deck titled title.
+func (q *Queries) LibraryDeckByTitle(ctx context.Context, title string) (uuid.UUID, error) {
+	row := q.db.QueryRow(ctx, libraryDeckByTitle, title)
+	var id uuid.UUID
+	err := row.Scan(&id)
+	return id, err
+}
+
 const lockCard = `-- name: LockCard :one
 
 WITH learner AS (SELECT u.id FROM users u WHERE u.id = $2 FOR NO KEY UPDATE)

@@ -122,6 +122,10 @@ RETURNING undone_at;
 SELECT d.title, (SELECT count(*) FROM deck_items di WHERE di.deck_id = d.id) AS words
 FROM decks d WHERE d.id = $1 AND d.owner_id IS NULL;
 
+-- LibraryDeckByTitle is the id of the shared library's deck titled title.
+-- name: LibraryDeckByTitle :one
+SELECT id FROM decks WHERE title = $1 AND owner_id IS NULL;
+
 -- StartDeck records that the learner started the deck at now (the
 -- database's now() when null), unless they had; it answers when they
 -- started it and whether this call did.
