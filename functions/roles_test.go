@@ -94,7 +94,7 @@ func TestRoleMatrix(t *testing.T) {
 			map[string]int{"learner": no, "foreign learner": no, "teacher": no, "foreign teacher": no, "operator": ok}},
 		{"ListDeadLetters", http.MethodGet, "/", nil,
 			map[string]int{"learner": no, "foreign learner": no, "teacher": no, "foreign teacher": no, "operator": ok}},
-		{"ReplayDeadLetters", http.MethodPost, "/", func() string { return `{"all":true}` },
+		{"ReplayDeadLetters", http.MethodPost, "/", func() string { return `{"all":true,"reason":"test"}` },
 			map[string]int{"learner": no, "foreign learner": no, "teacher": no, "foreign teacher": no, "operator": ok}},
 		{"SkipDeadLetters", http.MethodPost, "/", func() string { return `{"all":true,"reason":"test"}` },
 			map[string]int{"learner": no, "foreign learner": no, "teacher": no, "foreign teacher": no, "operator": ok}},
