@@ -50,59 +50,53 @@ func TestOperatorFunctionsAreTheOperatorOnlyOnes(t *testing.T) {
 }
 
 // functionRoles parses the non-test Go files of dir and returns, per method
-// of Service, the sorted roles passed to Service.caller by the method or by
-// the Service methods it calls (transitively); nil means any signed-in user.
+// of Service, the sorted roles passed to a role gate by the method or by the
+// Service methods it calls (transitively); nil means any signed-in user. A
+// role gate is a Service method whose last parameter is ...account.Role
+// (Service.caller, and helpers such as Service.list that pass their roles
+// on to it): the arguments in that position are the roles.
 func functionRoles(t *testing.T, dir string) map[string][]string {
 	t.Helper()
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	fset := token.NewFileSet()
+	methods := serviceMethods(t, dir)
+	gates := map[string]int{}
+	for name, fn := range methods {
+		if at, ok := roleParam(fn); ok {
+			gates[name] = at
+		}
+	}
+	require.Contains(t, gates, "caller", "Service.caller takes ...account.Role last")
 	direct := map[string]map[string]bool{}
 	calls := map[string][]string{}
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, dir+"/"+e.Name(), nil, 0)
-		require.NoError(t, err)
-		for _, d := range f.Decls {
-			fn, ok := d.(*ast.FuncDecl)
-			if !ok || fn.Recv == nil || len(fn.Recv.List) != 1 || fn.Body == nil || len(fn.Recv.List[0].Names) != 1 {
-				continue
-			}
-			star, ok := fn.Recv.List[0].Type.(*ast.StarExpr)
+	for name, fn := range methods {
+		recv := fn.Recv.List[0].Names[0].Name
+		direct[name] = map[string]bool{}
+		ast.Inspect(fn.Body, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
 			if !ok {
-				continue
-			}
-			if id, ok := star.X.(*ast.Ident); !ok || id.Name != "Service" {
-				continue
-			}
-			recv, name := fn.Recv.List[0].Names[0].Name, fn.Name.Name
-			direct[name] = map[string]bool{}
-			ast.Inspect(fn.Body, func(n ast.Node) bool {
-				call, ok := n.(*ast.CallExpr)
-				if !ok {
-					return true
-				}
-				sel, ok := call.Fun.(*ast.SelectorExpr)
-				if !ok {
-					return true
-				}
-				if id, ok := sel.X.(*ast.Ident); !ok || id.Name != recv {
-					return true
-				}
-				if sel.Sel.Name != "caller" {
-					calls[name] = append(calls[name], sel.Sel.Name)
-					return true
-				}
-				for _, arg := range call.Args[3:] {
-					role, ok := roleArg(arg)
-					require.True(t, ok, "%s: Service.caller's roles must be account.Learner, account.Teacher or account.Operator for this test to read them", name)
-					direct[name][role] = true
-				}
 				return true
-			})
-		}
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if id, ok := sel.X.(*ast.Ident); !ok || id.Name != recv {
+				return true
+			}
+			at, gate := gates[sel.Sel.Name]
+			if !gate {
+				calls[name] = append(calls[name], sel.Sel.Name)
+				return true
+			}
+			for _, arg := range call.Args[min(at, len(call.Args)):] {
+				if _, forwards := gates[name]; forwards && call.Ellipsis.IsValid() {
+					continue // a gate passing its own roles on
+				}
+				role, ok := roleArg(arg)
+				require.True(t, ok, "%s: the roles given to Service.%s must be account.Learner, account.Teacher or account.Operator for this test to read them", name, sel.Sel.Name)
+				direct[name][role] = true
+			}
+			return true
+		})
 	}
 	roles := map[string][]string{}
 	for name := range direct {
@@ -121,6 +115,60 @@ func functionRoles(t *testing.T, dir string) map[string][]string {
 		roles[name] = slices.Sorted(maps.Keys(all))
 	}
 	return roles
+}
+
+// serviceMethods parses the non-test Go files of dir and returns the
+// methods of *Service with a named receiver and a body, by name.
+func serviceMethods(t *testing.T, dir string) map[string]*ast.FuncDecl {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	fset := token.NewFileSet()
+	methods := map[string]*ast.FuncDecl{}
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, dir+"/"+e.Name(), nil, 0)
+		require.NoError(t, err)
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv == nil || len(fn.Recv.List) != 1 || fn.Body == nil || len(fn.Recv.List[0].Names) != 1 {
+				continue
+			}
+			if star, ok := fn.Recv.List[0].Type.(*ast.StarExpr); ok {
+				if id, ok := star.X.(*ast.Ident); ok && id.Name == "Service" {
+					methods[fn.Name.Name] = fn
+				}
+			}
+		}
+	}
+	return methods
+}
+
+// roleParam reports whether fn's last parameter is ...account.Role, and
+// how many parameters come before it.
+func roleParam(fn *ast.FuncDecl) (int, bool) {
+	params := fn.Type.Params.List
+	if len(params) == 0 {
+		return 0, false
+	}
+	last, ok := params[len(params)-1].Type.(*ast.Ellipsis)
+	if !ok {
+		return 0, false
+	}
+	sel, ok := last.Elt.(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "Role" {
+		return 0, false
+	}
+	if pkg, ok := sel.X.(*ast.Ident); !ok || pkg.Name != "account" {
+		return 0, false
+	}
+	before := 0
+	for _, p := range params[:len(params)-1] {
+		before += max(len(p.Names), 1)
+	}
+	return before, true
 }
 
 // roleArg reads a role argument of Service.caller, account.<Role>, as the
