@@ -249,7 +249,7 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     await context.close();
   });
 
-  it("a teacher registers a webhook endpoint and sees its secret once", async () => {
+  it("a teacher registers a webhook endpoint and sees its secret once; a double click registers or rotates once", async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await signIn(context, "Ada Okafor");
     await page.getByRole("heading", { name: "Classes", level: 1 }).waitFor();
@@ -259,7 +259,7 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     await page.getByLabel(/Endpoint URL/).fill("https://school.example/lexora");
     await page.getByRole("checkbox", { name: /A learner joined/ }).uncheck();
     await page.getByRole("checkbox", { name: /A deck was assigned/ }).uncheck();
-    await page.getByRole("button", { name: "Register" }).click();
+    await page.getByRole("button", { name: "Register" }).dblclick();
     const secret = await page.getByTestId("secret").textContent();
     assert.match(secret ?? "", /^whsec_/);
     await page.locator("code.url", { hasText: "https://school.example/lexora" }).waitFor();
@@ -268,6 +268,16 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     await page.reload();
     await page.locator("code.url", { hasText: "https://school.example/lexora" }).waitFor();
     assert.equal(await page.getByTestId("secret").count(), 0, "the secret is not shown again");
+
+    // One rotation: the registered secret keeps signing for the overlap, beside the new one shown.
+    await page.getByRole("button", { name: "Rotate secret" }).dblclick();
+    const rotated = await page.getByTestId("secret").textContent();
+    assert.match(rotated ?? "", /^whsec_/);
+    assert.equal(
+      stack.sql(`SELECT (secret = '${rotated}')::text || ' ' || (previous_secret = '${secret}')::text FROM webhook_endpoints WHERE teacher_id = '${ada}'`),
+      "true true",
+      "rotated once: the secret shown signs, the registered one still does",
+    );
     await context.close();
   });
 
@@ -277,11 +287,12 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     await page.getByRole("heading", { name: "Classes", level: 1 }).waitFor();
     await page.getByTestId("join-code").getByText("DEMO2026").waitFor();
     await page.getByLabel("Class name").fill("Evening group B");
-    await page.getByRole("button", { name: "Create class" }).click();
+    await page.getByRole("button", { name: "Create class" }).dblclick();
     const card = page.locator("li.class-card", { has: page.getByRole("heading", { name: "Evening group B" }) });
     const code = await card.getByTestId("join-code").textContent();
     assert.match(code ?? "", /^[A-Z0-9]{4,12}$/);
     await card.getByText("Nobody has joined yet.").waitFor();
+    assert.equal(stack.sql("SELECT count(*) FROM classes WHERE name = 'Evening group B'"), "1", "a double click creates one class");
 
     // Yui joins with the code the teacher shares.
     const learner = await browser.newContext({ viewport: { width: 1280, height: 800 } });

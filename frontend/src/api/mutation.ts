@@ -1,3 +1,5 @@
+import { useMutation } from "@tanstack/react-query";
+import { useCallback, useRef } from "react";
 import { ApiError } from "./problem";
 
 /**
@@ -11,7 +13,56 @@ export function retryWrite(failures: number, error: unknown): boolean {
   return failures < 3;
 }
 
-/** A new Idempotency-Key, one per user action. */
+/** A new Idempotency-Key. */
 export function newKey(): string {
   return crypto.randomUUID();
+}
+
+/**
+ * useWrite is a screen's write as one user intent (a form sent, a button
+ * pressed), on react-query's useMutation with retryWrite. submit(v) sends
+ * v with its intent's Idempotency-Key (mutationFn gets v with it as key):
+ *
+ * - while a submit is pending, another is ignored: a double click's second
+ *   click comes before the disabled button is rendered;
+ * - the same v sent again after a failure (a refusal, a timeout, a network
+ *   failure) is the same intent and keeps its key, so that a request that
+ *   was applied but whose answer was lost is answered, not applied again;
+ * - another v (the form was edited) or any v after a success is a new
+ *   intent with a new key.
+ *
+ * done(result) says whether a success ends the intent (by default it
+ * does); a write that reports part of its work as failed says not, and a
+ * submit of the same v then keeps the key.
+ */
+export function useWrite<V extends { key: string }, R>(options: {
+  mutationFn: (v: V) => Promise<R>;
+  onSuccess?: (result: R, v: V) => unknown;
+  done?: (result: R) => boolean;
+}) {
+  const pending = useRef(false);
+  const intent = useRef<{ of: string; key: string } | null>(null);
+  const mutation = useMutation({
+    mutationFn: options.mutationFn,
+    retry: retryWrite,
+    onSuccess: async (result, v) => {
+      if (options.done?.(result) ?? true) intent.current = null;
+      await options.onSuccess?.(result, v);
+    },
+    onSettled: () => {
+      pending.current = false;
+    },
+  });
+  const { mutate } = mutation;
+  const submit = useCallback(
+    (v: Omit<V, "key">) => {
+      if (pending.current) return;
+      pending.current = true;
+      const of = JSON.stringify(v);
+      if (intent.current?.of !== of) intent.current = { of, key: newKey() };
+      mutate({ ...v, key: intent.current.key } as V);
+    },
+    [mutate],
+  );
+  return { ...mutation, submit };
 }

@@ -1,7 +1,7 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
-import { fakeServer, json, renderApp } from "../test/render";
+import { doubleClick, fakeServer, gate, json, renderApp } from "../test/render";
 import { Classes } from "./Classes";
 import { dayAfter, endOfDay } from "./assign";
 
@@ -153,5 +153,74 @@ describe("Classes", () => {
     expect(creates[1]!.headers.get("Idempotency-Key")).toBeTruthy();
     expect(creates[1]!.headers.get("Idempotency-Key")).not.toBe(creates[0]!.headers.get("Idempotency-Key"));
     await waitFor(() => expect(screen.queryByRole("alert")).not.toBeInTheDocument());
+  });
+
+  it("a double click creates one class; the same form sent again after a failure keeps its key, a success or an edit takes a new one", async () => {
+    const answers = [problem(409, "Try again"), null, problem(409, "Try again"), null];
+    const first = gate();
+    const server = fakeServer(async (req) => {
+      if (req.path === "/ListClasses") return json({ classes: [] });
+      await first.wait();
+      const name = (req.body as { name: string }).name;
+      return answers.shift() ?? json({ ...cls, name, join_code: "K7QX2M", members: [] }, 201);
+    });
+    const user = userEvent.setup();
+    renderApp(<Classes />, { user: teacher });
+    await screen.findByText(/No classes yet/);
+    const name = screen.getByLabelText("Class name");
+    const button = screen.getByRole("button", { name: "Create class" });
+    const creates = () => server.seen.filter((s) => s.path === "/CreateClass");
+
+    await user.type(name, "Evening B");
+    doubleClick(button);
+    first.open();
+    expect(await screen.findByRole("alert")).toHaveTextContent("No class created: Try again");
+    expect(creates()).toHaveLength(1);
+    // The same form again: the same intent, the same key.
+    await user.click(button);
+    expect(await screen.findByRole("status")).toHaveTextContent("Evening B created");
+    // After a success: a new class, a new key.
+    await user.type(name, "Evening B");
+    await user.click(button);
+    expect(await screen.findByRole("alert")).toHaveTextContent("No class created: Try again");
+    // An edit: a new key.
+    await user.type(name, "2");
+    await user.click(button);
+    expect(await screen.findByRole("status")).toHaveTextContent("Evening B2 created");
+
+    const keys = creates().map((s) => s.headers.get("Idempotency-Key"));
+    expect(creates().map((s) => (s.body as { name: string }).name)).toEqual(["Evening B", "Evening B", "Evening B", "Evening B2"]);
+    expect(keys[1]).toBe(keys[0]);
+    expect(new Set(keys).size).toBe(3);
+  });
+
+  it("a double click on Assign sends one request per learner; sent again after a learner's failure, it keeps the keys", async () => {
+    let refuse = true;
+    const first = gate();
+    const server = fakeServer(async (req) => {
+      if (req.path === "/ListClasses") return json({ classes: [cls] });
+      if (req.path === "/ListDecks") return json({ decks });
+      await first.wait();
+      const body = req.body as { learner_id: string };
+      if (body.learner_id === noah && refuse) {
+        refuse = false;
+        return problem(403, "Not now");
+      }
+      return json(assignment(body.learner_id), 201);
+    });
+    const user = userEvent.setup();
+    renderApp(<Classes />, { user: teacher });
+    await user.selectOptions(await screen.findByLabelText("Deck"), "Rare verbs (30 words)");
+    doubleClick(screen.getByRole("button", { name: "Assign to 2 learners" }));
+    first.open();
+    expect(await screen.findByRole("alert")).toHaveTextContent("Not assigned to Noah Brooks: Not now");
+    const sent = () => server.seen.filter((s) => s.path === "/CreateAssignment");
+    expect(sent()).toHaveLength(2);
+    await user.click(screen.getByRole("button", { name: "Assign to 2 learners" }));
+    await waitFor(() => expect(screen.queryByRole("alert")).not.toBeInTheDocument());
+    const keys = sent().map((s) => `${(s.body as { learner_id: string }).learner_id} ${s.headers.get("Idempotency-Key")}`);
+    expect(keys).toHaveLength(4);
+    expect(keys[2]).toBe(keys[0]);
+    expect(keys[3]).toBe(keys[1]);
   });
 });

@@ -1,9 +1,9 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
 import { Link } from "react-router";
 import { useApi } from "../api/ApiContext";
 import { unwrap } from "../api/client";
-import { newKey, retryWrite } from "../api/mutation";
+import { useWrite } from "../api/mutation";
 import type { components } from "../api/schema";
 import { ProblemAlert } from "../components/ProblemAlert";
 import { Empty, QueryState } from "../components/States";
@@ -101,15 +101,24 @@ function AssignDeck({ c }: { c: Class }) {
   });
   const [deckId, setDeckId] = useState("");
   const [due, setDue] = useState(() => dayAfter(new Date(), 7));
-  const assign = useMutation({
-    mutationFn: (v: { targets: Parameters<typeof assignToClass>[1]; deckId: string; dueAt: string }) =>
-      assignToClass(api, v.targets, v.deckId, v.dueAt),
+  // One intent for the class: each learner's request has its own key, made
+  // from the intent's, so the form sent again after a learner's failure
+  // sends the same keys.
+  const assign = useWrite({
+    mutationFn: (v: { learners: { learnerId: string; name: string }[]; deckId: string; dueAt: string; key: string }) =>
+      assignToClass(
+        api,
+        v.learners.map((l) => ({ ...l, key: `${v.key}.${l.learnerId}` })),
+        v.deckId,
+        v.dueAt,
+      ),
     onSuccess: () => void qc.invalidateQueries({ queryKey: ["class-progress", c.id] }),
+    done: (outcome) => outcome.failed.length === 0,
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    const targets = c.members.map((m) => ({ learnerId: m.learner_id, name: m.display_name, key: newKey() }));
-    assign.mutate({ targets, deckId, dueAt: endOfDay(due) });
+    const learners = c.members.map((m) => ({ learnerId: m.learner_id, name: m.display_name }));
+    assign.submit({ learners, deckId, dueAt: endOfDay(due) });
   };
   const deck = decks.data?.find((d) => d.id === assign.variables?.deckId);
   return (
@@ -199,7 +208,7 @@ export function CreateClass({ newcomer = false, onCreated }: { newcomer?: boolea
   const id = useId();
   const [name, setName] = useState("");
   const [displayName, setDisplayName] = useState("");
-  const create = useMutation({
+  const create = useWrite({
     mutationFn: async (v: { key: string; name: string; displayName: string }) =>
       unwrap(
         await api.POST("/CreateClass", {
@@ -211,7 +220,6 @@ export function CreateClass({ newcomer = false, onCreated }: { newcomer?: boolea
           },
         }),
       ),
-    retry: retryWrite,
     onSuccess: async () => {
       setName("");
       void qc.invalidateQueries({ queryKey: ["classes"] });
@@ -222,7 +230,7 @@ export function CreateClass({ newcomer = false, onCreated }: { newcomer?: boolea
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    create.mutate({ key: newKey(), name: name.trim(), displayName: displayName.trim() });
+    create.submit({ name: name.trim(), displayName: displayName.trim() });
   };
   return (
     <form onSubmit={submit} className="card-form" aria-labelledby={`${id}-title`}>

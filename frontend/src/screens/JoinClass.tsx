@@ -1,8 +1,8 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useQueryClient } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
 import { useApi } from "../api/ApiContext";
 import { unwrap } from "../api/client";
-import { newKey, retryWrite } from "../api/mutation";
+import { useWrite } from "../api/mutation";
 import { ProblemAlert } from "../components/ProblemAlert";
 
 /**
@@ -14,10 +14,9 @@ export function JoinClass() {
   const qc = useQueryClient();
   const id = useId();
   const [code, setCode] = useState("");
-  const join = useMutation({
+  const join = useWrite({
     mutationFn: async (v: { key: string; code: string }) =>
       unwrap(await api.POST("/EnrollLearner", { params: { header: { "Idempotency-Key": v.key } }, body: { join_code: v.code } })),
-    retry: retryWrite,
     onSuccess: () => {
       setCode("");
       void qc.invalidateQueries({ queryKey: ["schedule"] });
@@ -26,7 +25,7 @@ export function JoinClass() {
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    join.mutate({ key: newKey(), code: code.trim() });
+    join.submit({ code: code.trim() });
   };
   const n = join.data && "assignments" in join.data ? join.data.assignments.length : 0;
   return (

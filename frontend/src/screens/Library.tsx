@@ -1,9 +1,9 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId } from "react";
 import { Link } from "react-router";
 import { useApi } from "../api/ApiContext";
 import { unwrap } from "../api/client";
-import { newKey, retryWrite } from "../api/mutation";
+import { useWrite } from "../api/mutation";
 import type { components } from "../api/schema";
 import { ProblemAlert } from "../components/ProblemAlert";
 import { Empty, QueryState } from "../components/States";
@@ -56,10 +56,9 @@ function DeckRow({ deck }: { deck: Deck }) {
   const api = useApi();
   const qc = useQueryClient();
   const id = useId();
-  const start = useMutation({
-    mutationFn: async (key: string) =>
+  const start = useWrite({
+    mutationFn: async ({ key }: { key: string }) =>
       unwrap(await api.POST("/StartDeck", { params: { header: { "Idempotency-Key": key } }, body: { deck_id: deck.id } })),
-    retry: retryWrite,
     onSuccess: () => {
       void qc.invalidateQueries({ queryKey: ["decks"] });
       void qc.invalidateQueries({ queryKey: ["schedule"] });
@@ -87,7 +86,7 @@ function DeckRow({ deck }: { deck: Deck }) {
       ) : (
         <button
           type="button"
-          onClick={() => start.mutate(newKey())}
+          onClick={() => start.submit({})}
           disabled={start.isPending}
           aria-describedby={`${id}-title`}
         >

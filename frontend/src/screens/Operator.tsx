@@ -1,8 +1,8 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
 import { useApi } from "../api/ApiContext";
 import { unwrap } from "../api/client";
-import { newKey, retryWrite } from "../api/mutation";
+import { useWrite } from "../api/mutation";
 import type { components } from "../api/schema";
 import { BarChartWithTable } from "../components/BarChartWithTable";
 import { ProblemAlert } from "../components/ProblemAlert";
@@ -225,21 +225,19 @@ function Confirm({
   const api = useApi();
   const id = useId();
   const [reason, setReason] = useState("");
-  const [key] = useState(newKey);
-  const apply = useMutation({
-    mutationFn: async () => {
-      const params = { header: { "Idempotency-Key": key } };
-      const body = { ids, reason: reason.trim() };
+  const apply = useWrite({
+    mutationFn: async (v: { key: string; ids: number[]; reason: string }) => {
+      const params = { header: { "Idempotency-Key": v.key } };
+      const body = { ids: v.ids, reason: v.reason };
       return action === "replay"
         ? unwrap(await api.POST("/ReplayDeadLetters", { params, body })).replayed
         : unwrap(await api.POST("/SkipDeadLetters", { params, body })).skipped;
     },
-    retry: retryWrite,
     onSuccess: onDone,
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    apply.mutate();
+    apply.submit({ ids, reason: reason.trim() });
   };
   const n = ids.length;
   const what = `${n} dead ${n === 1 ? "delivery" : "deliveries"}`;

@@ -1,7 +1,7 @@
 import { screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
-import { fakeServer, json, renderApp } from "../test/render";
+import { doubleClick, fakeServer, gate, json, renderApp } from "../test/render";
 import { Webhooks } from "./Webhooks";
 
 const teacher = { id: "00000000-0000-4000-8000-00000000000a", displayName: "Ada", email: "ada@lexora.test", role: "teacher" as const };
@@ -66,5 +66,47 @@ describe("Webhooks", () => {
     expect(reg.headers.get("Idempotency-Key")).toBeTruthy();
     await user.click(screen.getByRole("button", { name: "Done" }));
     await waitFor(() => expect(screen.queryByTestId("secret")).not.toBeInTheDocument());
+  });
+
+  it("a double click registers one endpoint", async () => {
+    const first = gate();
+    const server = fakeServer(async (req) => {
+      if (req.path === "/ListWebhookEndpoints") return json({ endpoints: [] });
+      await first.wait();
+      return json({ ...endpoint, secret: "whsec_c2VjcmV0" }, 201);
+    });
+    const user = userEvent.setup();
+    renderApp(<Webhooks />, { user: teacher });
+    await screen.findByText("No endpoints yet.");
+    await user.type(screen.getByLabelText(/Endpoint URL/), endpoint.url);
+    doubleClick(screen.getByRole("button", { name: "Register" }));
+    first.open();
+    expect(await screen.findByTestId("secret")).toHaveTextContent("whsec_c2VjcmV0");
+    expect(server.seen.filter((s) => s.path === "/RegisterWebhookEndpoint")).toHaveLength(1);
+  });
+
+  it("a double click on Rotate rotates once, and Rotate waits until the new secret is put away", async () => {
+    let n = 0;
+    const first = gate();
+    const server = fakeServer(async (req) => {
+      if (req.path === "/ListWebhookEndpoints") return json({ endpoints: [endpoint] });
+      await first.wait();
+      return json({ ...endpoint, secret: `whsec_${++n}` });
+    });
+    const user = userEvent.setup();
+    renderApp(<Webhooks />, { user: teacher });
+    const rotate = await screen.findByRole("button", { name: "Rotate secret" });
+    doubleClick(rotate);
+    first.open();
+    expect(await screen.findByTestId("secret")).toHaveTextContent("whsec_1");
+    expect(rotate).toBeDisabled();
+    await user.click(screen.getByRole("button", { name: "Done" }));
+    await waitFor(() => expect(rotate).toBeEnabled());
+    await user.click(rotate);
+    expect(await screen.findByTestId("secret")).toHaveTextContent("whsec_2");
+
+    const rotations = server.seen.filter((s) => s.path === "/RotateWebhookSecret");
+    expect(rotations).toHaveLength(2);
+    expect(rotations[1]!.headers.get("Idempotency-Key")).not.toBe(rotations[0]!.headers.get("Idempotency-Key"));
   });
 });

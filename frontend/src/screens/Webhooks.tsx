@@ -1,8 +1,8 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
 import { useApi } from "../api/ApiContext";
 import { unwrap } from "../api/client";
-import { newKey, retryWrite } from "../api/mutation";
+import { useWrite } from "../api/mutation";
 import type { components } from "../api/schema";
 import { ProblemAlert } from "../components/ProblemAlert";
 import { Empty, QueryState } from "../components/States";
@@ -16,6 +16,13 @@ export const topics: { value: Topic; label: string }[] = [
   { value: "assignment.completed", label: "A learner completed an assignment" },
 ];
 
+/** A signing secret to show once, and the endpoint it is for. */
+interface Secret {
+  id: string;
+  url: string;
+  secret: string;
+}
+
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 
 /** A teacher's webhook endpoints: register, see the secret once, rotate, re-enable, delete. */
@@ -25,7 +32,7 @@ export function Webhooks() {
     queryKey: ["webhooks"],
     queryFn: async () => unwrap(await api.GET("/ListWebhookEndpoints")).endpoints,
   });
-  const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
+  const [secret, setSecret] = useState<Secret | null>(null);
   return (
     <section aria-labelledby="webhooks-title">
       <h1 id="webhooks-title">Webhooks</h1>
@@ -58,7 +65,7 @@ export function Webhooks() {
           ) : (
             <ul className="endpoints">
               {list.map((ep) => (
-                <EndpointRow key={ep.id} ep={ep} onSecret={setSecret} />
+                <EndpointRow key={ep.id} ep={ep} onSecret={setSecret} secretShown={secret?.id === ep.id} />
               ))}
             </ul>
           )
@@ -68,13 +75,13 @@ export function Webhooks() {
   );
 }
 
-function Register({ onSecret }: { onSecret: (s: { url: string; secret: string }) => void }) {
+function Register({ onSecret }: { onSecret: (s: Secret) => void }) {
   const api = useApi();
   const qc = useQueryClient();
   const id = useId();
   const [url, setUrl] = useState("");
   const [chosen, setChosen] = useState<Topic[]>(topics.map((t) => t.value));
-  const register = useMutation({
+  const register = useWrite({
     mutationFn: async (v: { key: string; url: string; topics: Topic[] }) =>
       unwrap(
         await api.POST("/RegisterWebhookEndpoint", {
@@ -82,16 +89,15 @@ function Register({ onSecret }: { onSecret: (s: { url: string; secret: string })
           body: { url: v.url, topics: v.topics },
         }),
       ),
-    retry: retryWrite,
     onSuccess: (ep) => {
-      onSecret({ url: ep.url, secret: ep.secret ?? "" });
+      onSecret({ id: ep.id, url: ep.url, secret: ep.secret ?? "" });
       setUrl("");
       void qc.invalidateQueries({ queryKey: ["webhooks"] });
     },
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    register.mutate({ key: newKey(), url: url.trim(), topics: chosen });
+    register.submit({ url: url.trim(), topics: chosen });
   };
   return (
     <form onSubmit={submit} className="card-form" aria-labelledby={`${id}-title`}>
@@ -128,32 +134,34 @@ function Register({ onSecret }: { onSecret: (s: { url: string; secret: string })
   );
 }
 
-function EndpointRow({ ep, onSecret }: { ep: Endpoint; onSecret: (s: { url: string; secret: string }) => void }) {
+/**
+ * An endpoint with its actions. Rotate waits while the secret it made is
+ * still shown (secretShown): rotating again then would end the secret
+ * before it (still signing for the overlap) at once.
+ */
+function EndpointRow({ ep, onSecret, secretShown }: { ep: Endpoint; onSecret: (s: Secret) => void; secretShown: boolean }) {
   const api = useApi();
   const qc = useQueryClient();
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [revoke, setRevoke] = useState(false);
   const done = () => void qc.invalidateQueries({ queryKey: ["webhooks"] });
   const header = (key: string) => ({ header: { "Idempotency-Key": key } });
-  const rotate = useMutation({
-    mutationFn: async (key: string) =>
-      unwrap(await api.POST("/RotateWebhookSecret", { params: header(key), body: { id: ep.id, revoke_previous: revoke } })),
-    retry: retryWrite,
+  const rotate = useWrite({
+    mutationFn: async (v: { key: string; revoke: boolean }) =>
+      unwrap(await api.POST("/RotateWebhookSecret", { params: header(v.key), body: { id: ep.id, revoke_previous: v.revoke } })),
     onSuccess: (r) => {
-      onSecret({ url: r.url, secret: r.secret ?? "" });
+      onSecret({ id: r.id, url: r.url, secret: r.secret ?? "" });
       done();
     },
   });
-  const enable = useMutation({
-    mutationFn: async (key: string) =>
+  const enable = useWrite({
+    mutationFn: async ({ key }: { key: string }) =>
       unwrap(await api.POST("/EnableWebhookEndpoint", { params: header(key), body: { id: ep.id } })),
-    retry: retryWrite,
     onSuccess: done,
   });
-  const remove = useMutation({
-    mutationFn: async (key: string) =>
+  const remove = useWrite({
+    mutationFn: async ({ key }: { key: string }) =>
       unwrap(await api.POST("/DeleteWebhookEndpoint", { params: header(key), body: { id: ep.id } })),
-    retry: retryWrite,
     onSuccess: done,
   });
   const failed = rotate.error ?? enable.error ?? remove.error;
@@ -180,18 +188,19 @@ function EndpointRow({ ep, onSecret }: { ep: Endpoint; onSecret: (s: { url: stri
           <input type="checkbox" checked={revoke} onChange={(e) => setRevoke(e.target.checked)} />
           Stop the old secret at once
         </label>
-        <button type="button" onClick={() => rotate.mutate(newKey())} disabled={rotate.isPending}>
+        <button type="button" onClick={() => rotate.submit({ revoke })} disabled={rotate.isPending || secretShown}>
           Rotate secret
         </button>
+        {secretShown && <span className="muted small">Copy the new secret and press Done before rotating again.</span>}
         {ep.disabled_at && (
-          <button type="button" onClick={() => enable.mutate(newKey())} disabled={enable.isPending}>
+          <button type="button" onClick={() => enable.submit({})} disabled={enable.isPending}>
             Re-enable
           </button>
         )}
         {confirmDelete ? (
           <span role="group" aria-label={`Delete ${ep.url}?`}>
             Delete this endpoint? No more events will be sent to it.{" "}
-            <button type="button" className="danger" onClick={() => remove.mutate(newKey())} disabled={remove.isPending}>
+            <button type="button" className="danger" onClick={() => remove.submit({})} disabled={remove.isPending}>
               Yes, delete
             </button>{" "}
             <button type="button" onClick={() => setConfirmDelete(false)}>

@@ -1,5 +1,5 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { render } from "@testing-library/react";
+import { fireEvent, render } from "@testing-library/react";
 import type { ReactElement } from "react";
 import { MemoryRouter } from "react-router";
 import { vi } from "vitest";
@@ -41,6 +41,25 @@ export function fakeServer(handler: (req: Seen) => Response | Promise<Response>)
   });
   vi.stubGlobal("fetch", fetch);
   return { seen, fetch };
+}
+
+/**
+ * A gate a fake server's answer can wait on, so that a test acts while a
+ * request is in flight (a second click): wait() resolves once open() is called.
+ */
+export function gate() {
+  let open = () => {};
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { wait: () => opened, open: () => open() };
+}
+
+/**
+ * Two clicks in a row, the second before the page re-renders: a quick
+ * double click, which reaches a button before its disabled state does.
+ */
+export function doubleClick(element: Element) {
+  fireEvent.click(element);
+  fireEvent.click(element);
 }
 
 export function json(body: unknown, status = 200): Response {

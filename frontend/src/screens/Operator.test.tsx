@@ -1,0 +1,56 @@
+import { screen, waitFor } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it } from "vitest";
+import { fakeServer, json, renderApp } from "../test/render";
+import { Operator } from "./Operator";
+
+const operator = { id: "00000000-0000-4000-8000-0000000000f0", displayName: "Olu", email: "ops@lexora.test", role: "operator" as const };
+
+const dead = {
+  id: 170,
+  subscriber: "webhook",
+  topic: "assignment.created",
+  attempts: 1,
+  last_error: "status 400 Bad Request",
+  dead_at: "2026-03-02T09:00:00Z",
+  blocking: 0,
+};
+
+const health = { backlog: [], dead: [{ subscriber: "webhook", topic: "assignment.created", count: 1 }], blocked_keys: 0, delivered_per_minute: [0] };
+
+describe("Operator", () => {
+  it("a replay confirmed again after a failure keeps its key; an edited reason takes a new one", async () => {
+    const answers = [
+      json({ type: "https://lexora.app/problems/x", title: "Try again", status: 409 }, 409),
+      json({ type: "https://lexora.app/problems/x", title: "Try again", status: 409 }, 409),
+    ];
+    const server = fakeServer((req) => {
+      if (req.path === "/OutboxHealth") return json(health);
+      if (req.path === "/ListDeadLetters") return json({ dead: [dead] });
+      return answers.shift() ?? json({ replayed: 1 });
+    });
+    const user = userEvent.setup();
+    renderApp(<Operator />, { user: operator });
+    await user.click(await screen.findByRole("checkbox", { name: /Select delivery 170 / }));
+    await user.click(screen.getByRole("button", { name: "Replay selected…" }));
+    await user.type(screen.getByLabelText(/Reason/), "receiver fixed");
+    const confirm = screen.getByRole("button", { name: "Confirm replay" });
+    await user.click(confirm);
+    expect(await screen.findByRole("alert")).toHaveTextContent("Nothing was changed: Try again");
+    await user.click(confirm);
+    await waitFor(() => expect(server.seen.filter((s) => s.path === "/ReplayDeadLetters")).toHaveLength(2));
+    await user.type(screen.getByLabelText(/Reason/), " at 10:00");
+    await user.click(confirm);
+    expect(await screen.findByText("1 delivery replayed.")).toBeInTheDocument();
+
+    const replays = server.seen.filter((s) => s.path === "/ReplayDeadLetters");
+    expect(replays.map((s) => s.body)).toEqual([
+      { ids: [170], reason: "receiver fixed" },
+      { ids: [170], reason: "receiver fixed" },
+      { ids: [170], reason: "receiver fixed at 10:00" },
+    ]);
+    const keys = replays.map((s) => s.headers.get("Idempotency-Key"));
+    expect(keys[1]).toBe(keys[0]);
+    expect(keys[2]).not.toBe(keys[0]);
+  });
+});
