@@ -27,7 +27,7 @@ import (
 var hostileValues = []any{
 	"", " ", "repro@example.com", "REPRO@EXAMPLE.COM", "\u202erepro@example.com", "repro@example.com\u200b",
 	"repro@example.com\ufeff", "ｒepro@example.com", "re\u00adpro@example.com", "repro@exa\u200dmple.com",
-	"Eve\u2028Bcc: x@evil.test", "\u202eevE", "Eve\r\nBcc: x@evil.test", "a\u0085b", "😀", "O'Brien; DROP TABLE users; --",
+	"Eve\u2028Bcc: x@evil.test", "\u202eevE", "Klasse 👩\u200d🏫", "\u0646\u06cc\u0644\u0648\u0641\u0631\u200c\u0647\u0627", "\u200dEve", "Eve\u200c", "Eve\r\nBcc: x@evil.test", "a\u0085b", "😀", "O'Brien; DROP TABLE users; --",
 	"<script>alert(1)</script>", "../../etc/passwd", "%00", "null", strings.Repeat("a", 3000),
 	"https://example.com/hook ", "https://example.com/ho\u200bok", "http://169.254.169.254/", "https://xn--80ak6aa92e.com/h",
 	"2026-03-20T18:00:00+24:00", "2026-03-20T18:00:00+00:60", "2026-03-20T18:00:00Z", "9999-12-31T23:59:59Z",

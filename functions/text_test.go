@@ -71,11 +71,15 @@ func TestUserTextIsOneLine(t *testing.T) {
 	_, err := f.pool.Exec(ctx, "UPDATE users SET auth_subject = id::text WHERE id = $1", op)
 	require.NoError(t, err)
 	before := f.everything(t)
-	for _, bad := range []string{`Eve\u2028Bcc`, `\u202eevE`, `Eve\u2029`, `E\u200bve`, `Eve\u0085`, `Eve\u2066x`, `\ufeffEve`, `Eve\u00ad`} {
+	for bad, named := range map[string]string{`Eve\u2028Bcc`: "U+2028 LINE SEPARATOR", `\u202eevE`: "U+202E RIGHT-TO-LEFT OVERRIDE",
+		`Eve\u2029`: "U+2029", `E\u200bve`: "U+200B ZERO WIDTH SPACE", `Eve\u0085`: "U+0085", `Eve\u2066x`: "U+2066 LEFT-TO-RIGHT ISOLATE",
+		`\ufeffEve`: "U+FEFF", `Eve\u00ad`: "U+00AD SOFT HYPHEN", `Eve\u200d`: "U+200D ZERO WIDTH JOINER", `\u200cEve`: "U+200C ZERO WIDTH NON-JOINER"} {
 		code, body := f.call(t, (*Service).EnrollLearner, http.MethodPost, "/EnrollLearner", f.teacher,
 			`{"class_id":"`+class.String()+`","email":"eve@example.com","display_name":"`+bad+`"}`)
 		require.Equal(t, http.StatusBadRequest, code, "%s: %v", bad, body)
-		require.Equal(t, "display_name", body["errors"].([]any)[0].(map[string]any)["field"], bad)
+		fieldError := body["errors"].([]any)[0].(map[string]any)
+		require.Equal(t, "display_name", fieldError["field"], bad)
+		require.Contains(t, fieldError["reason"], named, "the refusal names the character")
 		code, body = f.call(t, (*Service).SkipDeadLetters, http.MethodPost, "/SkipDeadLetters", op, `{"all":true,"reason":"`+bad+`"}`)
 		require.Equal(t, http.StatusBadRequest, code, "%s: %v", bad, body)
 		require.Equal(t, before, f.everything(t), bad)
@@ -84,6 +88,18 @@ func TestUserTextIsOneLine(t *testing.T) {
 		`{"class_id":"`+class.String()+`","email":"zoe@example.com","display_name":"  Zoe\u0308 Ō "}`)
 	require.Equal(t, http.StatusCreated, code, body)
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM users WHERE email = 'zoe@example.com' AND display_name = 'Zoë Ō'"), "trimmed and NFC")
+
+	// Joiners inside text: Persian and Indic names need ZWNJ and ZWJ, emoji
+	// sequences ZWJ.
+	persian := "\u0646\u06cc\u0644\u0648\u0641\u0631\u200c\u0647\u0627" // نیلوفر‌ها
+	code, body = f.call(t, (*Service).EnrollLearner, http.MethodPost, "/EnrollLearner", f.teacher,
+		`{"class_id":"`+class.String()+`","email":"niloufar@example.com","display_name":"`+persian+`"}`)
+	require.Equal(t, http.StatusCreated, code, body)
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM users WHERE email = 'niloufar@example.com' AND display_name = $1", persian))
+	const emojiClass = "Klasse 🇩🇪 👩\u200d🏫"
+	code, body = f.call(t, (*Service).CreateClass, http.MethodPost, "/CreateClass", f.teacher, `{"name":"`+emojiClass+`"}`)
+	require.Equal(t, http.StatusCreated, code, body)
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM classes WHERE name = $1", emojiClass))
 }
 
 // TestWebhookURLsWithSpacesOrInvisibleCharactersAreRefused: the URL

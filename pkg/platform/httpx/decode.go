@@ -31,8 +31,9 @@ func newValidator() *validator.Validate {
 		return name
 	})
 	// singleline: no control, format, line or paragraph separator
-	// character (text.SingleLine), for every text a user gives that ends up
-	// in an email or on another user's screen.
+	// character but joiners inside text (text.CheckSingleLine, whose message
+	// names the character becomes the field error's reason), for every text
+	// a user gives that ends up in an email or on another user's screen.
 	// rfc3339: a time text.ParseTime takes (offsets -23:59 to +23:59).
 	for tag, ok := range map[string]func(string) bool{
 		"singleline": text.SingleLine,
@@ -198,7 +199,12 @@ func reason(fe validator.FieldError) string {
 	case "unique":
 		return "must not repeat an item"
 	case "singleline":
-		return "must be one line without control, format or separator characters"
+		if s, ok := fe.Value().(string); ok {
+			if err := text.CheckSingleLine(s); err != nil {
+				return err.Error()
+			}
+		}
+		return "must be one line of visible text"
 	case "required_with", "required_without":
 		return "is required here (see the function's documentation for which fields go together)"
 	case "excluded_with":

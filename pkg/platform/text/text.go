@@ -7,6 +7,7 @@ package text
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 	"unicode"
@@ -14,6 +15,7 @@ import (
 	"golang.org/x/net/idna"
 	"golang.org/x/text/secure/precis"
 	"golang.org/x/text/unicode/norm"
+	"golang.org/x/text/unicode/runenames"
 )
 
 // invisible reports whether r is a control (Cc), format (Cf, such as U+200B
@@ -31,23 +33,77 @@ func invisible(r rune) bool {
 // misplaced joiners.
 var freeform = precis.NewFreeform()
 
-// SingleLine reports whether s is text one person can show another on one
-// line: no control, format, line or paragraph separator character
-// (categories Cc, Cf, Zl, Zp); nothing the PRECIS FreeformClass refuses
-// (freeform); no U+FFFD, which is what a JSON decoder makes of an unpaired
-// surrogate (and invalid UTF-8) and so was not what the user sent; no
-// U+2800 BRAILLE PATTERN BLANK (a symbol, neither White_Space nor
-// default-ignorable, that shows as nothing); and, unless s is empty, not
-// only white space (U+0020, U+00A0, U+3000, …). It is the rule for every
-// text a user gives that reaches an email or another user's screen.
-func SingleLine(s string) bool {
-	if strings.ContainsFunc(s, invisible) || strings.ContainsAny(s, "\ufffd\u2800") {
-		return false
+// SingleLine reports whether s passes CheckSingleLine.
+func SingleLine(s string) bool { return CheckSingleLine(s) == nil }
+
+// joiner reports whether r is U+200C ZERO WIDTH NON-JOINER or U+200D ZERO
+// WIDTH JOINER: format characters that Persian and Indic names (ZWNJ, ZWJ)
+// and emoji sequences (ZWJ: 👩‍🏫) need between two visible characters.
+func joiner(r rune) bool { return r == '\u200c' || r == '\u200d' }
+
+// CheckSingleLine returns nil when s is text one person can show another on
+// one line, else an error whose message says what is wrong and names the
+// first character at fault by code point and Unicode name ("U+202E
+// RIGHT-TO-LEFT OVERRIDE is not allowed"). The rule: no control, format,
+// line or paragraph separator character (categories Cc, Cf, Zl, Zp; so no
+// bidi override or isolate, no U+200B, no U+FEFF), except a joiner (ZWNJ or
+// ZWJ) between two visible characters; nothing the PRECIS FreeformClass
+// refuses (freeform; the joiners' own context rules are replaced by the
+// one above, which lets emoji sequences through); no U+FFFD, which is what
+// a JSON decoder makes of an unpaired surrogate (and invalid UTF-8) and so
+// was not what the user sent; no U+2800 BRAILLE PATTERN BLANK (a symbol,
+// neither White_Space nor default-ignorable, that shows as nothing); and,
+// unless s is empty, not only white space (U+0020, U+00A0, U+3000, …). It
+// is the rule for every text a user gives that reaches an email or another
+// user's screen.
+func CheckSingleLine(s string) error {
+	runes := []rune(s)
+	visible := func(i int) bool {
+		return i >= 0 && i < len(runes) && !unicode.IsSpace(runes[i]) && !invisible(runes[i])
 	}
-	if _, err := freeform.String(s); err != nil {
-		return false
+	for i, r := range runes {
+		switch {
+		case joiner(r) && !(visible(i-1) && visible(i+1)):
+			return fmt.Errorf("%s may only stand between two visible characters", named(r))
+		case joiner(r):
+		case invisible(r), r == '\ufffd', r == '\u2800':
+			return refused(r)
+		}
 	}
-	return s == "" || strings.TrimFunc(s, unicode.IsSpace) != ""
+	if _, err := freeform.String(strings.Map(dropJoiner, s)); err != nil {
+		for _, r := range runes {
+			if _, err := freeform.String(string(r)); err != nil && !joiner(r) {
+				return refused(r)
+			}
+		}
+		return errors.New("must be one line of visible text (the PRECIS FreeformClass, RFC 8264, refuses it)")
+	}
+	if s != "" && strings.TrimFunc(s, unicode.IsSpace) == "" {
+		return errors.New("must not be only white space")
+	}
+	return nil
+}
+
+func dropJoiner(r rune) rune {
+	if joiner(r) {
+		return -1
+	}
+	return r
+}
+
+// named is r as U+XXXX and its Unicode name.
+func named(r rune) string {
+	switch name := runenames.Name(r); {
+	case name == "<control>":
+		return fmt.Sprintf("U+%04X (a control character)", r)
+	case name != "":
+		return fmt.Sprintf("U+%04X %s", r, name)
+	}
+	return fmt.Sprintf("U+%04X", r)
+}
+
+func refused(r rune) error {
+	return fmt.Errorf("must be one line of visible text: %s is not allowed", named(r))
 }
 
 // Name returns s, a display name or title that passed SingleLine, trimmed of

@@ -47,9 +47,36 @@ func TestSingleLine(t *testing.T) {
 		"Sam\ufffdx"} {
 		require.False(t, SingleLine(s), "%q", s)
 	}
-	for _, s := range []string{"Ada Lovelace", "Zoë", "李小龍", "O'Brien-Smith", "مرحبا", "", "Sam\u3000x", "Sam\u00a0x", "Zoë 👍", "Ａda"} {
+	for _, s := range []string{"Ada Lovelace", "Zoë", "李小龍", "O'Brien-Smith", "مرحبا", "", "Sam\u3000x", "Sam\u00a0x", "Zoë 👍", "Ａda",
+		// Joiners inside text: a ZWJ emoji sequence (👩‍🏫), Persian with
+		// ZWNJ (نیلوفر‌ها), Devanagari with ZWJ and ZWNJ after a virama.
+		"Klasse 🇩🇪 👩\u200d🏫", "می\u200cخواهم", "نیلوفر\u200cها", "क्\u200dष", "क्\u200cष"} {
 		require.True(t, SingleLine(s), "%q", s)
 	}
+	// A joiner at an edge, beside white space or beside another joiner
+	// joins nothing visible.
+	for _, s := range []string{"\u200dAda", "Ada\u200c", "Ada \u200dLi", "Ada\u200d\u200dLi", "\u200d"} {
+		require.False(t, SingleLine(s), "%q", s)
+	}
+}
+
+// TestCheckSingleLineNamesTheCharacter: the refusal says which character,
+// by code point and Unicode name, so that a person can find it.
+func TestCheckSingleLineNamesTheCharacter(t *testing.T) {
+	for in, want := range map[string]string{
+		"\u202eevil":    "U+202E RIGHT-TO-LEFT OVERRIDE",
+		"a\u200bb":      "U+200B ZERO WIDTH SPACE",
+		"a\nb":          "U+000A",
+		"Sam\ufe0fx":    "U+FE0F VARIATION SELECTOR-16",
+		"Sam\u3164x":    "U+3164 HANGUL FILLER",
+		"Ada\u200c":     "U+200C ZERO WIDTH NON-JOINER",
+		"\u3000\u00a0 ": "white space",
+	} {
+		err := CheckSingleLine(in)
+		require.ErrorContains(t, err, want, "%q", in)
+		require.False(t, SingleLine(in), "%q", in)
+	}
+	require.NoError(t, CheckSingleLine("Klasse 🇩🇪 👩\u200d🏫"))
 }
 
 func TestParseTime(t *testing.T) {
