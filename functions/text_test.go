@@ -117,6 +117,23 @@ func TestWebhookURLsWithSpacesOrInvisibleCharactersAreRefused(t *testing.T) {
 	}
 }
 
+// TestWebhookIDNHostsAreStoredAsPunycode: a host name in another script is
+// accepted in its IDNA (punycode) form, which the answer shows and the
+// endpoint stores; an invisible character in a host is still refused.
+func TestWebhookIDNHostsAreStoredAsPunycode(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	code, body := f.call(t, (*Service).RegisterWebhookEndpoint, http.MethodPost, "/", f.teacher, `{"url":"https://bücher.example/hook"}`)
+	require.Equal(t, http.StatusCreated, code, body)
+	require.Equal(t, "https://xn--bcher-kva.example/hook", body["url"])
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM webhook_endpoints WHERE url = 'https://xn--bcher-kva.example/hook'"))
+	before := f.everything(t)
+	code, body = f.call(t, (*Service).RegisterWebhookEndpoint, http.MethodPost, "/", f.teacher, `{"url":"https://b\u200bücher.example/hook"}`)
+	require.Equal(t, http.StatusBadRequest, code, body)
+	require.Contains(t, body["errors"].([]any)[0].(map[string]any)["reason"], "punycode")
+	require.Equal(t, before, f.everything(t))
+}
+
 // TestDueAtOffsetsAreRFC3339: offsets beyond ±23:59 are refused, not
 // shifted.
 func TestDueAtOffsetsAreRFC3339(t *testing.T) {

@@ -53,8 +53,14 @@ type Endpoints struct {
 
 // Register stores an endpoint of teacherID at rawURL for topics (empty: all
 // of them) with a fresh signing secret (NewSecret), and answers it with
-// that secret, which is never shown again. Errors: ErrBadURL (CheckURL).
+// that secret, which is never shown again. A host name in another script
+// is stored in its punycode form (ASCIIHost). Errors: ErrBadURL (ASCIIHost,
+// CheckURL).
 func (e Endpoints) Register(ctx context.Context, db store.DBTX, teacherID uuid.UUID, rawURL string, topics []string) (Endpoint, error) {
+	rawURL, err := ASCIIHost(rawURL)
+	if err != nil {
+		return Endpoint{}, err
+	}
 	if err := CheckURL(rawURL, e.AllowHTTP); err != nil {
 		return Endpoint{}, err
 	}

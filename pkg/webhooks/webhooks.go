@@ -23,12 +23,13 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/lexora-app/lexora/pkg/platform/text"
+	"unicode"
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+	"golang.org/x/net/idna"
 
 	"github.com/lexora-app/lexora/pkg/platform/clock"
+	"github.com/lexora-app/lexora/pkg/platform/text"
 )
 
 // Config is the webhook part of the drain job's and functions' configuration.
@@ -49,8 +50,39 @@ func NewSecret() string {
 	return "whsec_" + base64.StdEncoding.EncodeToString(b)
 }
 
-// ErrBadURL is returned by CheckURL.
-var ErrBadURL = errors.New("webhook URL must be an absolute https:// URL without credentials, fragment, spaces or non-ASCII characters (percent-encode them), to a public host and a port from 1 to 65535")
+// ErrBadURL is returned by CheckURL and ASCIIHost.
+var ErrBadURL = errors.New("webhook URL must be an absolute https:// URL without credentials, fragment, spaces or non-ASCII characters " +
+	"(percent-encode them in the path and query; a host name in another script is taken in its punycode xn-- form, so it must be a valid IDNA name), " +
+	"to a public host and a port from 1 to 65535")
+
+// ASCIIHost returns raw with its host name, when that is not ASCII, in its
+// IDNA form (UTS #46 lookup, RFC 5891: "bücher.example" becomes
+// "xn--bcher-kva.example"), the rest of raw unchanged byte for byte; raw
+// itself when its host is ASCII. It returns ErrBadURL for a URL that does
+// not parse, a host with a control, format or separator character (which
+// IDNA would silently drop, so the URL stored would not be the one seen)
+// or a host IDNA refuses. Endpoints.Register calls it before CheckURL, so
+// the URL checked, stored, shown and dialled is the ASCII one.
+func ASCIIHost(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", ErrBadURL
+	}
+	host := u.Hostname()
+	if !strings.ContainsFunc(host, func(r rune) bool { return r > unicode.MaxASCII }) {
+		return raw, nil
+	}
+	if strings.ContainsFunc(host, func(r rune) bool { return unicode.In(r, unicode.Cc, unicode.Cf, unicode.Z) }) {
+		return "", ErrBadURL
+	}
+	ascii, err := idna.Lookup.ToASCII(host)
+	at := strings.Index(raw, "//"+host)
+	if err != nil || at < 0 {
+		return "", ErrBadURL
+	}
+	at += len("//")
+	return raw[:at] + ascii + raw[at+len(host):], nil
+}
 
 // CheckURL validates an endpoint URL: absolute, https, a host, no user
 // info, at most 2,000 characters, all of them printable ASCII without

@@ -114,6 +114,34 @@ func TestEndpointsMustBePublicHTTPS(t *testing.T) {
 	}
 }
 
+// TestInternationalisedHostsBecomePunycode: a host name in Unicode is
+// converted to its IDNA (punycode) form, which is what is checked, stored
+// and dialled; everything else in the URL is kept byte for byte, and a name
+// that IDNA maps to a local one is still refused.
+func TestInternationalisedHostsBecomePunycode(t *testing.T) {
+	t.Parallel()
+	for raw, want := range map[string]string{
+		"https://bücher.example/hooks?x=%C3%BC": "https://xn--bcher-kva.example/hooks?x=%C3%BC",
+		"https://BÜCHER.example:8443/h":         "https://xn--bcher-kva.example:8443/h",
+		"https://пример.рф/h":                   "https://xn--e1afmkfd.xn--p1ai/h",
+		"https://school.example/hooks":          "https://school.example/hooks",
+	} {
+		got, err := ASCIIHost(raw)
+		require.NoError(t, err, raw)
+		require.Equal(t, want, got, raw)
+		require.NoError(t, CheckURL(got, false), raw)
+	}
+	for _, raw := range []string{"https://ⓛocalhost/x", "https://bücher.example/hük", "https://exa\u200bmple.com/x"} {
+		got, err := ASCIIHost(raw)
+		if err == nil {
+			err = CheckURL(got, false)
+		}
+		require.ErrorIs(t, err, ErrBadURL, raw)
+	}
+	require.ErrorContains(t, CheckURL("https://bücher.example/x", false), "punycode",
+		"the advice for a host is punycode, not percent-encoding")
+}
+
 // TestPublicJudgesEmbeddedIPv4 checks that IPv6 forms carrying an IPv4
 // address are judged by that address.
 func TestPublicJudgesEmbeddedIPv4(t *testing.T) {

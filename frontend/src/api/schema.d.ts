@@ -1214,6 +1214,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description https:// to a public host; non-ASCII in the path and query percent-encoded; a host name in another script is stored and answered in its punycode (xn--) form */
                     url: string;
                     topics?: components["schemas"]["WebhookTopic"][];
                 };
