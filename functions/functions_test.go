@@ -17,6 +17,7 @@ import (
 
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/platform/auth"
+	"github.com/lexora-app/lexora/pkg/platform/clock"
 	"github.com/lexora-app/lexora/pkg/platform/clock/clocktest"
 	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
 )
@@ -24,7 +25,7 @@ import (
 // devVerifier accepts the development issuer's tokens.
 func devVerifier(t testing.TB) *auth.Verifier {
 	t.Helper()
-	v, err := auth.NewVerifier(context.Background(), auth.Config{Project: "lexora-dev", Dev: true})
+	v, err := auth.NewVerifier(context.Background(), auth.Config{Project: "lexora-dev", Dev: true}, clock.System{})
 	require.NoError(t, err)
 	return v
 }

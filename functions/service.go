@@ -109,7 +109,7 @@ func fromEnv() (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	verifier, err := auth.NewVerifier(ctx, cfg.Auth)
+	verifier, err := auth.NewVerifier(ctx, cfg.Auth, clock.System{})
 	if err != nil {
 		pool.Close()
 		return nil, err

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/lexora-app/lexora/pkg/platform/clock"
 )
 
 // Defaults for PruneConfig.
@@ -28,8 +30,11 @@ type PruneConfig struct {
 	DedupRetention time.Duration `env:"PRUNE_DEDUP_RETENTION"`
 	// BatchSize is how many events one DELETE removes.
 	BatchSize int `env:"PRUNE_BATCH_SIZE"`
-	// MaxDuration stops the run between batches.
+	// MaxDuration stops the run between batches, measured on Clock.
 	MaxDuration time.Duration `env:"PRUNE_MAX_DURATION"`
+	// Clock tells the run's start, deadline and duration; nil is
+	// clock.System. Tests stub it.
+	Clock clock.Clock
 }
 
 func (c PruneConfig) withDefaults() PruneConfig {
@@ -37,6 +42,7 @@ func (c PruneConfig) withDefaults() PruneConfig {
 	c.DedupRetention = cmp.Or(c.DedupRetention, DefaultDedupRetention)
 	c.BatchSize = cmp.Or(c.BatchSize, DefaultPruneBatchSize)
 	c.MaxDuration = cmp.Or(c.MaxDuration, DefaultPruneMaxRuntime)
+	c.Clock = cmp.Or[clock.Clock](c.Clock, clock.System{})
 	return c
 }
 
@@ -81,15 +87,19 @@ DELETE FROM outbox_processed WHERE ctid = ANY (ARRAY(
 
 // Prune deletes fully delivered events older than the retention, then dedup
 // records older than the dedup retention, then delivery statistics older
-// than StatsRetention, each in batches of cfg.BatchSize
-// rows, one short transaction per batch, until nothing qualifies or
-// cfg.MaxDuration has passed. Pending and dead events are never deleted. It
-// returns an error for a dedup retention not longer than the retention, or a
-// database error, with the report of what was done before it.
+// than StatsRetention, each in batches of cfg.BatchSize rows, one short
+// transaction per batch, until nothing qualifies or cfg.MaxDuration has
+// passed on cfg.Clock (checked before each batch; the report's Duration is
+// measured on it too). A row's age is measured on the database's now(), as
+// a lease's expiry is: that clock stamped the rows. Pending and dead events
+// are never deleted. It returns an error for a dedup
+// retention not longer than the retention, or a database error, with the
+// report of what was done before it.
 func Prune(ctx context.Context, pool *pgxpool.Pool, cfg PruneConfig) (PruneReport, error) {
 	cfg = cfg.withDefaults()
+	clk := cfg.Clock
 	var rep PruneReport
-	start := time.Now()
+	start := clk.Now()
 	if cfg.DedupRetention <= cfg.Retention {
 		return rep, fmt.Errorf("prune: dedup retention %s must exceed event retention %s", cfg.DedupRetention, cfg.Retention)
 	}
@@ -105,14 +115,14 @@ func Prune(ctx context.Context, pool *pgxpool.Pool, cfg PruneConfig) (PruneRepor
 	}
 	for _, s := range steps {
 		for {
-			if time.Now().After(deadline) {
+			if clk.Now().After(deadline) {
 				rep.ReachedDeadline = true
-				rep.Duration = time.Since(start)
+				rep.Duration = clk.Now().Sub(start)
 				return rep, nil
 			}
 			tag, err := pool.Exec(ctx, s.sql, s.retention.Seconds(), cfg.BatchSize)
 			if err != nil {
-				rep.Duration = time.Since(start)
+				rep.Duration = clk.Now().Sub(start)
 				return rep, fmt.Errorf("prune batch: %w", err)
 			}
 			rep.Batches++
@@ -122,6 +132,6 @@ func Prune(ctx context.Context, pool *pgxpool.Pool, cfg PruneConfig) (PruneRepor
 			}
 		}
 	}
-	rep.Duration = time.Since(start)
+	rep.Duration = clk.Now().Sub(start)
 	return rep, nil
 }

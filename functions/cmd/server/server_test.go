@@ -18,6 +18,7 @@ import (
 
 	"github.com/lexora-app/lexora/functions"
 	"github.com/lexora-app/lexora/pkg/platform/auth"
+	"github.com/lexora-app/lexora/pkg/platform/clock"
 	"github.com/lexora-app/lexora/pkg/platform/database"
 	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
 )
@@ -93,7 +94,7 @@ func TestDevSignInMintsTokensForUsersInTheDatabase(t *testing.T) {
 	require.Len(t, users, 2)
 	require.Equal(t, "Ada", users[0].(map[string]any)["display_name"], "teachers before learners")
 
-	verifier, err := auth.NewVerifier(ctx, auth.Config{Project: "lexora-dev", Dev: true})
+	verifier, err := auth.NewVerifier(ctx, auth.Config{Project: "lexora-dev", Dev: true}, clock.System{})
 	require.NoError(t, err)
 	claims := func(token string) auth.Claims {
 		r := httptest.NewRequest(http.MethodGet, "/", nil)

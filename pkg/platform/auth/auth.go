@@ -26,6 +26,8 @@ import (
 	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
+
+	"github.com/lexora-app/lexora/pkg/platform/clock"
 )
 
 // Config selects the token issuer.
@@ -57,20 +59,24 @@ type Verifier struct {
 	// lifetime is the longest exp − iat accepted: TokenLifetime, or
 	// DevTokenLifetime in development mode.
 	lifetime time.Duration
+	// clock tells the instant a token's exp, iat and auth_time are checked
+	// against.
+	clock clock.Clock
 }
 
 // ErrUnauthenticated wraps every reason a request is not authenticated.
 var ErrUnauthenticated = errors.New("unauthenticated")
 
-// NewVerifier returns a verifier for cfg. It returns an error for an empty
-// project, or for development mode on Cloud Run.
-func NewVerifier(ctx context.Context, cfg Config) (*Verifier, error) {
-	return newVerifier(ctx, cfg, GoogleJWKS)
+// NewVerifier returns a verifier for cfg that checks a token's times (exp,
+// iat, auth_time) against clk. It returns an error for an empty project, or
+// for development mode on Cloud Run.
+func NewVerifier(ctx context.Context, cfg Config, clk clock.Clock) (*Verifier, error) {
+	return newVerifier(ctx, cfg, clk, GoogleJWKS)
 }
 
 // newVerifier is NewVerifier with the production keys fetched from jwks, so
 // that tests can stand in for Google's endpoint.
-func newVerifier(ctx context.Context, cfg Config, jwks string) (*Verifier, error) {
+func newVerifier(ctx context.Context, cfg Config, clk clock.Clock, jwks string) (*Verifier, error) {
 	if cfg.Project == "" {
 		return nil, errors.New("auth: AUTH_PROJECT is empty")
 	}
@@ -88,7 +94,8 @@ func newVerifier(ctx context.Context, cfg Config, jwks string) (*Verifier, error
 	return &Verifier{v: oidc.NewVerifier(Issuer(cfg.Project), keys, &oidc.Config{
 		ClientID:             cfg.Project,
 		SupportedSigningAlgs: []string{oidc.RS256},
-	}), project: cfg.Project, lifetime: lifetime}, nil
+		Now:                  clk.Now,
+	}), project: cfg.Project, lifetime: lifetime, clock: clk}, nil
 }
 
 // Verify checks the request's "Authorization: Bearer <token>" and returns
@@ -108,7 +115,7 @@ func (v *Verifier) Verify(ctx context.Context, r *http.Request) (Claims, error) 
 	if err := tok.Claims(&c); err != nil {
 		return Claims{}, fmt.Errorf("%w: claims: %w", ErrUnauthenticated, err)
 	}
-	now := time.Now()
+	now := v.clock.Now()
 	for _, rule := range claimRules {
 		if !rule.ok(c, v, now) {
 			return Claims{}, fmt.Errorf("%w: claim %s: must %s", ErrUnauthenticated, rule.claim, rule.must)
@@ -194,11 +201,12 @@ var claimRules = []struct {
 // epoch, possibly fractional).
 func unixTime(secs float64) time.Time { return time.UnixMilli(int64(secs * 1000)) }
 
-// DevToken mints a development ID token for project, valid for ttl, with
-// the given subject and email (verified), signed by the development key.
-// Only a verifier in development mode accepts it.
+// DevToken mints a development ID token for project, issued now on
+// clock.System and valid for ttl, with the given subject and email
+// (verified), signed by the development key. Only a verifier in development
+// mode accepts it.
 func DevToken(project, subject, email string, ttl time.Duration) (string, error) {
-	return signToken(jose.SigningKey{Algorithm: jose.RS256, Key: devKey}, project, subject, email, time.Now(), ttl)
+	return signToken(jose.SigningKey{Algorithm: jose.RS256, Key: devKey}, project, subject, email, clock.System{}.Now(), ttl)
 }
 
 // signToken signs claims of the shape Identity Platform issues with key,

@@ -17,6 +17,9 @@ import (
 	"github.com/go-jose/go-jose/v4"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/lexora-app/lexora/pkg/platform/clock"
+	"github.com/lexora-app/lexora/pkg/platform/clock/clocktest"
 )
 
 func verify(t *testing.T, v *Verifier, token string) (Claims, error) {
@@ -29,7 +32,7 @@ func verify(t *testing.T, v *Verifier, token string) (Claims, error) {
 }
 
 func TestDevTokensVerifyAndEverythingElseIsRefused(t *testing.T) {
-	v, err := NewVerifier(context.Background(), Config{Project: "lexora-dev", Dev: true})
+	v, err := NewVerifier(context.Background(), Config{Project: "lexora-dev", Dev: true}, clock.System{})
 	require.NoError(t, err)
 
 	good, err := DevToken("lexora-dev", "user-1", "ada@lexora.test", time.Hour)
@@ -58,7 +61,7 @@ func TestDevTokensVerifyAndEverythingElseIsRefused(t *testing.T) {
 	}
 
 	t.Setenv("K_SERVICE", "functions")
-	_, err = NewVerifier(context.Background(), Config{Project: "lexora-dev", Dev: true})
+	_, err = NewVerifier(context.Background(), Config{Project: "lexora-dev", Dev: true}, clock.System{})
 	require.ErrorContains(t, err, "refused on Cloud Run")
 }
 
@@ -110,7 +113,7 @@ func TestProductionVerifierFetchesAndFollowsTheKeySet(t *testing.T) {
 	jwks := newJWKSServer(t)
 	first, second, unpublished := newKey(t, "k1"), newKey(t, "k2"), newKey(t, "k3")
 	jwks.publish(first)
-	v, err := newVerifier(ctx, Config{Project: "lexora-prod"}, jwks.URL)
+	v, err := newVerifier(ctx, Config{Project: "lexora-prod"}, clock.System{}, jwks.URL)
 	require.NoError(t, err)
 	sign := func(k jose.JSONWebKey, project string) string {
 		tok, err := signToken(jose.SigningKey{Algorithm: jose.RS256, Key: &k}, project, "uid-1", "ada@lexora.test", time.Now(), time.Hour)
@@ -155,7 +158,7 @@ func TestProductionVerifierFetchesAndFollowsTheKeySet(t *testing.T) {
 // otherwise valid token, signed by the right key, and expects a refusal.
 func TestEveryClaimRuleRefusesItsBreach(t *testing.T) {
 	t.Parallel()
-	v, err := NewVerifier(context.Background(), Config{Project: "lexora-dev", Dev: true})
+	v, err := NewVerifier(context.Background(), Config{Project: "lexora-dev", Dev: true}, clock.System{})
 	require.NoError(t, err)
 	now := time.Now()
 	day, skew := 24*time.Hour, ClockSkew
@@ -236,4 +239,27 @@ func TestTokenLifetimeIsTheIssuers(t *testing.T) {
 			require.Equal(t, tc.want, lifetime(tokenClaims{IssuedAt: &iat, Expiry: &exp}, v, time.Now()), "exp = iat + %v s", tc.exp-iat)
 		})
 	}
+}
+
+// A verifier reads the time from its clock: a token issued at the clock's
+// instant is accepted while the clock is within its lifetime, whatever the
+// process's time, and refused once the clock passes its expiry or stands
+// before its issue (beyond ClockSkew).
+func TestVerifierReadsItsClock(t *testing.T) {
+	t.Parallel()
+	issued := time.Date(2021, 6, 1, 9, 0, 0, 0, time.UTC)
+	clk := clocktest.New(issued.Add(time.Minute))
+	v, err := NewVerifier(context.Background(), Config{Project: "lexora-dev", Dev: true}, clk)
+	require.NoError(t, err)
+	tok, err := signToken(jose.SigningKey{Algorithm: jose.RS256, Key: devKey}, "lexora-dev", "uid-1", "", issued, time.Hour)
+	require.NoError(t, err)
+
+	_, err = verify(t, v, tok)
+	require.NoError(t, err, "within its hour on the verifier's clock")
+	clk.Set(issued.Add(time.Hour + time.Minute))
+	_, err = verify(t, v, tok)
+	require.ErrorIs(t, err, ErrUnauthenticated, "expired on the verifier's clock")
+	clk.Set(issued.Add(-ClockSkew - time.Minute))
+	_, err = verify(t, v, tok)
+	require.ErrorIs(t, err, ErrUnauthenticated, "issued in the future of the verifier's clock")
 }
