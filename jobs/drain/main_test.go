@@ -58,13 +58,21 @@ func lastLine(t *testing.T, out *bytes.Buffer) map[string]any {
 }
 
 // watch is a job's output: it keeps every byte in out and closes seen once
-// the job has written a JSON line with the given message. Give it as both
-// Stdout and Stderr, so that one goroutine writes it.
+// the job has written want JSON lines (at least one) with the given message.
+// Give it as both Stdout and Stderr, so that one goroutine writes it.
 type watch struct {
 	out     *bytes.Buffer
 	message string
+	want    int
 	seen    chan struct{}
 	line    []byte
+}
+
+// watchFor gives cmd's output to a watch for want lines of message.
+func watchFor(cmd *exec.Cmd, out *bytes.Buffer, message string, want int) *watch {
+	w := &watch{out: out, message: message, want: max(want, 1), seen: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = w, w
+	return w
 }
 
 func (w *watch) Write(p []byte) (int, error) {
@@ -76,11 +84,26 @@ func (w *watch) Write(p []byte) (int, error) {
 			return len(p), nil
 		}
 		var m map[string]any
-		if json.Unmarshal(w.line[:i], &m) == nil && m["message"] == w.message && w.seen != nil {
-			close(w.seen)
-			w.seen = nil
+		if json.Unmarshal(w.line[:i], &m) == nil && m["message"] == w.message {
+			if w.want--; w.want == 0 {
+				close(w.seen)
+			}
 		}
 		w.line = w.line[i+1:]
+	}
+}
+
+// wait returns once the lines were written, or fails the test after limit
+// or when the job exits first (exited, if not nil: cmd.Wait's result, sent
+// after the output is copied).
+func (w *watch) wait(t *testing.T, limit time.Duration, exited <-chan error) {
+	t.Helper()
+	select {
+	case <-w.seen:
+	case err := <-exited:
+		t.Fatalf("the job exited (%v) before it wrote %q:\n%s", err, w.message, w.out)
+	case <-time.After(limit): // out is still being written: not read here
+		t.Fatalf("the job did not write %q within %s", w.message, limit)
 	}
 }
 
@@ -91,15 +114,9 @@ func TestSIGTERMEndsALoopRunWithItsSummary(t *testing.T) {
 		"DRAIN_STOP_WHEN_IDLE=false", "DRAIN_LISTEN=true", "CLOUD_RUN_TASK_INDEX=1", "CLOUD_RUN_TASK_COUNT=2")
 	// Signal once the job is up (its listener connected), not after a guess
 	// that a loaded machine can outlast.
-	listening := make(chan struct{})
-	w := &watch{out: out, message: "wake-up listener connected", seen: listening}
-	cmd.Stdout, cmd.Stderr = w, w
+	listening := watchFor(cmd, out, "wake-up listener connected", 1)
 	require.NoError(t, cmd.Start())
-	select {
-	case <-listening:
-	case <-time.After(2 * time.Minute):
-		t.Fatal("the job's listener did not connect within 2 minutes")
-	}
+	listening.wait(t, 2*time.Minute, nil)
 	start := time.Now()
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 	require.NoError(t, cmd.Wait(), out.String())
@@ -181,20 +198,18 @@ func TestExitsInTimeWhenTheDatabaseStopsAnswering(t *testing.T) {
 			u, err := url.Parse(pgtest.URL(pool))
 			require.NoError(t, err)
 			u.Host = net.JoinHostPort(cfg.ConnConfig.Host, strconv.Itoa(int(cfg.ConnConfig.Port)))
-			// Every handler waits for its context (an hour's timeout): the
-			// deliveries are all in flight when the database goes.
+			// Every handler waits for its context (an hour's timeout), and
+			// logs that it does as it starts: the database goes once the
+			// job has written that for all 20 deliveries, all in flight.
 			cmd, out := drainCmd(t, "DATABASE_URL="+u.String(), "DRAIN_MAX_DURATION="+maxDuration.String(),
 				"DRAIN_SHUTDOWN_GRACE="+grace.String(), "DRAIN_POLL_INTERVAL=100ms", "DRAIN_HANDLER_TIMEOUT=1h",
-				"DRAIN_CHAOS_SUBSCRIBER_FAULTS=timeout=1")
+				"DRAIN_CHAOS_SUBSCRIBER_FAULTS=timeout=1", "DRAIN_CONCURRENCY=20")
+			inFlight := watchFor(cmd, out, "injected subscriber fault", 20)
 			require.NoError(t, cmd.Start())
 			exited := make(chan error, 1)
 			go func() { exited <- cmd.Wait() }()
 			t.Cleanup(func() { _ = cmd.Process.Kill() })
-			require.Eventually(t, func() bool {
-				var n int
-				err := pool.QueryRow(context.Background(), "SELECT count(*) FROM outbox_deliveries WHERE state = 'running'").Scan(&n)
-				return err == nil && n == 20
-			}, 30*time.Second, 20*time.Millisecond)
+			inFlight.wait(t, 30*time.Second, exited)
 			hold()
 			start := time.Now()
 			if tc.sigterm {

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
@@ -96,10 +95,13 @@ func TestImageBinaryServesItsFunctionTargetAtRoot(t *testing.T) {
 	var logs bytes.Buffer
 	server.Stdout, server.Stderr = &logs, &logs
 	require.NoError(t, server.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- server.Wait() }()
 	t.Cleanup(func() {
 		cancel()
-		_ = server.Wait()
+		<-exited //nolint:errcheck // killed by this cleanup: Wait only says so
 	})
+	require.NoError(t, testport.Await("127.0.0.1:"+port, 30*time.Second, exited), "%s", &logs)
 
 	learner := "00000000-0000-4000-8000-000000000001" // Mia, from the seed
 	token, err := auth.DevToken("lexora-dev", learner, "", time.Hour)
@@ -110,10 +112,8 @@ func TestImageBinaryServesItsFunctionTargetAtRoot(t *testing.T) {
 		req.Header.Set("Authorization", "Bearer "+token)
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return nil, nil
-		}
-		defer func() { assert.NoError(t, resp.Body.Close()) }() // post runs in Eventually's goroutine
+		require.NoError(t, err)
+		defer func() { require.NoError(t, resp.Body.Close()) }()
 		var doc map[string]any
 		_ = json.NewDecoder(resp.Body).Decode(&doc)
 		return resp, doc
@@ -121,18 +121,12 @@ func TestImageBinaryServesItsFunctionTargetAtRoot(t *testing.T) {
 	// A rating of 7 is a SubmitReview validation error: the function at /
 	// is SubmitReview, authenticated the learner, and decoded the request.
 	body := fmt.Sprintf(`{"card_id":%q,"rating":7}`, uuid.NewString())
-	var resp *http.Response
-	var doc map[string]any
-	require.Eventually(t, func() bool {
-		resp, doc = post("/", body)
-		return resp != nil
-	}, 30*time.Second, 50*time.Millisecond, "the server did not answer:\n%s", &logs)
+	resp, doc := post("/", body)
 	require.Equal(t, http.StatusBadRequest, resp.StatusCode, "%v\n%s", doc, &logs)
 	require.Equal(t, "application/problem+json", resp.Header.Get("Content-Type"))
 	require.Contains(t, fmt.Sprint(doc["errors"]), "rating")
 
 	// Every path is the target, as on Cloud Run functions.
 	resp, doc = post("/SubmitReview", body)
-	require.NotNil(t, resp)
 	require.Equal(t, http.StatusBadRequest, resp.StatusCode, "%v", doc)
 }

@@ -31,20 +31,13 @@ func TestUnknownPathIsAProblemDocument(t *testing.T) {
 	require.NoError(t, err)
 	defer closeAll()
 	port := strconv.Itoa(testport.Free(t))
-	go func() { _ = funcframework.StartHostPort("127.0.0.1", port) }()
+	served := make(chan error, 1)
+	go func() { served <- funcframework.StartHostPort("127.0.0.1", port) }()
 	defer http.DefaultClient.CloseIdleConnections()
-	var resp *http.Response
-	require.Eventually(t, func() bool {
-		var err error
-		resp, err = http.Get("http://127.0.0.1:" + port + "/NoSuchFunction")
-		return err == nil
-	}, 10*time.Second, 20*time.Millisecond)
+	require.NoError(t, testport.Await("127.0.0.1:"+port, 10*time.Second, served))
 	for _, path := range []string{"/NoSuchFunction", "/", "/GetSchedule/extra", "/getschedule"} {
-		if path != "/NoSuchFunction" {
-			var err error
-			resp, err = http.Get("http://127.0.0.1:" + port + path)
-			require.NoError(t, err)
-		}
+		resp, err := http.Get("http://127.0.0.1:" + port + path)
+		require.NoError(t, err)
 		var p map[string]any
 		require.NoError(t, json.NewDecoder(resp.Body).Decode(&p), path)
 		require.NoError(t, resp.Body.Close())

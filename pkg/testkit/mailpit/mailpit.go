@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -91,24 +90,20 @@ func Start(t testing.TB) (smtpPort int, client Client) {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("mailpit: start %s: %v", bin, err)
 	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
+		<-exited //nolint:errcheck // killed by this cleanup: Wait only says so
 	})
 	client = Client{URL: (&url.URL{Scheme: "http", Host: "127.0.0.1:" + strconv.Itoa(httpPort)}).String()}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		_, err := client.Messages(context.Background())
-		conn, dialErr := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(smtpPort))
-		if dialErr == nil {
-			dialErr = conn.Close()
+	for _, port := range []int{smtpPort, httpPort} {
+		if err := testport.Await("127.0.0.1:"+strconv.Itoa(port), 10*time.Second, exited); err != nil {
+			t.Fatalf("mailpit: %v", err)
 		}
-		if err == nil && dialErr == nil {
-			return smtpPort, client
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("mailpit: not ready after 10s: %v %v", err, dialErr)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
+	if _, err := client.Messages(context.Background()); err != nil {
+		t.Fatalf("mailpit: listening but its API does not answer: %v", err)
+	}
+	return smtpPort, client
 }

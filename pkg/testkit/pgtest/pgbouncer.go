@@ -2,7 +2,6 @@ package pgtest
 
 import (
 	"fmt"
-	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -76,25 +75,16 @@ logfile = %s
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("pgtest: start pgbouncer: %v", err)
 	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
+		<-exited //nolint:errcheck // killed by this cleanup: Wait only says so
 	})
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		conn, err := net.Dial("tcp", addr)
-		if err == nil {
-			if err := conn.Close(); err != nil {
-				t.Fatalf("pgtest: %v", err)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			log, _ := os.ReadFile(filepath.Join(dir, "pgbouncer.log"))
-			t.Fatalf("pgtest: pgbouncer not listening on %s after 10s: %v\n%s", addr, err, log)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if err := testport.Await(addr, 10*time.Second, exited); err != nil {
+		log, _ := os.ReadFile(filepath.Join(dir, "pgbouncer.log"))
+		t.Fatalf("pgtest: pgbouncer: %v\n%s", err, log)
 	}
 	u := *admin
 	u.Host = addr
