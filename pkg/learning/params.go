@@ -16,8 +16,8 @@ var (
 	// ErrInvalidParams is wrapped by [NewScheduler] errors caused by
 	// invalid [Params] or a nil [Clock].
 	ErrInvalidParams = errors.New("learning: invalid scheduler params")
-	// ErrInvalidRating is wrapped by [ParseRating] and [Scheduler.Review]
-	// errors caused by a rating outside Again..Easy (1..4).
+	// ErrInvalidRating is wrapped by [Scheduler.Review] errors caused by a
+	// rating outside Again..Easy (1..4).
 	ErrInvalidRating = errors.New("learning: invalid rating")
 	// ErrInvalidCard is wrapped by [Scheduler.Review] errors caused by an
 	// inconsistent [Card] (unknown state, negative step, non-positive

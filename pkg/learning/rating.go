@@ -1,9 +1,7 @@
 package learning
 
 import (
-	"fmt"
 	"strconv"
-	"strings"
 )
 
 // Rating is the learner's self-assessed recall quality for one review, using
@@ -39,23 +37,6 @@ func (r Rating) String() string {
 		return ratingNames[r]
 	}
 	return "rating(" + strconv.Itoa(int(r)) + ")"
-}
-
-// ParseRating parses a grade name ("again", "hard", "good", "easy";
-// case-insensitive, surrounding whitespace ignored) or its number ("1".."4").
-// It returns an error wrapping [ErrInvalidRating] for anything else.
-func ParseRating(s string) (Rating, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "again", "1":
-		return Again, nil
-	case "hard", "2":
-		return Hard, nil
-	case "good", "3":
-		return Good, nil
-	case "easy", "4":
-		return Easy, nil
-	}
-	return 0, fmt.Errorf("%w: %q (want again, hard, good, easy or 1-4)", ErrInvalidRating, s)
 }
 
 // State is a card's position in the FSRS learning lifecycle

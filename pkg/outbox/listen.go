@@ -31,9 +31,11 @@ type Listener struct {
 	channel    string
 	log        *slog.Logger
 	wake       chan struct{}
-	connected  atomic.Bool
-	connects   atomic.Int64
-	signals    listenerSignals
+	// connected is whether the listener is LISTENing now; connects counts
+	// the connections established so far (1 + reconnects).
+	connected atomic.Bool
+	connects  atomic.Int64
+	signals   listenerSignals
 
 	// HealthInterval is how long the listener waits for a notification
 	// before checking its connection with a query. Default 5 s.
@@ -50,12 +52,6 @@ func NewListener(connConfig *pgx.ConnConfig, channel string, log *slog.Logger) *
 
 // Wake delivers one signal per burst of notifications.
 func (l *Listener) Wake() <-chan struct{} { return l.wake }
-
-// Connected reports whether the listener is currently LISTENing.
-func (l *Listener) Connected() bool { return l.connected.Load() }
-
-// Connects counts the connections established so far (1 + reconnects).
-func (l *Listener) Connects() int64 { return l.connects.Load() }
 
 // Run listens until ctx ends, reconnecting after failures with a backoff
 // from 100 ms doubling to 5 s.

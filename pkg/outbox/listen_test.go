@@ -29,7 +29,7 @@ func TestListenerHintsAndSurvivesTermination(t *testing.T) {
 		l.Run(ctx)
 	}()
 	require.EqualValues(t, 1, l.signals.connected.Wait())
-	require.True(t, l.Connected())
+	require.True(t, l.connected.Load())
 
 	got := make(chan uuid.UUID, 10)
 	const poll = 3 * time.Second
@@ -74,8 +74,8 @@ func TestListenerHintsAndSurvivesTermination(t *testing.T) {
 	deliver() // within one poll interval, listener or not
 
 	require.EqualValues(t, 2, l.signals.connected.Wait())
-	require.True(t, l.Connected())
-	require.EqualValues(t, 2, l.Connects())
+	require.True(t, l.connected.Load())
+	require.EqualValues(t, 2, l.connects.Load())
 	require.Less(t, deliver(), poll, "the listener is back")
 }
 
