@@ -9,6 +9,13 @@
 // ahead itself). Finish stores the response in the same transaction, so the
 // state, the events and the stored response commit together. Keys expire
 // after Retention (Prune, run by jobs/prune).
+//
+// Its four statements are written here, beside the Go that relies on them,
+// as pkg/outbox's are, and not in pkg/store: idempotency_keys is the keyed
+// write's own table, shared by every function and part of no aggregate, and
+// Begin is correct only through one statement's locking (the insert that
+// waits on the unique index for a concurrent duplicate), said where it runs;
+// Prune deletes by ctid in batches, as outbox.Prune does.
 package idempotency
 
 import (
@@ -53,6 +60,9 @@ func Hash(req any) ([]byte, error) {
 // with the same key and hash committed, and ErrMismatch when the hash
 // differs.
 func Begin(ctx context.Context, tx pgx.Tx, scope, key string, hash []byte) (*Response, error) {
+	// A concurrent request with the same key waits here, on the unique
+	// index, until the first one's transaction ends: then it finds the
+	// committed record (and reads its response), or inserts its own.
 	tag, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (scope, key, request_hash) VALUES ($1, $2, $3)
 		ON CONFLICT (scope, key) DO NOTHING`, scope, key, hash)
 	if err != nil {

@@ -23,10 +23,12 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/lexora-app/lexora/pkg/account"
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/platform/clock"
 	"github.com/lexora-app/lexora/pkg/platform/text"
 	"github.com/lexora-app/lexora/pkg/reminders"
+	"github.com/lexora-app/lexora/pkg/store"
 )
 
 //go:embed data/words.tsv
@@ -108,31 +110,6 @@ type Report struct {
 	Lexemes, Decks, Users int64
 }
 
-const insertLexemesSQL = `
-INSERT INTO lexemes (lemma, part_of_speech, definition, example, source)
-SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS w, (VALUES ('wordnet-3.0')) AS s
-ON CONFLICT (lemma, part_of_speech) DO NOTHING`
-
-// Each deck takes DeckSize consecutive words of the frequency order; its
-// level is the band of WordsPerLevel words its last word falls in (1 to 5,
-// see schema/00018_deck_level.sql).
-const insertDecksSQL = `
-WITH words AS (
-    SELECT w.ord, l.id AS lexeme_id, ((w.ord - 1) / $3) + 1 AS deck_no
-    FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS w (lemma, pos, ord)
-    JOIN lexemes l ON l.lemma = w.lemma AND l.part_of_speech = w.pos),
-decks_in AS (
-    INSERT INTO decks (title, description, level)
-    SELECT format('Core English %s', lpad(deck_no::text, 2, '0')),
-           format('Words %s to %s of the WordNet 3.0 frequency list', min(ord), max(ord)),
-           least(5, (max(ord) - 1) / $4 + 1)
-    FROM words GROUP BY deck_no
-    ON CONFLICT (title) DO NOTHING
-    RETURNING id, title)
-INSERT INTO deck_items (deck_id, lexeme_id, position)
-SELECT d.id, w.lexeme_id, w.ord - (w.deck_no - 1) * $3
-FROM words w JOIN decks_in d ON d.title = format('Core English %s', lpad(w.deck_no::text, 2, '0'))`
-
 // Load inserts the word list, the library decks and the demo class into the
 // database behind pool, in one transaction, and starts each demo learner's
 // daily reminder chain after c's current instant. It returns what it
@@ -151,22 +128,23 @@ func Load(ctx context.Context, pool *pgxpool.Pool, c clock.Clock) (Report, error
 	}
 	var rep Report
 	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, insertLexemesSQL, cols[0], cols[1], cols[2], cols[3])
-		if err != nil {
+		q := store.On(tx)
+		if rep.Lexemes, err = q.InsertLexemes(ctx, cols[0], cols[1], cols[2], cols[3]); err != nil {
 			return fmt.Errorf("insert lexemes: %w", err)
 		}
-		rep.Lexemes = tag.RowsAffected()
-		before := 0
-		if err := tx.QueryRow(ctx, "SELECT count(*) FROM decks").Scan(&before); err != nil {
+		before, err := q.CountDecks(ctx)
+		if err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, insertDecksSQL, cols[0], cols[1], DeckSize, WordsPerLevel); err != nil {
+		if err := q.InsertLibraryDecks(ctx, DeckSize, cols[0], cols[1], WordsPerLevel); err != nil {
 			return fmt.Errorf("insert decks: %w", err)
 		}
-		if err := tx.QueryRow(ctx, "SELECT count(*) - $1 FROM decks", before).Scan(&rep.Decks); err != nil {
+		after, err := q.CountDecks(ctx)
+		if err != nil {
 			return err
 		}
-		rep.Users, err = insertDemo(ctx, tx, c)
+		rep.Decks = after - before
+		rep.Users, err = insertDemo(ctx, q, tx, c)
 		return err
 	})
 	if err != nil {
@@ -184,31 +162,29 @@ type NewTeacher struct {
 // insertDemo inserts the demo users and classes and starts each demo
 // learner's reminder chain after c's current instant; it returns how many
 // users it inserted.
-func insertDemo(ctx context.Context, tx pgx.Tx, c clock.Clock) (users int64, err error) {
+func insertDemo(ctx context.Context, q *store.Queries, tx pgx.Tx, c clock.Clock) (users int64, err error) {
 	for _, u := range append([]User{Teacher, SecondTeacher, Operator}, Learners...) {
-		role := "learner"
+		role := account.Learner
 		switch u.ID {
 		case TeacherID, SecondTeacher.ID:
-			role = "teacher"
+			role = account.Teacher
 		case Operator.ID:
-			role = "operator"
+			role = account.Operator
 		}
 		// The development issuer's tokens name seeded users by id.
-		tag, err := tx.Exec(ctx, `INSERT INTO users (id, email, display_name, role, timezone, auth_subject)
-			VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`, u.ID, u.Email, u.Name, role, u.Timezone, u.ID.String())
+		n, err := q.InsertSeedUser(ctx, store.InsertSeedUserParams{
+			ID: u.ID, Email: u.Email, DisplayName: u.Name, Role: role, Timezone: u.Timezone})
 		if err != nil {
 			return 0, fmt.Errorf("insert user %s: %w", u.Email, err)
 		}
-		users += tag.RowsAffected()
+		users += n
 	}
 	for _, cl := range Classes {
-		if _, err := tx.Exec(ctx, `INSERT INTO classes (id, teacher_id, name, join_code) VALUES ($1, $2, $3, $4)
-			ON CONFLICT DO NOTHING`, cl.ID, cl.TeacherID, cl.Name, cl.JoinCode); err != nil {
+		if err := q.InsertSeedClass(ctx, cl.ID, cl.TeacherID, cl.Name, cl.JoinCode); err != nil {
 			return 0, fmt.Errorf("insert class: %w", err)
 		}
 		for _, l := range cl.Learners {
-			if _, err := tx.Exec(ctx, `INSERT INTO class_members (class_id, learner_id) VALUES ($1, $2)
-				ON CONFLICT DO NOTHING`, cl.ID, l.ID); err != nil {
+			if err := q.InsertSeedClassMember(ctx, cl.ID, l.ID); err != nil {
 				return 0, fmt.Errorf("insert class member: %w", err)
 			}
 		}
@@ -249,16 +225,21 @@ func AddTeacher(ctx context.Context, pool *pgxpool.Pool, email, name, timezone, 
 	}
 	t := NewTeacher{Email: canonical, JoinCode: strings.ToUpper(rand.Text()[:8])}
 	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		err := tx.QueryRow(ctx, `INSERT INTO users (email, display_name, role, timezone) VALUES ($1, $2, 'teacher', $3)
-			ON CONFLICT (email) DO NOTHING RETURNING id`, canonical, name, timezone).Scan(&t.TeacherID)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return ErrTeacherExists
-		}
+		q := store.On(tx)
+		u, err := q.FindOrCreateUser(ctx, canonical, name, account.Teacher, timezone)
 		if err != nil {
 			return fmt.Errorf("insert teacher: %w", err)
 		}
-		return tx.QueryRow(ctx, `INSERT INTO classes (teacher_id, name, join_code) VALUES ($1, $2, $3) RETURNING id`,
-			t.TeacherID, className, t.JoinCode).Scan(&t.ClassID)
+		if !u.Created {
+			return ErrTeacherExists
+		}
+		t.TeacherID = u.ID
+		cl, err := q.CreateClass(ctx, t.TeacherID, className, t.JoinCode, nil)
+		if err != nil {
+			return fmt.Errorf("insert class: %w", err)
+		}
+		t.ClassID = cl.ID
+		return nil
 	})
 	if err != nil {
 		return NewTeacher{}, err

@@ -14,13 +14,15 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/lexora-app/lexora/functions"
+	"github.com/lexora-app/lexora/pkg/account"
 	"github.com/lexora-app/lexora/pkg/platform/auth"
+	"github.com/lexora-app/lexora/pkg/platform/clock"
 	"github.com/lexora-app/lexora/pkg/platform/database"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
 	"github.com/lexora-app/lexora/pkg/platform/text"
+	"github.com/lexora-app/lexora/pkg/store"
 )
 
 // devTokenTTL is how long a development sign-in lasts: a working day.
@@ -45,10 +47,10 @@ type devSignIn struct {
 // DevUser is one user the development sign-in offers; a newcomer (an
 // email without an account) has the nil ID and an empty Role.
 type DevUser struct {
-	ID          uuid.UUID `json:"id"`
-	DisplayName string    `json:"display_name"`
-	Email       string    `json:"email"`
-	Role        string    `json:"role"`
+	ID          uuid.UUID    `json:"id"`
+	DisplayName string       `json:"display_name"`
+	Email       string       `json:"email"`
+	Role        account.Role `json:"role"`
 }
 
 // DevToken is a minted development ID token and when it expires.
@@ -117,16 +119,14 @@ func (d *devSignIn) users(w http.ResponseWriter, r *http.Request) {
 		functions.WriteError(w, r, d.log, err)
 		return
 	}
-	rows, err := pool.Query(r.Context(), `SELECT id, display_name, email, role FROM users
-		ORDER BY array_position(ARRAY['operator', 'teacher', 'learner'], role), display_name, id LIMIT $1`, maxDevUsers)
+	rows, err := store.On(pool).DevUsers(r.Context(), maxDevUsers)
 	if err != nil {
 		functions.WriteError(w, r, d.log, fmt.Errorf("list users: %w", err))
 		return
 	}
-	users, err := pgx.CollectRows(rows, pgx.RowToStructByPos[DevUser])
-	if err != nil {
-		functions.WriteError(w, r, d.log, fmt.Errorf("list users: %w", err))
-		return
+	users := make([]DevUser, len(rows))
+	for i, row := range rows {
+		users[i] = DevUser(row)
 	}
 	httpx.WriteJSON(w, http.StatusOK, map[string]any{"users": users})
 }
@@ -157,7 +157,7 @@ func (d *devSignIn) token(w http.ResponseWriter, r *http.Request) {
 		functions.WriteError(w, r, d.log, err)
 		return
 	}
-	now := time.Now()
+	now := clock.System{}.Now()
 	tok, err := auth.DevToken(d.project, subject, u.Email, devTokenTTL)
 	if err != nil {
 		functions.WriteError(w, r, d.log, err)
@@ -178,33 +178,35 @@ func (d *devSignIn) identity(ctx context.Context, pool *database.Pool, req devTo
 		p.Errors = []httpx.FieldError{{Field: "user_id", Reason: "give exactly one of user_id and email"}}
 		return DevUser{}, "", p
 	}
-	const q = `SELECT id, display_name, email, role, coalesce(auth_subject, id::text) FROM users `
-	var u DevUser
-	var subject string
-	var err error
+	var id *uuid.UUID
+	var email *string
 	if req.UserID != "" {
-		err = pool.QueryRow(ctx, q+`WHERE id = $1`, req.UserID).Scan(&u.ID, &u.DisplayName, &u.Email, &u.Role, &subject)
-		if errors.Is(err, pgx.ErrNoRows) {
+		parsed, err := uuid.Parse(req.UserID)
+		if err != nil {
 			return DevUser{}, "", httpx.NotFound("user")
 		}
+		id = &parsed
 	} else {
-		email, emailErr := text.CanonicalEmail(req.Email)
-		if emailErr != nil {
+		canonical, err := text.CanonicalEmail(req.Email)
+		if err != nil {
 			p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeValidation, "Invalid request", "the email is not an address")
 			p.Errors = []httpx.FieldError{{Field: "email", Reason: "must be an email address"}}
 			return DevUser{}, "", p
 		}
-		err = pool.QueryRow(ctx, q+`WHERE email = $1`, email).Scan(&u.ID, &u.DisplayName, &u.Email, &u.Role, &subject)
-		if errors.Is(err, pgx.ErrNoRows) {
-			local, _, _ := strings.Cut(email, "@")
-			sum := sha256.Sum256([]byte(email))
-			return DevUser{DisplayName: local, Email: email}, "dev-" + hex.EncodeToString(sum[:12]), nil
-		}
+		email = &canonical
 	}
-	if err != nil {
+	u, err := store.On(pool).DevUser(ctx, id, email)
+	switch {
+	case errors.Is(err, store.ErrNotFound) && id != nil:
+		return DevUser{}, "", httpx.NotFound("user")
+	case errors.Is(err, store.ErrNotFound):
+		local, _, _ := strings.Cut(*email, "@")
+		sum := sha256.Sum256([]byte(*email))
+		return DevUser{DisplayName: local, Email: *email}, "dev-" + hex.EncodeToString(sum[:12]), nil
+	case err != nil:
 		return DevUser{}, "", fmt.Errorf("load user: %w", err)
 	}
-	return u, subject, nil
+	return DevUser{ID: u.ID, DisplayName: u.DisplayName, Email: u.Email, Role: u.Role}, u.Subject, nil
 }
 
 func (d *devSignIn) methodNotAllowed(w http.ResponseWriter, allowed string) {
