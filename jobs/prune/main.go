@@ -45,6 +45,6 @@ func run(ctx context.Context, log *slog.Logger) error {
 	log.Info("prune run", slog.Int64("events", rep.Events), slog.Int64("dedup_records", rep.DedupRecords),
 		slog.Int("batches", rep.Batches), slog.Bool("reached_deadline", rep.ReachedDeadline),
 		slog.Int64("stats_rows", rep.StatsRows), slog.Int64("idempotency_keys", keys),
-		slog.Float64("duration_seconds", rep.Duration.Seconds()))
+		slog.Float64("duration_seconds", rep.Duration.Seconds()), slog.Float64("yielded_seconds", rep.Yielded.Seconds()))
 	return nil
 }

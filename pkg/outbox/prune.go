@@ -17,6 +17,7 @@ const (
 	DefaultDedupRetention  = 30 * 24 * time.Hour
 	DefaultPruneBatchSize  = 5_000
 	DefaultPruneMaxRuntime = 45 * time.Second
+	DefaultPruneYield      = 4.0
 )
 
 // PruneConfig bounds one prune run. Zero fields take the defaults above; the
@@ -32,9 +33,23 @@ type PruneConfig struct {
 	BatchSize int `env:"PRUNE_BATCH_SIZE"`
 	// MaxDuration stops the run between batches, measured on Clock.
 	MaxDuration time.Duration `env:"PRUNE_MAX_DURATION"`
-	// Clock tells the run's start, deadline and duration; nil is
-	// clock.System. Tests stub it.
+	// Yield paces the run: after each batch it waits Yield times that
+	// batch's duration (a dimensionless multiple: 4 after a 100 ms batch
+	// waits 400 ms), so the run keeps at most 1/(1+Yield) of its time busy
+	// and removes at most its back-to-back batch rate / (1+Yield). Zero
+	// takes DefaultPruneYield; a negative Yield runs batches back to back.
+	// DefaultPruneYield 4: back to back, a prune took the CPU a drain needs
+	// on a 2-core machine (the drain kept x0.29-0.95 of its rate, median
+	// x0.66, goal at least x0.9); at 4 it kept median x0.99 (BenchmarkPrune,
+	// docs/benchmarks.md), and a prune still removes about 7,500 events/s,
+	// 11 million in a 25-minute run: a day of 130 events/s (docs/scale.md).
+	Yield float64 `env:"PRUNE_YIELD"`
+	// Clock tells the run's start, deadline, batch durations and duration;
+	// nil is clock.System. Tests stub it.
 	Clock clock.Clock
+	// sleep waits between batches (sleep in production); false when ctx
+	// ended. Tests replace it.
+	sleep func(ctx context.Context, d time.Duration) bool
 }
 
 func (c PruneConfig) withDefaults() PruneConfig {
@@ -42,17 +57,23 @@ func (c PruneConfig) withDefaults() PruneConfig {
 	c.DedupRetention = cmp.Or(c.DedupRetention, DefaultDedupRetention)
 	c.BatchSize = cmp.Or(c.BatchSize, DefaultPruneBatchSize)
 	c.MaxDuration = cmp.Or(c.MaxDuration, DefaultPruneMaxRuntime)
+	c.Yield = cmp.Or(c.Yield, DefaultPruneYield)
 	c.Clock = cmp.Or[clock.Clock](c.Clock, clock.System{})
+	if c.sleep == nil {
+		c.sleep = sleep
+	}
 	return c
 }
 
 // PruneReport says what one prune run removed.
 type PruneReport struct {
-	Events          int64         `json:"events"`
-	DedupRecords    int64         `json:"dedup_records"`
-	StatsRows       int64         `json:"stats_rows"`
-	Batches         int           `json:"batches"`
-	Duration        time.Duration `json:"-"`
+	Events       int64         `json:"events"`
+	DedupRecords int64         `json:"dedup_records"`
+	StatsRows    int64         `json:"stats_rows"`
+	Batches      int           `json:"batches"`
+	Duration     time.Duration `json:"-"`
+	// Yielded is the part of Duration spent waiting between batches (Yield).
+	Yielded         time.Duration `json:"-"`
 	ReachedDeadline bool          `json:"reached_deadline"`
 }
 
@@ -90,11 +111,13 @@ DELETE FROM outbox_processed WHERE ctid = ANY (ARRAY(
 // than StatsRetention, each in batches of cfg.BatchSize rows, one short
 // transaction per batch, until nothing qualifies or cfg.MaxDuration has
 // passed on cfg.Clock (checked before each batch; the report's Duration is
-// measured on it too). A row's age is measured on the database's now(), as
+// measured on it too). Between batches it waits cfg.Yield times the last
+// batch's duration (see PruneConfig.Yield), a wait that ends at the deadline;
+// the report's Yielded sums those waits. A row's age is measured on the database's now(), as
 // a lease's expiry is: that clock stamped the rows. Pending and dead events
-// are never deleted. It returns an error for a dedup
-// retention not longer than the retention, or a database error, with the
-// report of what was done before it.
+// are never deleted. It returns an error for a dedup retention not longer
+// than the retention, a database error, or ctx's error when ctx ends during
+// a wait, with the report of what was done before it.
 func Prune(ctx context.Context, pool *pgxpool.Pool, cfg PruneConfig) (PruneReport, error) {
 	cfg = cfg.withDefaults()
 	clk := cfg.Clock
@@ -113,9 +136,17 @@ func Prune(ctx context.Context, pool *pgxpool.Pool, cfg PruneConfig) (PruneRepor
 		{pruneDedupSQL, cfg.DedupRetention, &rep.DedupRecords},
 		{pruneStatsSQL, StatsRetention, &rep.StatsRows},
 	}
+	var took time.Duration // the last batch's duration on clk
 	for _, s := range steps {
 		for {
-			if clk.Now().After(deadline) {
+			if took > 0 {
+				if err := cfg.yield(ctx, &rep, took, deadline); err != nil {
+					rep.Duration = clk.Now().Sub(start)
+					return rep, err
+				}
+			}
+			batchStart := clk.Now()
+			if !batchStart.Before(deadline) {
 				rep.ReachedDeadline = true
 				rep.Duration = clk.Now().Sub(start)
 				return rep, nil
@@ -125,6 +156,7 @@ func Prune(ctx context.Context, pool *pgxpool.Pool, cfg PruneConfig) (PruneRepor
 				rep.Duration = clk.Now().Sub(start)
 				return rep, fmt.Errorf("prune batch: %w", err)
 			}
+			took = clk.Now().Sub(batchStart)
 			rep.Batches++
 			*s.count += tag.RowsAffected()
 			if tag.RowsAffected() < int64(cfg.BatchSize) {
@@ -134,4 +166,21 @@ func Prune(ctx context.Context, pool *pgxpool.Pool, cfg PruneConfig) (PruneRepor
 	}
 	rep.Duration = clk.Now().Sub(start)
 	return rep, nil
+}
+
+// yield waits c.Yield times took (the last batch's duration), ending early at
+// the deadline, and adds the time waited on c.Clock to rep.Yielded. It
+// returns ctx's error, wrapped, when ctx ends during the wait.
+func (c PruneConfig) yield(ctx context.Context, rep *PruneReport, took time.Duration, deadline time.Time) error {
+	now := c.Clock.Now()
+	wait := min(time.Duration(c.Yield*float64(took)), deadline.Sub(now))
+	if wait <= 0 {
+		return nil
+	}
+	done := c.sleep(ctx, wait)
+	rep.Yielded += c.Clock.Now().Sub(now)
+	if !done {
+		return fmt.Errorf("prune yield: %w", ctx.Err())
+	}
+	return nil
 }
