@@ -92,10 +92,18 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
   it("a learner signs in, reviews five cards with the keyboard, undoes one and sees the forecast change", async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
+    const consoleErrors = [];
+    page.on("console", (m) => m.type() === "error" && consoleErrors.push(m.text()));
     await page.goto(`${stack.baseURL}/schedule`);
     await page.getByRole("heading", { name: "Sign in to Lexora" }).waitFor();
     await checkScreen(page, "signin");
+    const favicon = await fetch(`${stack.baseURL}/favicon.ico`);
+    assert.equal(favicon.status, 200, "the favicon is served");
+    assert.deepEqual(consoleErrors, [], "the page loads without console errors");
     await page.getByRole("button", { name: /Mia Laurent/ }).click();
+    // The focus moves to the first screen's heading.
+    await page.getByRole("heading", { name: "Schedule", level: 1 }).waitFor();
+    await page.waitForFunction(() => document.activeElement?.id === "schedule-title");
 
     // The forecast's figures (the table beside the chart), before and after.
     const figures = page.locator("figure table tbody");
@@ -221,7 +229,7 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
       .split("|");
     const before = Number(stack.sql(`SELECT count(*) FROM cards WHERE learner_id = '${noah}'`));
     const deck = page.getByRole("listitem", { name: title, exact: true });
-    await deck.getByRole("button", { name: "Start" }).click();
+    await deck.getByRole("button", { name: `Start ${title}`, exact: true }).click();
     await deck.getByText(/Started: \d+ new cards? join your reviews\./).waitFor();
     await checkScreen(page, "library");
     const words = Number(stack.sql(`SELECT count(*) FROM deck_items WHERE deck_id = '${deckId}'`));
@@ -248,6 +256,12 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Webhooks" }).waitFor();
     await page.getByText("Lena Novak").first().waitFor();
     assert.equal(stack.sql("SELECT role || ' ' || display_name FROM users WHERE email = 'lena.novak@school.example'"), "teacher Lena Novak");
+    // A class name of 200 letters without a space wraps: the page stays as wide as a phone.
+    const long = "Wortschatzübungsgruppe".repeat(10).slice(0, 200);
+    await page.getByLabel("Class name").fill(long);
+    await page.getByRole("button", { name: "Create class" }).click();
+    await page.getByRole("heading", { name: long, exact: true }).waitFor();
+    await checkScreen(page, "classes-long-name");
     await context.close();
   });
 

@@ -1,5 +1,5 @@
 import { QueryClient, QueryClientProvider, useQueryClient } from "@tanstack/react-query";
-import { lazy, Suspense, useEffect, useState, type ReactNode } from "react";
+import { lazy, Suspense, useEffect, useRef, useState, type ReactNode, type RefObject } from "react";
 import { BrowserRouter, Navigate, NavLink, Route, Routes, useLocation, useNavigate } from "react-router";
 import { ApiProvider } from "./api/ApiContext";
 import { ApiError } from "./api/problem";
@@ -63,10 +63,40 @@ export function newQueryClient(): QueryClient {
   });
 }
 
+/**
+ * After a sign-in (not a session found on load), moves the focus to the
+ * main heading of the first screen, once it is shown (the screen loads
+ * after Me answers), so that a keyboard or screen reader starts there.
+ */
+function useFocusAfterSignIn(main: RefObject<HTMLElement | null>) {
+  const { user, ready } = useAuth();
+  const signedIn = useRef<boolean | null>(null);
+  useEffect(() => {
+    if (!ready) return;
+    const before = signedIn.current;
+    signedIn.current = user !== null;
+    const root = main.current;
+    if (before !== false || !user || !root) return;
+    const focus = () => {
+      const heading = root.querySelector("h1");
+      if (!heading || heading.id === "signin-title") return false;
+      heading.tabIndex = -1;
+      heading.focus();
+      return true;
+    };
+    if (focus()) return;
+    const observer = new MutationObserver(() => focus() && observer.disconnect());
+    observer.observe(root, { childList: true, subtree: true });
+    return () => observer.disconnect();
+  }, [user, ready, main]);
+}
+
 function Shell({ children }: { children: ReactNode }) {
   const { user, signOut } = useAuth();
   const { role, ready, me } = useStanding();
   const queryClient = useQueryClient();
+  const main = useRef<HTMLElement>(null);
+  useFocusAfterSignIn(main);
   return (
     <>
       <a href="#main" className="skip">
@@ -94,7 +124,7 @@ function Shell({ children }: { children: ReactNode }) {
           </div>
         )}
       </header>
-      <main id="main">
+      <main id="main" ref={main}>
         <Suspense fallback={<Loading what="the screen" />}>{children}</Suspense>
       </main>
     </>

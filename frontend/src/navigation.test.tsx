@@ -63,7 +63,8 @@ describe("navigation from Me", () => {
     expect(within(first).getByText("Started")).toBeInTheDocument();
     expect(within(first).queryByRole("button", { name: /Start/ })).not.toBeInTheDocument();
     const second = within(level1).getByRole("listitem", { name: "Core English 02" });
-    await user.click(within(second).getByRole("button", { name: "Start" }));
+    // Each Start button names its deck.
+    await user.click(within(second).getByRole("button", { name: "Start Core English 02" }));
     expect(await within(second).findByRole("status")).toHaveTextContent("Started: 25 new cards join your reviews.");
     const starts = server.seen.filter((s) => s.path === "/StartDeck");
     expect(starts.map((s) => s.body)).toEqual([{ deck_id: deck(2, 1).id }]);
@@ -97,5 +98,19 @@ describe("navigation from Me", () => {
     await waitFor(() => expect(navLinks()).toEqual(["Classes", "Webhooks"]));
     const create = server.seen.find((s) => s.path === "/CreateClass")!;
     expect(create.body).toEqual({ name: "Evening B", display_name: "Kim Lee", timezone: Intl.DateTimeFormat().resolvedOptions().timeZone });
+  });
+
+  it("moves the focus to the first screen's heading after sign-in", async () => {
+    fakeServer((req) => {
+      if (req.path === "/dev/users")
+        return json({ users: [{ id: "00000000-0000-4000-8000-0000000000aa", display_name: "Kim Lee", email: "kim@school.example", role: "teacher" }] });
+      if (req.path === "/Me") return json(me("teacher"));
+      return json({ classes: [] });
+    });
+    const user = userEvent.setup();
+    renderApp(<AppRoutes />, { user: google, path: "/signin", signedOut: true });
+    await user.click(await screen.findByRole("button", { name: /Kim Lee/ }));
+    const heading = await screen.findByRole("heading", { name: "Classes", level: 1 });
+    await waitFor(() => expect(heading).toHaveFocus());
   });
 });

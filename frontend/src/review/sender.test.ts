@@ -390,6 +390,29 @@ describe("ReviewSender", () => {
   });
 });
 
+describe("ReviewSender's retry message", () => {
+  it("says in words why a rating waits, not the browser's error", async () => {
+    const store = freshStore();
+    const failures: unknown[] = [
+      new TypeError("Failed to fetch"),
+      new ApiError(503, { type: "https://lexora.app/problems/unavailable", title: "Service unavailable", status: 503 }),
+    ];
+    const seen: (string | null)[] = [];
+    const sender: ReviewSender = new ReviewSender(
+      store,
+      learnerId,
+      async () => {
+        const f = failures.shift();
+        if (f) throw f;
+      },
+      { pause: async () => void seen.push(sender.current.retrying), online: () => true },
+    );
+    await sender.rate("card-a", "cat", 3);
+    await sender.flush();
+    expect(seen).toEqual(["Lexora cannot be reached", "Lexora answered: Service unavailable"]);
+  });
+});
+
 describe("waitedSince", () => {
   const rating = { key: "k", learnerId: "l", cardId: "c", lemma: "cat", rating: 3 as const, reviewedAt: "2026-03-02T09:00:00.000Z" };
 

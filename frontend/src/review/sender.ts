@@ -31,7 +31,7 @@ export interface SenderState {
   queuedCards: string[];
   /** The browser reports no network. */
   offline: boolean;
-  /** The last failure that will be retried (network, 5xx), if the last attempt failed. */
+  /** Why the last attempt failed, in words, when it will be retried (network, 5xx, 401). */
   retrying: string | null;
   /**
    * Ratings the server refused (4xx): they are not retried. Each is shown
@@ -272,7 +272,8 @@ export class ReviewSender {
           this.set({ rejected: [...this.state.rejected, { review: head, problem: err.problem }], retrying: null });
           continue;
         }
-        this.set({ retrying: err instanceof Error ? err.message : String(err) });
+        // fetch reports a network failure in the browser's own words ("Failed to fetch").
+        this.set({ retrying: err instanceof ApiError ? `Lexora answered: ${err.problem.title}` : "Lexora cannot be reached" });
         await this.pause(backoff(attempt++));
       }
     }

@@ -115,7 +115,7 @@ describe("Classes", () => {
 
     const alert = await screen.findByRole("alert");
     expect(alert).toHaveTextContent("Not assigned to Noah Brooks: Invalid request");
-    expect(within(alert).getByRole("list", { name: "Field errors" })).toHaveTextContent("due_at: must be in the future");
+    expect(within(alert).getByRole("list", { name: "Field errors" })).toHaveTextContent("Due date: must be in the future");
     expect(screen.getByRole("status")).toHaveTextContent("Rare verbs assigned to Mia Laurent.");
     const toMia = server.seen.filter((s) => s.path === "/CreateAssignment" && (s.body as { learner_id: string }).learner_id === mia);
     expect(toMia).toHaveLength(2);
@@ -140,7 +140,7 @@ describe("Classes", () => {
     await user.click(screen.getByRole("button", { name: "Create class" }));
     const alert = await screen.findByRole("alert");
     expect(alert).toHaveTextContent("No class created: Invalid request");
-    expect(within(alert).getByRole("list", { name: "Field errors" })).toHaveTextContent("name: must be one line");
+    expect(within(alert).getByRole("list", { name: "Field errors" })).toHaveTextContent("Class name: must be one line");
     expect(screen.getByText(/No classes yet/)).toBeInTheDocument();
 
     await user.clear(name);

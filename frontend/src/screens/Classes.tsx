@@ -235,7 +235,9 @@ export function CreateClass({ newcomer = false, onCreated }: { newcomer?: boolea
   return (
     <form onSubmit={submit} className="card-form" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>{newcomer ? "Create your first class" : "Create a class"}</h2>
-      {create.isError && <ProblemAlert error={create.error} context="No class created" />}
+      {create.isError && (
+        <ProblemAlert error={create.error} context="No class created" fields={{ name: "Class name", display_name: "Your name" }} />
+      )}
       {create.isSuccess && (
         <p role="status" className="ok-note">
           {create.data.name} created; its join code is <code>{create.data.join_code}</code>.

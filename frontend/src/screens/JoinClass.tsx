@@ -3,6 +3,7 @@ import { useId, useState, type FormEvent } from "react";
 import { useApi } from "../api/ApiContext";
 import { unwrap } from "../api/client";
 import { useWrite } from "../api/mutation";
+import { ApiError } from "../api/problem";
 import { ProblemAlert } from "../components/ProblemAlert";
 
 /**
@@ -31,7 +32,14 @@ export function JoinClass() {
   return (
     <form onSubmit={submit} className="card-form" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>Join a class</h2>
-      {join.isError && <ProblemAlert error={join.error} context="You did not join" />}
+      {join.isError &&
+        (join.error instanceof ApiError && join.error.status === 404 ? (
+          <p role="alert" className="alert">
+            You did not join: no class has the join code {join.variables?.code}. Check it with your teacher.
+          </p>
+        ) : (
+          <ProblemAlert error={join.error} context="You did not join" />
+        ))}
       {join.isSuccess && (
         <p role="status" className="ok-note">
           You joined the class{n > 0 && `: ${n} ${n === 1 ? "deck" : "decks"} assigned to you`}.

@@ -88,7 +88,7 @@ function DeckRow({ deck }: { deck: Deck }) {
           type="button"
           onClick={() => start.submit({})}
           disabled={start.isPending}
-          aria-describedby={`${id}-title`}
+          aria-label={`${start.isPending ? "Starting" : "Start"} ${deck.title}`}
         >
           {start.isPending ? "Starting…" : "Start"}
         </button>

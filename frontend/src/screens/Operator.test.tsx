@@ -53,4 +53,28 @@ describe("Operator", () => {
     expect(keys[1]).toBe(keys[0]);
     expect(keys[2]).not.toBe(keys[0]);
   });
+
+  it("asks a reason on one line, moves the focus to it, and sends nothing while it is blank", async () => {
+    const server = fakeServer((req) => {
+      if (req.path === "/OutboxHealth") return json(health);
+      if (req.path === "/ListDeadLetters") return json({ dead: [dead] });
+      return json({ skipped: 1 });
+    });
+    const user = userEvent.setup();
+    renderApp(<Operator />, { user: operator });
+    await user.click(await screen.findByRole("checkbox", { name: /Select delivery 170 / }));
+    await user.click(screen.getByRole("button", { name: "Skip selected…" }));
+    const reason = screen.getByRole("textbox", { name: /Reason/ });
+    expect(reason).toHaveFocus();
+    expect(reason.tagName).toBe("INPUT");
+    expect(reason).toBeRequired();
+    await user.type(reason, "   ");
+    await user.click(screen.getByRole("button", { name: "Confirm skip" }));
+    expect(await screen.findByText("Give a reason: it is recorded in the audit log.")).toBeInTheDocument();
+    expect(server.seen.filter((s) => s.path === "/SkipDeadLetters")).toEqual([]);
+    // Enter in the one-line field confirms.
+    await user.type(reason, "duplicate event{Enter}");
+    expect(await screen.findByText("1 delivery skipped.")).toBeInTheDocument();
+    expect(server.seen.find((s) => s.path === "/SkipDeadLetters")!.body).toEqual({ ids: [170], reason: "duplicate event" });
+  });
 });

@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useId, useState, type FormEvent } from "react";
+import { useEffect, useId, useRef, useState, type FormEvent } from "react";
 import { useApi } from "../api/ApiContext";
 import { unwrap } from "../api/client";
 import { useWrite } from "../api/mutation";
@@ -208,8 +208,10 @@ function DeadTable({
 
 /**
  * The confirmation of a replay or skip: what will happen, and the reason
- * recorded in the audit table (required to skip). One Idempotency-Key per
- * confirmation, so a retried confirmation is applied once.
+ * recorded in the audit table: required, one line (the functions refuse a
+ * blank reason or a line break). The focus moves to the reason when it
+ * opens. One Idempotency-Key per intent (useWrite), so a retried
+ * confirmation is applied once.
  */
 function Confirm({
   action,
@@ -225,6 +227,9 @@ function Confirm({
   const api = useApi();
   const id = useId();
   const [reason, setReason] = useState("");
+  const [blank, setBlank] = useState(false);
+  const reasonInput = useRef<HTMLInputElement>(null);
+  useEffect(() => reasonInput.current?.focus(), []);
   const apply = useWrite({
     mutationFn: async (v: { key: string; ids: number[]; reason: string }) => {
       const params = { header: { "Idempotency-Key": v.key } };
@@ -237,7 +242,8 @@ function Confirm({
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    apply.submit({ ids, reason: reason.trim() });
+    setBlank(reason.trim() === "");
+    if (reason.trim() !== "") apply.submit({ ids, reason: reason.trim() });
   };
   const n = ids.length;
   const what = `${n} dead ${n === 1 ? "delivery" : "deliveries"}`;
@@ -250,14 +256,23 @@ function Confirm({
           : "They are marked resolved without being delivered: the subscriber never sees these events."}
       </p>
       {apply.isError && <ProblemAlert error={apply.error} context="Nothing was changed" />}
-      <label htmlFor={`${id}-reason`}>Reason (recorded in the audit log{action === "skip" ? ", required" : ""})</label>
-      <textarea
+      <label htmlFor={`${id}-reason`}>Reason (recorded in the audit log)</label>
+      <input
         id={`${id}-reason`}
-        required={action === "skip"}
+        ref={reasonInput}
+        required
         maxLength={1000}
+        autoComplete="off"
+        aria-invalid={blank}
+        aria-describedby={blank ? `${id}-blank` : undefined}
         value={reason}
         onChange={(e) => setReason(e.target.value)}
       />
+      {blank && (
+        <p id={`${id}-blank`} className="field-error">
+          Give a reason: it is recorded in the audit log.
+        </p>
+      )}
       <div className="actions">
         <button type="submit" className={action === "skip" ? "danger" : "primary"} disabled={apply.isPending}>
           {action === "replay" ? "Confirm replay" : "Confirm skip"}

@@ -248,7 +248,7 @@ function QueueStatus() {
           : s.offline
             ? `You are offline: ${s.pending} ${s.pending === 1 ? "rating waits" : "ratings wait"} on this device and will be sent when you are back online.`
             : s.retrying
-              ? `${s.pending} ${s.pending === 1 ? "rating" : "ratings"} not sent yet; retrying (${s.retrying}).`
+              ? `${s.pending} ${s.pending === 1 ? "rating" : "ratings"} not sent yet: ${s.retrying}. Retrying…`
               : `Sending ${s.pending} ${s.pending === 1 ? "rating" : "ratings"}…`}
       </p>
       {s.rejected.map(({ review, problem }) => (

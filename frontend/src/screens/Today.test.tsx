@@ -77,7 +77,7 @@ describe("Today", () => {
       if (req.path === "/GetProgress")
         return json({ learner_id: "x", streak: { current: 0, longest: 0, last_day: null }, achievements: [], feed: [], assignments: [] });
       const code = (req.body as { join_code: string }).join_code;
-      if (code !== "MORN42") return json({ type: "https://lexora.app/problems/not-found", title: "Not found", status: 404, detail: "no class has this join code" }, 404);
+      if (code !== "MORN42") return json({ type: "https://lexora.app/problems/not-found", title: "Not found", status: 404, detail: "class not found" }, 404);
       return json({ class_id: "c1", learner_id: "x", assignments: [] }, 201);
     });
     const user = userEvent.setup();
@@ -85,8 +85,8 @@ describe("Today", () => {
     const input = await screen.findByLabelText("Join code from your teacher");
     await user.type(input, "NOPE1");
     await user.click(screen.getByRole("button", { name: "Join" }));
-    expect(await screen.findByRole("alert")).toHaveTextContent("You did not join: Not found");
-    expect(screen.getByRole("alert")).toHaveTextContent("no class has this join code");
+    expect(await screen.findByRole("alert")).toHaveTextContent("You did not join: no class has the join code NOPE1. Check it with your teacher.");
+    expect(screen.getByRole("alert")).not.toHaveTextContent("Not found");
 
     await user.clear(input);
     await user.type(input, " MORN42 ");

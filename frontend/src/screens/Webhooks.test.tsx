@@ -39,7 +39,7 @@ describe("Webhooks", () => {
 
     const alert = await screen.findByRole("alert");
     expect(alert).toHaveTextContent("Not registered: Invalid request");
-    expect(screen.getByRole("list", { name: "Field errors" })).toHaveTextContent("url: must be https");
+    expect(screen.getByRole("list", { name: "Field errors" })).toHaveTextContent("URL: must be https");
     expect(server.seen.filter((s) => s.path === "/RegisterWebhookEndpoint")).toHaveLength(1);
     expect(screen.getByText("No endpoints yet.")).toBeInTheDocument();
   });
@@ -66,6 +66,20 @@ describe("Webhooks", () => {
     expect(reg.headers.get("Idempotency-Key")).toBeTruthy();
     await user.click(screen.getByRole("button", { name: "Done" }));
     await waitFor(() => expect(screen.queryByTestId("secret")).not.toBeInTheDocument());
+  });
+
+  it("says that an endpoint with no topics gets all events", async () => {
+    fakeServer(() => json({ endpoints: [{ ...endpoint, topics: [] }] }));
+    renderApp(<Webhooks />, { user: teacher });
+    expect(await screen.findByText(/^all events · registered/)).toBeInTheDocument();
+  });
+
+  it("moves the focus into the delete confirmation, onto Cancel", async () => {
+    fakeServer(() => json({ endpoints: [endpoint] }));
+    const user = userEvent.setup();
+    renderApp(<Webhooks />, { user: teacher });
+    await user.click(await screen.findByRole("button", { name: "Delete" }));
+    expect(screen.getByRole("button", { name: "Cancel" })).toHaveFocus();
   });
 
   it("a double click registers one endpoint", async () => {

@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useId, useState, type FormEvent } from "react";
+import { useEffect, useId, useRef, useState, type FormEvent } from "react";
 import { useApi } from "../api/ApiContext";
 import { unwrap } from "../api/client";
 import { useWrite } from "../api/mutation";
@@ -143,6 +143,11 @@ function EndpointRow({ ep, onSecret, secretShown }: { ep: Endpoint; onSecret: (s
   const api = useApi();
   const qc = useQueryClient();
   const [confirmDelete, setConfirmDelete] = useState(false);
+  const cancelDelete = useRef<HTMLButtonElement>(null);
+  // The confirmation replaces the Delete button: the focus goes to its safe choice.
+  useEffect(() => {
+    if (confirmDelete) cancelDelete.current?.focus();
+  }, [confirmDelete]);
   const [revoke, setRevoke] = useState(false);
   const done = () => void qc.invalidateQueries({ queryKey: ["webhooks"] });
   const header = (key: string) => ({ header: { "Idempotency-Key": key } });
@@ -172,7 +177,7 @@ function EndpointRow({ ep, onSecret, secretShown }: { ep: Endpoint; onSecret: (s
         {ep.disabled_at ? <span className="badge warn">Disabled</span> : <span className="badge ok">Active</span>}
       </p>
       <p className="muted">
-        {ep.topics.join(", ")} · registered {dateTime.format(new Date(ep.created_at))}
+        {ep.topics.length === 0 ? "all events" : ep.topics.join(", ")} · registered {dateTime.format(new Date(ep.created_at))}
         {ep.previous_secret_expires_at &&
           ` · the previous secret also signs until ${dateTime.format(new Date(ep.previous_secret_expires_at))}`}
       </p>
@@ -203,7 +208,7 @@ function EndpointRow({ ep, onSecret, secretShown }: { ep: Endpoint; onSecret: (s
             <button type="button" className="danger" onClick={() => remove.submit({})} disabled={remove.isPending}>
               Yes, delete
             </button>{" "}
-            <button type="button" onClick={() => setConfirmDelete(false)}>
+            <button type="button" ref={cancelDelete} onClick={() => setConfirmDelete(false)}>
               Cancel
             </button>
           </span>

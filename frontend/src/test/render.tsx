@@ -1,6 +1,6 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { fireEvent, render } from "@testing-library/react";
-import type { ReactElement } from "react";
+import { useState, type ReactElement, type ReactNode } from "react";
 import { MemoryRouter } from "react-router";
 import { vi } from "vitest";
 import { ApiProvider } from "../api/ApiContext";
@@ -83,7 +83,24 @@ export function freshStore(): ReviewStore {
   return indexedDbStore(`lexora-test-${++dbCount}-${Math.random()}`);
 }
 
-/** Renders ui as the signed-in user at path, with a rating sender on store. */
+/** A test's sign-in: user, signed in from the start or (signedOut) once signInAs is called. */
+function TestAuth({ user, signedOut, children }: { user: SessionUser; signedOut: boolean; children: ReactNode }) {
+  const [current, setCurrent] = useState(signedOut ? null : user);
+  const auth: Auth = {
+    user: current,
+    ready: true,
+    token: async () => "test-token",
+    signInAs: async () => setCurrent(user),
+    signInWithGoogle: async () => setCurrent(user),
+    signOut: async () => setCurrent(null),
+  };
+  return <AuthValue value={auth}>{children}</AuthValue>;
+}
+
+/**
+ * Renders ui as the signed-in user at path, with a rating sender on store;
+ * signedOut: signed out until the sign-in screen signs in (as user).
+ */
 export function renderApp(
   ui: ReactElement,
   {
@@ -91,20 +108,13 @@ export function renderApp(
     store = freshStore(),
     sender,
     path = "/",
-  }: { user?: SessionUser; store?: ReviewStore; sender?: SenderOptions; path?: string } = {},
+    signedOut = false,
+  }: { user?: SessionUser; store?: ReviewStore; sender?: SenderOptions; path?: string; signedOut?: boolean } = {},
 ) {
-  const auth: Auth = {
-    user,
-    ready: true,
-    token: async () => "test-token",
-    signInAs: async () => {},
-    signInWithGoogle: async () => {},
-    signOut: async () => {},
-  };
   const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { retry: false } } });
   const result = render(
     <QueryClientProvider client={queryClient}>
-      <AuthValue value={auth}>
+      <TestAuth user={user} signedOut={signedOut}>
         <ApiProvider>
           <MemoryRouter initialEntries={[path]}>
             <ReviewSenderProvider learnerId={user.id} store={store} options={sender}>
@@ -112,7 +122,7 @@ export function renderApp(
             </ReviewSenderProvider>
           </MemoryRouter>
         </ApiProvider>
-      </AuthValue>
+      </TestAuth>
     </QueryClientProvider>,
   );
   return { ...result, store, queryClient };
