@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -169,6 +170,20 @@ func TestDeadLetterTableHasFourColumns(t *testing.T) {
 		require.Len(t, unescaped.FindAllString(r, -1), 5, "four cells: %s", r)
 	}
 	require.Equal(t, `| email | learner.enrolled | timeout | 1 |`, rows[2])
+}
+
+// TestReportSaysHowToReproduce: the report's Reproduce line names the
+// commit the harness ran from and the make target that works from a clean
+// clone (make chaos installs mailpit; make build does not).
+func TestReportSaysHowToReproduce(t *testing.T) {
+	t.Parallel()
+	want := "unknown" // outside a git checkout
+	if head, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output(); err == nil {
+		want = strings.TrimSpace(string(head))
+	}
+	rep := report(profile{name: "long"}, time.Minute, &world{}, nil, &drainStats{injected: map[string]int{}}, nil, 0, &findings{})
+	require.Contains(t, rep, "\nReproduce from a clean clone: `git checkout "+want+" && make chaos`")
+	require.NotContains(t, rep, "make build")
 }
 
 // TestChartsFromBothServers: each chart is drawn from the

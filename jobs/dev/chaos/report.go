@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"regexp"
 	"runtime"
 	"slices"
@@ -82,7 +83,8 @@ func report(cfg profile, wall time.Duration, w *world, faults []fault, st *drain
 	p("%d clients, %d drain tasks, subscriber faults %s, %.0f%% of actions abandoned after a first failure.",
 		cfg.clients, cfg.drainTasks, cfg.subscriberFaults, 100*cfg.abandonRate)
 	p("")
-	p("Reproduce: `make build && bin/chaos -profile %s` (`make chaos` for the long profile, which writes this file); see docs/chaos.md.", cfg.name)
+	p("Reproduce from a clean clone: `git checkout %s && make chaos` (the long profile, which writes docs/chaos-report.md; "+
+		"`make test` ends with the short one); see docs/chaos.md.", commit())
 
 	p("\n## Actions\n")
 	p("| action | ok | rejected (4xx) | abandoned | attempts | idempotent replays |")
@@ -231,6 +233,16 @@ func load1() float64 {
 		}
 	}
 	return -1
+}
+
+// commit is `git rev-parse --short HEAD` in the working directory (the
+// commit the harness was built from when run by make), or "unknown".
+func commit() string {
+	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	if c := strings.TrimSpace(string(out)); err == nil && c != "" {
+		return c
+	}
+	return "unknown"
 }
 
 // cpuModel is the first "model name" of /proc/cpuinfo, or "".
