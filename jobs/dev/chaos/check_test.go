@@ -136,3 +136,25 @@ func TestWantCountsTakeBackUndos(t *testing.T) {
 	require.Equal(t, []uuid.UUID{evs[1].id, evs[2].id, evs[5].id, evs[4].id}, w.progressEvents,
 		"review.submitted, then review.undone, that name an assignment")
 }
+
+// TestNothingStuckCountsTheDeliveriesItExamines: nothing stuck reads the
+// delivery rows left (a delivered one is deleted): its cases are those
+// rows, not the events; a reminder scheduled for later is counted apart,
+// any other row left is a violation.
+func TestNothingStuckCountsTheDeliveriesItExamines(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	_, err := pool.Exec(ctx, `WITH e AS (INSERT INTO outbox_events (event_id, topic, payload)
+		VALUES (gen_random_uuid(), $1, '{}'), (gen_random_uuid(), $2, '{}'), (gen_random_uuid(), $2, '{}') RETURNING id, topic)
+		INSERT INTO outbox_deliveries (event_id, subscriber, available_at)
+		SELECT id, 'email', now() + interval '1 hour' FROM e WHERE topic = $1
+		UNION ALL SELECT min(id), 'webhook', now() FROM e WHERE topic = $2`, events.ReminderDaily, events.AssignmentCreated)
+	require.NoError(t, err)
+	c := &checker{s: &stack{pool: pool}, events: make([]event, 3)}
+	f := &findings{}
+	require.NoError(t, c.nothingStuck(ctx, f))
+	require.Equal(t, 1, f.Scheduled)
+	require.Len(t, f.Invariants[0].Violations, 1, "the webhook delivery left pending")
+	require.Equal(t, 2, f.Invariants[0].Checked, "two delivery rows left, not three events")
+}
