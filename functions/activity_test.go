@@ -2,7 +2,6 @@ package functions
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
 	"slices"
 	"testing"
@@ -10,10 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/lexora-app/lexora/pkg/consumers"
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/learning"
-	"github.com/lexora-app/lexora/pkg/outbox"
 )
 
 // Streaks follow the learner's own study days (local time, rolling over at
@@ -43,13 +40,7 @@ func TestStreakRollsOverInTheLearnersTimeZone(t *testing.T) {
 			f.clock.Set(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
 			f.assign(t)
 			card := f.cards(t)[0]
-			handlers := consumers.Handlers(consumers.Deps{Pool: f.pool})
-			d, err := outbox.NewDrainer(f.pool, map[string]outbox.Handler{
-				events.SubscriberActivity: handlers[events.SubscriberActivity],
-				events.SubscriberFeed:     handlers[events.SubscriberFeed],
-				events.SubscriberProgress: handlers[events.SubscriberProgress],
-			}, outbox.Config{StopWhenIdle: true}, slog.New(slog.DiscardHandler))
-			require.NoError(t, err)
+			d := f.drainer(t, events.SubscriberActivity, events.SubscriberFeed, events.SubscriberProgress)
 
 			for i, at := range tc.reviews {
 				now, err := time.Parse(time.RFC3339, at)
@@ -102,11 +93,7 @@ func TestLeechIsSuspendedAfterEightLapses(t *testing.T) {
 	assignment := f.assign(t)
 	cards := f.cards(t)
 	card := cards[0]
-	handlers := consumers.Handlers(consumers.Deps{Pool: f.pool})
-	d, err := outbox.NewDrainer(f.pool, map[string]outbox.Handler{
-		events.SubscriberFeed: handlers[events.SubscriberFeed],
-	}, outbox.Config{StopWhenIdle: true}, slog.New(slog.DiscardHandler))
-	require.NoError(t, err)
+	d := f.drainer(t, events.SubscriberFeed)
 
 	f.review(t, card, 4) // New -> Review
 	for lapse := 1; lapse <= learning.LeechLapses; lapse++ {
@@ -125,7 +112,7 @@ func TestLeechIsSuspendedAfterEightLapses(t *testing.T) {
 		`{"card_id":"`+card.String()+`","rating":3}`)
 	require.Equal(t, http.StatusConflict, code, "a suspended card takes no review")
 	require.Equal(t, before, f.snapshot(t))
-	_, err = d.Run(ctx)
+	_, err := d.Run(ctx)
 	require.NoError(t, err)
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM outbox_events WHERE topic = $1", events.CardLeeched))
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM learner_feed WHERE kind = 'leech'"))

@@ -15,7 +15,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lexora-app/lexora/pkg/consumers"
 	"github.com/lexora-app/lexora/pkg/events"
+	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/platform/auth"
 	"github.com/lexora-app/lexora/pkg/platform/clock"
 	"github.com/lexora-app/lexora/pkg/platform/clock/clocktest"
@@ -107,6 +109,30 @@ func (f fixture) call(t testing.TB, h func(*Service, http.ResponseWriter, *http.
 		require.NotEmpty(t, out["title"])
 	}
 	return rec.Code, out
+}
+
+// operator adds an operator (ops@example.com) whose token subject is its
+// id, as bearer signs it, and returns its id.
+func (f fixture) operator(t testing.TB) uuid.UUID {
+	t.Helper()
+	var op uuid.UUID
+	require.NoError(t, f.pool.QueryRow(context.Background(), `INSERT INTO users (id, email, display_name, role, auth_subject)
+		SELECT id, 'ops@example.com', 'Ops', 'operator', id::text FROM (SELECT gen_random_uuid() AS id) n RETURNING id`).Scan(&op))
+	return op
+}
+
+// drainer returns a drainer, until idle, of the named subscribers' consumers
+// (consumers.Handlers on the fixture's database).
+func (f fixture) drainer(t testing.TB, subscribers ...string) *outbox.Drainer {
+	t.Helper()
+	handlers := consumers.Handlers(consumers.Deps{Pool: f.pool})
+	chosen := make(map[string]outbox.Handler, len(subscribers))
+	for _, s := range subscribers {
+		chosen[s] = handlers[s]
+	}
+	d, err := outbox.NewDrainer(f.pool, chosen, outbox.Config{StopWhenIdle: true}, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	return d
 }
 
 func (f fixture) count(t testing.TB, sql string, args ...any) int {

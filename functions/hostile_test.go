@@ -46,11 +46,8 @@ func TestHostileInputRun(t *testing.T) {
 	ctx := context.Background()
 	assignment := f.assign(t)
 	card := f.cards(t)[0]
-	var op, class uuid.UUID
-	require.NoError(t, f.pool.QueryRow(ctx, `INSERT INTO users (email, display_name, role) VALUES ('ops@example.com', 'Ops', 'operator')
-		RETURNING id`).Scan(&op))
-	_, err := f.pool.Exec(ctx, "UPDATE users SET auth_subject = id::text WHERE id = $1", op)
-	require.NoError(t, err)
+	op := f.operator(t)
+	var class uuid.UUID
 	require.NoError(t, f.pool.QueryRow(ctx, "UPDATE classes SET join_code = 'DEMO2026' WHERE teacher_id = $1 RETURNING id", f.teacher).Scan(&class))
 	code, body := f.call(t, (*Service).EnrollLearner, http.MethodPost, "/", f.teacher, `{"class_id":"`+class.String()+`","email":"repro@example.com"}`)
 	require.Equal(t, http.StatusCreated, code, body)

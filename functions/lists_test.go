@@ -1,11 +1,9 @@
 package functions
 
 import (
-	"context"
 	"net/http"
 	"testing"
 
-	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 )
 
@@ -15,11 +13,7 @@ import (
 func TestEmptyListsAreEmptyArrays(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	var op uuid.UUID
-	require.NoError(t, f.pool.QueryRow(context.Background(), `INSERT INTO users (email, display_name, role)
-		VALUES ('ops@example.com', 'Ops', 'operator') RETURNING id`).Scan(&op))
-	_, err := f.pool.Exec(context.Background(), "UPDATE users SET auth_subject = id::text WHERE id = $1", op)
-	require.NoError(t, err)
+	op := f.operator(t)
 
 	empty := []any{}
 	code, body := f.call(t, (*Service).GetProgress, http.MethodGet, "/GetProgress", f.learner, "")

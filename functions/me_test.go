@@ -36,10 +36,9 @@ func TestMeAnswersTheCallersAccountAndClasses(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	ctx := context.Background()
-	var class, op uuid.UUID
+	var class uuid.UUID
 	require.NoError(t, f.pool.QueryRow(ctx, "UPDATE classes SET join_code = 'DEMO2026' WHERE teacher_id = $1 RETURNING id", f.teacher).Scan(&class))
-	require.NoError(t, f.pool.QueryRow(ctx, `INSERT INTO users (id, email, display_name, role, auth_subject)
-		SELECT id, 'ops@example.com', 'Ops', 'operator', id::text FROM (SELECT gen_random_uuid() AS id) n RETURNING id`).Scan(&op))
+	op := f.operator(t)
 	// The learner is in a second class, of the other teacher.
 	_, err := f.pool.Exec(ctx, `INSERT INTO class_members (class_id, learner_id, joined_at)
 		SELECT id, $2, now() + interval '1 hour' FROM classes WHERE teacher_id = $1`, f.otherTeacher, f.learner)

@@ -32,11 +32,8 @@ func TestResponsesMatchTheOpenAPIDocument(t *testing.T) {
 
 	f := setup(t)
 	ctx := context.Background()
-	var op, class uuid.UUID
-	require.NoError(t, f.pool.QueryRow(ctx, `INSERT INTO users (email, display_name, role, auth_subject)
-		VALUES ('ops@example.com', 'Ops', 'operator', 'ops-subject') RETURNING id`).Scan(&op))
-	_, err = f.pool.Exec(ctx, "UPDATE users SET auth_subject = id::text WHERE id = $1", op)
-	require.NoError(t, err)
+	op := f.operator(t)
+	var class uuid.UUID
 	require.NoError(t, f.pool.QueryRow(ctx, "SELECT id FROM classes WHERE teacher_id = $1", f.teacher).Scan(&class))
 	mux := http.NewServeMux()
 	for name, fn := range Functions {

@@ -14,14 +14,10 @@ func TestOperatorFunctionsAreForOperatorsOnly(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	ctx := context.Background()
-	var op uuid.UUID
-	require.NoError(t, f.pool.QueryRow(ctx, `INSERT INTO users (email, display_name, role)
-		VALUES ('ops@example.com', 'Ops', 'operator') RETURNING id`).Scan(&op))
-	_, err := f.pool.Exec(ctx, "UPDATE users SET auth_subject = id::text WHERE id = $1", op)
-	require.NoError(t, err)
+	op := f.operator(t)
 	f.assign(t)
 	// The email delivery went dead.
-	_, err = f.pool.Exec(ctx, `UPDATE outbox_deliveries SET state = 'dead', finished_at = now(), attempts = 12,
+	_, err := f.pool.Exec(ctx, `UPDATE outbox_deliveries SET state = 'dead', finished_at = now(), attempts = 12,
 		last_error = 'smtp: 550 mailbox unavailable' WHERE subscriber = 'email'`)
 	require.NoError(t, err)
 

@@ -3,7 +3,6 @@ package functions
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
@@ -13,10 +12,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/lexora-app/lexora/pkg/consumers"
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/learning"
-	"github.com/lexora-app/lexora/pkg/outbox"
 )
 
 // TestRoleMatrix calls every function as every role: the resource's owner,
@@ -29,11 +26,9 @@ func TestRoleMatrix(t *testing.T) {
 	ctx := context.Background()
 	assignment := f.assign(t)
 	card := f.cards(t)[0]
-	var op, class uuid.UUID
-	require.NoError(t, f.pool.QueryRow(ctx, `INSERT INTO users (email, display_name, role) VALUES ('ops@example.com', 'Ops', 'operator')
-		RETURNING id`).Scan(&op))
-	require.NoError(t, f.pool.QueryRow(ctx, "UPDATE users SET auth_subject = id::text WHERE id = $1 RETURNING (SELECT id FROM classes WHERE teacher_id = $2)",
-		op, f.teacher).Scan(&class))
+	op := f.operator(t)
+	var class uuid.UUID
+	require.NoError(t, f.pool.QueryRow(ctx, "SELECT id FROM classes WHERE teacher_id = $1", f.teacher).Scan(&class))
 	_, body := f.call(t, (*Service).RegisterWebhookEndpoint, http.MethodPost, "/", f.teacher, `{"url":"https://school.example/h"}`)
 	endpoint := body["id"].(string)
 	var library uuid.UUID
@@ -147,9 +142,7 @@ func (f fixture) writes(t *testing.T) string {
 func TestCallerIsCheckedBeforeTheRequest(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	var op uuid.UUID
-	require.NoError(t, f.pool.QueryRow(context.Background(), `INSERT INTO users (id, email, display_name, role, auth_subject)
-		SELECT id, 'ops@example.com', 'Ops', 'operator', id::text FROM (SELECT gen_random_uuid() AS id) n RETURNING id`).Scan(&op))
+	op := f.operator(t)
 	gets := map[string]bool{"Me": true, "GetSchedule": true, "GetProgress": true, "ListWebhookEndpoints": true,
 		"OutboxHealth": true, "ListDeadLetters": true, "ListClasses": true, "ListDecks": true, "GetClassProgress": true}
 	const teacher, learner, operator = "teacher", "learner", "operator"
@@ -230,13 +223,7 @@ func TestRoleMatrixSharedLearner(t *testing.T) {
 	_, body = f.call(t, (*Service).RegisterWebhookEndpoint, http.MethodPost, "/", f.otherTeacher, `{"url":"https://secret.example/h"}`)
 	secretEndpoint := body["id"].(string)
 
-	handlers := consumers.Handlers(consumers.Deps{Pool: f.pool})
-	d, err := outbox.NewDrainer(f.pool, map[string]outbox.Handler{
-		events.SubscriberActivity: handlers[events.SubscriberActivity],
-		events.SubscriberFeed:     handlers[events.SubscriberFeed],
-		events.SubscriberProgress: handlers[events.SubscriberProgress],
-	}, outbox.Config{StopWhenIdle: true}, slog.New(slog.DiscardHandler))
-	require.NoError(t, err)
+	d := f.drainer(t, events.SubscriberActivity, events.SubscriberFeed, events.SubscriberProgress)
 	_, err = d.Run(ctx)
 	require.NoError(t, err)
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM learner_feed WHERE kind = 'leech'"))

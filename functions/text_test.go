@@ -65,11 +65,7 @@ func TestUserTextIsOneLine(t *testing.T) {
 	var class uuid.UUID
 	ctx := context.Background()
 	require.NoError(t, f.pool.QueryRow(ctx, "SELECT id FROM classes WHERE teacher_id = $1", f.teacher).Scan(&class))
-	var op uuid.UUID
-	require.NoError(t, f.pool.QueryRow(ctx, `INSERT INTO users (email, display_name, role, auth_subject) VALUES ('ops@example.com', 'Ops', 'operator', gen_random_uuid()::text)
-		RETURNING id`).Scan(&op))
-	_, err := f.pool.Exec(ctx, "UPDATE users SET auth_subject = id::text WHERE id = $1", op)
-	require.NoError(t, err)
+	op := f.operator(t)
 	before := f.everything(t)
 	for bad, named := range map[string]string{`Eve\u2028Bcc`: "U+2028 LINE SEPARATOR", `\u202eevE`: "U+202E RIGHT-TO-LEFT OVERRIDE",
 		`Eve\u2029`: "U+2029", `E\u200bve`: "U+200B ZERO WIDTH SPACE", `Eve\u0085`: "U+0085", `Eve\u2066x`: "U+2066 LEFT-TO-RIGHT ISOLATE",
@@ -159,11 +155,7 @@ func TestDueAtOffsetsAreRFC3339(t *testing.T) {
 func TestQueryParametersAreGivenOnceAndKnown(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	var op uuid.UUID
-	require.NoError(t, f.pool.QueryRow(context.Background(), `INSERT INTO users (email, display_name, role) VALUES ('ops@example.com', 'Ops', 'operator')
-		RETURNING id`).Scan(&op))
-	_, err := f.pool.Exec(context.Background(), "UPDATE users SET auth_subject = id::text WHERE id = $1", op)
-	require.NoError(t, err)
+	op := f.operator(t)
 	for _, tc := range []struct {
 		name   string
 		fn     func(*Service, http.ResponseWriter, *http.Request)

@@ -10,32 +10,24 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/sethvargo/go-envconfig"
-
 	"github.com/lexora-app/lexora/pkg/platform/database"
 	"github.com/lexora-app/lexora/pkg/platform/jobrun"
 )
 
 type config struct {
-	Database database.Config
+	database.Config
 	// GrantRole is the group role of the workloads' database users
 	// (lexora_app on Cloud SQL); empty grants nothing (local runs, where
 	// everything connects as postgres).
 	GrantRole string `env:"MIGRATE_GRANT_ROLE"`
 }
 
-func main() { jobrun.Main("migrate", run) }
-
-func run(ctx context.Context, log *slog.Logger) error {
+func main() {
 	var cfg config
-	if err := envconfig.Process(ctx, &cfg); err != nil {
-		return err
-	}
-	pool, err := database.Open(ctx, cfg.Database)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
+	jobrun.MainOnDatabase("migrate", &cfg, cfg.run)
+}
+
+func (cfg *config) run(ctx context.Context, log *slog.Logger, pool *database.Pool) error {
 	if err := database.Migrate(ctx, pool.Pool, log); err != nil {
 		return err
 	}

@@ -9,8 +9,6 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/sethvargo/go-envconfig"
-
 	"github.com/lexora-app/lexora/pkg/idempotency"
 	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/platform/database"
@@ -18,22 +16,16 @@ import (
 )
 
 type config struct {
-	Database database.Config
-	Prune    outbox.PruneConfig
+	database.Config
+	Prune outbox.PruneConfig
 }
 
-func main() { jobrun.Main("prune", run) }
-
-func run(ctx context.Context, log *slog.Logger) error {
+func main() {
 	var cfg config
-	if err := envconfig.Process(ctx, &cfg); err != nil {
-		return err
-	}
-	pool, err := database.Open(ctx, cfg.Database)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
+	jobrun.MainOnDatabase("prune", &cfg, cfg.run)
+}
+
+func (cfg *config) run(ctx context.Context, log *slog.Logger, pool *database.Pool) error {
 	rep, err := outbox.Prune(ctx, pool.Pool, cfg.Prune)
 	if err != nil {
 		return err

@@ -27,12 +27,8 @@ func main() {
 	timezone := flag.String("timezone", "UTC", "the new teacher's IANA time zone (with -teacher)")
 	class := flag.String("class", "My class", "the new teacher's class name (with -teacher)")
 	flag.Parse()
-	jobrun.Main("seed", func(ctx context.Context, log *slog.Logger) error {
-		pool, err := database.OpenFromEnv(ctx)
-		if err != nil {
-			return err
-		}
-		defer pool.Close()
+	var cfg database.Config
+	jobrun.MainOnDatabase("seed", &cfg, func(ctx context.Context, log *slog.Logger, pool *database.Pool) error {
 		if *teacher != "" {
 			t, err := seed.AddTeacher(ctx, pool.Pool, *teacher, *name, *timezone, *class)
 			if err != nil {

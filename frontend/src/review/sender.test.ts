@@ -7,6 +7,19 @@ import { ReviewSender, waitedSince } from "./sender";
 
 const learnerId = "learner-1";
 const instant = () => Promise.resolve();
+// A pause that lets the event loop turn, while the test decides when the
+// network is back.
+const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+// recording is a sender on a fresh store whose sends succeed and are kept in
+// sent, in order; online says whether the network is up (always, by
+// default) and pause is its wait between attempts.
+function recording(online: () => boolean = () => true, pause: () => Promise<void> = instant) {
+  const store = freshStore();
+  const sent: QueuedReview[] = [];
+  const sender = new ReviewSender(store, learnerId, async (r) => void sent.push(r), { pause, online });
+  return { store, sent, sender };
+}
 
 describe("ReviewSender", () => {
   it("retries a rating with the same Idempotency-Key until it is acknowledged", async () => {
@@ -39,14 +52,9 @@ describe("ReviewSender", () => {
   });
 
   it("keeps ratings made offline and sends them in order, each once, when back online", async () => {
-    const store = freshStore();
+    // While offline the sender waits; the test brings the network back.
     let online = false;
-    const sent: QueuedReview[] = [];
-    const sender = new ReviewSender(store, learnerId, async (r) => void sent.push(r), {
-      // While offline the sender waits; the test brings the network back.
-      pause: () => new Promise((resolve) => setTimeout(resolve, 0)),
-      online: () => online,
-    });
+    const { store, sent, sender } = recording(() => online, tick);
     await sender.rate("card-a", "cat", 1);
     await sender.rate("card-b", "run", 3);
     await sender.rate("card-c", "red", 4);
@@ -147,13 +155,8 @@ describe("ReviewSender", () => {
   });
 
   it("withdraws a rating that was never sent: it never reaches the server", async () => {
-    const store = freshStore();
     let online = false;
-    const sent: QueuedReview[] = [];
-    const sender = new ReviewSender(store, learnerId, async (r) => void sent.push(r), {
-      pause: () => new Promise((resolve) => setTimeout(resolve, 0)),
-      online: () => online,
-    });
+    const { store, sent, sender } = recording(() => online, tick);
     await sender.rate("card-a", "cat", 3);
     const b = await sender.rate("card-b", "run", 1);
     expect(await sender.undo(b)).toBe("withdrawn");
@@ -166,9 +169,7 @@ describe("ReviewSender", () => {
   });
 
   it("undoes a rating already sent with an undo sent after it, with its own key", async () => {
-    const store = freshStore();
-    const sent: QueuedReview[] = [];
-    const sender = new ReviewSender(store, learnerId, async (r) => void sent.push(r), { pause: instant, online: () => true });
+    const { sent, sender } = recording();
     const a = await sender.rate("card-a", "cat", 3);
     await sender.flush();
     expect(await sender.undo(a)).toBe("queued");
@@ -180,9 +181,7 @@ describe("ReviewSender", () => {
   });
 
   it("queues a rating made right after an undo behind that undo", async () => {
-    const store = freshStore();
-    const sent: QueuedReview[] = [];
-    const sender = new ReviewSender(store, learnerId, async (r) => void sent.push(r), { pause: instant, online: () => true });
+    const { sent, sender } = recording();
     const first = sender.rate("card-a", "cat", 3);
     await first;
     await sender.flush();
@@ -254,7 +253,7 @@ describe("ReviewSender", () => {
         sent.push(r);
         if (r.cardId === "card-gone") throw new ApiError(404, { type: "https://lexora.app/problems/not-found", title: "Not found", status: 404 });
       },
-      { pause: () => new Promise((resolve) => setTimeout(resolve, 0)), online: () => online },
+      { pause: tick, online: () => online },
     );
     const a = await sender.rate("card-gone", "cat", 3);
     online = true;

@@ -164,14 +164,20 @@ func configure(pc *pgxpool.Config, cfg Config) {
 	}
 }
 
-// OpenFromEnv reads Config from the environment (go-envconfig) and opens
-// it, for binaries that need nothing else.
-func OpenFromEnv(ctx context.Context) (*Pool, error) {
-	var cfg Config
-	if err := envconfig.Process(ctx, &cfg); err != nil {
-		return nil, fmt.Errorf("read database configuration: %w", err)
+// Configured is a binary's configuration that names its database: a
+// *Config, or a pointer to a struct that embeds Config.
+type Configured interface{ config() Config }
+
+func (c Config) config() Config { return c }
+
+// OpenFromEnv reads cfg from the environment (go-envconfig, by its env
+// tags) and opens the database it names. It returns an error for a
+// configuration that does not read, or a database that does not open.
+func OpenFromEnv(ctx context.Context, cfg Configured) (*Pool, error) {
+	if err := envconfig.Process(ctx, cfg); err != nil {
+		return nil, fmt.Errorf("read configuration: %w", err)
 	}
-	return Open(ctx, cfg)
+	return Open(ctx, cfg.config())
 }
 
 // Migrate applies every pending migration of package schema to the database

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/lexora-app/lexora/pkg/platform/database"
 	"github.com/lexora-app/lexora/pkg/platform/logging"
 )
 
@@ -25,4 +26,20 @@ func Main(component string, fn func(ctx context.Context, log *slog.Logger) error
 		log.Error(component+" could not run", slog.String("error", err.Error()))
 		os.Exit(1)
 	}
+}
+
+// MainOnDatabase is Main for a job that works on one database: it reads
+// cfg from the environment and opens the database it names
+// (database.OpenFromEnv), runs fn with the pool, and closes the pool. A
+// configuration that does not read or a database that does not open fails
+// the job as fn's error does.
+func MainOnDatabase(component string, cfg database.Configured, fn func(context.Context, *slog.Logger, *database.Pool) error) {
+	Main(component, func(ctx context.Context, log *slog.Logger) error {
+		pool, err := database.OpenFromEnv(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		defer pool.Close()
+		return fn(ctx, log, pool)
+	})
 }
