@@ -30,7 +30,7 @@ locals {
         }
         secrets = { SMTP_USERNAME = "smtp-username", SMTP_PASSWORD = "smtp-password" }
       }
-      # Daily, in bounded batches; one retry for a transient failure.
+      # Hourly, in paced batches, bounded to 25 of its 60 minutes; one retry for a transient failure.
       prune = {
         task_count  = 1
         parallelism = 1

@@ -6,7 +6,8 @@ locals {
   public_functions = [for f in local.functions : f if !contains(local.operator_functions, f)]
   fn = { for f in local.functions : f => {
     service = lower(f)
-    account = "fn-${lower(f)}"
+    # account_id takes 6 to 30 characters: a short name (Me) gets "-api".
+    account = length(f) < 3 ? "fn-${lower(f)}-api" : "fn-${lower(f)}"
     public  = !contains(local.operator_functions, f)
     # Operators' functions are rare, human-paced calls: one instance.
     max_instances = contains(local.operator_functions, f) ? 1 : var.function_max_instances

@@ -72,7 +72,7 @@ resource "google_monitoring_alert_policy" "drain" {
 locals {
   job_failure_windows = {
     drain = "3m"
-    prune = "2d"
+    prune = "2h"
   }
 }
 

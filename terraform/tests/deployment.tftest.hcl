@@ -126,8 +126,8 @@ run "scheduler" {
     error_message = "with an OAuth token (not OIDC) of the scheduler's service account"
   }
   assert {
-    condition     = google_cloud_scheduler_job.job["drain"].schedule == "* * * * *" && google_cloud_scheduler_job.job["prune"].http_target[0].uri == "https://run.googleapis.com/v2/projects/lexora-test/locations/europe-west1/jobs/prune:run"
-    error_message = "drain every minute, prune daily"
+    condition     = google_cloud_scheduler_job.job["drain"].schedule == "* * * * *" && google_cloud_scheduler_job.job["prune"].schedule == "17 * * * *" && google_cloud_scheduler_job.job["prune"].http_target[0].uri == "https://run.googleapis.com/v2/projects/lexora-test/locations/europe-west1/jobs/prune:run"
+    error_message = "drain every minute, prune hourly"
   }
   assert {
     condition     = toset([for m in google_cloud_run_v2_job_iam_member.scheduler : m.name]) == toset(["drain", "prune"]) && alltrue([for m in google_cloud_run_v2_job_iam_member.scheduler : m.role == "roles/run.invoker" && m.member == "serviceAccount:${google_service_account.scheduler.email}"])
