@@ -39,29 +39,13 @@ const streakAchievementDays = 7
 func (a *Activity) Handle(ctx context.Context, d outbox.Delivery) error {
 	switch d.Event.Topic {
 	case events.ReviewSubmitted:
-		var p events.ReviewSubmittedPayload
-		if err := decode(d, &p); err != nil {
-			return err
-		}
-		day, err := studyDay(p.StudyDay)
-		if err != nil {
-			return err
-		}
-		return outbox.HandleOnce(ctx, a.pool, d, func(tx pgx.Tx) error {
-			return a.review(ctx, tx, d, p, day)
-		})
+		return onStudyDay(ctx, a, d, func(p events.ReviewSubmittedPayload) string { return p.StudyDay },
+			func(tx pgx.Tx, p events.ReviewSubmittedPayload, day time.Time) error {
+				return a.review(ctx, tx, d, p, day)
+			})
 	case events.ReviewUndone:
-		var p events.ReviewUndonePayload
-		if err := decode(d, &p); err != nil {
-			return err
-		}
-		day, err := studyDay(p.StudyDay)
-		if err != nil {
-			return err
-		}
-		return outbox.HandleOnce(ctx, a.pool, d, func(tx pgx.Tx) error {
-			return a.takeBack(ctx, tx, p, day)
-		})
+		return onStudyDay(ctx, a, d, func(p events.ReviewUndonePayload) string { return p.StudyDay },
+			func(tx pgx.Tx, p events.ReviewUndonePayload, day time.Time) error { return a.takeBack(ctx, tx, p, day) })
 	case events.AssignmentCompleted:
 		var p events.AssignmentCompletedPayload
 		if err := decode(d, &p); err != nil {
@@ -76,6 +60,22 @@ func (a *Activity) Handle(ctx context.Context, d outbox.Delivery) error {
 	default:
 		return unexpectedTopic(d)
 	}
+}
+
+// onStudyDay decodes d's payload as a P, parses the study day dayOf reads
+// from it (YYYY-MM-DD), and applies it once (outbox.HandleOnce). A payload
+// that does not decode or a malformed day is a permanent error.
+func onStudyDay[P any](ctx context.Context, a *Activity, d outbox.Delivery, dayOf func(P) string,
+	apply func(pgx.Tx, P, time.Time) error) error {
+	var p P
+	if err := decode(d, &p); err != nil {
+		return err
+	}
+	day, err := studyDay(dayOf(p))
+	if err != nil {
+		return err
+	}
+	return outbox.HandleOnce(ctx, a.pool, d, func(tx pgx.Tx) error { return apply(tx, p, day) })
 }
 
 func (a *Activity) review(ctx context.Context, tx pgx.Tx, d outbox.Delivery, p events.ReviewSubmittedPayload, day time.Time) error {
