@@ -123,7 +123,7 @@ bench: ## Benchmarks (one iteration each): the outbox, the write path, River; ag
 	@# Each chart from the server docs/benchmarks.md quotes it for, captioned with that server and the load.
 	$(BIN)/chaos charts -shared .run/bench.txt -private .run/bench-prodlike.txt -out docs/bench
 
-soak: ## The outbox soak: 30 minutes at 200 events/s on a production-like cluster; writes docs/bench/soak.{csv,png}.
+soak: ## The outbox soak: 30 minutes at 200 events/s on a production-like cluster; writes docs/bench/soak.{csv,json,png} (the run, its commit and command).
 	$(GO) build -o $(BIN)/ $(CHAOS_CMDS)
 	@# Normal priority, as make chaos: at nice 19 on a loaded machine the harness starved its own processes (docs/chaos.md, History).
 	$(BIN)/chaos soak -bin $(BIN) -out docs/bench

@@ -186,6 +186,17 @@ func TestReportSaysHowToReproduce(t *testing.T) {
 	require.NotContains(t, rep, "make build")
 }
 
+// TestSoakCommandReproduces: the command a soak records runs from any
+// clone: paths inside the working directory are made relative to it.
+func TestSoakCommandReproduces(t *testing.T) {
+	t.Parallel()
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	require.Equal(t, "bin/chaos soak -bin bin -out docs/bench -duration 1m",
+		soakCommand([]string{"-bin", filepath.Join(wd, "bin"), "-out", "docs/bench", "-duration", "1m"}))
+	require.Equal(t, "bin/chaos soak -bin /elsewhere/bin", soakCommand([]string{"-bin", "/elsewhere/bin"}))
+}
+
 // TestChartsFromBothServers: each chart is drawn from the
 // output of the server it is quoted for (the write path from the private
 // cluster when it has it, River's comparison from the shared server).
@@ -235,6 +246,12 @@ func TestSoakChartFromItsFiles(t *testing.T) {
 		Rate: 200, Duration: "30m0s", Retention: "2m0s", Autovacuum: true}))
 	require.Equal(t, 0, chartsMain([]string{"-soak", csvPath, "-out", out}))
 	require.FileExists(t, filepath.Join(out, "soak.png"))
+	require.NoError(t, writeSoakRun(filepath.Join(dir, "soak.json"), soakRun{When: "now", Machine: "vm", Cluster: soakCluster(true),
+		Rate: 200, Duration: "30m0s", Retention: "2m0s", Autovacuum: true, Commit: "abc1234", Command: "bin/chaos soak", Committed: 360000, Pruned: 315009}))
+	run, err := readSoakRun(filepath.Join(dir, "soak.json"))
+	require.NoError(t, err)
+	require.Equal(t, "abc1234", run.Commit, "the soak's file names the commit it ran on")
+	require.Equal(t, 0, chartsMain([]string{"-soak", csvPath, "-out", out}))
 
 	old := filepath.Join(dir, "old.csv")
 	require.NoError(t, os.WriteFile(old, []byte("minute,events_bytes,deliveries_bytes,processed_bytes,events_live,deliveries_live,"+

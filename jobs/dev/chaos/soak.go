@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -39,6 +40,7 @@ func soakMain(args []string) int {
 	_ = fs.Parse(args)
 
 	ctx := context.Background()
+	head := commit() // now: the checkout may move during the half hour
 	dir, err := os.MkdirTemp("", "lexora-soak-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "soak:", err)
@@ -175,7 +177,8 @@ sampling:
 		return 2
 	}
 	run := soakRun{When: start.UTC().Format("2006-01-02 15:04") + "–" + time.Now().UTC().Format("15:04 UTC"), Machine: machine(),
-		Cluster: soakCluster(*autovacuum), Rate: *rate, Duration: duration.String(), Retention: retention.String(), Autovacuum: *autovacuum}
+		Cluster: soakCluster(*autovacuum), Rate: *rate, Duration: duration.String(), Retention: retention.String(), Autovacuum: *autovacuum,
+		Commit: head, Command: soakCommand(args), Committed: committed, Pruned: pruned}
 	if err := writeSoakRun(filepath.Join(*out, "soak"+suffix+".json"), run); err != nil {
 		fmt.Fprintln(os.Stderr, "soak:", err)
 		return 2
@@ -328,4 +331,20 @@ func clusterMain(args []string) int {
 		return 2
 	}
 	return 0
+}
+
+// soakCommand is the command line that ran this soak (`make soak` runs
+// `bin/chaos soak -bin bin -out docs/bench`), with the paths inside the
+// working directory made relative to it, so that it reproduces from any
+// clone.
+func soakCommand(args []string) string {
+	wd, _ := os.Getwd()
+	parts := []string{"bin/chaos", "soak"}
+	for _, a := range args {
+		if rel, err := filepath.Rel(wd, a); err == nil && filepath.IsAbs(a) && !strings.HasPrefix(rel, "..") {
+			a = rel
+		}
+		parts = append(parts, a)
+	}
+	return strings.Join(parts, " ")
 }

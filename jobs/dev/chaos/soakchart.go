@@ -27,6 +27,12 @@ type soakRun struct {
 	Duration   string `json:"duration"`   // of the load, e.g. "30m0s"
 	Retention  string `json:"retention"`  // PRUNE_RETENTION of the prune that runs every minute
 	Autovacuum bool   `json:"autovacuum"` // the cluster's autovacuum setting
+	// Commit is what the harness ran from (git rev-parse --short HEAD),
+	// Command what ran it; a run that predates them has neither.
+	Commit    string `json:"commit,omitempty"`
+	Command   string `json:"command,omitempty"`
+	Committed int64  `json:"committed,omitempty"` // events committed
+	Pruned    int64  `json:"pruned,omitempty"`    // events the minutely prune removed
 }
 
 // soakCluster names the cluster `chaos soak` runs on, for the caption.
@@ -156,6 +162,9 @@ func soakChart(path string, run soakRun, samples []soakSample) error {
 		load = fmt.Sprintf("load average %.0f–%.0f (sampled with the tables)", lo, hi)
 	}
 	caption := run.Machine + "\n" + run.When + "\n" + run.Cluster + "\n" + load
+	if run.Commit != "" {
+		caption += fmt.Sprintf("\n%s at %s: %s events committed, %s pruned", run.Command, run.Commit, thousands(float64(run.Committed)), thousands(float64(run.Pruned)))
+	}
 	if base := baselineAt(samples, 5); base != nil {
 		last := samples[len(samples)-1]
 		caption += fmt.Sprintf("\nat the end / at minute %.0f: outbox_events %.2f×, outbox_deliveries %.2f×",
