@@ -93,3 +93,38 @@ func withFaults(handlers map[string]outbox.Handler, r faultRates, log *slog.Logg
 	}
 	return out
 }
+
+// withTrace wraps every handler so that each call of the real handler is
+// logged when it starts ("chaos attempt") and when it returns or panics
+// ("chaos attempt done", with its error, "" when it succeeded), naming the
+// delivery, its subscriber and event. The fault-injection harness reads
+// these lines to tell which task's attempt was in flight when an email or
+// webhook arrived, which deliveries a task held when it was killed, and in
+// which order an ordered subscriber saw each key's events. Injected
+// subscriber faults happen outside it (withFaults wraps the traced
+// handlers), so a traced attempt is always the subscriber's own.
+func withTrace(handlers map[string]outbox.Handler, log *slog.Logger) map[string]outbox.Handler {
+	out := make(map[string]outbox.Handler, len(handlers))
+	for name, h := range handlers {
+		out[name] = outbox.HandlerFunc(func(ctx context.Context, d outbox.Delivery) (err error) {
+			attrs := []any{slog.Int64("delivery_id", d.ID), slog.String("subscriber", d.Subscriber),
+				slog.String("event_id", d.Event.ID.String())}
+			log.Info("chaos attempt", attrs...)
+			returned := false
+			defer func() {
+				outcome := "panicked"
+				switch {
+				case returned && err == nil:
+					outcome = ""
+				case returned:
+					outcome = err.Error()
+				}
+				log.Info("chaos attempt done", append(attrs, slog.String("error", outcome))...)
+			}()
+			err = h.Handle(ctx, d)
+			returned = true
+			return err
+		})
+	}
+	return out
+}

@@ -15,7 +15,9 @@
 // is for the fault-injection harness (jobs/dev/chaos) alone: for example
 // "fail=0.02,timeout=0.01,panic=0.01" makes that share of deliveries fail,
 // hang until their deadline, or panic before the subscriber runs, each
-// logged as "injected subscriber fault".
+// logged as "injected subscriber fault". DRAIN_CHAOS_TRACE=true, also the
+// harness's alone, logs each call of a subscriber's handler as it starts and
+// returns ("chaos attempt", "chaos attempt done").
 package main
 
 import (
@@ -48,8 +50,11 @@ type config struct {
 	// ChaosFaults injects subscriber faults (see the package doc); only the
 	// fault-injection harness sets it.
 	ChaosFaults string `env:"DRAIN_CHAOS_SUBSCRIBER_FAULTS"`
-	TaskIndex   int    `env:"CLOUD_RUN_TASK_INDEX, default=0"`
-	TaskCount   int    `env:"CLOUD_RUN_TASK_COUNT, default=1"`
+	// ChaosTrace logs every handler call (see the package doc); only the
+	// fault-injection harness sets it.
+	ChaosTrace bool `env:"DRAIN_CHAOS_TRACE"`
+	TaskIndex  int  `env:"CLOUD_RUN_TASK_INDEX, default=0"`
+	TaskCount  int  `env:"CLOUD_RUN_TASK_COUNT, default=1"`
 }
 
 func main() { jobrun.Main("drain", run) }
@@ -88,6 +93,9 @@ func run(ctx context.Context, log *slog.Logger) (runErr error) {
 	}()
 	log = log.With(slog.Int("task_index", cfg.TaskIndex), slog.Int("task_count", cfg.TaskCount))
 	handlers := consumers.Handlers(consumers.Deps{Pool: pool.Pool, Mail: sender, Webhooks: webhooks.NewSender(cfg.Webhooks, clock.System{}), Clock: clock.System{}})
+	if cfg.ChaosTrace {
+		handlers = withTrace(handlers, log)
+	}
 	handlers = withFaults(handlers, faults, log)
 	drainer, err := outbox.NewDrainer(pool.Pool, handlers, cfg.Drain, log)
 	if err != nil {
