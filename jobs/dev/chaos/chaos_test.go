@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -11,53 +12,154 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/platform/logging"
+	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
 )
 
-// TestDuplicateNeedsAnInterruption: a second copy of an email or webhook is
-// a violation unless an interrupting fault overlaps the copies, or an
-// attempt at that delivery (event and subscriber) failed after the first
-// copy.
-func TestDuplicateNeedsAnInterruption(t *testing.T) {
+// TestDuplicateNeedsAFaultOfItsSender: each copy of an email is tied to
+// the attempts at its delivery in flight when it arrived; an extra copy is
+// explained only by a fault of that attempt's own drain execution (kill,
+// stop, lost lease), its failure after sending, its process's exit with it
+// running, or a database restart, between its start and the delivery's
+// commit. Another task's fault, another delivery's attempt, or a fault
+// after the commit explains nothing. One copy (the committed one) needs
+// nothing.
+func TestDuplicateNeedsAFaultOfItsSender(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 11, 30, 7, 0, 0, 0, time.UTC)
-	copies := []time.Time{t0.Add(5 * time.Second), t0}
+	k := deliveryKey{"e1", "email"}
+	// Copies at t0+1s (sent by the first attempt, in drain-0.1) and t0+8s
+	// (by the second, in drain-1.1, which committed at t0+8.1s).
+	first := attempt{exec: "drain-0.1", delivery: 5, start: t0, end: t0.Add(2 * time.Second), ended: true}
+	second := attempt{exec: "drain-1.1", delivery: 5, start: t0.Add(7 * time.Second), end: t0.Add(8200 * time.Millisecond), ended: true}
+	committed := t0.Add(8100 * time.Millisecond)
+	kill := func(task string, at time.Duration) fault {
+		return fault{Kind: "drain-kill holding leases", Task: task, Start: t0.Add(at), End: t0.Add(at)}
+	}
 	for _, tc := range []struct {
 		name      string
+		first     attempt
+		other     deliveryKey // where the first attempt was (k: this delivery)
+		exited    time.Duration
 		faults    []fault
-		failed    map[deliveryKey][]failedAttempt
 		explained bool
 	}{
-		{"no fault", nil, nil, false},
-		{"a server kill does not cut a consumer", []fault{{Kind: "server-kill mid-request", Start: t0.Add(time.Second), End: t0.Add(time.Second)}}, nil, false},
-		{"a drain kill between the copies", []fault{{Kind: "drain-kill holding leases", Start: t0.Add(time.Second), End: t0.Add(time.Second)}}, nil, true},
-		{"a drain kill after the last copy", []fault{{Kind: "drain-kill", Start: t0.Add(6 * time.Second), End: t0.Add(6 * time.Second)}}, nil, false},
-		{"latency that began before and lasted past the first copy", []fault{{Kind: "latency pg-drain", Start: t0.Add(-3 * time.Second), End: t0.Add(time.Second)}}, nil, true},
-		{"latency that ended long before", []fault{{Kind: "latency pg-drain", Start: t0.Add(-9 * time.Second), End: t0.Add(-5 * time.Second)}}, nil, false},
-		{"a drain run that lost leases overlapping the copies", []fault{{Kind: "lease lost (drain run summary)", Start: t0.Add(-4 * time.Second), End: t0.Add(3 * time.Second)}}, nil, true},
-		{"a drain run that lost leases long before", []fault{{Kind: "lease lost (drain run summary)", Start: t0.Add(-20 * time.Second), End: t0.Add(-10 * time.Second)}}, nil, false},
-		{"the delivery's attempt failed after its effect", nil, map[deliveryKey][]failedAttempt{{"e1", "email"}: {{at: t0.Add(2 * time.Second), err: "context deadline exceeded"}}}, true},
-		{"another event's attempt failed", nil, map[deliveryKey][]failedAttempt{{"e2", "email"}: {{at: t0.Add(2 * time.Second), err: "context deadline exceeded"}}}, false},
-		{"the delivery's handler was abandoned before the first copy", nil, map[deliveryKey][]failedAttempt{{"e1", "email"}: {{at: t0.Add(-3 * time.Second), err: "handler abandoned: still running 1s after its context ended (context deadline exceeded)"}}}, true},
-		{"an ordinary failure long before the first copy", nil, map[deliveryKey][]failedAttempt{{"e1", "email"}: {{at: t0.Add(-3 * time.Second), err: "context deadline exceeded"}}}, false},
-		{"another subscriber's attempt at the event failed", nil, map[deliveryKey][]failedAttempt{{"e1", "congratulation-email"}: {{at: t0.Add(2 * time.Second), err: "context deadline exceeded"}}}, false},
+		{name: "no fault", first: first, other: k},
+		{name: "the sending task killed after the copy", first: attempt{exec: "drain-0.1", delivery: 5, start: t0}, other: k,
+			exited: 1500 * time.Millisecond, faults: []fault{kill("drain-0.1", 1500*time.Millisecond)}, explained: true},
+		{name: "another task killed meanwhile", first: first, other: k, faults: []fault{kill("drain-2.4", 1500*time.Millisecond)}},
+		{name: "the sending task stopped", first: first, other: k,
+			faults: []fault{{Kind: "drain-stop", Task: "drain-0.1", Start: t0.Add(1200 * time.Millisecond), End: t0.Add(5 * time.Second)}}, explained: true},
+		{name: "the sending task stopped after the commit", first: first, other: k,
+			faults: []fault{{Kind: "drain-stop", Task: "drain-0.1", Start: t0.Add(10 * time.Second), End: t0.Add(14 * time.Second)}}},
+		{name: "the sending task lost its lease", first: first, other: k,
+			faults: []fault{{Kind: "lease lost (observed)", Task: "drain-0.1", Start: t0.Add(-time.Second), End: t0.Add(2 * time.Second)}}, explained: true},
+		{name: "a database restart between the copy and the commit", first: first, other: k,
+			faults: []fault{{Kind: "pg-restart", Start: t0.Add(1500 * time.Millisecond), End: t0.Add(3 * time.Second)}}, explained: true},
+		{name: "a database restart before the copy", first: first, other: k,
+			faults: []fault{{Kind: "pg-restart", Start: t0.Add(-5 * time.Second), End: t0.Add(-4 * time.Second)}}},
+		{name: "latency on the drains' proxy", first: first, other: k,
+			faults: []fault{{Kind: "latency pg-drain", Start: t0, End: t0.Add(4 * time.Second)}}},
+		{name: "the sending attempt failed after the copy", other: k, explained: true,
+			first: attempt{exec: "drain-0.1", delivery: 5, start: t0, end: t0.Add(2 * time.Second), ended: true, err: "read tcp: connection reset"}},
+		{name: "the sending attempt's process exited with it running", first: attempt{exec: "drain-0.1", delivery: 5, start: t0}, other: k,
+			exited: 3 * time.Second, explained: true},
+		{name: "another delivery's attempt failed", other: deliveryKey{"e1", "congratulation-email"},
+			first: attempt{exec: "drain-0.1", delivery: 6, start: t0, end: t0.Add(2 * time.Second), ended: true, err: "read tcp: connection reset"}},
+		{name: "a killed attempt long before the copy", first: attempt{exec: "drain-0.1", delivery: 5, start: t0.Add(-20 * time.Second)}, other: k,
+			exited: -19 * time.Second, faults: []fault{kill("drain-0.1", -19*time.Second)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s := &stack{failedAttempts: tc.failed}
-			c := &checker{s: s, faults: tc.faults}
+			s := newTestStack()
+			s.trace.started(tc.first.exec, tc.other, tc.first.delivery, tc.first.start)
+			if tc.first.ended {
+				s.trace.done(tc.first.exec, tc.first.delivery, tc.first.end, tc.first.err)
+			}
+			if tc.exited != 0 {
+				s.trace.exit(tc.first.exec, t0.Add(tc.exited))
+			}
+			s.trace.started(second.exec, k, second.delivery, second.start)
+			s.trace.done(second.exec, second.delivery, second.end, "")
+			c := &checker{s: s, faults: tc.faults, copies: []copies{{"email e1.email@lexora.app", k,
+				[]time.Time{t0.Add(8 * time.Second), t0.Add(time.Second)}, committed}}}
 			f := &findings{}
-			iv := f.invariant("emails")
-			c.duplicate(f, iv, "email e1.email@lexora.app", deliveryKey{"e1", "email"}, append([]time.Time(nil), copies...))
+			require.NoError(t, c.duplicates(context.Background(), f))
 			require.Len(t, f.Duplicates, 1)
-			require.Equal(t, 2, f.Duplicates[0].Copies)
-			require.Equal(t, tc.explained, f.Duplicates[0].Explained != "", f.Duplicates[0].Explained)
-			require.Equal(t, !tc.explained, iv.count == 1)
+			d := f.Duplicates[0]
+			require.Equal(t, 2, d.Copies)
+			require.Equal(t, tc.explained, d.Unexplained == 0, d.Explained)
+			require.Equal(t, !tc.explained, f.violations() == 1)
+			require.Equal(t, map[bool]int{true: 1}[tc.explained], f.ExtraExplained)
+			require.Equal(t, map[bool]int{false: 1}[tc.explained], f.ExtraUnexplained)
 		})
 	}
+}
+
+// TestTracedOrder: an ordered subscriber's traced attempts, in start
+// order, may repeat an event but never go back to one committed before an
+// event already attempted in the same key; other keys do not interfere.
+func TestTracedOrder(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 11, 30, 7, 0, 0, 0, time.UTC)
+	evs := []event{{seq: 1, id: uuid.New(), key: "a"}, {seq: 2, id: uuid.New(), key: "b"}, {seq: 3, id: uuid.New(), key: "a"}}
+	c := &checker{byID: map[uuid.UUID]*event{}}
+	for i := range evs {
+		c.byID[evs[i].id] = &evs[i]
+	}
+	at := func(e event, sec int) (string, attempt) {
+		return e.id.String(), attempt{exec: "drain-0.1", start: t0.Add(time.Duration(sec) * time.Second)}
+	}
+	run := func(starts ...func() (string, attempt)) *invariant {
+		traced := map[string][]attempt{}
+		for _, s := range starts {
+			id, a := s()
+			traced[id] = append(traced[id], a)
+		}
+		iv := &invariant{}
+		c.tracedOrder(iv, "activity", traced)
+		return iv
+	}
+	in := func(e event, sec int) func() (string, attempt) { return func() (string, attempt) { return at(e, sec) } }
+	iv := run(in(evs[0], 1), in(evs[0], 2), in(evs[1], 3), in(evs[2], 4), in(evs[1], 5))
+	require.Zero(t, iv.count, iv.Violations)
+	require.Equal(t, 5, iv.Checked)
+	iv = run(in(evs[0], 1), in(evs[2], 2), in(evs[0], 3))
+	require.Equal(t, 1, iv.count)
+	require.Contains(t, iv.Violations[0], "started event "+evs[0].id.String())
+	iv = run(in(evs[0], 1), func() (string, attempt) { return uuid.NewString(), attempt{start: t0} })
+	require.Equal(t, 1, iv.count, "an attempt at an event never committed")
+}
+
+// TestHeldLeasesAreTheTasksOwn: a drain execution holds the leases of the
+// deliveries its traced handlers are running, not another task's.
+func TestHeldLeasesAreTheTasksOwn(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	var ids []int64
+	rows, err := pool.Query(ctx, `WITH e AS (INSERT INTO outbox_events (event_id, topic, payload) VALUES (gen_random_uuid(), 'x', '{}') RETURNING id)
+		INSERT INTO outbox_deliveries (event_id, subscriber, state, lease_token, available_at)
+		SELECT id, s, 'running', gen_random_uuid(), now() + interval '1 minute' FROM e, unnest(ARRAY['a', 'b', 'c']) s RETURNING id`)
+	require.NoError(t, err)
+	ids, err = pgx.CollectRows(rows, pgx.RowTo[int64])
+	require.NoError(t, err)
+	s := newTestStack()
+	s.pool = pool
+	t0 := time.Now()
+	s.trace.started("drain-0.1", deliveryKey{"e", "a"}, ids[0], t0)
+	s.trace.started("drain-1.1", deliveryKey{"e", "b"}, ids[1], t0)
+	s.trace.started("drain-1.1", deliveryKey{"e", "c"}, ids[2], t0)
+	require.Equal(t, 1, s.heldLeases(ctx, "drain-0.1"))
+	require.Equal(t, 2, s.heldLeases(ctx, "drain-1.1"))
+	s.trace.done("drain-1.1", ids[1], t0, "")
+	require.Equal(t, 1, s.heldLeases(ctx, "drain-1.1"))
+	require.Zero(t, s.heldLeases(ctx, "drain-2.1"), "a task running nothing holds nothing")
 }
 
 func TestParseBench(t *testing.T) {
@@ -81,8 +183,7 @@ load average: 39.50 44.00 45.00 2/901 456
 
 // newTestStack is a stack with nothing started, for the log readers.
 func newTestStack() *stack {
-	return &stack{drainStats: drainStats{injected: map[string]int{}},
-		failedAttempts: map[deliveryKey][]failedAttempt{}, injected: map[deliveryKey]int{}}
+	return &stack{drainStats: drainStats{injected: map[string]int{}}, trace: newTrace()}
 }
 
 // TestDrainSummaryIsReadAsTheDrainLogsIt logs outbox.Reports the way
@@ -100,7 +201,7 @@ func TestDrainSummaryIsReadAsTheDrainLogsIt(t *testing.T) {
 	log.Info("drain run", slog.Any("report", outbox.Report{Claimed: 2, Delivered: 1, LostLeases: 1, Duration: time.Second}))
 	s := newTestStack()
 	for l := range strings.Lines(lines.String()) {
-		s.drainLine(l)
+		s.drainLine("drain-0.1", l)
 	}
 	st := &s.drainStats
 	require.Equal(t, 2, st.runs)
@@ -110,8 +211,8 @@ func TestDrainSummaryIsReadAsTheDrainLogsIt(t *testing.T) {
 	summariesRead(f, st)
 	require.Zero(t, f.violations(), f.Invariants[0].Violations)
 
-	s.drainLine(`{"message":"drain run","report":{"claimed":"many"}}`)
-	s.drainLine(`{"message":"drain run","report":{"claimed":3,"delivered":1}}`)
+	s.drainLine("drain-0.1", `{"message":"drain run","report":{"claimed":"many"}}`)
+	s.drainLine("drain-0.1", `{"message":"drain run","report":{"claimed":3,"delivered":1}}`)
 	f = &findings{}
 	summariesRead(f, st)
 	require.Equal(t, 2, f.violations(), f.Invariants[0].Violations)
@@ -125,29 +226,44 @@ func TestNoDrainSummaryIsAViolation(t *testing.T) {
 	f := &findings{}
 	summariesRead(f, &s.drainStats)
 	require.Equal(t, 1, f.violations())
-	s.drainLine(`{"message":"drain run","report":{"claimed":0}}`)
+	s.drainLine("drain-0.1", `{"message":"drain run","report":{"claimed":0}}`)
 	f = &findings{}
 	summariesRead(f, &s.drainStats)
 	require.Equal(t, 1, f.violations(), "a summary, but no delivery in any")
 }
 
-// TestInjectedFaultExplainsNoDuplicate: the failed attempt that follows an
-// injected subscriber fault failed before the subscriber ran, so it is not
-// recorded as a failure after an effect; the delivery's next failure is.
-func TestInjectedFaultExplainsNoDuplicate(t *testing.T) {
+// TestDrainTraceLines: the drains' attempt lines are tied to the execution
+// that logged them; an injected fault logs no attempt; an attempt whose
+// process exits never ends; lease losses are faults of that execution.
+func TestDrainTraceLines(t *testing.T) {
 	t.Parallel()
 	s := newTestStack()
 	for _, l := range []string{
 		`{"message":"injected subscriber fault","kind":"timeout","subscriber":"email","event_id":"e1"}`,
-		`{"message":"delivery failed","subscriber":"email","event_id":"e1","error":"context deadline exceeded"}`,
-		`{"message":"delivery failed","subscriber":"webhook","event_id":"e1","error":"context deadline exceeded"}`,
-		`{"message":"delivery failed","subscriber":"email","event_id":"e1","error":"read tcp: connection reset"}`,
+		`{"message":"chaos attempt","time":"2026-11-30T07:00:01Z","subscriber":"email","event_id":"e1","delivery_id":4}`,
+		`{"message":"chaos attempt done","time":"2026-11-30T07:00:02Z","subscriber":"email","event_id":"e1","delivery_id":4,"error":"read tcp: connection reset"}`,
+		`{"message":"chaos attempt","time":"2026-11-30T07:00:03Z","subscriber":"webhook","event_id":"e1","delivery_id":5}`,
+		`{"message":"chaos attempt","time":"2026-11-30T07:00:03Z","subscriber":"progress","event_id":"e1","delivery_id":6}`,
+		`{"message":"lease lost to another worker","time":"2026-11-30T07:00:04Z","subscriber":"webhook","delivery_id":5}`,
 	} {
-		s.drainLine(l)
+		s.drainLine("drain-2.7", l)
 	}
-	require.Len(t, s.failedAttempts[deliveryKey{"e1", "email"}], 1)
-	require.Equal(t, "read tcp: connection reset", s.failedAttempts[deliveryKey{"e1", "email"}][0].err)
-	require.Len(t, s.failedAttempts[deliveryKey{"e1", "webhook"}], 1)
+	require.Equal(t, 1, s.drainStats.injected["timeout"])
+	email, _ := s.trace.of(deliveryKey{"e1", "email"})
+	require.Len(t, email, 1)
+	require.Equal(t, "read tcp: connection reset", email[0].err)
+	require.Equal(t, "drain-2.7", email[0].exec)
+	require.ElementsMatch(t, []int64{5, 6}, s.trace.running("drain-2.7"))
+	progress, _ := s.trace.of(deliveryKey{"e1", "progress"})
+	require.Empty(t, progress, "a projection that is not ordered is not kept")
+	s.trace.exit("drain-2.7", time.Date(2026, 11, 30, 7, 0, 5, 0, time.UTC))
+	require.Empty(t, s.trace.running("drain-2.7"))
+	hook, exits := s.trace.of(deliveryKey{"e1", "webhook"})
+	require.False(t, hook[0].ended)
+	require.Equal(t, 5, exits["drain-2.7"].Second())
+	lost := s.observed.all()
+	require.Len(t, lost, 1)
+	require.Equal(t, "drain-2.7", lost[0].Task)
 }
 
 // TestDeadLetterTableHasFourColumns: every row of the report's dead-letter

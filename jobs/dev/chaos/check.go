@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -53,19 +54,26 @@ type event struct {
 
 // duplicate is an email or webhook received more than once.
 type duplicate struct {
-	What      string // "email <Message-ID>" or "webhook <endpoint> <webhook-id>"
-	Copies    int
-	First     time.Time
-	Last      time.Time
-	Explained string // the fault that explains it, or ""
+	What   string // "email <Message-ID>" or "webhook <endpoint> <webhook-id>"
+	Copies int
+	First  time.Time
+	Last   time.Time
+	// Explained says, for each copy explained, what cut the attempt that
+	// sent it off from the delivery's commit; Unexplained counts the extra
+	// copies nothing explains (the copy the commit recorded needs nothing).
+	Explained   string
+	Unexplained int
 }
 
 // findings is what the checks found, for the report.
 type findings struct {
 	Invariants []*invariant
 	Duplicates []duplicate
-	Scheduled  int // deliveries waiting for a future not-before time (reminders)
-	Undone     int // reviews undone (review_undo rows), left out of the FSRS replay
+	// ExtraExplained and ExtraUnexplained count the extra copies of
+	// emails and webhooks (copies beyond the first) explained and not.
+	ExtraExplained, ExtraUnexplained int
+	Scheduled                        int // deliveries waiting for a future not-before time (reminders)
+	Undone                           int // reviews undone (review_undo rows), left out of the FSRS replay
 	// RotationRetries counts webhooks answered 503 because they were
 	// signed with a rotated secret whose answer had not reached the teacher yet.
 	RotationRetries int
@@ -94,6 +102,18 @@ type checker struct {
 	events  []event
 	byID    map[uuid.UUID]*event
 	byTopic map[string][]*event
+	// copies are the emails and webhooks received more than once, for
+	// the duplicates check.
+	copies []copies
+}
+
+// copies are the copies of one email or webhook, and when its delivery's
+// commit recorded it (zero when none did).
+type copies struct {
+	what      string
+	k         deliveryKey
+	at        []time.Time
+	committed time.Time
 }
 
 // check verifies every invariant after the system has settled. It reads
@@ -120,7 +140,7 @@ func check(ctx context.Context, s *stack, w *world, faults []fault, start time.T
 	f := &findings{}
 	for _, step := range []func(context.Context, *findings) error{
 		c.durable, c.oncePerAction, c.stateHasEvents, c.nothingStuck, c.projections,
-		c.emails, c.webhooks, c.order, c.fsrs,
+		c.emails, c.webhooks, c.duplicates, c.order, c.fsrs,
 	} {
 		if err := step(ctx, f); err != nil {
 			return nil, err
@@ -523,16 +543,16 @@ func stateChange(before, after int) (seen, learned int) {
 
 // emails: every email recorded as sent is in mailpit; every message in
 // mailpit belongs to a committed event; the emails every committed action
-// causes were sent; copies of one Message-ID only across a fault.
+// causes were sent. Copies of one Message-ID go to the duplicates check.
 func (c *checker) emails(ctx context.Context, f *findings) error {
-	iv := f.invariant("emails: each consequence sent, none for a phantom, duplicates only across a fault")
+	iv := f.invariant("emails: each consequence sent, none for a phantom")
 	msgs, err := allMessages(ctx, c.s.mail)
 	if err != nil {
 		return err
 	}
-	copies := map[string][]time.Time{}
+	received := map[string][]time.Time{}
 	for _, m := range msgs {
-		copies[m.MessageID] = append(copies[m.MessageID], m.Created)
+		received[m.MessageID] = append(received[m.MessageID], m.Created)
 	}
 	rows, err := c.s.pool.Query(ctx, `SELECT subscriber, event_id, message_id FROM email_sends`)
 	if err != nil {
@@ -547,7 +567,7 @@ func (c *checker) emails(ctx context.Context, f *findings) error {
 		}
 		sent[sub+" "+id.String()] = true
 		iv.Checked++
-		if len(copies[mid]) == 0 {
+		if len(received[mid]) == 0 {
 			iv.fail("email %s is recorded as sent but mailpit never received it", mid)
 		}
 	}
@@ -561,14 +581,20 @@ func (c *checker) emails(ctx context.Context, f *findings) error {
 			known[consumers.MessageID(outbox.Event{ID: e.id}, s.Subscriber)] = deliveryKey{e.id.String(), s.Subscriber}
 		}
 	}
-	for mid, at := range copies {
+	for mid, at := range received {
 		iv.Checked++
 		k, ok := known[mid]
 		if !ok {
 			iv.fail("mailpit holds %s, which belongs to no committed event (phantom)", mid)
 		}
 		if len(at) > 1 {
-			c.duplicate(f, iv, "email "+mid, k, at)
+			var committed time.Time
+			err := c.s.pool.QueryRow(ctx, `SELECT processed_at FROM outbox_processed WHERE subscriber = $1 AND event_id = $2`,
+				k.subscriber, k.event).Scan(&committed)
+			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return err
+			}
+			c.copies = append(c.copies, copies{"email " + mid, k, at, committed})
 		}
 	}
 	for _, need := range []struct{ topic, sub string }{
@@ -587,48 +613,91 @@ func (c *checker) emails(ctx context.Context, f *findings) error {
 	return nil
 }
 
-// duplicate records copies of the email or webhook of delivery k and fails
-// iv unless something cut a consumer between its effect and its commit:
-// an attempt at this delivery (this event, this subscriber) that failed
-// after the first copy (its deadline passed, its connection broke) or was
-// abandoned before it (the abandoned handler ran on and sent), or a fault
-// that can do that, overlapping the time from the first copy (less a
-// second: mailpit's timestamps are not exact) to the last.
-func (c *checker) duplicate(f *findings, iv *invariant, what string, k deliveryKey, at []time.Time) {
-	slices.SortFunc(at, func(a, b time.Time) int { return a.Compare(b) })
-	d := duplicate{What: what, Copies: len(at), First: at[0], Last: at[len(at)-1]}
-	c.s.failedMu.Lock()
-	for _, fa := range c.s.failedAttempts[k] {
-		// An abandoned handler keeps running after its attempt is logged
-		// as failed (outbox.Report.Abandoned) and may send later still.
-		abandoned := strings.HasPrefix(fa.err, "handler abandoned") && fa.at.Before(d.First)
-		if abandoned || !fa.at.Before(d.First.Add(-time.Second)) && !fa.at.After(d.Last) {
-			d.Explained = "its attempt failed after the effect at " + fa.at.Format("15:04:05.000") + ": " + fa.err
-			break
+// copySlack is how far a copy's arrival may lie outside the attempt that
+// sent it: mailpit stamps a message when it has stored it, the receiver a
+// webhook when it has answered, both about when the sender hears back.
+const copySlack = time.Second
+
+// duplicates: an email or webhook may arrive more than once (one
+// Message-ID, one webhook-id per endpoint) only when the attempt that sent
+// an extra copy was cut off from the delivery's commit. Each copy is tied
+// to the attempts at its delivery (its event and subscriber) in flight when
+// it arrived, from the drains' trace; it is explained when such an attempt
+// failed after sending, or its own drain execution was killed, stopped or
+// lost its lease, or exited with it still running, or PostgreSQL
+// restarted, between the attempt's start (a kill: the copy) and the
+// delivery's commit. One copy per delivery needs no explanation: the one
+// the commit recorded. A fault of another task, or outside that window,
+// explains nothing.
+func (c *checker) duplicates(_ context.Context, f *findings) error {
+	iv := f.invariant("duplicates: every extra copy of an email or webhook explained by a fault of the attempt that sent it")
+	for _, cp := range c.copies {
+		slices.SortFunc(cp.at, func(a, b time.Time) int { return a.Compare(b) })
+		d := duplicate{What: cp.what, Copies: len(cp.at), First: cp.at[0], Last: cp.at[len(cp.at)-1]}
+		var explained []string
+		unexplained := 0
+		for _, t := range cp.at {
+			if why := c.explainCopy(cp.k, t, cp.committed); why != "" {
+				explained = append(explained, t.Format("15:04:05.000")+": "+why)
+			} else {
+				unexplained++
+			}
+		}
+		d.Explained = strings.Join(explained, "; ")
+		d.Unexplained = max(0, unexplained-1)
+		f.ExtraExplained += d.Copies - 1 - d.Unexplained
+		f.ExtraUnexplained += d.Unexplained
+		f.Duplicates = append(f.Duplicates, d)
+		iv.Checked++
+		if d.Unexplained > 0 {
+			iv.fail("%s arrived %d times (%s to %s): %d extra copies sent by no attempt cut off from its commit",
+				cp.what, d.Copies, d.First.Format("15:04:05.000"), d.Last.Format("15:04:05.000"), d.Unexplained)
 		}
 	}
-	c.s.failedMu.Unlock()
-	for _, ft := range c.faults {
-		if d.Explained != "" {
-			break
+	return nil
+}
+
+// explainCopy tells what cut the attempt that sent the copy of delivery k
+// that arrived at t off from the delivery's commit at committed (zero:
+// never), or "" when no attempt in flight at t was cut off.
+func (c *checker) explainCopy(k deliveryKey, t, committed time.Time) string {
+	attempts, exits := c.s.trace.of(k)
+	until := committed.Add(copySlack)
+	if committed.IsZero() {
+		until = time.Now()
+	}
+	for _, a := range attempts {
+		end := a.end
+		if !a.ended {
+			end = exits[a.exec] // its process ended first (zero: still runs)
 		}
-		if interrupts(ft.Kind) && !ft.Start.Before(d.First.Add(-time.Second-ft.End.Sub(ft.Start))) && !ft.Start.After(d.Last) {
-			d.Explained = ft.Kind + " at " + ft.Start.Format("15:04:05.000")
-			break
+		if a.start.After(t.Add(copySlack)) || !end.IsZero() && end.Before(t.Add(-copySlack)) {
+			continue // not in flight when the copy arrived
+		}
+		if a.ended && a.err != "" {
+			return fmt.Sprintf("its attempt in %s failed after sending at %s: %s", a.exec, a.end.Format("15:04:05.000"), a.err)
+		}
+		for _, ft := range c.faults {
+			ofTask := ft.Task == a.exec && (strings.HasPrefix(ft.Kind, "drain-") || strings.HasPrefix(ft.Kind, "lease lost"))
+			restart := ft.Kind == "pg-restart" && !ft.End.Before(t.Add(-copySlack))
+			if (ofTask || restart) && !ft.End.Before(a.start) && !ft.Start.After(until) {
+				return fmt.Sprintf("%s of %s at %s, its attempt started %s", ft.Kind, cmp.Or(ft.Task, "the database"),
+					ft.Start.Format("15:04:05.000"), a.start.Format("15:04:05.000"))
+			}
+		}
+		if at := exits[a.exec]; !a.ended && !at.IsZero() && !at.After(until) {
+			return fmt.Sprintf("%s exited at %s with its attempt still running", a.exec, at.Format("15:04:05.000"))
 		}
 	}
-	f.Duplicates = append(f.Duplicates, d)
-	if d.Explained == "" {
-		iv.fail("%s arrived %d times (%s to %s) with no fault in between", what, d.Copies, d.First.Format("15:04:05.000"), d.Last.Format("15:04:05.000"))
-	}
+	return ""
 }
 
 // webhooks: every delivery was correctly signed; every event of a teacher
 // reached that teacher's healthy endpoint, and was accepted; nothing for a
-// phantom; copies only across a fault; the endpoint that answered 410 is
-// disabled and got nothing accepted after.
+// phantom; the endpoint that answered 410 is disabled and got nothing
+// accepted after. Copies of one webhook-id go to the duplicates check.
 func (c *checker) webhooks(ctx context.Context, f *findings) error {
-	iv := f.invariant("webhooks: signed, each consequence delivered, none for a phantom, duplicates only across a fault")
+	iv := f.invariant("webhooks: signed, each consequence delivered, none for a phantom")
 	accepted := map[string][]time.Time{} // endpoint name + " " + webhook-id
 	rotating := 0
 	var gone *receipt
@@ -651,10 +720,22 @@ func (c *checker) webhooks(ctx context.Context, f *findings) error {
 			accepted[r.Endpoint+" "+r.ID] = append(accepted[r.Endpoint+" "+r.ID], r.At)
 		}
 	}
+	endpoints := map[string]uuid.UUID{}
+	for _, t := range c.w.teachers {
+		for _, ep := range t.endpoints {
+			endpoints[ep.name] = ep.id
+		}
+	}
 	for k, at := range accepted {
 		if len(at) > 1 {
-			_, id, _ := strings.Cut(k, " ")
-			c.duplicate(f, iv, "webhook "+k, deliveryKey{id, events.SubscriberWebhook}, at)
+			name, id, _ := strings.Cut(k, " ")
+			var committed time.Time
+			err := c.s.pool.QueryRow(ctx, `SELECT at FROM webhook_attempts WHERE endpoint_id = $1 AND event_id::text = $2 AND accepted`,
+				endpoints[name], id).Scan(&committed)
+			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return err
+			}
+			c.copies = append(c.copies, copies{"webhook " + k, deliveryKey{id, events.SubscriberWebhook}, at, committed})
 		}
 	}
 	for _, t := range c.w.teachers {
@@ -706,12 +787,20 @@ func (c *checker) webhooks(ctx context.Context, f *findings) error {
 	return nil
 }
 
-// order: each ordered subscriber handled each key's events in commit
-// order (its dedup records' times rise with the events' ids).
+// order: each ordered subscriber saw each key's events in commit order
+// (outbox id order within the key), read from two records of its handling
+// order. The drains' trace: sorted by their start (each drain's clock, one
+// machine), a key's attempts never go back to an event before one already
+// attempted; every event the subscriber applied has a traced attempt (a
+// trace that lost lines would prove nothing). The subscriber's dedup
+// records, written by the transaction that applied each event: their times
+// (the transaction's start) rise with the events' ids.
 func (c *checker) order(ctx context.Context, f *findings) error {
-	iv := f.invariant("order: ordered subscribers saw each key's events in commit order")
+	iv := f.invariant("order: ordered subscribers saw and applied each key's events in commit order")
 	for _, sub := range orderedSubscribers() {
-		rows, err := c.s.pool.Query(ctx, `SELECT e.ordering_key, e.id, p.processed_at
+		traced := c.s.trace.bySubscriber(sub)
+		c.tracedOrder(iv, sub, traced)
+		rows, err := c.s.pool.Query(ctx, `SELECT e.ordering_key, e.id, e.event_id, p.processed_at
 			FROM outbox_processed p JOIN outbox_events e ON e.event_id = p.event_id
 			WHERE p.subscriber = $1 ORDER BY e.ordering_key, e.id`, sub)
 		if err != nil {
@@ -719,18 +808,22 @@ func (c *checker) order(ctx context.Context, f *findings) error {
 		}
 		var lastKey string
 		var lastAt time.Time
-		var lastID int64
+		var lastID uuid.UUID
 		for rows.Next() {
 			var key string
-			var id int64
+			var seq int64
+			var id uuid.UUID
 			var at time.Time
-			if err := rows.Scan(&key, &id, &at); err != nil {
+			if err := rows.Scan(&key, &seq, &id, &at); err != nil {
 				return err
 			}
 			iv.Checked++
 			if key == lastKey && !at.After(lastAt) {
-				iv.fail("%s handled event %d (key %s) at %s, not after event %d at %s", sub, id, key,
+				iv.fail("%s applied event %s (id %d, key %s) at %s, not after event %s at %s", sub, id, seq, key,
 					at.Format(time.RFC3339Nano), lastID, lastAt.Format(time.RFC3339Nano))
+			}
+			if len(traced[id.String()]) == 0 {
+				iv.fail("%s applied event %s, but no attempt at it was traced", sub, id)
 			}
 			lastKey, lastAt, lastID = key, at, id
 		}
@@ -739,6 +832,42 @@ func (c *checker) order(ctx context.Context, f *findings) error {
 		}
 	}
 	return nil
+}
+
+// tracedOrder checks the traced attempts of ordered subscriber sub (by
+// event id): within each key, in start order, no attempt is at an event
+// committed before one an earlier attempt was at.
+func (c *checker) tracedOrder(iv *invariant, sub string, traced map[string][]attempt) {
+	type seen struct {
+		e *event
+		a attempt
+	}
+	byKey := map[string][]seen{}
+	for id, as := range traced {
+		u, err := uuid.Parse(id)
+		e := c.byID[u]
+		if err != nil || e == nil {
+			iv.fail("%s attempted event %s, which was never committed", sub, id)
+			continue
+		}
+		for _, a := range as {
+			byKey[e.key] = append(byKey[e.key], seen{e, a})
+		}
+	}
+	for key, ss := range byKey {
+		slices.SortFunc(ss, func(x, y seen) int { return cmp.Or(x.a.start.Compare(y.a.start), cmp.Compare(x.e.seq, y.e.seq)) })
+		latest := ss[0]
+		for _, s := range ss {
+			iv.Checked++
+			if s.e.seq < latest.e.seq {
+				iv.fail("%s started event %s (id %d, key %s) in %s at %s, after starting event %s (id %d) in %s at %s", sub,
+					s.e.id, s.e.seq, key, s.a.exec, s.a.start.Format("15:04:05.000000"), latest.e.id, latest.e.seq,
+					latest.a.exec, latest.a.start.Format("15:04:05.000000"))
+				continue
+			}
+			latest = s
+		}
+	}
 }
 
 func orderedSubscribers() []string {

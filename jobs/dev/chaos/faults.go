@@ -10,10 +10,12 @@ import (
 	"time"
 )
 
-// fault is one injected fault: its kind and when it began and ended
-// (harness clock).
+// fault is one injected fault: its kind, the drain execution it struck
+// (drain kills and stops, and lease losses a drain logged; "" for the
+// others) and when it began and ended (harness clock).
 type fault struct {
 	Kind       string
+	Task       string
 	Start, End time.Time
 }
 
@@ -24,34 +26,20 @@ type faultLog struct {
 }
 
 func (l *faultLog) add(kind string, start time.Time) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.faults = append(l.faults, fault{Kind: kind, Start: start, End: time.Now()})
+	l.addSpan(fault{Kind: kind, Start: start, End: time.Now()})
 }
 
-// addSpan records a fault, or an observed interruption, from start to end.
-func (l *faultLog) addSpan(kind string, start, end time.Time) {
+// addSpan records a fault, or an observed interruption.
+func (l *faultLog) addSpan(f fault) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.faults = append(l.faults, fault{Kind: kind, Start: start, End: end})
+	l.faults = append(l.faults, f)
 }
 
 func (l *faultLog) all() []fault {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return append([]fault(nil), l.faults...)
-}
-
-// interrupts reports whether a fault of kind can cut a consumer between its
-// external effect (an email accepted, a webhook answered 2xx) and the commit
-// that records it, which is the only way a duplicate email or webhook may
-// arise: a drain killed or stopped past its lease, the database crashing, a
-// connection between a drain and the database or SMTP reset or slowed past
-// a deadline; or, observed rather than injected, a drain that lost a lease
-// it held (stalled past it).
-func interrupts(kind string) bool {
-	return strings.HasPrefix(kind, "drain-") || strings.HasPrefix(kind, "lease lost") || kind == "pg-restart" ||
-		strings.HasSuffix(kind, "pg-drain") || strings.HasSuffix(kind, "smtp")
 }
 
 // injector injects faults at random moments until its context ends.
@@ -164,22 +152,24 @@ func (in *injector) inject(ctx context.Context, kind string) error {
 		if p == nil {
 			return fmt.Errorf("no drain task is running")
 		}
-		if s.heldLeases(ctx) > 0 {
+		if s.heldLeases(ctx, p.name) > 0 {
 			kind += " holding leases"
 		}
 		if strings.HasPrefix(kind, "drain-kill") {
-			if err := p.Signal(syscall.SIGKILL); err != nil {
+			if err := p.p.Signal(syscall.SIGKILL); err != nil {
 				return err
 			}
 		} else {
-			if err := p.Signal(syscall.SIGSTOP); err != nil {
+			if err := p.p.Signal(syscall.SIGSTOP); err != nil {
 				return err
 			}
 			time.Sleep(leaseDuration + time.Duration(500+rand.IntN(2000))*time.Millisecond)
-			if err := p.Signal(syscall.SIGCONT); err != nil {
+			if err := p.p.Signal(syscall.SIGCONT); err != nil {
 				return err
 			}
 		}
+		in.log.addSpan(fault{Kind: kind, Task: p.name, Start: start, End: time.Now()})
+		return nil
 	case "pg-restart":
 		if err := s.pg.crashRestart(ctx); err != nil {
 			return err
@@ -208,12 +198,18 @@ func (in *injector) inject(ctx context.Context, kind string) error {
 	return nil
 }
 
-// heldLeases counts the deliveries leased right now; 0 when the database
-// does not answer within a second.
-func (s *stack) heldLeases(ctx context.Context) int {
+// heldLeases counts the deliveries drain execution exec holds a lease on
+// right now: those its handlers are running (its trace), still leased
+// (running, lease not expired); 0 when the database does not answer within
+// a second. Another task's leases do not count.
+func (s *stack) heldLeases(ctx context.Context, exec string) int {
+	ids := s.trace.running(exec)
+	if len(ids) == 0 {
+		return 0
+	}
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	var n int
-	_ = s.pool.QueryRow(ctx, `SELECT count(*) FROM outbox_deliveries WHERE state = 'running' AND available_at > now()`).Scan(&n)
+	_ = s.pool.QueryRow(ctx, `SELECT count(*) FROM outbox_deliveries WHERE id = ANY($1) AND state = 'running' AND available_at > now()`, ids).Scan(&n)
 	return n
 }

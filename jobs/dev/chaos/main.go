@@ -37,12 +37,15 @@
 // client: the checks demand all or nothing).
 //
 // The faults, each counted: SIGKILL of the server (mid-request when
-// requests are in flight) and of drain tasks (holding leases or not);
+// requests are in flight) and of drain tasks (holding leases of their own
+// or not);
 // SIGSTOP of a drain task past its lease, then SIGCONT; a crash restart of
 // PostgreSQL; connection resets and latency on each proxy; subscriber
 // failures, timeouts and panics at the profile's rates (through
 // DRAIN_CHAOS_SUBSCRIBER_FAULTS, which only this harness sets; see
-// jobs/drain); the receiver answering 500 to everything for a while (dead
+// jobs/drain; DRAIN_CHAOS_TRACE logs every handler call, which ties
+// copies, leases and handling order to the execution that made them); the
+// receiver answering 500 to everything for a while (dead
 // letters), then 410 Gone for good on one endpoint. Each kind is injected
 // once, in random order, at the start of the fault phase, then at random.
 //
@@ -55,15 +58,19 @@
 // (event, subscriber) applied once, none for a phantom (the progress and
 // activity counts equal the sum of their events, each review.undone taking
 // back what its review counted); every email and webhook sent, none for a
-// phantom, copies of one Message-ID or webhook-id only across a fault that
-// can cut a consumer between its effect and its commit; signatures;
-// ordered subscribers in commit order; every FSRS card state equal to the
-// replay of its review log without the undone reviews. When every
-// invariant holds it plants six violations (a lost email, a doubled
-// projection, an undo taken back twice, a phantom event, a card off its
-// log, an undo whose card was not restored) and fails unless the checks
-// catch each, in a violation that names it: a harness that cannot fail
-// proves nothing.
+// phantom; each extra copy of one Message-ID or webhook-id sent by an
+// attempt that a fault of its own drain execution (kill, stop, lost lease),
+// its own failure after sending or a database restart cut off from the
+// delivery's commit; signatures; ordered subscribers saw (the drains'
+// trace) and applied (their dedup records) each key's events in commit
+// order; every FSRS card state equal to the replay of its review log
+// without the undone reviews. When every invariant holds it plants
+// violations of each (selftest.go's plants: a 2xx made undurable, a write
+// committed twice, lost, phantom and doubled emails and webhooks, doubled
+// and phantom projections, a phantom event, a stuck delivery, two
+// reorderings, cards off their log, a fault kind left out, an unbalanced
+// drain summary) and fails unless the checks catch each, in a violation
+// that names it: a harness that cannot fail proves nothing.
 //
 // `chaos soak` is the outbox soak benchmark, `chaos cluster` runs a
 // command against a production-like cluster of its own, and `chaos charts`

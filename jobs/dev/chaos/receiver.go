@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -172,6 +173,24 @@ func (r *receiver) receipts() []receipt {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]receipt(nil), r.log...)
+}
+
+// record appends rc to the log as if it had been answered (the self-test's
+// planted webhooks).
+func (r *receiver) record(rc receipt) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.log = append(r.log, rc)
+}
+
+// forget removes from the log every request to endpoint with webhook-id id
+// (the self-test's lost webhook) and returns how many it removed.
+func (r *receiver) forget(endpoint, id string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := len(r.log)
+	r.log = slices.DeleteFunc(r.log, func(rc receipt) bool { return rc.Endpoint == endpoint && rc.ID == id })
+	return n - len(r.log)
 }
 
 func (r *receiver) close() { _ = r.srv.Close() }

@@ -179,18 +179,17 @@ func report(cfg profile, wall time.Duration, w *world, faults []fault, st *drain
 	p("%d reminder deliveries wait for a later not-before time.", f.Scheduled)
 
 	p("\n## Duplicates\n")
-	if len(f.Duplicates) == 0 {
-		p("None.")
-	} else {
-		p("An email or webhook received more than once, with the same Message-ID or webhook-id, and the fault that explains it:\n")
-		p("| what | copies | first | last | explained by |")
-		p("|---|---:|---|---|---|")
+	p("%d extra copies explained, %d unexplained (each a violation).\n", f.ExtraExplained, f.ExtraUnexplained)
+	if len(f.Duplicates) > 0 {
+		p("An email or webhook received more than once, with the same Message-ID or webhook-id, and what cut each attempt that sent an extra copy off from the delivery's commit (a fault of that attempt's own drain execution, its failure after sending, or a database restart):\n")
+		p("| what | copies | first | last | explained by | unexplained |")
+		p("|---|---:|---|---|---|---:|")
 		for _, d := range f.Duplicates {
 			ex := d.Explained
-			if ex == "" {
-				ex = "**nothing (violation)**"
+			if d.Unexplained > 0 {
+				ex += " **(violation)**"
 			}
-			p("| %s | %d | %s | %s | %s |", cell(d.What), d.Copies, d.First.Format("15:04:05.000"), d.Last.Format("15:04:05.000"), cell(ex))
+			p("| %s | %d | %s | %s | %s | %d |", cell(d.What), d.Copies, d.First.Format("15:04:05.000"), d.Last.Format("15:04:05.000"), cell(ex), d.Unexplained)
 		}
 	}
 	p("%d webhooks were answered 503 because they were signed with a secret whose rotation had not yet been answered to the teacher (retried).", f.RotationRetries)

@@ -49,32 +49,27 @@ type stack struct {
 	closeOnce sync.Once
 	mu        sync.Mutex
 	server    *childproc.Proc
-	drains    []*childproc.Proc // by task index; nil between executions
+	drains    []*drainExec // by task index; nil between executions
 	faultsOn  atomic.Bool
 
 	drainStats drainStats
-	// observed are lease losses the drains logged: a drain stalled past its
-	// lease (stopped, or starved of CPU) and another took the work over.
+	// observed are lease losses the drains logged, each with the execution
+	// that logged it: a drain stalled past its lease (stopped, or starved of
+	// CPU) and another took the work over.
 	observed faultLog
-	// failedAttempts are the attempts the drains logged as failed, by
-	// delivery, except injected subscriber faults (which fail before the
-	// effect): one that failed after its effect (a deadline, a lost
-	// connection) explains a duplicate of that delivery's email or webhook,
-	// never another subscriber's. injected counts, per delivery, the
-	// injected faults whose failed attempt is still to be logged.
-	failedMu       sync.Mutex
-	failedAttempts map[deliveryKey][]failedAttempt
-	injected       map[deliveryKey]int
+	// trace holds the handler attempts the drains traced.
+	trace *trace
+}
+
+// drainExec is one execution of a drain task: its process and its name
+// ("drain-<task>.<run>"), which its trace lines and faults are tied to.
+type drainExec struct {
+	name string
+	p    *childproc.Proc
 }
 
 // deliveryKey names the delivery of one event to one subscriber.
 type deliveryKey struct{ event, subscriber string }
-
-// failedAttempt is one logged failure of a delivery.
-type failedAttempt struct {
-	at  time.Time
-	err string
-}
 
 // drainStats adds up what the drain processes logged.
 type drainStats struct {
@@ -94,7 +89,7 @@ const dbName = "lexora"
 // startStack brings everything up, migrated and seeded.
 func startStack(ctx context.Context, cfg profile, dir string, logFile io.Writer) (*stack, error) {
 	s := &stack{cfg: cfg, dir: dir, log: &lockedWriter{w: logFile}, proxies: map[string]*toxiproxy.Proxy{},
-		drainStats: drainStats{injected: map[string]int{}}, failedAttempts: map[deliveryKey][]failedAttempt{}, injected: map[deliveryKey]int{}}
+		drainStats: drainStats{injected: map[string]int{}}, trace: newTrace()}
 	bin := func(name string) string { return filepath.Join(cfg.binDir, name) }
 	for _, name := range []string{"mailpit", "migrate", "seed", "server", "drain"} {
 		if _, err := os.Stat(bin(name)); err != nil {
@@ -206,6 +201,7 @@ func (s *stack) drainEnv(i int) []string {
 		"DRAIN_MAX_DURATION=6s", "DRAIN_STOP_WHEN_IDLE=false", "DRAIN_POLL_INTERVAL=250ms", "DRAIN_LISTEN=true",
 		"DRAIN_LEASE_DURATION=" + leaseDuration.String(), "DRAIN_HANDLER_TIMEOUT=2s", "DRAIN_SHUTDOWN_GRACE=2s",
 		"DRAIN_MAX_ATTEMPTS=5", "DRAIN_BACKOFF_BASE=250ms", "DRAIN_BACKOFF_MAX=2s",
+		"DRAIN_CHAOS_TRACE=true",
 		"CLOUD_RUN_TASK_INDEX=" + strconv.Itoa(i), "CLOUD_RUN_TASK_COUNT=" + strconv.Itoa(s.cfg.drainTasks),
 	}
 	if s.faultsOn.Load() {
@@ -222,21 +218,22 @@ const leaseDuration = 3 * time.Second
 // ends; then it stops the running executions (SIGTERM) and returns.
 func (s *stack) runDrains(ctx context.Context) {
 	s.mu.Lock()
-	s.drains = make([]*childproc.Proc, s.cfg.drainTasks)
+	s.drains = make([]*drainExec, s.cfg.drainTasks)
 	s.mu.Unlock()
 	var wg sync.WaitGroup
 	for i := range s.cfg.drainTasks {
 		wg.Go(func() {
-			for ctx.Err() == nil {
+			for n := 1; ctx.Err() == nil; n++ {
+				name := fmt.Sprintf("drain-%d.%d", i, n)
 				p, err := childproc.Start(childproc.Spec{Name: "drain-" + strconv.Itoa(i), Path: filepath.Join(s.cfg.binDir, "drain"),
-					Env: s.drainEnv(i), Log: s.log, OnLine: s.drainLine})
+					Env: s.drainEnv(i), Log: s.log, OnLine: func(l string) { s.drainLine(name, l) }})
 				if err != nil {
 					s.logf("chaos: %v\n", err)
 					time.Sleep(time.Second)
 					continue
 				}
 				s.mu.Lock()
-				s.drains[i] = p
+				s.drains[i] = &drainExec{name: name, p: p}
 				s.mu.Unlock()
 				select {
 				case <-p.Done():
@@ -245,6 +242,7 @@ func (s *stack) runDrains(ctx context.Context) {
 						s.logf("chaos: %v\n", err)
 					}
 				}
+				s.trace.exit(name, time.Now())
 				s.mu.Lock()
 				s.drains[i] = nil
 				s.mu.Unlock()
@@ -260,13 +258,15 @@ func (s *stack) runDrains(ctx context.Context) {
 	wg.Wait()
 }
 
-// drainLine adds up a drain's summary lines and injected faults.
-func (s *stack) drainLine(line string) {
+// drainLine reads one line of drain execution exec: its summary, injected
+// faults, traced attempts and lost leases.
+func (s *stack) drainLine(exec, line string) {
 	var m struct {
 		Message    string          `json:"message"`
 		Kind       string          `json:"kind"`
 		EventID    string          `json:"event_id"`
 		Subscriber string          `json:"subscriber"`
+		DeliveryID int64           `json:"delivery_id"`
 		Error      string          `json:"error"`
 		Time       time.Time       `json:"time"`
 		Report     json.RawMessage `json:"report"`
@@ -274,7 +274,20 @@ func (s *stack) drainLine(line string) {
 	if json.Unmarshal([]byte(line), &m) != nil {
 		return
 	}
-	s.failedLine(m.Message, deliveryKey{m.EventID, m.Subscriber}, m.Error)
+	if m.Time.IsZero() {
+		m.Time = time.Now()
+	}
+	switch m.Message {
+	case "chaos attempt":
+		s.trace.started(exec, deliveryKey{m.EventID, m.Subscriber}, m.DeliveryID, m.Time)
+		return
+	case "chaos attempt done":
+		s.trace.done(exec, m.DeliveryID, m.Time, m.Error)
+		return
+	case "lease lost to another worker", "lease heartbeat failed":
+		s.observed.addSpan(fault{Kind: "lease lost (observed)", Task: exec, Start: m.Time.Add(-leaseDuration), End: m.Time})
+		return
+	}
 	st := &s.drainStats
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -289,32 +302,11 @@ func (s *stack) drainLine(line string) {
 		if r.LostLeases > 0 {
 			// Leases lost without the heartbeat noticing (the handler had
 			// finished) show only here: the whole run may have stalled.
-			end := m.Time
-			if end.IsZero() {
-				end = time.Now()
-			}
-			s.observed.addSpan("lease lost (drain run summary)", end.Add(-r.Duration-leaseDuration), end)
+			s.observed.addSpan(fault{Kind: "lease lost (drain run summary)", Task: exec,
+				Start: m.Time.Add(-r.Duration - leaseDuration), End: m.Time})
 		}
 	case "injected subscriber fault":
 		st.injected[m.Kind]++
-	case "lease lost to another worker", "lease heartbeat failed":
-		s.observed.add("lease lost (observed)", time.Now().Add(-leaseDuration))
-	}
-}
-
-// failedLine records a failed attempt of delivery k, unless an injected
-// fault (logged before it, by the same drain) failed it.
-func (s *stack) failedLine(message string, k deliveryKey, err string) {
-	s.failedMu.Lock()
-	defer s.failedMu.Unlock()
-	switch {
-	case message == "injected subscriber fault":
-		s.injected[k]++
-	case message != "delivery failed":
-	case s.injected[k] > 0:
-		s.injected[k]--
-	default:
-		s.failedAttempts[k] = append(s.failedAttempts[k], failedAttempt{at: time.Now(), err: shorten(err)})
 	}
 }
 
@@ -337,11 +329,11 @@ func (st *drainStats) add(r outbox.Report, raw string) {
 	}
 }
 
-// runningDrain returns a random drain task's current process, or nil.
-func (s *stack) runningDrain() *childproc.Proc {
+// runningDrain returns a random drain task's current execution, or nil.
+func (s *stack) runningDrain() *drainExec {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var live []*childproc.Proc
+	var live []*drainExec
 	for _, p := range s.drains {
 		if p != nil {
 			live = append(live, p)
