@@ -1,9 +1,12 @@
 package functions
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/http"
+	"slices"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -39,7 +42,7 @@ type CreateClassRequest struct {
 // operator (a user has one role); 409 when a concurrent first request of
 // the same newcomer made the account (the retry acts as that teacher).
 func (s *Service) CreateClass(w http.ResponseWriter, r *http.Request) {
-	t, newcomer, ok := s.teacherOrNewcomer(w, r)
+	t, newcomer, ok := s.callerOrNewcomer(w, r, account.Teacher, account.Teacher)
 	var req CreateClassRequest
 	if !ok || !s.decode(w, r, &req) {
 		return
@@ -47,8 +50,8 @@ func (s *Service) CreateClass(w http.ResponseWriter, r *http.Request) {
 	s.write(w, r, t, "CreateClass", http.StatusCreated, req, func(tx pgx.Tx) (any, error) {
 		c := s.classroom()
 		if newcomer != nil {
-			newcomer.DisplayName, newcomer.Timezone = text.Name(req.DisplayName), req.Timezone
-			if err := c.AddTeacher(r.Context(), tx, *newcomer); err != nil {
+			newcomer.DisplayName, newcomer.Timezone = cmp.Or(text.Name(req.DisplayName), newcomer.DisplayName), req.Timezone
+			if err := c.AddAccount(r.Context(), tx, *newcomer); err != nil {
 				return nil, err
 			}
 		}
@@ -56,14 +59,18 @@ func (s *Service) CreateClass(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// teacherOrNewcomer is caller for CreateClass: 405 unless POST, 401 without
-// a valid ID token, 404 for a learner or an operator; otherwise the acting
-// teacher, or a newcomer: an identity without an account whose email is
-// verified. A newcomer's user has the id their account will get, so that a
-// retry of their first request with its Idempotency-Key, made as the
-// teacher it created, finds that request's answer. A newcomer whose email
-// is unverified or not an address gets 401, as from caller.
-func (s *Service) teacherOrNewcomer(w http.ResponseWriter, r *http.Request) (user, *classroom.Newcomer, bool) {
+// callerOrNewcomer is caller for a write that a newcomer may make as their
+// first request (CreateClass, EnrollLearner): 405 unless POST, 401 without
+// a valid ID token, 404 to a role not in roles; otherwise the acting user,
+// or a newcomer: an identity without an account whose email is verified,
+// who acts as a user of role as (their account's role, the newcomer's
+// Role), named by the token's name claim when it is one line of at most
+// 200 characters (else AddAccount's default). A newcomer's user has the id
+// their account will get, so that a retry of their first request with its
+// Idempotency-Key, made as the account it created, finds that request's
+// answer. A newcomer whose email is unverified or not an address gets 401,
+// as from caller.
+func (s *Service) callerOrNewcomer(w http.ResponseWriter, r *http.Request, as account.Role, roles ...account.Role) (user, *classroom.Newcomer, bool) {
 	if !allow(w, r, http.MethodPost) {
 		return user{}, nil, false
 	}
@@ -74,11 +81,14 @@ func (s *Service) teacherOrNewcomer(w http.ResponseWriter, r *http.Request) (use
 	}
 	switch email, verified := signin.VerifiedEmail(c); {
 	case errors.Is(err, signin.ErrNoAccount) && verified:
-		n := &classroom.Newcomer{ID: uuid.New(), Subject: c.Subject, Email: email}
-		return user{ID: n.ID, Role: account.Teacher}, n, true
+		n := &classroom.Newcomer{ID: uuid.New(), Role: as, Subject: c.Subject, Email: email}
+		if name := text.Name(c.Name); text.SingleLine(name) && utf8.RuneCountInString(name) <= 200 {
+			n.DisplayName = name
+		}
+		return user{ID: n.ID, Role: as}, n, true
 	case errors.Is(err, signin.ErrNoAccount):
-		err = unauthenticated("this identity has no Lexora account; a verified email can create a class")
-	case err == nil && u.Role != account.Teacher:
+		err = unauthenticated("this identity has no Lexora account; a verified email can create a class or join one with its code")
+	case err == nil && !slices.Contains(roles, u.Role):
 		err = httpx.NotFound("function")
 	}
 	if err != nil {

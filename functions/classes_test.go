@@ -21,16 +21,23 @@ import (
 // verified email when not empty) and, when key is set, an Idempotency-Key.
 func (f fixture) signedIn(t *testing.T, subject, email, key, body string) *httptest.ResponseRecorder {
 	t.Helper()
-	tok, err := auth.DevToken("lexora-dev", subject, email, time.Hour)
+	return f.signedInTo(t, (*Service).CreateClass, auth.Claims{Subject: subject, Email: email}, key, body)
+}
+
+// signedInTo POSTs body to h with a token of c's subject, email (verified
+// when not empty) and name and, when key is set, an Idempotency-Key.
+func (f fixture) signedInTo(t *testing.T, h func(*Service, http.ResponseWriter, *http.Request), c auth.Claims, key, body string) *httptest.ResponseRecorder {
+	t.Helper()
+	tok, err := auth.DevNamedToken("lexora-dev", c.Subject, c.Email, c.Name, time.Hour)
 	require.NoError(t, err)
-	req := httptest.NewRequest(http.MethodPost, "/CreateClass", strings.NewReader(body))
+	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+tok)
 	if key != "" {
 		req.Header.Set(IdempotencyKeyHeader, key)
 	}
 	rec := httptest.NewRecorder()
-	f.svc.CreateClass(rec, req)
+	h(f.svc, rec, req)
 	return rec
 }
 

@@ -1,6 +1,7 @@
 package functions
 
 import (
+	"cmp"
 	"net/http"
 
 	"github.com/google/uuid"
@@ -12,15 +13,17 @@ import (
 )
 
 // EnrollLearnerRequest is the body of EnrollLearner: either a teacher's
-// class_id and the learner's email (display_name and timezone are used when
-// the learner has no account yet), or a learner's join_code. The email is
-// stored and matched in its canonical form (text.CanonicalEmail), so two
-// addresses that look alike are one account or refused.
+// class_id and the learner's email, or a learner's join_code; display_name
+// and timezone are used when the learner has no account yet (the learner
+// added by email, or a newcomer who joins by code), and ignored otherwise.
+// The email is stored and matched in its canonical form
+// (text.CanonicalEmail), so two addresses that look alike are one account
+// or refused.
 type EnrollLearnerRequest struct {
 	ClassID     string `json:"class_id" validate:"required_without=JoinCode,excluded_with=JoinCode,omitempty,uuid"`
 	Email       string `json:"email" validate:"required_with=ClassID,excluded_with=JoinCode,omitempty,email,max=254"`
-	DisplayName string `json:"display_name" validate:"excluded_with=JoinCode,max=200,singleline"`
-	Timezone    string `json:"timezone" validate:"excluded_with=JoinCode,omitempty,timezone"`
+	DisplayName string `json:"display_name" validate:"max=200,singleline"`
+	Timezone    string `json:"timezone" validate:"omitempty,timezone"`
 	JoinCode    string `json:"join_code" validate:"required_without=ClassID,omitempty,alphanum,min=4,max=12"`
 }
 
@@ -31,23 +34,38 @@ func (invitation) httpStatus() int { return http.StatusAccepted }
 
 // EnrollLearner (POST) adds a learner to a class (classroom.Enroll): a
 // teacher by the learner's email (creating the learner's account when there
-// is none), or a learner with the class's join code. In one transaction it
+// is none), or a learner with the class's join code. A signed-in identity
+// without an account whose email is verified (a newcomer, see
+// callerOrNewcomer) joins by code as a new learner: the same transaction
+// creates their learner account (linked to the token's subject, named by
+// display_name, else the token's name, else the email's local part, in
+// timezone or UTC); an unknown code creates nothing. In one transaction it
 // records the membership, assigns the class's active decks with their
 // cards, starts the learner's daily reminder (if not yet), and enqueues
 // learner.enrolled and each assignment's events.
-// Answers: 201 with a classroom.Enrollment; 202 with a classroom.Invitation
+// Answers: 201 with a classroom.Enrollment (with the class's name); 202 with a classroom.Invitation
 // when the email belongs to an account outside the teacher's classes (or to
 // a teacher or an operator: then nothing is sent); 400 for an invalid body;
-// 401; 404 for a class that is not the teacher's or an unknown join code,
+// 401, also for a newcomer whose email is unverified or who gives no
+// join_code; 404 for a class that is not the teacher's or an unknown join code,
 // and for a caller of the wrong role; 409 when the learner is already in
-// the class.
+// the class, or, for a newcomer, when a concurrent first request of theirs
+// made the account (as from CreateClass).
 func (s *Service) EnrollLearner(w http.ResponseWriter, r *http.Request) {
-	caller, ok := s.caller(w, r, http.MethodPost, account.Teacher, account.Learner)
+	caller, newcomer, ok := s.callerOrNewcomer(w, r, account.Learner, account.Teacher, account.Learner)
 	var req EnrollLearnerRequest
 	if !ok || !s.decode(w, r, &req) {
 		return
 	}
 	in := classroom.EnrolRequest{Email: req.Email, DisplayName: req.DisplayName, Timezone: req.Timezone, JoinCode: req.JoinCode}
+	if newcomer != nil {
+		if req.JoinCode == "" {
+			s.fail(w, r, unauthenticated("this identity has no Lexora account; a learner joins a class with its join code"))
+			return
+		}
+		newcomer.DisplayName = cmp.Or(text.Name(req.DisplayName), newcomer.DisplayName)
+		newcomer.Timezone, in.Newcomer = req.Timezone, newcomer
+	}
 	if req.ClassID != "" {
 		in.ClassID = uuid.MustParse(req.ClassID)
 	}

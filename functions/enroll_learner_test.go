@@ -2,6 +2,8 @@ package functions
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/lexora-app/lexora/pkg/classroom"
 	"github.com/lexora-app/lexora/pkg/events"
+	"github.com/lexora-app/lexora/pkg/platform/auth"
 )
 
 func TestEnrollLearnerAssignsTheClassDecks(t *testing.T) {
@@ -175,4 +178,94 @@ func TestRepeatedInvitationsAreNotResent(t *testing.T) {
 	invite()
 	require.Equal(t, 2, f.count(t, "SELECT count(*) FROM outbox_events WHERE topic = $1", events.LearnerInvited),
 		"after a day the teacher may remind them")
+}
+
+// A signed-in identity without an account joins a class with its code: the
+// same transaction creates their learner account (named by the token's
+// name), the membership with the class's decks, and the events; a bad code,
+// or no code, creates nothing; a retry with the key answers the first
+// answer, a second join is 409.
+func TestANewcomerJoinsByCodeAsANewLearner(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	f.assign(t) // the class's active deck
+	var class uuid.UUID
+	require.NoError(t, f.pool.QueryRow(context.Background(),
+		"UPDATE classes SET join_code = 'JOIN42' WHERE teacher_id = $1 RETURNING id", f.teacher).Scan(&class))
+	kim := auth.Claims{Subject: "kim-uid", Email: "Kim@Example.com", Name: "Kim Lee"}
+	everything := func(t *testing.T) map[string]int {
+		out := f.snapshot(t)
+		out["users"] = f.count(t, "SELECT count(*) FROM users")
+		out["members"] = f.count(t, "SELECT count(*) FROM class_members")
+		out["keys"] = f.count(t, "SELECT count(*) FROM idempotency_keys")
+		out["outbox"] = f.count(t, "SELECT count(*) FROM outbox_events")
+		return out
+	}
+	before := everything(t)
+	for _, c := range []struct {
+		name   string
+		claims auth.Claims
+		body   string
+		want   int
+	}{
+		{"an unknown code", kim, `{"join_code":"NOPE99"}`, http.StatusNotFound},
+		{"a bad code", kim, `{"join_code":"no!"}`, http.StatusBadRequest},
+		{"a bad zone", kim, `{"join_code":"JOIN42","timezone":"Mars/Olympus"}`, http.StatusBadRequest},
+		{"no code", kim, `{"class_id":"` + class.String() + `","email":"x@example.com"}`, http.StatusUnauthorized},
+		{"an unverified email", auth.Claims{Subject: "kim-uid"}, `{"join_code":"JOIN42"}`, http.StatusUnauthorized},
+		{"another sign-in with a linked account's email", auth.Claims{Subject: "new-uid", Email: "t@example.com"}, `{"join_code":"JOIN42"}`, http.StatusConflict},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := f.signedInTo(t, (*Service).EnrollLearner, c.claims, "join-1", c.body)
+			require.Equal(t, c.want, rec.Code, rec.Body.String())
+			require.Equal(t, "application/problem+json", rec.Header().Get("Content-Type"))
+			require.Equal(t, before, everything(t), "a refused join creates nothing")
+		})
+	}
+
+	first := f.signedInTo(t, (*Service).EnrollLearner, kim, "join-1", `{"join_code":"join42","timezone":"Asia/Tokyo"}`)
+	require.Equal(t, http.StatusCreated, first.Code, first.Body.String())
+	var joined classroom.Enrollment
+	require.NoError(t, json.Unmarshal(first.Body.Bytes(), &joined))
+	require.Equal(t, class, joined.ClassID)
+	require.Equal(t, "A", joined.ClassName)
+	require.Len(t, joined.Assignments, 1, "the class's active deck")
+	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM users WHERE id = $1 AND role = 'learner' AND auth_subject = 'kim-uid'
+		AND email = 'kim@example.com' AND display_name = 'Kim Lee' AND timezone = 'Asia/Tokyo'`, joined.LearnerID))
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM class_members WHERE class_id = $1 AND learner_id = $2", class, joined.LearnerID))
+	require.Equal(t, 3, f.count(t, "SELECT count(*) FROM cards WHERE learner_id = $1", joined.LearnerID), "cards exist at once")
+	for _, topic := range []string{events.LearnerEnrolled, events.AssignmentCreated} {
+		require.Equal(t, 1, f.count(t, "SELECT count(*) FROM outbox_events WHERE topic = $1 AND ordering_key = $2", topic, joined.LearnerID.String()), topic)
+	}
+	after := everything(t)
+
+	retry := f.signedInTo(t, (*Service).EnrollLearner, kim, "join-1", `{"join_code":"join42","timezone":"Asia/Tokyo"}`)
+	require.Equal(t, http.StatusCreated, retry.Code, retry.Body.String())
+	require.Equal(t, "true", retry.Header().Get("Idempotent-Replayed"), "the retry, made as the new learner, finds the first answer")
+	require.JSONEq(t, first.Body.String(), retry.Body.String())
+	again := f.signedInTo(t, (*Service).EnrollLearner, kim, "join-2", `{"join_code":"JOIN42"}`)
+	require.Equal(t, http.StatusConflict, again.Code, again.Body.String())
+	require.Equal(t, after, everything(t), "one account, one membership")
+}
+
+// A newcomer's name comes from the request, else from the token's name
+// claim when it is one line of at most 200 characters, else from the
+// email's local part.
+func TestANewcomerLearnersName(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	_, err := f.pool.Exec(context.Background(), "UPDATE classes SET join_code = 'JOIN42' WHERE teacher_id = $1", f.teacher)
+	require.NoError(t, err)
+	for i, c := range []struct{ claim, body, want string }{
+		{"Kim Lee", `{"join_code":"JOIN42","display_name":" Kim L. "}`, "Kim L."},
+		{" Kim Lee ", `{"join_code":"JOIN42"}`, "Kim Lee"},
+		{"Kim\nBcc: x@evil.test", `{"join_code":"JOIN42"}`, "n2"},
+		{strings.Repeat("k", 201), `{"join_code":"JOIN42"}`, "n3"},
+		{"", `{"join_code":"JOIN42"}`, "n4"},
+	} {
+		email := fmt.Sprintf("n%d@example.com", i)
+		rec := f.signedInTo(t, (*Service).EnrollLearner, auth.Claims{Subject: email, Email: email, Name: c.claim}, "", c.body)
+		require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
+		require.Equal(t, 1, f.count(t, "SELECT count(*) FROM users WHERE email = $1 AND display_name = $2", email, c.want), c.claim)
+	}
 }

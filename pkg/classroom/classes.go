@@ -36,33 +36,35 @@ type Member struct {
 }
 
 // Newcomer is a signed-in identity without a Lexora account (its email
-// verified by the identity provider) that becomes a teacher by creating its
-// first class: self-serve, as classroom products do. ID is the id its
-// account will have; Email is canonical (text.CanonicalEmail). DisplayName
-// and Timezone (IANA) are the account's; AddTeacher takes the email's local
-// part and UTC for those left empty.
+// verified by the identity provider) that makes its own account with its
+// first request (self-serve, as classroom products do): a teacher by
+// creating their first class, a learner by joining one with its code. ID is
+// the id its account will have; Role the account's role; Email is canonical
+// (text.CanonicalEmail). DisplayName and Timezone (IANA) are the account's;
+// AddAccount takes the email's local part and UTC for those left empty.
 type Newcomer struct {
 	ID          uuid.UUID
+	Role        account.Role
 	Subject     string
 	Email       string
 	DisplayName string
 	Timezone    string
 }
 
-// AddTeacher creates n's teacher account in tx, linked to n.Subject, created
-// at the clock's NowOrNil. Errors: ErrAccountExists when the email or the
-// subject has an account already (a concurrent first request of the same
-// sign-in made it; the next request acts as that account).
-func (c Classroom) AddTeacher(ctx context.Context, tx pgx.Tx, n Newcomer) error {
+// AddAccount creates n's account (of n.Role) in tx, linked to n.Subject,
+// created at the clock's NowOrNil. Errors: ErrAccountExists when the email
+// or the subject has an account already (a concurrent first request of the
+// same sign-in made it; the next request acts as that account).
+func (c Classroom) AddAccount(ctx context.Context, tx pgx.Tx, n Newcomer) error {
 	local, _, _ := strings.Cut(n.Email, "@")
 	n.DisplayName, n.Timezone = cmp.Or(n.DisplayName, local), cmp.Or(n.Timezone, "UTC")
-	_, err := store.On(tx).AddTeacher(ctx, store.AddTeacherParams{ID: n.ID, Email: n.Email,
-		DisplayName: n.DisplayName, Role: account.Teacher, Timezone: n.Timezone, Subject: n.Subject, Now: c.clock.NowOrNil()})
+	_, err := store.On(tx).AddAccount(ctx, store.AddAccountParams{ID: n.ID, Email: n.Email,
+		DisplayName: n.DisplayName, Role: n.Role, Timezone: n.Timezone, Subject: n.Subject, Now: c.clock.NowOrNil()})
 	if errors.Is(err, store.ErrNotFound) {
 		return ErrAccountExists
 	}
 	if err != nil {
-		return fmt.Errorf("add teacher: %w", err)
+		return fmt.Errorf("add %s: %w", n.Role, err)
 	}
 	return nil
 }

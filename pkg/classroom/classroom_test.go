@@ -154,6 +154,7 @@ func TestEnrollAnswersTypedErrors(t *testing.T) {
 		require.NoError(t, err)
 		require.Nil(t, out.Invitation)
 		require.Equal(t, b.class, out.Enrollment.ClassID)
+		require.Equal(t, "A", out.Enrollment.ClassName)
 		_, err = enroll(learner, EnrolRequest{JoinCode: "JOIN1"})
 		require.ErrorIs(t, err, ErrAlreadyEnrolled)
 	})
@@ -163,6 +164,57 @@ func TestEnrollAnswersTypedErrors(t *testing.T) {
 		require.Nil(t, out.Enrollment)
 		require.Equal(t, "invited", out.Invitation.Status)
 	})
+}
+
+// TestANewcomerJoinsByCode: an identity without an account that gives a
+// class's join code gets a learner account, the membership and the
+// enrolment's events in one transaction; an unknown code, or none, creates
+// nothing, and a second account for the same sign-in is ErrAccountExists.
+func TestANewcomerJoinsByCode(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	enroll := func(req EnrolRequest) (Outcome, events.Batch, error) {
+		var out Outcome
+		var batch events.Batch
+		err := b.inTx(t, func(tx pgx.Tx) (err error) {
+			out, batch, err = b.classroom.Enroll(ctx, tx, Actor{}, req)
+			return err
+		})
+		return out, batch, err
+	}
+	n := &Newcomer{ID: uuid.New(), Role: account.Teacher, Subject: "kim-uid", Email: "kim@example.com", DisplayName: "Kim Lee", Timezone: "Asia/Tokyo"}
+	before := b.rows(t)
+	for name, req := range map[string]EnrolRequest{
+		"an unknown code": {JoinCode: "NOPE1", Newcomer: n},
+		"no code":         {ClassID: b.class, Email: "x@example.com", Newcomer: n},
+	} {
+		_, _, err := enroll(req)
+		require.ErrorIs(t, err, ErrClassNotFound, name)
+		require.Equal(t, before, b.rows(t), "%s creates nothing", name)
+	}
+
+	out, batch, err := enroll(EnrolRequest{JoinCode: "join1", Newcomer: n})
+	require.NoError(t, err)
+	require.Equal(t, b.class, out.Enrollment.ClassID)
+	require.Equal(t, "A", out.Enrollment.ClassName)
+	require.Equal(t, n.ID, out.Enrollment.LearnerID)
+	var role account.Role
+	var name, zone, subject string
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT role, display_name, timezone, auth_subject FROM users WHERE id = $1 AND email = $2`,
+		n.ID, n.Email).Scan(&role, &name, &zone, &subject))
+	require.Equal(t, []string{"learner", "Kim Lee", "Asia/Tokyo", "kim-uid"}, []string{string(role), name, zone, subject},
+		"a learner, whatever role the newcomer came with")
+	var members int
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT count(*) FROM class_members WHERE class_id = $1 AND learner_id = $2`, b.class, n.ID).Scan(&members))
+	require.Equal(t, 1, members)
+	evs, err := batch.Events()
+	require.NoError(t, err)
+	require.NotEmpty(t, evs)
+	require.Equal(t, events.LearnerEnrolled, evs[0].Topic)
+
+	_, _, err = enroll(EnrolRequest{JoinCode: "JOIN1", Newcomer: &Newcomer{ID: uuid.New(), Subject: n.Subject, Email: "other@example.com"}})
+	require.ErrorIs(t, err, ErrAccountExists, "the same sign-in's concurrent first join")
 }
 
 func TestCheckDue(t *testing.T) {
@@ -193,10 +245,10 @@ func TestClassesAnswerTypedErrors(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
-	n := Newcomer{ID: uuid.New(), Subject: "cleo-uid", Email: "cleo@example.com", DisplayName: "Cleo", Timezone: "Europe/Rome"}
+	n := Newcomer{ID: uuid.New(), Role: account.Teacher, Subject: "cleo-uid", Email: "cleo@example.com", DisplayName: "Cleo", Timezone: "Europe/Rome"}
 	var class Class
 	require.NoError(t, b.inTx(t, func(tx pgx.Tx) (err error) {
-		if err := b.classroom.AddTeacher(ctx, tx, n); err != nil {
+		if err := b.classroom.AddAccount(ctx, tx, n); err != nil {
 			return err
 		}
 		class, err = b.classroom.CreateClass(ctx, tx, n.ID, "Morning")
@@ -205,11 +257,11 @@ func TestClassesAnswerTypedErrors(t *testing.T) {
 	require.Regexp(t, `^[A-Z2-7]{8}$`, *class.JoinCode)
 	before := b.rows(t)
 	for name, again := range map[string]Newcomer{
-		"the same subject": {ID: uuid.New(), Subject: n.Subject, Email: "other@example.com", DisplayName: "X", Timezone: "UTC"},
-		"the same email":   {ID: uuid.New(), Subject: "other-uid", Email: n.Email, DisplayName: "X", Timezone: "UTC"},
+		"the same subject": {ID: uuid.New(), Role: account.Teacher, Subject: n.Subject, Email: "other@example.com", DisplayName: "X", Timezone: "UTC"},
+		"the same email":   {ID: uuid.New(), Role: account.Teacher, Subject: "other-uid", Email: n.Email, DisplayName: "X", Timezone: "UTC"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			err := b.inTx(t, func(tx pgx.Tx) error { return b.classroom.AddTeacher(ctx, tx, again) })
+			err := b.inTx(t, func(tx pgx.Tx) error { return b.classroom.AddAccount(ctx, tx, again) })
 			require.ErrorIs(t, err, ErrAccountExists, name)
 		})
 	}
@@ -231,8 +283,8 @@ func TestNewTeacherDefaults(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
-	n := Newcomer{ID: uuid.New(), Subject: "dana-uid", Email: "dana.r@example.com"}
-	require.NoError(t, b.inTx(t, func(tx pgx.Tx) error { return b.classroom.AddTeacher(ctx, tx, n) }))
+	n := Newcomer{ID: uuid.New(), Role: account.Teacher, Subject: "dana-uid", Email: "dana.r@example.com"}
+	require.NoError(t, b.inTx(t, func(tx pgx.Tx) error { return b.classroom.AddAccount(ctx, tx, n) }))
 	var name, zone string
 	require.NoError(t, b.pool.QueryRow(ctx, `SELECT display_name, timezone FROM users WHERE id = $1`, n.ID).Scan(&name, &zone))
 	require.Equal(t, []string{"dana.r", "UTC"}, []string{name, zone})

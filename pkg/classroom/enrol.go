@@ -25,18 +25,22 @@ const InvitationInterval = 24 * time.Hour
 // EnrolRequest asks for a learner to join a class: a teacher names their
 // ClassID and the learner's Email (canonical, text.CanonicalEmail;
 // DisplayName and Timezone are used when the learner has no account yet),
-// or a learner gives a JoinCode (case does not matter).
+// or a learner gives a JoinCode (case does not matter). Newcomer, with a
+// JoinCode only, is an identity without an account that joins as a new
+// learner (see Enroll).
 type EnrolRequest struct {
 	ClassID     uuid.UUID
 	Email       string
 	DisplayName string
 	Timezone    string
 	JoinCode    string
+	Newcomer    *Newcomer
 }
 
 // Enrollment is a learner added to a class.
 type Enrollment struct {
 	ClassID   uuid.UUID `json:"class_id"`
+	ClassName string    `json:"class_name"`
 	LearnerID uuid.UUID `json:"learner_id"`
 	// Assignments were created, with the learner's cards, for the class's
 	// active decks, so the learner's schedule is right at once.
@@ -62,7 +66,10 @@ type Outcome struct {
 
 // Enroll adds a learner to a class in tx: a teacher's learner by email
 // (creating the learner's account when there is none), or the acting
-// learner by join code. It records the membership, assigns the class's
+// learner by join code. A req.Newcomer joining by code gets their learner
+// account first (AddAccount, Role set to learner; actor is then ignored),
+// once the code is known to be a class's: an unknown code creates nothing.
+// It records the membership, assigns the class's
 // active decks (those the teacher has assigned to its learners and that are
 // not yet due, each with its latest due date) with their cards, starts the
 // learner's daily reminder chain (if not yet), and answers the events
@@ -70,53 +77,70 @@ type Outcome struct {
 // belongs to an account the teacher may not simply add, the outcome is an
 // Invitation instead (see Invitation), with learner.invited at most once per
 // InvitationInterval. Errors: ErrClassNotFound (also for an actor of
-// another role, or a join code given by a teacher), ErrAlreadyEnrolled.
+// another role, or a join code given by a teacher), ErrAlreadyEnrolled,
+// ErrAccountExists (a newcomer's, see AddAccount).
 //
 // Two enrolments of the same new email at once: the second waits on the
 // first's user row (store.FindOrCreateUser), then finds the account and
 // either invites (another teacher) or answers ErrAlreadyEnrolled.
 func (c Classroom) Enroll(ctx context.Context, tx pgx.Tx, actor Actor, req EnrolRequest) (Outcome, events.Batch, error) {
-	classID, teacherID, err := findClass(ctx, store.On(tx), actor, req)
+	if n := req.Newcomer; n != nil {
+		actor = Actor{ID: n.ID, Role: account.Learner}
+	}
+	class, err := findClass(ctx, store.On(tx), actor, req)
 	if err != nil {
 		return Outcome{}, events.Batch{}, err
+	}
+	if req.Newcomer != nil { // findClass found the class by its code
+		learner := *req.Newcomer
+		learner.Role = account.Learner
+		if err := c.AddAccount(ctx, tx, learner); err != nil {
+			return Outcome{}, events.Batch{}, err
+		}
 	}
 	learnerID, by := actor.ID, "join_code"
 	if req.JoinCode == "" {
 		by = "teacher"
 		var invite bool
-		if learnerID, invite, err = learnerByEmail(ctx, store.On(tx), teacherID, req); err != nil {
+		if learnerID, invite, err = learnerByEmail(ctx, store.On(tx), class.teacherID, req); err != nil {
 			return Outcome{}, events.Batch{}, err
 		}
 		if invite {
-			inv, batch, err := c.invite(ctx, tx, teacherID, classID, learnerID, req.Email)
+			inv, batch, err := c.invite(ctx, tx, class.teacherID, class.id, learnerID, req.Email)
 			return Outcome{Invitation: &inv}, batch, err
 		}
 	}
-	e, batch, err := c.addMember(ctx, tx, Enrollment{ClassID: classID, LearnerID: learnerID}, teacherID, by)
+	e, batch, err := c.addMember(ctx, tx, Enrollment{ClassID: class.id, ClassName: class.name, LearnerID: learnerID}, class.teacherID, by)
 	return Outcome{Enrollment: &e}, batch, err
 }
 
-// findClass is the class req names and its teacher: by join code for a
-// learner, by id among the actor's classes for a teacher.
-func findClass(ctx context.Context, classes *store.Queries, actor Actor, req EnrolRequest) (classID, teacherID uuid.UUID, err error) {
+// enrolClass is the class an enrolment names: its id, name and teacher.
+type enrolClass struct {
+	id, teacherID uuid.UUID
+	name          string
+}
+
+// findClass is the class req names: by join code for a learner, by id
+// among the actor's classes for a teacher.
+func findClass(ctx context.Context, classes *store.Queries, actor Actor, req EnrolRequest) (c enrolClass, err error) {
 	switch {
 	case req.JoinCode != "" && actor.Role == account.Learner:
-		var c store.ClassByJoinCodeRow
-		c, err = classes.ClassByJoinCode(ctx, strings.ToUpper(req.JoinCode))
-		classID, teacherID = c.ID, c.TeacherID
+		var row store.ClassByJoinCodeRow
+		row, err = classes.ClassByJoinCode(ctx, strings.ToUpper(req.JoinCode))
+		c = enrolClass{id: row.ID, teacherID: row.TeacherID, name: row.Name}
 	case req.JoinCode == "" && actor.Role == account.Teacher:
-		teacherID = actor.ID
-		classID, err = classes.TeachersClass(ctx, req.ClassID, actor.ID)
+		c = enrolClass{id: req.ClassID, teacherID: actor.ID}
+		c.name, err = classes.TeachersClassName(ctx, req.ClassID, actor.ID)
 	default:
 		err = store.ErrNotFound
 	}
 	if errors.Is(err, store.ErrNotFound) {
-		return uuid.Nil, uuid.Nil, ErrClassNotFound
+		return enrolClass{}, ErrClassNotFound
 	}
 	if err != nil {
-		return uuid.Nil, uuid.Nil, fmt.Errorf("load class: %w", err)
+		return enrolClass{}, fmt.Errorf("load class: %w", err)
 	}
-	return classID, teacherID, nil
+	return c, nil
 }
 
 // addMember adds out.LearnerID to out.ClassID, assigns them the class's

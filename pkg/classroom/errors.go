@@ -23,5 +23,5 @@ var (
 )
 
 // ErrAccountExists: a newcomer's email or sign-in has an account already
-// (AddTeacher).
+// (AddAccount).
 var ErrAccountExists = errors.New("this sign-in or email has an account already")

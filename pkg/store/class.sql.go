@@ -13,16 +13,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/account"
 )
 
-const addClassMember = `-- name: AddClassMember :exec
-INSERT INTO class_members (class_id, learner_id) VALUES ($1, $2)
-`
-
-func (q *Queries) AddClassMember(ctx context.Context, classID uuid.UUID, learnerID uuid.UUID) error {
-	_, err := q.db.Exec(ctx, addClassMember, classID, learnerID)
-	return err
-}
-
-const addTeacher = `-- name: AddTeacher :one
+const addAccount = `-- name: AddAccount :one
 INSERT INTO users (id, email, display_name, role, timezone, auth_subject, created_at)
 VALUES ($1, $2, $3, $4, $5,
         $6::text, coalesce($7::timestamptz, now()))
@@ -30,7 +21,7 @@ ON CONFLICT DO NOTHING
 RETURNING id
 `
 
-type AddTeacherParams struct {
+type AddAccountParams struct {
 	ID          uuid.UUID
 	Email       string
 	DisplayName string
@@ -40,11 +31,12 @@ type AddTeacherParams struct {
 	Now         *time.Time
 }
 
-// AddTeacher creates the account of a signed-in identity that has none
-// (self-serve: a user becomes a teacher with their first class), linked to
-// its subject; no row when the email or the subject has an account already.
-func (q *Queries) AddTeacher(ctx context.Context, arg AddTeacherParams) (uuid.UUID, error) {
-	row := q.db.QueryRow(ctx, addTeacher,
+// AddAccount creates the account of a signed-in identity that has none
+// (self-serve: a user becomes a teacher with their first class, a learner
+// by joining one with its code), linked to its subject; no row when the
+// email or the subject has an account already.
+func (q *Queries) AddAccount(ctx context.Context, arg AddAccountParams) (uuid.UUID, error) {
+	row := q.db.QueryRow(ctx, addAccount,
 		arg.ID,
 		arg.Email,
 		arg.DisplayName,
@@ -56,6 +48,15 @@ func (q *Queries) AddTeacher(ctx context.Context, arg AddTeacherParams) (uuid.UU
 	var id uuid.UUID
 	err := row.Scan(&id)
 	return id, err
+}
+
+const addClassMember = `-- name: AddClassMember :exec
+INSERT INTO class_members (class_id, learner_id) VALUES ($1, $2)
+`
+
+func (q *Queries) AddClassMember(ctx context.Context, classID uuid.UUID, learnerID uuid.UUID) error {
+	_, err := q.db.Exec(ctx, addClassMember, classID, learnerID)
+	return err
 }
 
 const classAssignments = `-- name: ClassAssignments :many
@@ -125,19 +126,20 @@ func (q *Queries) ClassAssignments(ctx context.Context, now time.Time, teacherID
 
 const classByJoinCode = `-- name: ClassByJoinCode :one
 
-SELECT id, teacher_id FROM classes WHERE join_code = $1::text
+SELECT id, teacher_id, name FROM classes WHERE join_code = $1::text
 `
 
 type ClassByJoinCodeRow struct {
 	ID        uuid.UUID
 	TeacherID uuid.UUID
+	Name      string
 }
 
 // Classes, their members and invitations.
 func (q *Queries) ClassByJoinCode(ctx context.Context, joinCode string) (ClassByJoinCodeRow, error) {
 	row := q.db.QueryRow(ctx, classByJoinCode, joinCode)
 	var i ClassByJoinCodeRow
-	err := row.Scan(&i.ID, &i.TeacherID)
+	err := row.Scan(&i.ID, &i.TeacherID, &i.Name)
 	return i, err
 }
 
@@ -404,17 +406,6 @@ func (q *Queries) MembersOfTeachersClasses(ctx context.Context, teacherID uuid.U
 		return nil, err
 	}
 	return items, nil
-}
-
-const teachersClass = `-- name: TeachersClass :one
-SELECT id FROM classes WHERE id = $1 AND teacher_id = $2
-`
-
-func (q *Queries) TeachersClass(ctx context.Context, classID uuid.UUID, teacherID uuid.UUID) (uuid.UUID, error) {
-	row := q.db.QueryRow(ctx, teachersClass, classID, teacherID)
-	var id uuid.UUID
-	err := row.Scan(&id)
-	return id, err
 }
 
 const teachersClassName = `-- name: TeachersClassName :one

@@ -33,7 +33,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A teacher adds a learner to a class by email, or a learner joins with a join code */
+        /**
+         * A teacher adds a learner to a class by email, or a learner joins with a join code
+         * @description Self-serve for learners: a signed-in user without a Lexora account whose email the identity provider verified joins a class with its join code, and the same transaction creates their learner account (named by display_name, else the token's name claim, else the email's local part; in timezone, else UTC). An unknown join code creates nothing (404). Without a join code such a user gets 401, as does one whose email is unverified. A retry with the same Idempotency-Key answers the first answer.
+         */
         post: operations["EnrollLearner"];
         delete?: never;
         options?: never;
@@ -419,6 +422,7 @@ export interface components {
         Enrollment: {
             /** Format: uuid */
             class_id: string;
+            class_name: string;
             /** Format: uuid */
             learner_id: string;
             assignments: components["schemas"]["Assignment"][];
@@ -857,8 +861,9 @@ export interface operations {
                     class_id?: string;
                     /** @description Stored and matched in one canonical form (PRECIS UsernameCaseMapped local part, IDNA ASCII domain); an address with a control, format or separator character is a 400. */
                     email?: string;
-                    /** @description One line; control, format and separator characters (Unicode Cc, Cf, Zl, Zp) are a 400. */
+                    /** @description The name of a learner who has no account yet (added by email, or joining by code); one line; control, format and separator characters (Unicode Cc, Cf, Zl, Zp) are a 400. */
                     display_name?: string;
+                    /** @description IANA zone of a learner who has no account yet; default UTC. */
                     timezone?: string;
                     join_code?: string;
                 };

@@ -45,11 +45,15 @@ const GoogleJWKS = "https://www.googleapis.com/service_accounts/v1/jwk/securetok
 // Issuer returns the token issuer of project.
 func Issuer(project string) string { return "https://securetoken.google.com/" + project }
 
-// Claims are what Lexora reads from a verified token.
+// Claims are what Lexora reads from a verified token. Name is the user's
+// name as the identity provider gives it (Google's profile name; empty when
+// the token has none), unchecked: a newcomer's account takes it only as
+// text.SingleLine of at most 200 characters.
 type Claims struct {
 	Subject       string `json:"sub"`
 	Email         string `json:"email"`
 	EmailVerified bool   `json:"email_verified"`
+	Name          string `json:"name"`
 }
 
 // Verifier checks bearer tokens.
@@ -121,7 +125,7 @@ func (v *Verifier) Verify(ctx context.Context, r *http.Request) (Claims, error) 
 			return Claims{}, fmt.Errorf("%w: claim %s: must %s", ErrUnauthenticated, rule.claim, rule.must)
 		}
 	}
-	return Claims{Subject: *c.Subject, Email: c.Email, EmailVerified: c.EmailVerified}, nil
+	return Claims{Subject: *c.Subject, Email: c.Email, EmailVerified: c.EmailVerified, Name: c.Name}, nil
 }
 
 // ClockSkew is how far ahead of this server's clock the issuer's may be: a
@@ -153,6 +157,7 @@ type tokenClaims struct {
 	AuthTime      *float64 `json:"auth_time"`
 	Email         string   `json:"email"`
 	EmailVerified bool     `json:"email_verified"`
+	Name          string   `json:"name"`
 }
 
 // claimRules are the ID token's claim constraints as Firebase documents them
@@ -206,7 +211,17 @@ func unixTime(secs float64) time.Time { return time.UnixMilli(int64(secs * 1000)
 // (verified), signed by the development key. Only a verifier in development
 // mode accepts it.
 func DevToken(project, subject, email string, ttl time.Duration) (string, error) {
-	return signToken(jose.SigningKey{Algorithm: jose.RS256, Key: devKey}, project, subject, email, clock.System{}.Now(), ttl)
+	return DevNamedToken(project, subject, email, "", ttl)
+}
+
+// DevNamedToken is DevToken with a name claim too (none when name is
+// empty), as Google's sign-in gives one.
+func DevNamedToken(project, subject, email, name string, ttl time.Duration) (string, error) {
+	claims := idTokenClaims(project, subject, email, clock.System{}.Now(), ttl)
+	if name != "" {
+		claims["name"] = name
+	}
+	return signClaims(jose.SigningKey{Algorithm: jose.RS256, Key: devKey}, claims)
 }
 
 // signToken signs claims of the shape Identity Platform issues with key,

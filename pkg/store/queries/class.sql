@@ -1,10 +1,7 @@
 -- Classes, their members and invitations.
 
 -- name: ClassByJoinCode :one
-SELECT id, teacher_id FROM classes WHERE join_code = sqlc.arg(join_code)::text;
-
--- name: TeachersClass :one
-SELECT id FROM classes WHERE id = sqlc.arg(class_id) AND teacher_id = sqlc.arg(teacher_id);
+SELECT id, teacher_id, name FROM classes WHERE join_code = sqlc.arg(join_code)::text;
 
 -- name: TeachersClassName :one
 SELECT name FROM classes WHERE id = sqlc.arg(class_id) AND teacher_id = sqlc.arg(teacher_id);
@@ -22,10 +19,11 @@ ON CONFLICT (class_id, learner_id) DO UPDATE SET invited_at = excluded.invited_a
 WHERE class_invitations.invited_at < excluded.invited_at - make_interval(secs => sqlc.arg(interval_secs)::double precision)
 RETURNING true;
 
--- AddTeacher creates the account of a signed-in identity that has none
--- (self-serve: a user becomes a teacher with their first class), linked to
--- its subject; no row when the email or the subject has an account already.
--- name: AddTeacher :one
+-- AddAccount creates the account of a signed-in identity that has none
+-- (self-serve: a user becomes a teacher with their first class, a learner
+-- by joining one with its code), linked to its subject; no row when the
+-- email or the subject has an account already.
+-- name: AddAccount :one
 INSERT INTO users (id, email, display_name, role, timezone, auth_subject, created_at)
 VALUES (sqlc.arg(id), sqlc.arg(email), sqlc.arg(display_name), sqlc.arg(role), sqlc.arg(timezone),
         sqlc.arg(subject)::text, coalesce(sqlc.narg(now)::timestamptz, now()))

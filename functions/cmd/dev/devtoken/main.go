@@ -5,7 +5,9 @@
 //
 // Seeded users' subjects are their ids. A user created by enrolment signs in
 // the first time with -email (verified) and any -sub, which links the
-// account. Only a server started with AUTH_DEV=true accepts these tokens.
+// account. An unknown -sub with an -email without an account is a newcomer,
+// who becomes a teacher (CreateClass) or a learner (EnrollLearner with a
+// join code); -name is the token's name claim, their account's default name. Only a server started with AUTH_DEV=true accepts these tokens.
 package main
 
 import (
@@ -20,6 +22,7 @@ import (
 func main() {
 	sub := flag.String("sub", "", "the token's subject: a seeded user's id, or a new provider uid")
 	email := flag.String("email", "", "a verified email claim (links an enrolled account at its first sign-in)")
+	name := flag.String("name", "", "a name claim (names a newcomer's account)")
 	project := flag.String("project", "lexora-dev", "the project id (AUTH_PROJECT of the server)")
 	ttl := flag.Duration("ttl", time.Hour, "validity")
 	flag.Parse()
@@ -28,7 +31,7 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	tok, err := auth.DevToken(*project, *sub, *email, *ttl)
+	tok, err := auth.DevNamedToken(*project, *sub, *email, *name, *ttl)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "devtoken:", err)
 		os.Exit(1)
