@@ -248,7 +248,7 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     await page.getByRole("heading", { name: "Welcome to Lexora" }).waitFor();
     await checkScreen(page, "welcome");
     assert.equal(stack.sql("SELECT count(*) FROM users WHERE email = 'lena.novak@school.example'"), "0");
-    await page.getByLabel(/Your name/).fill("Lena Novak");
+    await page.getByLabel("Your name, as your learners will see it").fill("Lena Novak");
     await page.getByLabel("Class name").fill("Morning group");
     await page.getByRole("button", { name: "Create class" }).click();
     await page.getByRole("heading", { name: "Classes", level: 1 }).waitFor();
@@ -263,6 +263,63 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     await page.getByRole("heading", { name: long, exact: true }).waitFor();
     await checkScreen(page, "classes-long-name");
     await context.close();
+  });
+
+  it("someone new joins a class with its code and sees its deck on Today", async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await page.goto(`${stack.baseURL}/`);
+    // The development sign-in's "Someone new": a token for an email without an account, as a first Google sign-in.
+    await page.getByLabel("Email").fill("kai.berg@school.example");
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByRole("heading", { name: "Welcome to Lexora" }).waitFor();
+    const joinCode = page.getByLabel("Join code from your teacher");
+    await joinCode.fill("NOPE2026");
+    await page.getByRole("button", { name: "Join", exact: true }).click();
+    await page.getByText("You did not join: no class has the join code NOPE2026.").waitFor();
+    assert.equal(stack.sql("SELECT count(*) FROM users WHERE email = 'kai.berg@school.example'"), "0", "a wrong code creates nothing");
+
+    await page.getByLabel("Your name, as your teacher will see it").fill("Kai Berg");
+    await joinCode.fill("demo2026");
+    await page.getByRole("button", { name: "Join", exact: true }).dblclick();
+    await page.getByRole("heading", { name: "Today", level: 1 }).waitFor();
+    const assigned = stack.sql("SELECT title FROM decks ORDER BY title LIMIT 1");
+    await page.getByText(assigned, { exact: true }).waitFor();
+    await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Review" }).waitFor();
+    await checkScreen(page, "today-new-learner");
+    assert.equal(
+      stack.sql(`SELECT u.role || ' ' || u.display_name || ' ' || count(m.*) FROM users u JOIN class_members m ON m.learner_id = u.id
+        WHERE u.email = 'kai.berg@school.example' GROUP BY u.id`),
+      "learner Kai Berg 1",
+      "a double click joins once",
+    );
+    await context.close();
+  });
+
+  it("a teacher adds a learner by email, who then signs in with it", async () => {
+    const teacher = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await signIn(teacher, "Ada Okafor");
+    const card = page.locator("li.class-card", { has: page.getByRole("heading", { name: "Demo class", exact: true }) });
+    await card.getByLabel("Learner's email").fill("Omar.Haddad@School.example");
+    await card.getByLabel(/Learner's name/).fill("Omar Haddad");
+    await card.getByRole("button", { name: "Add learner" }).dblclick();
+    await card.getByText("Omar.Haddad@School.example added to Demo class").waitFor();
+    await card.getByText("Omar Haddad").waitFor();
+    await checkScreen(page, "classes-added");
+    assert.equal(
+      stack.sql("SELECT role || ' ' || display_name FROM users WHERE email = 'omar.haddad@school.example'"),
+      "learner Omar Haddad",
+    );
+    await teacher.close();
+
+    const learner = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const today = await learner.newPage();
+    await today.goto(`${stack.baseURL}/`);
+    await today.getByLabel("Email").fill("omar.haddad@school.example");
+    await today.getByRole("button", { name: "Sign in", exact: true }).click();
+    await today.getByRole("heading", { name: "Today", level: 1 }).waitFor();
+    await today.getByText(stack.sql("SELECT title FROM decks ORDER BY title LIMIT 1"), { exact: true }).waitFor();
+    await learner.close();
   });
 
   it("a teacher registers a webhook endpoint and sees its secret once; a double click registers or rotates once", async () => {
@@ -316,7 +373,7 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     await review.getByRole("heading", { name: "Today" }).waitFor();
     await review.getByLabel("Join code from your teacher").fill(code.toLowerCase());
     await review.getByRole("button", { name: "Join", exact: true }).click();
-    await review.getByText("You joined the class").waitFor();
+    await review.getByText("You joined Evening group B").waitFor();
 
     // The teacher assigns a library deck to the class (another than the other tests' first deck).
     const [deckId, words, deck] = stack

@@ -90,7 +90,7 @@ describe("navigation from Me", () => {
     expect(navLinks()).toEqual(["Welcome"]);
     expect(server.seen.some((s) => s.path === "/GetSchedule")).toBe(false);
 
-    await user.type(screen.getByLabelText(/Your name/), "Kim Lee");
+    await user.type(screen.getByLabelText("Your name, as your learners will see it"), "Kim Lee");
     await user.type(screen.getByLabelText("Class name"), "Evening B");
     await user.click(screen.getByRole("button", { name: "Create class" }));
     expect(await screen.findByRole("heading", { name: "Classes", level: 1 })).toBeInTheDocument();
@@ -98,6 +98,56 @@ describe("navigation from Me", () => {
     await waitFor(() => expect(navLinks()).toEqual(["Classes", "Webhooks"]));
     const create = server.seen.find((s) => s.path === "/CreateClass")!;
     expect(create.body).toEqual({ name: "Evening B", display_name: "Kim Lee", timezone: Intl.DateTimeFormat().resolvedOptions().timeZone });
+  });
+
+  it("welcomes an identity without an account, which becomes a learner by joining a class with its code", async () => {
+    let learner = false;
+    const server = fakeServer((req) => {
+      if (req.path === "/Me")
+        return learner
+          ? json(me("learner"))
+          : json({ type: noAccount, title: "No account", status: 404, detail: "this identity has no Lexora account" }, 404);
+      if (req.path === "/EnrollLearner") {
+        if ((req.body as { join_code: string }).join_code !== "MORN42")
+          return json({ type: "https://lexora.app/problems/not-found", title: "Not found", status: 404 }, 404);
+        learner = true;
+        return json({ class_id: "c1", class_name: "Morning B", learner_id: me("learner").id, assignments: [] }, 201);
+      }
+      if (req.path === "/GetSchedule") return json({ learner_id: "x", timezone: "UTC", now: "2026-03-02T09:00:00Z", due_count: 0, due: [], forecast: [] });
+      return json({
+        learner_id: "x",
+        streak: { current: 0, longest: 0, last_day: null },
+        achievements: [],
+        feed: [],
+        assignments: [
+          { assignment_id: "a1", deck: "Core English 01", due_at: "2099-01-01T00:00:00Z", completed_at: null, cards_total: 25, cards_seen: 0, cards_learned: 0, reviews: 0 },
+        ],
+      });
+    });
+    const user = userEvent.setup();
+    renderApp(<AppRoutes />, { user: google, path: "/today" });
+    expect(await screen.findByRole("heading", { name: "Welcome to Lexora" })).toBeInTheDocument();
+    expect(screen.queryByText(/Ask your teacher/)).not.toBeInTheDocument();
+
+    await user.type(screen.getByLabelText("Your name, as your teacher will see it"), "Kim Lee");
+    const code = screen.getByLabelText("Join code from your teacher");
+    await user.type(code, "NOPE1");
+    await user.click(screen.getByRole("button", { name: "Join" }));
+    expect(await screen.findByRole("alert")).toHaveTextContent("no class has the join code NOPE1");
+    expect(navLinks()).toEqual(["Welcome"]);
+
+    await user.clear(code);
+    await user.type(code, "MORN42");
+    await user.click(screen.getByRole("button", { name: "Join" }));
+    expect(await screen.findByRole("heading", { name: "Today", level: 1 })).toBeInTheDocument();
+    expect(await screen.findByText("Core English 01")).toBeInTheDocument();
+    await waitFor(() => expect(navLinks()).toEqual(["Today", "Review", "Schedule", "Progress", "Library"]));
+    const joins = server.seen.filter((s) => s.path === "/EnrollLearner");
+    expect(joins.map((s) => s.body)).toEqual([
+      { join_code: "NOPE1", display_name: "Kim Lee", timezone: Intl.DateTimeFormat().resolvedOptions().timeZone },
+      { join_code: "MORN42", display_name: "Kim Lee", timezone: Intl.DateTimeFormat().resolvedOptions().timeZone },
+    ]);
+    expect(joins[1]!.headers.get("Idempotency-Key")).not.toBe(joins[0]!.headers.get("Idempotency-Key"));
   });
 
   it("moves the focus to the first screen's heading after sign-in", async () => {

@@ -194,6 +194,63 @@ describe("Classes", () => {
     expect(new Set(keys).size).toBe(3);
   });
 
+  it("adds a learner by email with one key per intent; a refusal shows its field errors, an existing account is invited", async () => {
+    let added = false;
+    const server = fakeServer((req) => {
+      if (req.path === "/ListClasses") {
+        const zoe = { learner_id: "00000000-0000-4000-8000-000000000003", display_name: "Zoe Park", email: "zoe@lexora.test", joined_at: "2026-03-03T10:00:00Z" };
+        return json({ classes: [{ ...cls, members: added ? [...cls.members, zoe] : cls.members }] });
+      }
+      if (req.path === "/ListDecks") return json({ decks });
+      const body = req.body as { email: string };
+      if (body.email === "bad@lexora.test")
+        return problem(400, "Invalid request", { errors: [{ field: "display_name", reason: "must be one line of visible text" }] });
+      if (body.email === "sam@elsewhere.test") return json({ class_id: cls.id, email: body.email, status: "invited" }, 202);
+      added = true;
+      return json({ class_id: cls.id, class_name: cls.name, learner_id: "00000000-0000-4000-8000-000000000003", assignments: [] }, 201);
+    });
+    const user = userEvent.setup();
+    renderApp(<Classes />, { user: teacher });
+    const form = (await screen.findByRole("heading", { name: "Add a learner to Year 9 English" })).closest("form")!;
+    const email = within(form).getByLabelText("Learner's email");
+    const name = within(form).getByLabelText(/Learner's name/);
+    const button = within(form).getByRole("button", { name: "Add learner" });
+
+    await user.type(email, "bad@lexora.test");
+    await user.type(name, "Bad");
+    await user.click(button);
+    const alert = await within(form).findByRole("alert");
+    expect(alert).toHaveTextContent("bad@lexora.test was not added: Invalid request");
+    expect(within(alert).getByRole("list", { name: "Field errors" })).toHaveTextContent("Learner's name: must be one line of visible text");
+    await user.click(button);
+    await waitFor(() => expect(server.seen.filter((s) => s.path === "/EnrollLearner")).toHaveLength(2));
+
+    await user.clear(email);
+    await user.clear(name);
+    await user.type(email, " zoe@lexora.test ");
+    await user.type(name, "Zoe Park");
+    await user.click(button);
+    expect(await within(form).findByRole("status")).toHaveTextContent("zoe@lexora.test added to Year 9 English: they sign in with that email.");
+    expect(await screen.findByText("Zoe Park")).toBeInTheDocument();
+    expect(screen.getByText("3 learners")).toBeInTheDocument();
+    expect(email).toHaveValue("");
+
+    await user.type(email, "sam@elsewhere.test");
+    await user.click(button);
+    expect(await within(form).findByRole("status")).toHaveTextContent("sam@elsewhere.test already has a Lexora account, so they are invited");
+
+    const adds = server.seen.filter((s) => s.path === "/EnrollLearner");
+    expect(adds.map((s) => s.body)).toEqual([
+      { class_id: cls.id, email: "bad@lexora.test", display_name: "Bad" },
+      { class_id: cls.id, email: "bad@lexora.test", display_name: "Bad" },
+      { class_id: cls.id, email: "zoe@lexora.test", display_name: "Zoe Park" },
+      { class_id: cls.id, email: "sam@elsewhere.test" },
+    ]);
+    const keys = adds.map((s) => s.headers.get("Idempotency-Key"));
+    expect(keys[1]).toBe(keys[0]);
+    expect(new Set(keys).size).toBe(3);
+  });
+
   it("a double click on Assign sends one request per learner; sent again after a learner's failure, it keeps the keys", async () => {
     let refuse = true;
     const first = gate();

@@ -16,8 +16,8 @@ type Deck = components["schemas"]["Deck"];
 const date = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
 
 /**
- * A teacher's classes: each with its join code and members, a form to
- * assign a deck to its learners with a due date, and a link to its
+ * A teacher's classes: each with its join code and members, a form to add
+ * a learner by email, a form to assign a deck to its learners with a due date, and a link to its
  * progress grid; and a form to create a class (a signed-in user without an
  * account becomes a teacher this way).
  */
@@ -31,7 +31,7 @@ export function Classes() {
     <section aria-labelledby="classes-title">
       <h1 id="classes-title">Classes</h1>
       <p className="muted">
-        Learners join a class with its join code (on their Today screen). A deck you assign goes to every learner in
+        Learners join a class with its join code (on their Today screen), or you add them by email. A deck you assign goes to every learner in
         the class; learners who join later get the class's decks that are not yet due.
       </p>
       <QueryState query={classes} what="your classes">
@@ -86,8 +86,79 @@ function ClassCard({ c }: { c: Class }) {
           ))}
         </ul>
       )}
+      <AddLearner c={c} />
       <AssignDeck c={c} />
     </li>
+  );
+}
+
+/**
+ * Adds a learner to the class by email (EnrollLearner): a new email gets a
+ * learner account (named as given, or by the email's local part), who
+ * signs in with that email; an email of an account outside the teacher's
+ * classes is invited instead (emailed the join code; nothing is shared
+ * until they join).
+ */
+function AddLearner({ c }: { c: Class }) {
+  const api = useApi();
+  const qc = useQueryClient();
+  const id = useId();
+  const [email, setEmail] = useState("");
+  const [name, setName] = useState("");
+  const add = useWrite({
+    mutationFn: async (v: { key: string; email: string; name: string }) =>
+      unwrap(
+        await api.POST("/EnrollLearner", {
+          params: { header: { "Idempotency-Key": v.key } },
+          body: { class_id: c.id, email: v.email, ...(v.name && { display_name: v.name }) },
+        }),
+      ),
+    onSuccess: () => {
+      setEmail("");
+      setName("");
+      void qc.invalidateQueries({ queryKey: ["classes"] });
+      void qc.invalidateQueries({ queryKey: ["class-progress", c.id] });
+    },
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    add.submit({ email: email.trim(), name: name.trim() });
+  };
+  return (
+    <form onSubmit={submit} className="assign" aria-labelledby={`${id}-title`}>
+      <h3 id={`${id}-title`}>Add a learner to {c.name}</h3>
+      {add.isError && (
+        <ProblemAlert
+          error={add.error}
+          context={`${add.variables?.email ?? "The learner"} was not added`}
+          fields={{ email: "Learner's email", display_name: "Learner's name" }}
+        />
+      )}
+      {add.isSuccess && (
+        <p role="status" className="ok-note">
+          {"assignments" in add.data
+            ? `${add.variables.email} added to ${add.data.class_name}: they sign in with that email.`
+            : `${add.data.email} already has a Lexora account, so they are invited: they join with this class's code, which Lexora emails them.`}
+        </p>
+      )}
+      <label htmlFor={`${id}-email`}>Learner's email</label>
+      <input
+        id={`${id}-email`}
+        type="email"
+        required
+        maxLength={254}
+        autoComplete="off"
+        value={email}
+        onChange={(e) => setEmail(e.target.value)}
+      />
+      <label htmlFor={`${id}-name`}>Learner's name (if they are new to Lexora)</label>
+      <div className="row-input">
+        <input id={`${id}-name`} maxLength={200} autoComplete="off" value={name} onChange={(e) => setName(e.target.value)} />
+        <button type="submit" disabled={add.isPending}>
+          {add.isPending ? "Adding…" : "Add learner"}
+        </button>
+      </div>
+    </form>
   );
 }
 

@@ -8,42 +8,72 @@ import { ProblemAlert } from "../components/ProblemAlert";
 
 /**
  * A learner joins a class with the join code their teacher gave them
- * (EnrollLearner); the class's assignments become theirs at once.
+ * (EnrollLearner); the class's assignments become theirs at once. For a
+ * newcomer (an identity without an account) it is their first class, which
+ * makes them a learner: the form then also asks their name, and sends their
+ * browser's time zone; onJoined runs once Me knows the new learner.
  */
-export function JoinClass() {
+export function JoinClass({ newcomer = false, onJoined }: { newcomer?: boolean; onJoined?: () => void }) {
   const api = useApi();
   const qc = useQueryClient();
   const id = useId();
   const [code, setCode] = useState("");
+  const [displayName, setDisplayName] = useState("");
   const join = useWrite({
-    mutationFn: async (v: { key: string; code: string }) =>
-      unwrap(await api.POST("/EnrollLearner", { params: { header: { "Idempotency-Key": v.key } }, body: { join_code: v.code } })),
-    onSuccess: () => {
+    mutationFn: async (v: { key: string; code: string; displayName: string }) =>
+      unwrap(
+        await api.POST("/EnrollLearner", {
+          params: { header: { "Idempotency-Key": v.key } },
+          body: {
+            join_code: v.code,
+            ...(newcomer && { timezone: Intl.DateTimeFormat().resolvedOptions().timeZone }),
+            ...(v.displayName && { display_name: v.displayName }),
+          },
+        }),
+      ),
+    onSuccess: async () => {
       setCode("");
       void qc.invalidateQueries({ queryKey: ["schedule"] });
       void qc.invalidateQueries({ queryKey: ["progress"] });
+      // A newcomer is a learner now: Me says so before the screens change.
+      if (newcomer) await qc.invalidateQueries({ queryKey: ["me"] });
+      onJoined?.();
     },
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    join.submit({ code: code.trim() });
+    join.submit({ code: code.trim(), displayName: displayName.trim() });
   };
-  const n = join.data && "assignments" in join.data ? join.data.assignments.length : 0;
+  const joined = join.data && "assignments" in join.data ? join.data : undefined;
+  const n = joined?.assignments.length ?? 0;
   return (
     <form onSubmit={submit} className="card-form" aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>Join a class</h2>
+      <h2 id={`${id}-title`}>{newcomer ? "Join your class" : "Join a class"}</h2>
       {join.isError &&
         (join.error instanceof ApiError && join.error.status === 404 ? (
           <p role="alert" className="alert">
             You did not join: no class has the join code {join.variables?.code}. Check it with your teacher.
           </p>
         ) : (
-          <ProblemAlert error={join.error} context="You did not join" />
+          <ProblemAlert error={join.error} context="You did not join" fields={{ display_name: "Your name" }} />
         ))}
-      {join.isSuccess && (
+      {joined && (
         <p role="status" className="ok-note">
-          You joined the class{n > 0 && `: ${n} ${n === 1 ? "deck" : "decks"} assigned to you`}.
+          You joined {joined.class_name}
+          {n > 0 && `: ${n} ${n === 1 ? "deck" : "decks"} assigned to you`}.
         </p>
+      )}
+      {newcomer && (
+        <>
+          <label htmlFor={`${id}-you`}>Your name, as your teacher will see it</label>
+          <input
+            id={`${id}-you`}
+            maxLength={200}
+            autoComplete="name"
+            value={displayName}
+            onChange={(e) => setDisplayName(e.target.value)}
+          />
+        </>
       )}
       <label htmlFor={`${id}-code`}>Join code from your teacher</label>
       <div className="row-input">
@@ -58,7 +88,7 @@ export function JoinClass() {
           value={code}
           onChange={(e) => setCode(e.target.value)}
         />
-        <button type="submit" disabled={join.isPending}>
+        <button type="submit" className={newcomer ? "primary" : undefined} disabled={join.isPending}>
           {join.isPending ? "Joining…" : "Join"}
         </button>
       </div>

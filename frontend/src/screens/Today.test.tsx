@@ -78,7 +78,7 @@ describe("Today", () => {
         return json({ learner_id: "x", streak: { current: 0, longest: 0, last_day: null }, achievements: [], feed: [], assignments: [] });
       const code = (req.body as { join_code: string }).join_code;
       if (code !== "MORN42") return json({ type: "https://lexora.app/problems/not-found", title: "Not found", status: 404, detail: "class not found" }, 404);
-      return json({ class_id: "c1", learner_id: "x", assignments: [] }, 201);
+      return json({ class_id: "c1", class_name: "Morning B", learner_id: "x", assignments: [] }, 201);
     });
     const user = userEvent.setup();
     renderApp(<Today />);
@@ -91,7 +91,7 @@ describe("Today", () => {
     await user.clear(input);
     await user.type(input, " MORN42 ");
     await user.click(screen.getByRole("button", { name: "Join" }));
-    expect(await screen.findByText("You joined the class.")).toBeInTheDocument();
+    expect(await screen.findByText("You joined Morning B.")).toBeInTheDocument();
     const joins = server.seen.filter((s) => s.path === "/EnrollLearner");
     expect(joins.map((s) => s.body)).toEqual([{ join_code: "NOPE1" }, { join_code: "MORN42" }]);
     expect(new Set(joins.map((s) => s.headers.get("Idempotency-Key"))).size).toBe(2);

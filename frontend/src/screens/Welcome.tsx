@@ -1,12 +1,14 @@
 import { useNavigate } from "react-router";
 import { useAuth } from "../auth/AuthContext";
 import { CreateClass } from "./Classes";
+import { JoinClass } from "./JoinClass";
 
 /**
  * The first screen of a signed-in identity without a Lexora account (Me
- * answered no-account): a teacher creates their first class and is a
- * teacher from then on (self-serve); a learner is added by their teacher
- * with this email, then signs in again.
+ * answered no-account), who makes their own account (self-serve): a
+ * teacher by creating their first class, a learner by joining one with the
+ * join code their teacher gave them (then their Today screen shows the
+ * class's decks).
  */
 export function Welcome() {
   const { user } = useAuth();
@@ -17,14 +19,12 @@ export function Welcome() {
       <p>
         You are signed in as <strong>{user?.email}</strong>, which has no Lexora account yet.
       </p>
+      <h2>Are you learning?</h2>
+      <p>Join your class with the join code your teacher gave you: its decks are yours at once.</p>
+      <JoinClass newcomer onJoined={() => navigate("/")} />
       <h2>Do you teach?</h2>
       <p>Create your first class: you become its teacher, and get a join code to give your learners.</p>
       <CreateClass newcomer onCreated={() => navigate("/teacher/classes")} />
-      <h2>Are you learning?</h2>
-      <p>
-        Ask your teacher to add <strong>{user?.email}</strong> to their class, then sign out and sign in again: your
-        decks will be waiting.
-      </p>
     </section>
   );
 }
