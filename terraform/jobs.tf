@@ -30,7 +30,9 @@ locals {
         }
         secrets = { SMTP_USERNAME = "smtp-username", SMTP_PASSWORD = "smtp-password" }
       }
-      # Hourly, in paced batches, bounded to 25 of its 60 minutes; one retry for a transient failure.
+      # Hourly, in paced batches, bounded to 25 of its 60 minutes, then a VACUUM of
+      # at most 3 (PRUNE_VACUUM_TIMEOUT's default) inside the 30-minute timeout; one
+      # retry for a transient failure.
       prune = {
         task_count  = 1
         parallelism = 1
@@ -54,6 +56,7 @@ locals {
           DATABASE_MAX_CONNS         = tostring(local.conns.migrate)
           DATABASE_STATEMENT_TIMEOUT = "10m"
           MIGRATE_GRANT_ROLE         = "lexora_app"
+          MIGRATE_OUTBOX_OWNER       = "lexora_outbox_owner"
         }
         secrets = {}
       }

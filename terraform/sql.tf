@@ -81,6 +81,13 @@ locals {
   # to which the migrate job grants DML on every table after each migration
   # (MIGRATE_GRANT_ROLE, database.GrantTables).
   app_users = [for k, u in local.db_user : u if k != "job-migrate"]
+  # The outbox tables belong to lexora_outbox_owner (the migrate job gives
+  # them, MIGRATE_OUTBOX_OWNER, database.OwnTables), of which the migrate and
+  # prune jobs are members: on PostgreSQL 16 only a table's owner may VACUUM
+  # it, and prune vacuums what it prunes (outbox.Prune). The role needs
+  # CREATE on the schema to be given tables, so its members have it too; on
+  # PostgreSQL 17, GRANT MAINTAIN on the four tables would do with less.
+  outbox_owners = [local.db_user["job-migrate"], local.db_user["job-prune"]]
   # ALTER ROLE settings: no statement or forgotten transaction holds locks
   # or the xmin horizon for long, whatever a connection asks for at start-up
   # (the code sets the same values as start-up parameters; these are the
@@ -95,8 +102,11 @@ locals {
       "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'lexora_app') THEN CREATE ROLE lexora_app NOLOGIN; END IF; END $$;",
       "GRANT USAGE, CREATE ON SCHEMA public TO \"${local.db_user["job-migrate"]}\";",
       "GRANT USAGE ON SCHEMA public TO lexora_app;",
+      "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'lexora_outbox_owner') THEN CREATE ROLE lexora_outbox_owner NOLOGIN; END IF; END $$;",
+      "GRANT USAGE, CREATE ON SCHEMA public TO lexora_outbox_owner;",
     ],
     [for u in local.app_users : "GRANT lexora_app TO \"${u}\";"],
+    [for u in local.outbox_owners : "GRANT lexora_outbox_owner TO \"${u}\";"],
     flatten([for u, settings in local.role_settings : [
       for k, v in settings : "ALTER ROLE \"${u}\" SET ${k} = '${v}';"
     ]]),
@@ -106,7 +116,7 @@ locals {
 # Roles and role settings, run as terraform_admin through the Data API and
 # again whenever the script changes (it is idempotent).
 resource "google_sql_provision_script" "roles" {
-  description = "lexora_app, the workloads' memberships and role settings"
+  description = "lexora_app, lexora_outbox_owner, the workloads' memberships and role settings"
   instance    = google_sql_database_instance.main.name
   database    = google_sql_database.lexora.name
   script      = local.provision_sql

@@ -1,7 +1,8 @@
 // Command prune is the Cloud Run Job that deletes fully delivered outbox
 // events past their retention, old dedup records and delivery statistics,
 // and Idempotency-Key records past 24 hours, in bounded batches
-// (see outbox.PruneConfig for the PRUNE_* settings). It logs one JSON summary
+// (see outbox.PruneConfig for the PRUNE_* settings), then VACUUMs the outbox
+// tables (outbox.Prune: its role must own them, see jobs/migrate). It logs one JSON summary
 // line and exits 0 when it ran, 1 when it could not.
 package main
 
@@ -37,6 +38,7 @@ func (cfg *config) run(ctx context.Context, log *slog.Logger, pool *database.Poo
 	log.Info("prune run", slog.Int64("events", rep.Events), slog.Int64("dedup_records", rep.DedupRecords),
 		slog.Int("batches", rep.Batches), slog.Bool("reached_deadline", rep.ReachedDeadline),
 		slog.Int64("stats_rows", rep.StatsRows), slog.Int64("idempotency_keys", keys),
-		slog.Float64("duration_seconds", rep.Duration.Seconds()), slog.Float64("yielded_seconds", rep.Yielded.Seconds()))
+		slog.Float64("duration_seconds", rep.Duration.Seconds()), slog.Float64("yielded_seconds", rep.Yielded.Seconds()),
+		slog.Any("vacuumed", rep.Vacuumed), slog.Any("vacuum_skipped", rep.VacuumSkipped), slog.Float64("vacuum_seconds", rep.Vacuuming.Seconds()))
 	return nil
 }

@@ -44,6 +44,9 @@ type PruneConfig struct {
 	// docs/benchmarks.md), and a prune still removes about 7,500 events/s,
 	// 11 million in a 25-minute run: a day of 130 events/s (docs/scale.md).
 	Yield float64 `env:"PRUNE_YIELD"`
+	// VacuumTimeout bounds the VACUUM that ends a run (see Prune); zero
+	// takes DefaultPruneVacuumTimeout, a negative one vacuums nothing.
+	VacuumTimeout time.Duration `env:"PRUNE_VACUUM_TIMEOUT"`
 	// Clock tells the run's start, deadline, batch durations and duration;
 	// nil is clock.System. Tests stub it.
 	Clock clock.Clock
@@ -58,6 +61,7 @@ func (c PruneConfig) withDefaults() PruneConfig {
 	c.BatchSize = cmp.Or(c.BatchSize, DefaultPruneBatchSize)
 	c.MaxDuration = cmp.Or(c.MaxDuration, DefaultPruneMaxRuntime)
 	c.Yield = cmp.Or(c.Yield, DefaultPruneYield)
+	c.VacuumTimeout = cmp.Or(c.VacuumTimeout, DefaultPruneVacuumTimeout)
 	c.Clock = cmp.Or[clock.Clock](c.Clock, clock.System{})
 	if c.sleep == nil {
 		c.sleep = sleep
@@ -75,6 +79,12 @@ type PruneReport struct {
 	// Yielded is the part of Duration spent waiting between batches (Yield).
 	Yielded         time.Duration `json:"-"`
 	ReachedDeadline bool          `json:"reached_deadline"`
+	// Vacuumed are the tables the run's VACUUM cleaned up; VacuumSkipped
+	// those it skipped (locked by autovacuum, or not owned by the role).
+	Vacuumed      []string `json:"vacuumed"`
+	VacuumSkipped []string `json:"vacuum_skipped"`
+	// Vacuuming is the time the VACUUM took, not part of Duration.
+	Vacuuming time.Duration `json:"-"`
 }
 
 // Events qualify when older than the retention and none of their deliveries
@@ -115,7 +125,12 @@ DELETE FROM outbox_processed WHERE ctid = ANY (ARRAY(
 // batch's duration (see PruneConfig.Yield), a wait that ends at the deadline;
 // the report's Yielded sums those waits. A row's age is measured on the database's now(), as
 // a lease's expiry is: that clock stamped the rows. Pending and dead events
-// are never deleted. It returns an error for a dedup retention not longer
+// are never deleted. A run that ends without error then VACUUMs
+// outbox_deliveries and each table it removed rows from, one at a time,
+// within cfg.VacuumTimeout (the report's Vacuumed, VacuumSkipped and
+// Vacuuming): with autovacuum off or behind, the claim's index scan would
+// otherwise walk every dead entry the drain's acknowledgements left
+// (BenchmarkClaimEmptied, docs/benchmarks.md). It returns an error for a dedup retention not longer
 // than the retention, a database error, or ctx's error when ctx ends during
 // a wait, with the report of what was done before it.
 func Prune(ctx context.Context, pool *pgxpool.Pool, cfg PruneConfig) (PruneReport, error) {
@@ -148,8 +163,7 @@ func Prune(ctx context.Context, pool *pgxpool.Pool, cfg PruneConfig) (PruneRepor
 			batchStart := clk.Now()
 			if !batchStart.Before(deadline) {
 				rep.ReachedDeadline = true
-				rep.Duration = clk.Now().Sub(start)
-				return rep, nil
+				return cfg.vacuum(ctx, pool, rep, start)
 			}
 			tag, err := pool.Exec(ctx, s.sql, s.retention.Seconds(), cfg.BatchSize)
 			if err != nil {
@@ -164,8 +178,22 @@ func Prune(ctx context.Context, pool *pgxpool.Pool, cfg PruneConfig) (PruneRepor
 			}
 		}
 	}
-	rep.Duration = clk.Now().Sub(start)
-	return rep, nil
+	return cfg.vacuum(ctx, pool, rep, start)
+}
+
+// vacuum ends a run that ended without error: it sets rep.Duration (the
+// pruning, from start), then VACUUMs rep.vacuumTables within
+// c.VacuumTimeout (unless it is negative) and records what it did.
+func (c PruneConfig) vacuum(ctx context.Context, pool *pgxpool.Pool, rep PruneReport, start time.Time) (PruneReport, error) {
+	rep.Duration = c.Clock.Now().Sub(start)
+	if c.VacuumTimeout < 0 {
+		return rep, nil
+	}
+	began := c.Clock.Now()
+	var err error
+	rep.Vacuumed, rep.VacuumSkipped, err = vacuum(ctx, pool, rep.vacuumTables(), c.VacuumTimeout)
+	rep.Vacuuming = c.Clock.Now().Sub(began)
+	return rep, err
 }
 
 // yield waits c.Yield times took (the last batch's duration), ending early at

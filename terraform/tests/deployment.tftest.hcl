@@ -235,6 +235,10 @@ run "cloud_sql" {
     error_message = "the migrate job owns the schema and is not in lexora_app"
   }
   assert {
+    condition     = alltrue([for j in ["migrate", "prune"] : strcontains(google_sql_provision_script.roles.script, "GRANT lexora_outbox_owner TO \"${trimsuffix(google_service_account.job[j].email, ".gserviceaccount.com")}\";")]) && !strcontains(google_sql_provision_script.roles.script, "GRANT lexora_outbox_owner TO \"${trimsuffix(google_service_account.job["drain"].email, ".gserviceaccount.com")}\"")
+    error_message = "the migrate and prune jobs, and no other workload, are in lexora_outbox_owner: prune may VACUUM the outbox tables the migrate job gives it"
+  }
+  assert {
     condition     = output.connection_budget.total <= var.sql_max_connections - var.sql_operator_connections
     error_message = "the workloads' connections fit under max_connections"
   }

@@ -218,3 +218,25 @@ func GrantTables(ctx context.Context, pool *pgxpool.Pool, role string) error {
 	}
 	return nil
 }
+
+// OwnTables makes role (a group role such as lexora_outbox_owner, which
+// Terraform creates) the owner of tables in the public schema, so that its
+// members may VACUUM them: PostgreSQL 16 lets only a table's owner (or a
+// superuser, or the database's owner) vacuum it, and a non-owner's VACUUM
+// skips the table with a warning (17's MAINTAIN privilege would need less).
+// The migrate job calls it after each migration for outbox.VacuumedTables,
+// so that the prune job, a member of role, vacuums what it prunes; being a
+// member too, the migrate job still alters them. It returns an error for a
+// role or table that does not exist, or when the caller may not give a
+// table away (it must own it, be a member of role, and role needs CREATE on
+// the schema).
+func OwnTables(ctx context.Context, pool *pgxpool.Pool, role string, tables []string) error {
+	batch := &pgx.Batch{}
+	for _, t := range tables {
+		batch.Queue("ALTER TABLE " + pgx.Identifier{"public", t}.Sanitize() + " OWNER TO " + pgx.Identifier{role}.Sanitize())
+	}
+	if err := pool.SendBatch(ctx, batch).Close(); err != nil {
+		return fmt.Errorf("give tables to %s: %w", role, err)
+	}
+	return nil
+}
