@@ -69,7 +69,9 @@ func TestUserTextIsOneLine(t *testing.T) {
 	before := f.everything(t)
 	for bad, named := range map[string]string{`Eve\u2028Bcc`: "U+2028 LINE SEPARATOR", `\u202eevE`: "U+202E RIGHT-TO-LEFT OVERRIDE",
 		`Eve\u2029`: "U+2029", `E\u200bve`: "U+200B ZERO WIDTH SPACE", `Eve\u0085`: "U+0085", `Eve\u2066x`: "U+2066 LEFT-TO-RIGHT ISOLATE",
-		`\ufeffEve`: "U+FEFF", `Eve\u00ad`: "U+00AD SOFT HYPHEN", `Eve\u200d`: "U+200D ZERO WIDTH JOINER", `\u200cEve`: "U+200C ZERO WIDTH NON-JOINER"} {
+		`\ufeffEve`: "U+FEFF", `Eve\u00ad`: "U+00AD SOFT HYPHEN", `Eve\u200d`: "U+200D ZERO WIDTH JOINER", `\u200cEve`: "U+200C ZERO WIDTH NON-JOINER",
+		`\ufe0fEve`: "U+FE0F VARIATION SELECTOR-16", `Eve\ufe0f`: "U+FE0F VARIATION SELECTOR-16", `Eve \u2764\ufe0f\ufe0f`: "U+FE0F",
+		`Eve \u2764\ufe0f\u202e`: "U+202E RIGHT-TO-LEFT OVERRIDE", `Eve \u2764\ufe01`: "U+FE01 VARIATION SELECTOR-2"} {
 		code, body := f.call(t, (*Service).EnrollLearner, http.MethodPost, "/EnrollLearner", f.teacher,
 			`{"class_id":"`+class.String()+`","email":"eve@example.com","display_name":"`+bad+`"}`)
 		require.Equal(t, http.StatusBadRequest, code, "%s: %v", bad, body)
@@ -96,6 +98,13 @@ func TestUserTextIsOneLine(t *testing.T) {
 	code, body = f.call(t, (*Service).CreateClass, http.MethodPost, "/CreateClass", f.teacher, `{"name":"`+emojiClass+`"}`)
 	require.Equal(t, http.StatusCreated, code, body)
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM classes WHERE name = $1", emojiClass))
+	// Emoji in their emoji presentation (U+FE0F) and in a ZWJ sequence
+	// after one (❤️‍🔥), and a text presentation (U+FE0E).
+	for _, name := range []string{"Words \u2764\ufe0f", "Hot \u2764\ufe0f\u200d\U0001f525", "Smile \u263a\ufe0e"} {
+		code, body = f.call(t, (*Service).CreateClass, http.MethodPost, "/CreateClass", f.teacher, `{"name":"`+name+`"}`)
+		require.Equal(t, http.StatusCreated, code, body)
+		require.Equal(t, 1, f.count(t, "SELECT count(*) FROM classes WHERE name = $1", name), "%q", name)
+	}
 }
 
 // TestWebhookURLsWithSpacesOrInvisibleCharactersAreRefused: the URL

@@ -41,15 +41,34 @@ func SingleLine(s string) bool { return CheckSingleLine(s) == nil }
 // and emoji sequences (ZWJ: 👩‍🏫) need between two visible characters.
 func joiner(r rune) bool { return r == '\u200c' || r == '\u200d' }
 
+// selector reports whether r is U+FE0E VARIATION SELECTOR-15 (text
+// presentation) or U+FE0F VARIATION SELECTOR-16 (emoji presentation): the
+// emoji variation sequences (Unicode's emoji-variation-sequences.txt) put
+// one after an emoji that also has a text form, so ❤️ is U+2764 U+FE0F.
+func selector(r rune) bool { return r == '\ufe0e' || r == '\ufe0f' }
+
+// selectable reports whether a variation selector may follow r: every base
+// of an emoji variation sequence is a digit, '#', '*', a symbol or
+// punctuation, except U+2139 INFORMATION SOURCE (category Ll); after any
+// other letter or a mark a selector changes nothing that shows, so "Sam"
+// and "Sam" with one are told apart by nothing a reader sees.
+func selectable(r rune) bool {
+	return r == '\u2139' || !unicode.IsLetter(r) && !unicode.IsMark(r) && !unicode.IsSpace(r) && !invisible(r) && !selector(r)
+}
+
 // CheckSingleLine returns nil when s is text one person can show another on
 // one line, else an error whose message says what is wrong and names the
 // first character at fault by code point and Unicode name ("U+202E
 // RIGHT-TO-LEFT OVERRIDE is not allowed"). The rule: no control, format,
 // line or paragraph separator character (categories Cc, Cf, Zl, Zp; so no
 // bidi override or isolate, no U+200B, no U+FEFF), except a joiner (ZWNJ or
-// ZWJ) between two visible characters; nothing the PRECIS FreeformClass
-// refuses (freeform; the joiners' own context rules are replaced by the
-// one above, which lets emoji sequences through); no U+FFFD, which is what
+// ZWJ) between two visible characters (a variation selector's base counts
+// as one with its selector); no variation selector but U+FE0E or U+FE0F
+// right after a symbol, punctuation or digit (selectable: ❤️, ☺︎, 1️⃣, not
+// leading, not alone, not after a letter); nothing the PRECIS
+// FreeformClass refuses (freeform; the joiners' own context rules and its
+// refusal of these two selectors are replaced by the ones above, which let
+// emoji sequences through); no U+FFFD, which is what
 // a JSON decoder makes of an unpaired surrogate (and invalid UTF-8) and so
 // was not what the user sent; no U+2800 BRAILLE PATTERN BLANK (a symbol,
 // neither White_Space nor default-ignorable, that shows as nothing); and,
@@ -59,20 +78,22 @@ func joiner(r rune) bool { return r == '\u200c' || r == '\u200d' }
 func CheckSingleLine(s string) error {
 	runes := []rune(s)
 	visible := func(i int) bool {
-		return i >= 0 && i < len(runes) && !unicode.IsSpace(runes[i]) && !invisible(runes[i])
+		return i >= 0 && i < len(runes) && !unicode.IsSpace(runes[i]) && !invisible(runes[i]) && !selector(runes[i])
 	}
 	for i, r := range runes {
 		switch {
-		case joiner(r) && !(visible(i-1) && visible(i+1)):
+		case joiner(r) && !((visible(i-1) || i > 0 && selector(runes[i-1])) && visible(i+1)):
 			return fmt.Errorf("%s may only stand between two visible characters", named(r))
-		case joiner(r):
+		case selector(r) && !(i > 0 && selectable(runes[i-1])):
+			return fmt.Errorf("%s may only follow a symbol, punctuation or digit (an emoji with a text form)", named(r))
+		case joiner(r), selector(r):
 		case invisible(r), r == '\ufffd', r == '\u2800':
 			return refused(r)
 		}
 	}
-	if _, err := freeform.String(strings.Map(dropJoiner, s)); err != nil {
+	if _, err := freeform.String(strings.Map(dropPlaced, s)); err != nil {
 		for _, r := range runes {
-			if _, err := freeform.String(string(r)); err != nil && !joiner(r) {
+			if _, err := freeform.String(string(r)); err != nil && !joiner(r) && !selector(r) {
 				return refused(r)
 			}
 		}
@@ -84,8 +105,10 @@ func CheckSingleLine(s string) error {
 	return nil
 }
 
-func dropJoiner(r rune) rune {
-	if joiner(r) {
+// dropPlaced maps the joiners and selectors CheckSingleLine has placed to
+// nothing, for the PRECIS check of the rest.
+func dropPlaced(r rune) rune {
+	if joiner(r) || selector(r) {
 		return -1
 	}
 	return r

@@ -60,6 +60,31 @@ func TestSingleLine(t *testing.T) {
 	}
 }
 
+// TestVariationSelectors: U+FE0E and U+FE0F right after an emoji's base
+// (a symbol, punctuation or digit) pass, also inside a ZWJ sequence and a
+// keycap; leading, alone, doubled, after a letter, a space or a joiner, and
+// the other selectors do not.
+func TestVariationSelectors(t *testing.T) {
+	for _, s := range []string{"I \u2764\ufe0f words", "\u2764\ufe0f", "\u263a\ufe0e", "Ada \u2764\ufe0f\u200d\U0001f525",
+		"1\ufe0f\u20e3 class", "\u2139\ufe0f Info", "\u203c\ufe0f", "\u00a9\ufe0e 2026", "\U0001f441\ufe0f\u200d\U0001f5e8\ufe0f"} {
+		require.NoError(t, CheckSingleLine(s), "%q", s)
+	}
+	for in, want := range map[string]string{
+		"\ufe0f":             "U+FE0F VARIATION SELECTOR-16 may only follow",
+		"\ufe0fAda":          "U+FE0F VARIATION SELECTOR-16 may only follow",
+		"Sam\ufe0fx":         "U+FE0F VARIATION SELECTOR-16 may only follow",
+		"Sam\ufe0e":          "U+FE0E VARIATION SELECTOR-15 may only follow",
+		"\u2764\ufe0f\ufe0f": "U+FE0F VARIATION SELECTOR-16 may only follow",
+		"\u2764 \ufe0f":      "U+FE0F VARIATION SELECTOR-16 may only follow",
+		"a\u200d\ufe0f":      "U+200D ZERO WIDTH JOINER may only stand",
+		"\u2764\ufe0f\u200d": "U+200D ZERO WIDTH JOINER may only stand",
+		"\u2764\ufe00":       "U+FE00 VARIATION SELECTOR-1 is not allowed",
+		"\u2764\ufe0f\u202e": "U+202E RIGHT-TO-LEFT OVERRIDE is not allowed",
+	} {
+		require.ErrorContains(t, CheckSingleLine(in), want, "%q", in)
+	}
+}
+
 // TestCheckSingleLineNamesTheCharacter: the refusal says which character,
 // by code point and Unicode name, so that a person can find it.
 func TestCheckSingleLineNamesTheCharacter(t *testing.T) {
