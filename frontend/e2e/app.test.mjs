@@ -330,8 +330,9 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     await page.getByRole("heading", { name: "Webhooks" }).waitFor();
     await page.getByText("No endpoints yet.").waitFor();
     await page.getByLabel(/Endpoint URL/).fill("https://school.example/lexora");
-    await page.getByRole("checkbox", { name: /A learner joined/ }).uncheck();
-    await page.getByRole("checkbox", { name: /A deck was assigned/ }).uncheck();
+    await page.getByRole("button", { name: "Register" }).click();
+    await page.getByText("Choose at least one event").waitFor(); // none is ticked at first
+    await page.getByRole("checkbox", { name: /A learner completed/ }).check();
     await page.getByRole("button", { name: "Register" }).dblclick();
     const secret = await page.getByTestId("secret").textContent();
     assert.match(secret ?? "", /^whsec_/);

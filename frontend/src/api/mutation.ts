@@ -34,6 +34,11 @@ export function newKey(): string {
  * done(result) says whether a success ends the intent (by default it
  * does); a write that reports part of its work as failed says not, and a
  * submit of the same v then keeps the key.
+ *
+ * editing is the props of the write's form: a change to any of its fields,
+ * or a submit the browser refuses (HTML constraint validation, which sends
+ * nothing and so never reaches submit), forgets a shown refusal, which
+ * spoke of the input before; a success's answer stays.
  */
 export function useWrite<V extends { key: string }, R>(options: {
   mutationFn: (v: V) => Promise<R>;
@@ -53,7 +58,10 @@ export function useWrite<V extends { key: string }, R>(options: {
       pending.current = false;
     },
   });
-  const { mutate } = mutation;
+  const { mutate, reset, isError } = mutation;
+  const forget = useCallback(() => {
+    if (isError) reset();
+  }, [isError, reset]);
   const submit = useCallback(
     (v: Omit<V, "key">) => {
       if (pending.current) return;
@@ -64,5 +72,5 @@ export function useWrite<V extends { key: string }, R>(options: {
     },
     [mutate],
   );
-  return { ...mutation, submit };
+  return { ...mutation, submit, editing: { onChange: forget, onInvalidCapture: forget } };
 }

@@ -304,7 +304,7 @@ export function CreateClass({ newcomer = false, onCreated }: { newcomer?: boolea
     create.submit({ name: name.trim(), displayName: displayName.trim() });
   };
   return (
-    <form onSubmit={submit} className="card-form" aria-labelledby={`${id}-title`}>
+    <form onSubmit={submit} {...create.editing} className="card-form" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>{newcomer ? "Create your first class" : "Create a class"}</h2>
       {create.isError && (
         <ProblemAlert error={create.error} context="No class created" fields={{ name: "Class name", display_name: "Your name" }} />

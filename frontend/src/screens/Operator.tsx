@@ -248,7 +248,7 @@ function Confirm({
   const n = ids.length;
   const what = `${n} dead ${n === 1 ? "delivery" : "deliveries"}`;
   return (
-    <form onSubmit={submit} className="confirm" role="group" aria-labelledby={`${id}-title`}>
+    <form onSubmit={submit} {...apply.editing} className="confirm" role="group" aria-labelledby={`${id}-title`}>
       <h3 id={`${id}-title`}>{action === "replay" ? `Replay ${what}?` : `Skip ${what}?`}</h3>
       <p>
         {action === "replay"

@@ -35,6 +35,7 @@ describe("Webhooks", () => {
     renderApp(<Webhooks />, { user: teacher });
     expect(await screen.findByText("No endpoints yet.")).toBeInTheDocument();
     await user.type(screen.getByLabelText(/Endpoint URL/), "http://insecure.example/hook");
+    await user.click(screen.getByRole("checkbox", { name: /A deck was assigned/ }));
     await user.click(screen.getByRole("button", { name: "Register" }));
 
     const alert = await screen.findByRole("alert");
@@ -55,8 +56,7 @@ describe("Webhooks", () => {
     renderApp(<Webhooks />, { user: teacher });
     await screen.findByText("No endpoints yet.");
     await user.type(screen.getByLabelText(/Endpoint URL/), endpoint.url);
-    await user.click(screen.getByRole("checkbox", { name: /A learner joined/ }));
-    await user.click(screen.getByRole("checkbox", { name: /A deck was assigned/ }));
+    await user.click(screen.getByRole("checkbox", { name: /A learner completed/ }));
     await user.click(screen.getByRole("button", { name: "Register" }));
 
     expect(await screen.findByTestId("secret")).toHaveTextContent("whsec_c2VjcmV0");
@@ -93,6 +93,7 @@ describe("Webhooks", () => {
     renderApp(<Webhooks />, { user: teacher });
     await screen.findByText("No endpoints yet.");
     await user.type(screen.getByLabelText(/Endpoint URL/), endpoint.url);
+    await user.click(screen.getByRole("checkbox", { name: /A learner completed/ }));
     doubleClick(screen.getByRole("button", { name: "Register" }));
     first.open();
     expect(await screen.findByTestId("secret")).toHaveTextContent("whsec_c2VjcmV0");
@@ -122,5 +123,73 @@ describe("Webhooks", () => {
     const rotations = server.seen.filter((s) => s.path === "/RotateWebhookSecret");
     expect(rotations).toHaveLength(2);
     expect(rotations[1]!.headers.get("Idempotency-Key")).not.toBe(rotations[0]!.headers.get("Idempotency-Key"));
+  });
+
+  it("starts with no event ticked and sends nothing until one is", async () => {
+    const server = fakeServer((req) =>
+      req.path === "/ListWebhookEndpoints" ? json({ endpoints: [] }) : json({ ...endpoint, secret: "whsec_c2VjcmV0" }, 201),
+    );
+    const user = userEvent.setup();
+    renderApp(<Webhooks />, { user: teacher });
+    await screen.findByText("No endpoints yet.");
+    for (const box of screen.getAllByRole("checkbox")) expect(box).not.toBeChecked();
+    await user.type(screen.getByLabelText(/Endpoint URL/), endpoint.url);
+    await user.click(screen.getByRole("button", { name: "Register" }));
+
+    expect(await screen.findByRole("alert")).toHaveTextContent("Choose at least one event");
+    expect(server.seen.filter((s) => s.path === "/RegisterWebhookEndpoint")).toHaveLength(0);
+    await user.click(screen.getByRole("checkbox", { name: /A deck was assigned/ }));
+    expect(screen.queryByRole("alert")).not.toBeInTheDocument();
+    await user.click(screen.getByRole("button", { name: "Register" }));
+    expect(await screen.findByTestId("secret")).toBeInTheDocument();
+    const reg = server.seen.filter((s) => s.path === "/RegisterWebhookEndpoint");
+    expect(reg.map((s) => s.body)).toEqual([{ url: endpoint.url, topics: ["assignment.created"] }]);
+  });
+
+  it("forgets a refusal once the form is edited, also when the browser then blocks the submit", async () => {
+    const server = fakeServer((req) =>
+      req.path === "/ListWebhookEndpoints"
+        ? json({ endpoints: [] })
+        : json({ type: "https://lexora.app/problems/webhook-url-taken", title: "Endpoint already registered", status: 409 }, 409),
+    );
+    const user = userEvent.setup();
+    renderApp(<Webhooks />, { user: teacher });
+    await screen.findByText("No endpoints yet.");
+    const url = screen.getByLabelText(/Endpoint URL/);
+    await user.type(url, endpoint.url);
+    await user.click(screen.getByRole("checkbox", { name: /A deck was assigned/ }));
+    await user.click(screen.getByRole("button", { name: "Register" }));
+    expect(await screen.findByRole("alert")).toHaveTextContent("Not registered: Endpoint already registered");
+
+    await user.clear(url); // required: the browser refuses the next submit
+    await user.click(screen.getByRole("button", { name: "Register" }));
+    expect(url).toBeInvalid();
+    expect(screen.queryByRole("alert")).not.toBeInTheDocument();
+    expect(server.seen.filter((s) => s.path === "/RegisterWebhookEndpoint")).toHaveLength(1);
+  });
+
+  it("a second click on Yes, delete while the list is still being fetched sends no second delete", async () => {
+    let deleted = false;
+    const refetch = gate();
+    const server = fakeServer(async (req) => {
+      if (req.path === "/DeleteWebhookEndpoint") {
+        if (deleted) return json({ type: "https://lexora.app/problems/not-found", title: "Not found", status: 404 }, 404);
+        deleted = true;
+        return json({ ...endpoint, disabled_at: "2026-03-02T10:00:00Z" });
+      }
+      if (deleted) await refetch.wait();
+      return json({ endpoints: deleted ? [] : [endpoint] });
+    });
+    const user = userEvent.setup();
+    renderApp(<Webhooks />, { user: teacher });
+    await user.click(await screen.findByRole("button", { name: "Delete" }));
+    const yes = screen.getByRole("button", { name: "Yes, delete" });
+    doubleClick(yes);
+    await waitFor(() => expect(server.seen.filter((s) => s.path === "/ListWebhookEndpoints")).toHaveLength(2));
+    await user.click(yes); // the delete is answered, the list not yet
+    expect(yes).toBeDisabled();
+    refetch.open();
+    expect(await screen.findByText("No endpoints yet.")).toBeInTheDocument();
+    expect(server.seen.filter((s) => s.path === "/DeleteWebhookEndpoint")).toHaveLength(1);
   });
 });

@@ -80,7 +80,8 @@ function Register({ onSecret }: { onSecret: (s: Secret) => void }) {
   const qc = useQueryClient();
   const id = useId();
   const [url, setUrl] = useState("");
-  const [chosen, setChosen] = useState<Topic[]>(topics.map((t) => t.value));
+  const [chosen, setChosen] = useState<Topic[]>([]);
+  const [noTopic, setNoTopic] = useState(false);
   const register = useWrite({
     mutationFn: async (v: { key: string; url: string; topics: Topic[] }) =>
       unwrap(
@@ -95,12 +96,15 @@ function Register({ onSecret }: { onSecret: (s: Secret) => void }) {
       void qc.invalidateQueries({ queryKey: ["webhooks"] });
     },
   });
+  // An endpoint gets the events it names: none ticked is a question to
+  // the teacher, not every event.
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    register.submit({ url: url.trim(), topics: chosen });
+    setNoTopic(chosen.length === 0);
+    if (chosen.length > 0) register.submit({ url: url.trim(), topics: chosen });
   };
   return (
-    <form onSubmit={submit} className="card-form" aria-labelledby={`${id}-title`}>
+    <form onSubmit={submit} {...register.editing} className="card-form" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>Register an endpoint</h2>
       {register.isError && <ProblemAlert error={register.error} context="Not registered" />}
       <label htmlFor={`${id}-url`}>Endpoint URL (https)</label>
@@ -112,20 +116,26 @@ function Register({ onSecret }: { onSecret: (s: Secret) => void }) {
         value={url}
         onChange={(e) => setUrl(e.target.value)}
       />
-      <fieldset>
+      <fieldset aria-describedby={noTopic ? `${id}-topics-error` : undefined}>
         <legend>Events</legend>
         {topics.map((t) => (
           <label key={t.value} className="check">
             <input
               type="checkbox"
               checked={chosen.includes(t.value)}
-              onChange={(e) =>
-                setChosen((c) => (e.target.checked ? [...c, t.value] : c.filter((x) => x !== t.value)))
-              }
+              onChange={(e) => {
+                setNoTopic(false);
+                setChosen((c) => (e.target.checked ? [...c, t.value] : c.filter((x) => x !== t.value)));
+              }}
             />
             {t.label} <code>{t.value}</code>
           </label>
         ))}
+        {noTopic && (
+          <p id={`${id}-topics-error`} role="alert" className="field-error">
+            Choose at least one event to send to this endpoint.
+          </p>
+        )}
       </fieldset>
       <button type="submit" className="primary" disabled={register.isPending}>
         {register.isPending ? "Registering…" : "Register"}
@@ -205,8 +215,8 @@ function EndpointRow({ ep, onSecret, secretShown }: { ep: Endpoint; onSecret: (s
         {confirmDelete ? (
           <span role="group" aria-label={`Delete ${ep.url}?`}>
             Delete this endpoint? No more events will be sent to it.{" "}
-            <button type="button" className="danger" onClick={() => remove.submit({})} disabled={remove.isPending}>
-              Yes, delete
+            <button type="button" className="danger" onClick={() => remove.submit({})} disabled={remove.isPending || remove.isSuccess}>
+              {remove.isSuccess ? "Deleted" : remove.isPending ? "Deleting…" : "Yes, delete"}
             </button>{" "}
             <button type="button" ref={cancelDelete} onClick={() => setConfirmDelete(false)}>
               Cancel
