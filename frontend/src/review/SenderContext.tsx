@@ -40,7 +40,8 @@ export function ReviewSenderProvider({
             return;
           }
           const body = { card_id: r.cardId, rating: r.rating, ...(reviewedAt && { reviewed_at: reviewedAt }) };
-          return unwrap(await api.POST("/SubmitReview", { params, body })).review_id;
+          const answer = unwrap(await api.POST("/SubmitReview", { params, body }));
+          return { reviewId: answer.review_id, due: answer.card.due };
         },
         options,
       ),

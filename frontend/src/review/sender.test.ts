@@ -201,7 +201,7 @@ describe("ReviewSender", () => {
     const store = freshStore();
     const sent: QueuedReview[] = [];
     let next = 41;
-    const sender = new ReviewSender(store, learnerId, async (r) => (sent.push(r), r.action === "undo" ? undefined : ++next), {
+    const sender = new ReviewSender(store, learnerId, async (r) => (sent.push(r), r.action === "undo" ? undefined : { reviewId: ++next, due: "2026-03-05T09:00:00Z" }), {
       pause: instant,
       online: () => true,
     });
@@ -343,7 +343,7 @@ describe("ReviewSender", () => {
       learnerId,
       async (r) => {
         sent.push(r);
-        if (r.action !== "undo") return 42;
+        if (r.action !== "undo") return { reviewId: 42, due: "2026-03-05T09:00:00Z" };
         // The undo's first answer is lost; the page is then reloaded.
         if (lose) {
           lose = false;

@@ -1,13 +1,25 @@
 import { ApiError, type Problem } from "../api/problem";
 import type { FixedRequest, QueuedReview, Rating, ReviewStore } from "./queue";
 
+/** SubmitReview's answer to a rating: its review_id and the card's new due (RFC 3339). */
+export interface ReviewAnswer {
+  reviewId: number;
+  due: string;
+}
+
 /**
  * Sends one queued entry (a rating, or an undo: see QueuedReview.action)
- * as its fixed request and resolves with a rating's review id
- * (SubmitReview's review_id), if known; throws an ApiError for a refusal,
- * anything else for a network failure.
+ * as its fixed request and resolves with a rating's answer, if known;
+ * throws an ApiError for a refusal, anything else for a network failure.
  */
-export type SendReview = (r: QueuedReview & { request: FixedRequest }) => Promise<number | void>;
+export type SendReview = (r: QueuedReview & { request: FixedRequest }) => Promise<ReviewAnswer | void>;
+
+/** A rating the server acknowledged: its Idempotency-Key, its card and the card's new due (RFC 3339). */
+export interface Answered {
+  key: string;
+  cardId: string;
+  due: string;
+}
 
 /** How long a rating waits in the queue before it is sent with the time it was made. */
 export const clientTimeAfterMs = 60_000;
@@ -89,6 +101,7 @@ function pauseOrOnline(ms: number): Promise<void> {
 export class ReviewSender {
   private state: SenderState = { pending: 0, queuedCards: [], offline: false, retrying: null, rejected: [] };
   private listeners = new Set<(s: SenderState) => void>();
+  private readonly answerListeners = new Set<(a: Answered) => void>();
   private running: Promise<void> | null = null;
   /** Entries sent at least once: they may have reached the server, so they can no longer be withdrawn. */
   private readonly attempted = new Set<number>();
@@ -131,6 +144,12 @@ export class ReviewSender {
   subscribe(listener: (s: SenderState) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Calls listener with each rating acknowledged from now on, until the returned function is called. */
+  onAnswer(listener: (a: Answered) => void): () => void {
+    this.answerListeners.add(listener);
+    return () => this.answerListeners.delete(listener);
   }
 
   /**
@@ -252,11 +271,14 @@ export class ReviewSender {
       }
       this.attempted.add(head.seq!);
       try {
-        const reviewId = await this.send(await this.fix(head));
-        if (head.action !== "undo" && typeof reviewId === "number") this.reviewIds.set(head.key, reviewId);
+        const answer = await this.send(await this.fix(head));
+        if (head.action !== "undo" && answer) this.reviewIds.set(head.key, answer.reviewId);
         attempt = 0;
         await this.store.remove(head.seq!);
         this.acknowledged(head.seq!);
+        if (head.action !== "undo" && answer) {
+          for (const l of this.answerListeners) l({ key: head.key, cardId: head.cardId, due: answer.due });
+        }
       } catch (err) {
         if (err instanceof ApiError && err.status === 401) {
           // The sign-in expired: the rating stays queued until a new token

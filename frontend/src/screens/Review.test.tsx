@@ -31,12 +31,13 @@ const schedule = (cards: ReturnType<typeof card>[]) => ({
   forecast: [{ date: "2026-03-02", due: cards.length }],
 });
 
-const reviewed = (cardId: string) => ({
+/** SubmitReview's answer: the card due at due (by default in 3 days, after the session). */
+const reviewed = (cardId: string, due = "2026-03-05T09:00:00Z") => ({
   review_id: 1,
   card: {
     id: cardId,
     state: "learning",
-    due: "2026-03-02T09:10:00Z",
+    due,
     stability: 1,
     difficulty: 5,
     scheduled_days: 0,
@@ -291,5 +292,74 @@ describe("Review", () => {
     expect(alert).toHaveTextContent("Could not load your due cards: Unauthenticated");
     expect(alert).toHaveTextContent("send a valid, unexpired ID token");
     expect(alert).not.toHaveTextContent(/something went wrong/i);
+  });
+
+  it("brings a card rated Again back after the other cards, when it is due within the session", async () => {
+    const cards = [card("1", "cat"), card("2", "run"), card("3", "red")];
+    const server = fakeServer((req) => {
+      if (req.path === "/GetSchedule") return json(schedule(cards));
+      const body = req.body as { card_id: string; rating: number };
+      // Again: due in a minute (a learning step); else in 3 days.
+      return json(reviewed(body.card_id, body.rating === 1 ? "2026-03-02T09:01:00Z" : undefined));
+    });
+    const user = userEvent.setup();
+    renderApp(<Review />, { sender: { pause: () => Promise.resolve(), online: () => true } });
+
+    await screen.findByRole("heading", { name: "cat" });
+    await user.keyboard(" ");
+    await user.keyboard("1");
+    expect(await screen.findByText("Card 2 of 4")).toBeInTheDocument();
+    expect(screen.getByRole("heading", { name: "run" })).toBeInTheDocument();
+    for (const lemma of ["run", "red"]) {
+      expect(screen.getByRole("heading", { name: lemma })).toBeInTheDocument();
+      await user.keyboard(" ");
+      await user.keyboard("3");
+    }
+    expect(await screen.findByRole("heading", { name: "cat" })).toBeInTheDocument();
+    expect(screen.getByText("Card 4 of 4")).toBeInTheDocument();
+    await user.keyboard(" ");
+    // Its preview was for the card before the Again: the buttons show no interval.
+    expect(screen.getByRole("button", { name: /^Good/ })).not.toHaveTextContent("next review");
+    await user.keyboard("3");
+
+    expect(await screen.findByRole("heading", { name: "Session complete" })).toBeInTheDocument();
+    expect(screen.getByText(/You reviewed/)).toHaveTextContent("You reviewed 4 cards.");
+    await waitFor(() => expect(screen.getByTestId("queue-status")).toHaveTextContent("All ratings saved."));
+    const submits = server.seen.filter((s) => s.path === "/SubmitReview").map((s) => s.body);
+    expect(submits).toEqual([
+      { card_id: cards[0]!.card_id, rating: 1 },
+      { card_id: cards[1]!.card_id, rating: 3 },
+      { card_id: cards[2]!.card_id, rating: 3 },
+      { card_id: cards[0]!.card_id, rating: 3 },
+    ]);
+  });
+
+  it("does not bring back a card due after the session, nor one whose Again is undone", async () => {
+    const cards = [card("1", "cat"), card("2", "run")];
+    fakeServer((req) => {
+      if (req.path === "/GetSchedule") return json(schedule(cards));
+      if (req.path === "/UndoReview") return json({ review_id: 1, card: reviewed(cards[0]!.card_id).card, undone_at: "2026-03-02T09:01:00Z" });
+      const body = req.body as { card_id: string; rating: number };
+      // Again on cat: due in a minute; Hard on cat: in 21 minutes, past the session's 20.
+      return json(reviewed(body.card_id, body.rating === 1 ? "2026-03-02T09:01:00Z" : "2026-03-02T09:21:00Z"));
+    });
+    const user = userEvent.setup();
+    renderApp(<Review />, { sender: { pause: () => Promise.resolve(), online: () => true } });
+
+    await screen.findByRole("heading", { name: "cat" });
+    await user.keyboard(" ");
+    await user.keyboard("1");
+    expect(await screen.findByText("Card 2 of 3")).toBeInTheDocument();
+    await user.keyboard("u");
+    expect(await screen.findByText("Card 1 of 2")).toBeInTheDocument();
+    expect(screen.getByRole("heading", { name: "cat" })).toBeInTheDocument();
+    await user.keyboard(" ");
+    await user.keyboard("2");
+    await user.keyboard(" ");
+    await user.keyboard("2");
+    expect(await screen.findByRole("heading", { name: "Session complete" })).toBeInTheDocument();
+    await waitFor(() => expect(screen.getByTestId("queue-status")).toHaveTextContent("All ratings saved."));
+    expect(screen.getByRole("heading", { name: "Session complete" })).toBeInTheDocument();
+    expect(screen.getByText(/You reviewed/)).toHaveTextContent("You reviewed 2 cards.");
   });
 });

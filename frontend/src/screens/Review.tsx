@@ -24,6 +24,16 @@ export const ratings: { value: Rating; name: string; hint: string }[] = [
 export const sessionSize = 50;
 
 /**
+ * How soon a card rated in the session must be due again to come back in
+ * it: Anki's learn-ahead limit (20 minutes), so that a card rated Again (or
+ * still in its learning steps) is seen again before the session ends.
+ */
+export const learnAheadMs = 20 * 60_000;
+
+/** A card of the session; again: the Idempotency-Key of the rating that brought it back. */
+type SessionCard = DueCard & { again?: string };
+
+/**
  * The review session: the due cards one at a time. Space (or the button)
  * reveals the answer; 1 to 4 (or the buttons, each with the interval it
  * would give, from GetSchedule's preview) rate it; U (or the button) undoes
@@ -45,18 +55,39 @@ export function Review() {
     <section aria-labelledby="review-title">
       <h1 id="review-title">Review</h1>
       <QueryState query={due} what="your due cards">
-        {(s) => <Session key={s.now} cards={s.due} dueCount={s.due_count} onMore={() => void due.refetch()} />}
+        {(s) => <Session key={s.now} now={s.now} cards={s.due} dueCount={s.due_count} onMore={() => void due.refetch()} />}
       </QueryState>
       <QueueStatus />
     </section>
   );
 }
 
-function Session({ cards: loaded, dueCount, onMore }: { cards: DueCard[]; dueCount: number; onMore: () => void }) {
+/**
+ * A session over the cards loaded at the server's time now: those less the
+ * ones rated but not yet acknowledged (a reload while offline), which the
+ * server still has as due. A card rated here whose new due (SubmitReview's
+ * answer) is within learnAheadMs of the server's time comes back after the
+ * cards queued so far, without a preview (the one loaded was for its state
+ * before); undoing that rating takes it out again.
+ */
+function Session({ now, cards: loaded, dueCount, onMore }: { now: string; cards: DueCard[]; dueCount: number; onMore: () => void }) {
   const sender = useReviewSender();
-  // Fixed for the session: the loaded cards less those rated but not yet
-  // acknowledged (a reload while offline), which the server still has as due.
-  const [cards] = useState(() => loaded.filter((c) => !sender.current.queuedCards.includes(c.card_id)));
+  const [cards, setCards] = useState<SessionCard[]>(() => loaded.filter((c) => !sender.current.queuedCards.includes(c.card_id)));
+  /** The cards of this session's ratings not undone, by Idempotency-Key. */
+  const rated = useRef(new Map<string, DueCard>());
+  // The server's time, from its now at load and the time since on this
+  // device: a device clock set wrong moves no card in or out.
+  const [loadedAt] = useState(() => Date.now());
+  useEffect(
+    () =>
+      sender.onAnswer((a) => {
+        const back = rated.current.get(a.key);
+        if (!back || Date.parse(a.due) - (Date.parse(now) + Date.now() - loadedAt) > learnAheadMs) return;
+        rated.current.delete(a.key);
+        setCards((cs) => [...cs, { ...back, due: a.due, preview: [], again: a.key }]);
+      }),
+    [sender, now, loadedAt],
+  );
   const queryClient = useQueryClient();
   const [index, setIndex] = useState(0);
   const [revealed, setRevealed] = useState(false);
@@ -74,7 +105,10 @@ function Session({ cards: loaded, dueCount, onMore }: { cards: DueCard[]; dueCou
       if (!card || !revealed) return;
       const queued = sender.rate(card.card_id, card.lemma, rating);
       queued.then(
-        () => void queryClient.invalidateQueries({ queryKey: ["schedule", "forecast"] }),
+        (q) => {
+          rated.current.set(q.key, card);
+          void queryClient.invalidateQueries({ queryKey: ["schedule", "forecast"] });
+        },
         (e: unknown) => setError(e),
       );
       setGiven((g) => [...g, { queued, rating, lemma: card.lemma }]);
@@ -94,6 +128,10 @@ function Session({ cards: loaded, dueCount, onMore }: { cards: DueCard[]; dueCou
       () => void queryClient.invalidateQueries({ queryKey: ["schedule", "forecast"] }),
       (e: unknown) => setError(e),
     );
+    void last.queued.then((q) => {
+      rated.current.delete(q.key);
+      setCards((cs) => cs.filter((c) => c.again !== q.key));
+    });
     setGiven((g) => g.slice(0, -1));
     setUndone(`Your ${ratings[last.rating - 1]!.name} on “${last.lemma}” is undone: rate it again.`);
     setCounts((c) => ({ ...c, [last.rating]: c[last.rating] - 1 }));
