@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { after, before, describe, it } from "node:test";
-import { check, launch } from "./browser.mjs";
+import { artifacts, check, launch } from "./browser.mjs";
 import { startStack } from "./stack.mjs";
 
 const mia = "00000000-0000-4000-8000-000000000001";
@@ -356,6 +356,16 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
   });
 
   it("a teacher creates a class and assigns a deck, a learner joins and reviews, and the grid moves after the drain runs", async () => {
+    try {
+      await classProgress();
+    } catch (err) {
+      stack.keep(artifacts, "class-progress-failed");
+      throw err;
+    }
+  });
+
+  /** The class progress story (the test above): kept apart so that its failure keeps the stack's logs and rows. */
+  async function classProgress() {
     const teacher = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await signIn(teacher, "Ada Okafor");
     await page.getByRole("heading", { name: "Classes", level: 1 }).waitFor();
@@ -415,7 +425,7 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     await row.getByText(/last studied/).waitFor();
     await checkScreen(page, "class-progress");
     await teacher.close();
-  });
+  }
 
   it("an operator replays a dead delivery with a reason", async () => {
     // A school's receiver that rejects Lexora's events (400) until it is fixed:

@@ -4,6 +4,7 @@
 // database of its own, which it drops when it stops.
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -69,6 +70,32 @@ export async function startStack() {
     log,
     /** Runs one SQL statement on the stack's database; the unaligned result. */
     sql: (statement) => psql(databaseURL, statement),
+    /**
+     * Keeps what explains a failed test in dir: name.devstack.log (the
+     * server's, the drains' and devstack's lines so far: a drain run is
+     * shown when it claimed work, warned or failed) and name.outbox.txt (the
+     * deliveries left in the outbox, dead, retrying or leased (a running
+     * one's available_at is its lease's end), with their events' topics, and the progress projection).
+     */
+    keep(dir, name) {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, `${name}.devstack.log`), log.join(""));
+      const tables = [
+        ["outbox deliveries left (a delivered one leaves the table)", `SELECT d.id, d.subscriber, e.topic, d.state, d.attempts,
+          d.available_at, d.lease_token IS NOT NULL AS leased, d.created_at, d.last_error
+          FROM outbox_deliveries d JOIN outbox_events e ON e.id = d.event_id ORDER BY d.id`],
+        ["events", "SELECT id, topic, ordering_key, created_at FROM outbox_events ORDER BY id"],
+        ["progress projection", "SELECT * FROM assignment_progress ORDER BY updated_at"],
+      ];
+      const out = tables.map(([title, q]) => {
+        try {
+          return `# ${title}\n${execFileSync("psql", ["-X", "-v", "ON_ERROR_STOP=1", databaseURL, "-c", q], { encoding: "utf8" })}`;
+        } catch (err) {
+          return `# ${title}\n${err}\n`;
+        }
+      });
+      writeFileSync(join(dir, `${name}.outbox.txt`), out.join("\n"));
+    },
     async stop() {
       child.kill("SIGTERM");
       await exited;
