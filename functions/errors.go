@@ -130,6 +130,10 @@ var domainProblems = []struct {
 	{classroom.ErrDueOutOfRange, invalidField("due_at", fmt.Sprintf("must be in the future and within %d days", classroom.MaxDueDays))},
 	{webhooks.ErrEndpointNotFound, notFound("webhook endpoint")},
 	{webhooks.ErrBadURL, invalidField("url", webhooks.ErrBadURL.Error())},
+	{webhooks.ErrDuplicateURL, func(error) *httpx.Problem {
+		return httpx.NewProblem(http.StatusConflict, httpx.TypeWebhookURLTaken, "Endpoint already registered",
+			"you have an active endpoint at this URL already; it receives the events it names (change them by deleting it and registering again)")
+	}},
 	{outbox.ErrEmptyFilter, invalidRequest},
 	{outbox.ErrNoReason, invalidRequest},
 	{outbox.ErrInvalidFilter, invalidRequest},

@@ -40,7 +40,8 @@ type RotateWebhookSecretRequest struct {
 // RegisterWebhookEndpoint (POST) registers an https:// endpoint for the
 // calling teacher and answers 201 with it (a webhooks.Endpoint), including
 // its signing secret, which is never shown again. 400 for an invalid URL or
-// topic.
+// topic; 409 (webhook-url-taken) when the teacher has an active endpoint at
+// that URL already.
 func (s *Service) RegisterWebhookEndpoint(w http.ResponseWriter, r *http.Request) {
 	t, ok := s.caller(w, r, http.MethodPost, account.Teacher)
 	var req RegisterWebhookEndpointRequest
@@ -84,7 +85,8 @@ func (s *Service) RotateWebhookSecret(w http.ResponseWriter, r *http.Request) {
 // EnableWebhookEndpoint (POST {"id"}) turns an endpoint that was disabled
 // (its receiver answered 410 Gone) back on and answers 200 with it; events
 // from then on are sent to it again, the ones in between are not. 404 for an
-// endpoint that is not the caller's.
+// endpoint that is not the caller's; 409 (webhook-url-taken) when another
+// endpoint of the caller's at its URL is active.
 func (s *Service) EnableWebhookEndpoint(w http.ResponseWriter, r *http.Request) {
 	s.changeEndpoint(w, r, "EnableWebhookEndpoint", s.endpoints().Enable)
 }

@@ -80,3 +80,36 @@ func TestWebhookEndpointsBelongToTheirTeacher(t *testing.T) {
 	require.Equal(t, http.StatusOK, code)
 	require.Zero(t, f.count(t, "SELECT count(*) FROM webhook_endpoints"))
 }
+
+// TestWebhookURLRegisteredTwiceIsAConflict: a teacher's second registration
+// of a URL they have an active endpoint at is a 409 webhook-url-taken that
+// writes nothing: the database still holds the one endpoint. Re-enabling a
+// disabled endpoint beside an active one at its URL is refused the same way.
+func TestWebhookURLRegisteredTwiceIsAConflict(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	register := func(url string) (int, map[string]any) {
+		return f.call(t, (*Service).RegisterWebhookEndpoint, http.MethodPost, "/RegisterWebhookEndpoint", f.teacher,
+			`{"url":"`+url+`","topics":["assignment.completed"]}`)
+	}
+	code, body := register("https://school.example/hooks")
+	require.Equal(t, http.StatusCreated, code, body)
+	first := body["id"].(string)
+	before := f.everything(t)
+	code, body = register("https://school.example/hooks")
+	require.Equal(t, http.StatusConflict, code, body)
+	require.Equal(t, "https://lexora.app/problems/webhook-url-taken", body["type"])
+	require.Equal(t, before, f.everything(t))
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM webhook_endpoints WHERE url = 'https://school.example/hooks'"))
+
+	_, err := f.pool.Exec(context.Background(), "UPDATE webhook_endpoints SET disabled_at = now(), disabled_reason = '410 Gone' WHERE id = $1", first)
+	require.NoError(t, err)
+	code, body = register("https://school.example/hooks")
+	require.Equal(t, http.StatusCreated, code, "a disabled endpoint does not hold its URL: %v", body)
+	before = f.everything(t)
+	code, body = f.call(t, (*Service).EnableWebhookEndpoint, http.MethodPost, "/EnableWebhookEndpoint", f.teacher, `{"id":"`+first+`"}`)
+	require.Equal(t, http.StatusConflict, code, body)
+	require.Equal(t, "https://lexora.app/problems/webhook-url-taken", body["type"])
+	require.Equal(t, before, f.everything(t))
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM webhook_endpoints WHERE disabled_at IS NULL"))
+}

@@ -142,6 +142,7 @@ const insertEndpoint = `-- name: InsertEndpoint :one
 
 INSERT INTO webhook_endpoints (teacher_id, url, secret, topics, created_at)
 VALUES ($1, $2, $3, $4, coalesce($5::timestamptz, now()))
+ON CONFLICT (teacher_id, url) WHERE disabled_at IS NULL DO NOTHING
 RETURNING id, created_at
 `
 
@@ -163,7 +164,9 @@ type InsertEndpointRow struct {
 // scoped to the owning teacher: another teacher's endpoint is no row. Then
 // the webhook subscriber's deliveries.
 // InsertEndpoint registers an endpoint created at now (the database's now()
-// when null).
+// when null); no row when the teacher has an active endpoint at url
+// already (webhook_endpoints_active_url; a concurrent registration of it
+// waits for the other's commit, then inserts nothing).
 func (q *Queries) InsertEndpoint(ctx context.Context, arg InsertEndpointParams) (InsertEndpointRow, error) {
 	row := q.db.QueryRow(ctx, insertEndpoint,
 		arg.TeacherID,

@@ -23,6 +23,10 @@ const PreviousSecretOverlap = 24 * time.Hour
 // ErrEndpointNotFound: no endpoint with that id among the teacher's.
 var ErrEndpointNotFound = errors.New("webhook endpoint not found")
 
+// ErrDuplicateURL: the teacher has an active endpoint at that URL already
+// (a disabled one does not count).
+var ErrDuplicateURL = errors.New("an active webhook endpoint of yours has this URL already")
+
 // Endpoint is an endpoint as its owner sees it. Secret is set only when the
 // endpoint is registered or its secret rotated.
 type Endpoint struct {
@@ -55,7 +59,8 @@ type Endpoints struct {
 // of them) with a fresh signing secret (NewSecret), and answers it with
 // that secret, which is never shown again. A host name in another script
 // is stored in its punycode form (ASCIIHost). Errors: ErrBadURL (ASCIIHost,
-// CheckURL).
+// CheckURL), ErrDuplicateURL (the URL as stored, so a punycode and a
+// Unicode spelling of one host are one URL).
 func (e Endpoints) Register(ctx context.Context, db store.DBTX, teacherID uuid.UUID, rawURL string, topics []string) (Endpoint, error) {
 	rawURL, err := ASCIIHost(rawURL)
 	if err != nil {
@@ -70,6 +75,9 @@ func (e Endpoints) Register(ctx context.Context, db store.DBTX, teacherID uuid.U
 	ep := Endpoint{URL: rawURL, Topics: topics, Secret: NewSecret()}
 	row, err := store.On(db).InsertEndpoint(ctx, store.InsertEndpointParams{TeacherID: teacherID, Url: ep.URL,
 		Secret: ep.Secret, Topics: ep.Topics, Now: e.Clock.NowOrNil()})
+	if errors.Is(err, store.ErrNotFound) {
+		return Endpoint{}, ErrDuplicateURL
+	}
 	if err != nil {
 		return Endpoint{}, fmt.Errorf("insert webhook endpoint: %w", err)
 	}
@@ -110,7 +118,8 @@ func (e Endpoints) RotateSecret(ctx context.Context, db store.DBTX, teacherID, i
 
 // Enable turns teacherID's endpoint id back on after it was disabled (its
 // receiver answered 410 Gone); events from then on are sent to it again,
-// the ones in between are not. Errors: ErrEndpointNotFound.
+// the ones in between are not. Errors: ErrEndpointNotFound,
+// ErrDuplicateURL (another endpoint at its URL is active).
 func (e Endpoints) Enable(ctx context.Context, db store.DBTX, teacherID, id uuid.UUID) (Endpoint, error) {
 	row, err := store.On(db).EnableEndpoint(ctx, id, teacherID)
 	if err != nil {
@@ -130,10 +139,14 @@ func (e Endpoints) Delete(ctx context.Context, db store.DBTX, teacherID, id uuid
 }
 
 // endpointError is err of a statement on one endpoint: ErrEndpointNotFound
-// for no row (another teacher's endpoint is no row).
+// for no row (another teacher's endpoint is no row), ErrDuplicateURL for
+// a second active endpoint at its URL (webhook_endpoints_active_url).
 func endpointError(err error) error {
-	if errors.Is(err, store.ErrNotFound) {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
 		return ErrEndpointNotFound
+	case errors.Is(err, store.ErrDuplicate):
+		return ErrDuplicateURL
 	}
 	return fmt.Errorf("change webhook endpoint: %w", err)
 }

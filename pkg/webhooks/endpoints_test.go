@@ -7,10 +7,13 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
 	"github.com/stretchr/testify/require"
 
 	"github.com/lexora-app/lexora/pkg/platform/clock/clocktest"
 	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
+	"github.com/lexora-app/lexora/schema"
 )
 
 func TestEndpointsAnswerTypedErrorsAndTheClocksInstants(t *testing.T) {
@@ -58,6 +61,100 @@ func TestEndpointsAnswerTypedErrorsAndTheClocksInstants(t *testing.T) {
 	require.Equal(t, ep.ID, gone.ID)
 	_, err = e.Enable(ctx, pool, owner, ep.ID)
 	require.ErrorIs(t, err, ErrEndpointNotFound)
+}
+
+// TestOneActiveEndpointPerURL: a teacher's second endpoint at a URL (as
+// stored: punycode) is refused while the first is active, re-enabling a
+// disabled one beside an active one too; another teacher, or a URL whose
+// endpoint is disabled, may register it.
+func TestOneActiveEndpointPerURL(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	e := Endpoints{Clock: clocktest.New(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))}
+	owner, other := teacher(t, pool, "t@example.com"), teacher(t, pool, "u@example.com")
+	first, err := e.Register(ctx, pool, owner, "https://bücher.example/hooks", []string{"assignment.created"})
+	require.NoError(t, err)
+	_, err = e.Register(ctx, pool, owner, "https://xn--bcher-kva.example/hooks", nil)
+	require.ErrorIs(t, err, ErrDuplicateURL)
+	require.Equal(t, 1, count(t, pool, "SELECT count(*) FROM webhook_endpoints WHERE teacher_id = $1", owner))
+	_, err = e.Register(ctx, pool, other, "https://bücher.example/hooks", nil)
+	require.NoError(t, err, "another teacher's URL")
+
+	_, err = pool.Exec(ctx, "UPDATE webhook_endpoints SET disabled_at = now(), disabled_reason = '410 Gone' WHERE id = $1", first.ID)
+	require.NoError(t, err)
+	second, err := e.Register(ctx, pool, owner, "https://bücher.example/hooks", nil)
+	require.NoError(t, err, "a disabled endpoint does not hold its URL")
+	_, err = e.Enable(ctx, pool, owner, first.ID)
+	require.ErrorIs(t, err, ErrDuplicateURL)
+	require.Equal(t, 1, count(t, pool, "SELECT count(*) FROM webhook_endpoints WHERE teacher_id = $1 AND disabled_at IS NULL", owner))
+	_, err = e.Delete(ctx, pool, owner, second.ID)
+	require.NoError(t, err)
+	_, err = e.Enable(ctx, pool, owner, first.ID)
+	require.NoError(t, err)
+}
+
+// TestDuplicateURLMigrationKeepsOneActive: migration 00023 keeps, per
+// teacher and URL, the endpoint whose receiver accepted an event last (else
+// the newest) and disables the other duplicates with a reason naming it,
+// keeping their rows and attempts; Down lets duplicates in again.
+func TestDuplicateURLMigrationKeepsOneActive(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	db := stdlib.OpenDBFromPool(pool)
+	defer func() { require.NoError(t, db.Close()) }()
+	p, err := goose.NewProvider(goose.DialectPostgres, db, schema.FS)
+	require.NoError(t, err)
+	_, err = p.DownTo(ctx, 22)
+	require.NoError(t, err)
+	owner, other := teacher(t, pool, "t@example.com"), teacher(t, pool, "u@example.com")
+	insert := func(teacherID uuid.UUID, url string, created string) (id uuid.UUID) {
+		require.NoError(t, pool.QueryRow(ctx, `INSERT INTO webhook_endpoints (teacher_id, url, secret, created_at)
+			VALUES ($1, $2, 'whsec_x', $3) RETURNING id`, teacherID, url, created).Scan(&id))
+		return id
+	}
+	const a, b = "https://a.example/hooks", "https://b.example/hooks"
+	accepting := insert(owner, a, "2026-03-01T09:00:00Z") // the oldest, but its receiver accepts
+	newerA := insert(owner, a, "2026-03-02T09:00:00Z")
+	_, err = pool.Exec(ctx, `INSERT INTO webhook_attempts (endpoint_id, event_id, status, accepted) VALUES
+		($1, gen_random_uuid(), 204, true), ($2, gen_random_uuid(), 401, false)`, accepting, newerA)
+	require.NoError(t, err)
+	olderB := insert(owner, b, "2026-03-01T09:00:00Z")
+	newestB := insert(owner, b, "2026-03-03T09:00:00Z")
+	othersB := insert(other, b, "2026-03-01T09:00:00Z")
+
+	_, err = p.Up(ctx)
+	require.NoError(t, err)
+	active := func(id uuid.UUID) (reason string) {
+		require.NoError(t, pool.QueryRow(ctx, "SELECT coalesce(disabled_reason, '') FROM webhook_endpoints WHERE id = $1", id).Scan(&reason))
+		return reason
+	}
+	require.Empty(t, active(accepting), "the receiver accepted its last")
+	require.Contains(t, active(newerA), accepting.String())
+	require.Empty(t, active(newestB), "none accepted: the newest")
+	require.Contains(t, active(olderB), newestB.String())
+	require.Empty(t, active(othersB), "another teacher's")
+	require.Equal(t, 2, count(t, pool, "SELECT count(*) FROM webhook_attempts"), "attempts kept")
+
+	_, err = p.DownTo(ctx, 22)
+	require.NoError(t, err)
+	insert(owner, a, "2026-03-04T09:00:00Z")
+}
+
+// teacher inserts a teacher with email and answers their id.
+func teacher(t *testing.T, pool *pgxpool.Pool, email string) (id uuid.UUID) {
+	t.Helper()
+	require.NoError(t, pool.QueryRow(context.Background(),
+		"INSERT INTO users (email, display_name, role) VALUES ($1, 'T', 'teacher') RETURNING id", email).Scan(&id))
+	return id
+}
+
+// count is query's one integer.
+func count(t *testing.T, pool *pgxpool.Pool, query string, args ...any) (n int) {
+	t.Helper()
+	require.NoError(t, pool.QueryRow(context.Background(), query, args...).Scan(&n))
+	return n
 }
 
 // secretOf is endpoint id's stored signing secret.

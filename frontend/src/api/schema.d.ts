@@ -238,7 +238,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A teacher registers a webhook endpoint; answers its signing secret once */
+        /**
+         * A teacher registers a webhook endpoint; answers its signing secret once
+         * @description 409 with the problem type https://lexora.app/problems/webhook-url-taken when the teacher has an active endpoint at this URL already (as stored: a host name in another script in its punycode form); a disabled endpoint does not count.
+         */
         post: operations["RegisterWebhookEndpoint"];
         delete?: never;
         options?: never;
@@ -294,7 +297,7 @@ export interface paths {
         put?: never;
         /**
          * Turn a disabled webhook endpoint back on
-         * @description Turns an endpoint disabled by a 410 Gone back on; later events are sent to it again.
+         * @description Turns an endpoint disabled by a 410 Gone back on; later events are sent to it again. 409 with the problem type https://lexora.app/problems/webhook-url-taken when another of the teacher's endpoints at its URL is active.
          */
         post: operations["EnableWebhookEndpoint"];
         delete?: never;

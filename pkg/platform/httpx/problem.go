@@ -28,6 +28,9 @@ const (
 	// TypeNoAccount: a valid sign-in whose identity has no Lexora account
 	// yet (Me answers it, with 404, so that the client can offer the way in).
 	TypeNoAccount = "https://lexora.app/problems/no-account"
+	// TypeWebhookURLTaken: the teacher has an active webhook endpoint at
+	// that URL already (409; RegisterWebhookEndpoint, EnableWebhookEndpoint).
+	TypeWebhookURLTaken = "https://lexora.app/problems/webhook-url-taken"
 )
 
 // FieldError names one invalid field of a request, by its JSON name.

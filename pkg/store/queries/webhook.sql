@@ -4,10 +4,13 @@
 -- the webhook subscriber's deliveries.
 
 -- InsertEndpoint registers an endpoint created at now (the database's now()
--- when null).
+-- when null); no row when the teacher has an active endpoint at url
+-- already (webhook_endpoints_active_url; a concurrent registration of it
+-- waits for the other's commit, then inserts nothing).
 -- name: InsertEndpoint :one
 INSERT INTO webhook_endpoints (teacher_id, url, secret, topics, created_at)
 VALUES (sqlc.arg(teacher_id), sqlc.arg(url), sqlc.arg(secret), sqlc.arg(topics), coalesce(sqlc.narg(now)::timestamptz, now()))
+ON CONFLICT (teacher_id, url) WHERE disabled_at IS NULL DO NOTHING
 RETURNING id, created_at;
 
 -- name: ListEndpoints :many
