@@ -13,35 +13,54 @@ import (
 
 // CreateAssignmentRequest is the body of CreateAssignment.
 type CreateAssignmentRequest struct {
-	LearnerID string `json:"learner_id" validate:"required,uuid"`
+	ClassID string `json:"class_id" validate:"required,uuid"`
+	// LearnerID, when given, narrows the assignment to that learner of the class.
+	LearnerID string `json:"learner_id,omitempty" validate:"omitempty,uuid"`
 	DeckID    string `json:"deck_id" validate:"required,uuid"`
 	// DueAt is an RFC 3339 instant in the future, at most 366 days ahead.
 	DueAt string `json:"due_at" validate:"required,rfc3339"`
 }
 
+// assigned is CreateAssignment's answer: 201 when a learner got the deck,
+// 200 when every one had it already.
+type assigned struct{ classroom.ClassAssignment }
+
+func (a assigned) httpStatus() int {
+	if a.Assigned() > 0 {
+		return http.StatusCreated
+	}
+	return http.StatusOK
+}
+
 // CreateAssignment lets a teacher assign one of their own or a library deck
-// to a learner of one of their classes, with a due date (classroom.Assign):
-// in one transaction it stores the assignment, creates the learner's
-// missing cards and enqueues assignment.created, reminder.due_soon and,
-// when the learner already knows every word, assignment.completed.
-// Answers: 201 with a classroom.Assignment; 400 for an invalid body or a
-// due date in the past or more than 366 days ahead; 401 without a valid
-// acting user; 404 when the learner is not in the teacher's classes, the
+// through one of their classes, with a due date, to each of its current
+// learners or to one of them (classroom.Assign): in one transaction it
+// stores the assignments, creates the learners' missing cards and enqueues,
+// per learner under the learner's ordering key, assignment.created,
+// reminder.due_soon and, when the learner already knows every word,
+// assignment.completed. Answers: 201 with a classroom.ClassAssignment (each
+// learner's outcome) when any learner got the deck, 200 with it when all
+// had it from this class already; 400 for an invalid body or a due date in
+// the past or more than 366 days ahead; 401 without a valid acting user;
+// 404 when the class is not the teacher's, the learner is not in it, the
 // deck is not visible to the teacher, or the caller is not a teacher; 409
-// when the deck is already assigned to that learner by this teacher.
+// when the class has no learners.
 func (s *Service) CreateAssignment(w http.ResponseWriter, r *http.Request) {
 	teacher, ok := s.caller(w, r, http.MethodPost, account.Teacher)
 	var req CreateAssignmentRequest
 	if !ok || !s.decode(w, r, &req) {
 		return
 	}
-	in := classroom.AssignRequest{LearnerID: uuid.MustParse(req.LearnerID), DeckID: uuid.MustParse(req.DeckID)}
+	in := classroom.AssignRequest{ClassID: uuid.MustParse(req.ClassID), DeckID: uuid.MustParse(req.DeckID)}
+	if req.LearnerID != "" {
+		in.LearnerID = uuid.MustParse(req.LearnerID)
+	}
 	in.DueAt, _ = text.ParseTime(req.DueAt)
 	s.write(w, r, teacher, "CreateAssignment", http.StatusCreated, req, func(tx pgx.Tx) (any, error) {
 		a, batch, err := s.classroom().Assign(r.Context(), tx, teacher.ID, in)
 		if err != nil {
 			return nil, err
 		}
-		return a, s.enqueue(r.Context(), tx, r, teacher, batch)
+		return assigned{a}, s.enqueue(r.Context(), tx, r, teacher, batch)
 	})
 }

@@ -37,7 +37,7 @@ func TestWritesRefuseBadTokensAndChangeNothing(t *testing.T) {
 				fn   func(*Service, http.ResponseWriter, *http.Request)
 				body string
 			}{
-				{(*Service).CreateAssignment, `{"learner_id":"` + f.learner.String() + `","deck_id":"` + f.deck.String() + `","due_at":"2026-04-20T18:00:00Z"}`},
+				{(*Service).CreateAssignment, `{"class_id":"` + f.class.String() + `","deck_id":"` + f.deck.String() + `","due_at":"2026-04-20T18:00:00Z"}`},
 				{(*Service).SubmitReview, `{"card_id":"` + card + `","rating":3}`},
 				{(*Service).EnrollLearner, `{"join_code":"ABCD1234"}`},
 				{(*Service).RegisterWebhookEndpoint, `{"url":"https://school.example/h"}`},

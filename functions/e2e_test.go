@@ -107,9 +107,11 @@ func TestEndToEnd(t *testing.T) {
 	tokens[learner.ID] = tok
 	var deck uuid.UUID
 	require.NoError(t, pool.QueryRow(ctx, "SELECT id FROM decks ORDER BY title LIMIT 1").Scan(&deck))
-	var a classroom.Assignment
-	call(http.MethodPost, "/CreateAssignment", seed.TeacherID, map[string]any{
-		"learner_id": learner.ID, "deck_id": deck, "due_at": time.Now().Add(72 * time.Hour).Format(time.RFC3339)}, &a)
+	var assigned classroom.ClassAssignment
+	call(http.MethodPost, "/CreateAssignment", seed.TeacherID, map[string]any{"class_id": seed.ClassID,
+		"learner_id": learner.ID, "deck_id": deck, "due_at": time.Now().Add(72 * time.Hour).Format(time.RFC3339)}, &assigned)
+	require.Len(t, assigned.Learners, 1)
+	a := *assigned.Learners[0].Assignment
 	require.Equal(t, seed.DeckSize, a.Cards)
 
 	var sched study.Schedule

@@ -114,7 +114,7 @@ func TestEnrollLearnerAssignsTheClassDecks(t *testing.T) {
 	_, err := f.pool.Exec(ctx, "UPDATE decks SET owner_id = NULL WHERE id = $1", f.deck)
 	require.NoError(t, err)
 	code, body = f.call(t, (*Service).CreateAssignment, http.MethodPost, "/CreateAssignment", f.otherTeacher,
-		`{"learner_id":"`+f.otherLearner.String()+`","deck_id":"`+f.deck.String()+`","due_at":"2026-03-25T18:00:00Z"}`)
+		`{"class_id":"`+f.otherClass.String()+`","learner_id":"`+f.otherLearner.String()+`","deck_id":"`+f.deck.String()+`","due_at":"2026-03-25T18:00:00Z"}`)
 	require.Equal(t, http.StatusCreated, code, body)
 	code, body = f.call(t, (*Service).GetSchedule, http.MethodGet, "/?learner_id="+f.otherLearner.String(), f.otherTeacher, "")
 	require.Equal(t, http.StatusOK, code)

@@ -53,7 +53,9 @@ type fixture struct {
 	clock                 *clocktest.Stub
 	teacher, otherTeacher uuid.UUID
 	learner, otherLearner uuid.UUID
-	deck                  uuid.UUID
+	// class is teacher's, with learner; otherClass is otherTeacher's, with otherLearner.
+	class, otherClass uuid.UUID
+	deck              uuid.UUID
 }
 
 func setup(t testing.TB) fixture {
@@ -80,6 +82,8 @@ func setup(t testing.TB) fixture {
 		INSERT INTO class_members (class_id, learner_id)
 		SELECT id, $3::uuid FROM c1 UNION ALL SELECT id, $4::uuid FROM c2`, f.teacher, f.otherTeacher, f.learner, f.otherLearner)
 	require.NoError(t, err)
+	require.NoError(t, pool.QueryRow(ctx, `SELECT (SELECT id FROM classes WHERE teacher_id = $1), (SELECT id FROM classes WHERE teacher_id = $2)`,
+		f.teacher, f.otherTeacher).Scan(&f.class, &f.otherClass))
 	require.NoError(t, pool.QueryRow(ctx, `
 		WITH d AS (INSERT INTO decks (owner_id, title) VALUES ($1, 'Deck') RETURNING id),
 		     l AS (INSERT INTO lexemes (lemma, part_of_speech, definition, example, source)
@@ -168,12 +172,23 @@ func (f fixture) topics(t testing.TB) []string {
 	return out
 }
 
+// assign assigns the deck to the class of the teacher (its one learner) and
+// answers the assignment's id.
 func (f fixture) assign(t testing.TB) uuid.UUID {
 	t.Helper()
 	code, body := f.call(t, (*Service).CreateAssignment, http.MethodPost, "/CreateAssignment", f.teacher,
-		`{"learner_id":"`+f.learner.String()+`","deck_id":"`+f.deck.String()+`","due_at":"2026-03-20T18:00:00Z"}`)
+		`{"class_id":"`+f.class.String()+`","deck_id":"`+f.deck.String()+`","due_at":"2026-03-20T18:00:00Z"}`)
 	require.Equal(t, http.StatusCreated, code, body)
-	return uuid.MustParse(body["id"].(string))
+	return assignmentID(t, body)
+}
+
+// assignmentID is the id of the one learner's new assignment in a
+// CreateAssignment answer.
+func assignmentID(t testing.TB, body map[string]any) uuid.UUID {
+	t.Helper()
+	learners := body["learners"].([]any)
+	require.Len(t, learners, 1, body)
+	return uuid.MustParse(learners[0].(map[string]any)["assignment"].(map[string]any)["id"].(string))
 }
 
 func TestCreateAssignmentStoresCardsAndOneEvent(t *testing.T) {
@@ -200,9 +215,15 @@ func TestCreateAssignmentStoresCardsAndOneEvent(t *testing.T) {
 func TestCreateAssignmentRejectsBadInputAndChangesNothing(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
+	ctx := context.Background()
+	var empty uuid.UUID
+	require.NoError(t, f.pool.QueryRow(ctx, `INSERT INTO classes (teacher_id, name) VALUES ($1, 'Empty') RETURNING id`, f.teacher).Scan(&empty))
 	before := f.snapshot(t)
-	valid := func(learner, deck uuid.UUID, due string) string {
-		return `{"learner_id":"` + learner.String() + `","deck_id":"` + deck.String() + `","due_at":"` + due + `"}`
+	valid := func(class, deck uuid.UUID, due string) string {
+		return `{"class_id":"` + class.String() + `","deck_id":"` + deck.String() + `","due_at":"` + due + `"}`
+	}
+	one := func(class, learner uuid.UUID) string {
+		return `{"class_id":"` + class.String() + `","learner_id":"` + learner.String() + `","deck_id":"` + f.deck.String() + `","due_at":"2026-03-20T18:00:00Z"}`
 	}
 	for _, tc := range []struct {
 		name   string
@@ -211,19 +232,24 @@ func TestCreateAssignmentRejectsBadInputAndChangesNothing(t *testing.T) {
 		status int
 		field  string
 	}{
-		{"malformed JSON", f.teacher, `{"learner_id":`, http.StatusBadRequest, ""},
-		{"missing field", f.teacher, `{"learner_id":"` + f.learner.String() + `","due_at":"2026-03-20T18:00:00Z"}`, http.StatusBadRequest, "deck_id"},
-		{"wrong type", f.teacher, `{"learner_id":"` + f.learner.String() + `","deck_id":"` + f.deck.String() + `","due_at":17}`, http.StatusBadRequest, "due_at"},
-		{"not a uuid", f.teacher, `{"learner_id":"bob","deck_id":"` + f.deck.String() + `","due_at":"2026-03-20T18:00:00Z"}`, http.StatusBadRequest, ""},
-		{"unknown field", f.teacher, `{"learner_id":"` + f.learner.String() + `","deck_id":"` + f.deck.String() + `","due_at":"2026-03-20T18:00:00Z","x":1}`, http.StatusBadRequest, "x"},
-		{"due in the past", f.teacher, valid(f.learner, f.deck, "2026-03-01T00:00:00Z"), http.StatusBadRequest, "due_at"},
-		{"due too far ahead", f.teacher, valid(f.learner, f.deck, "9999-12-31T23:59:59-23:59"), http.StatusBadRequest, "due_at"},
-		{"no acting user", uuid.Nil, valid(f.learner, f.deck, "2026-03-20T18:00:00Z"), http.StatusUnauthorized, ""},
-		{"unknown acting user", uuid.New(), valid(f.learner, f.deck, "2026-03-20T18:00:00Z"), http.StatusUnauthorized, ""},
-		{"learner as actor", f.learner, valid(f.learner, f.deck, "2026-03-20T18:00:00Z"), http.StatusNotFound, ""},
-		{"learner of another class", f.teacher, valid(f.otherLearner, f.deck, "2026-03-20T18:00:00Z"), http.StatusNotFound, ""},
-		{"deck of another teacher", f.otherTeacher, valid(f.otherLearner, f.deck, "2026-03-20T18:00:00Z"), http.StatusNotFound, ""},
-		{"unknown deck", f.teacher, valid(f.learner, uuid.New(), "2026-03-20T18:00:00Z"), http.StatusNotFound, ""},
+		{"malformed JSON", f.teacher, `{"class_id":`, http.StatusBadRequest, ""},
+		{"missing deck", f.teacher, `{"class_id":"` + f.class.String() + `","due_at":"2026-03-20T18:00:00Z"}`, http.StatusBadRequest, "deck_id"},
+		{"missing class", f.teacher, `{"learner_id":"` + f.learner.String() + `","deck_id":"` + f.deck.String() + `","due_at":"2026-03-20T18:00:00Z"}`, http.StatusBadRequest, "class_id"},
+		{"wrong type", f.teacher, `{"class_id":"` + f.class.String() + `","deck_id":"` + f.deck.String() + `","due_at":17}`, http.StatusBadRequest, "due_at"},
+		{"class not a uuid", f.teacher, `{"class_id":"c1","deck_id":"` + f.deck.String() + `","due_at":"2026-03-20T18:00:00Z"}`, http.StatusBadRequest, "class_id"},
+		{"learner not a uuid", f.teacher, `{"class_id":"` + f.class.String() + `","learner_id":"bob","deck_id":"` + f.deck.String() + `","due_at":"2026-03-20T18:00:00Z"}`, http.StatusBadRequest, "learner_id"},
+		{"unknown field", f.teacher, `{"class_id":"` + f.class.String() + `","deck_id":"` + f.deck.String() + `","due_at":"2026-03-20T18:00:00Z","x":1}`, http.StatusBadRequest, "x"},
+		{"due in the past", f.teacher, valid(f.class, f.deck, "2026-03-01T00:00:00Z"), http.StatusBadRequest, "due_at"},
+		{"due too far ahead", f.teacher, valid(f.class, f.deck, "9999-12-31T23:59:59-23:59"), http.StatusBadRequest, "due_at"},
+		{"no acting user", uuid.Nil, valid(f.class, f.deck, "2026-03-20T18:00:00Z"), http.StatusUnauthorized, ""},
+		{"unknown acting user", uuid.New(), valid(f.class, f.deck, "2026-03-20T18:00:00Z"), http.StatusUnauthorized, ""},
+		{"learner as actor", f.learner, valid(f.class, f.deck, "2026-03-20T18:00:00Z"), http.StatusNotFound, ""},
+		{"unknown class", f.teacher, valid(uuid.New(), f.deck, "2026-03-20T18:00:00Z"), http.StatusNotFound, ""},
+		{"class of another teacher", f.teacher, valid(f.otherClass, f.deck, "2026-03-20T18:00:00Z"), http.StatusNotFound, ""},
+		{"learner of another class", f.teacher, one(f.class, f.otherLearner), http.StatusNotFound, ""},
+		{"a class without learners", f.teacher, valid(empty, f.deck, "2026-03-20T18:00:00Z"), http.StatusConflict, ""},
+		{"deck of another teacher", f.otherTeacher, valid(f.otherClass, f.deck, "2026-03-20T18:00:00Z"), http.StatusNotFound, ""},
+		{"unknown deck", f.teacher, valid(f.class, uuid.New(), "2026-03-20T18:00:00Z"), http.StatusNotFound, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, body := f.call(t, (*Service).CreateAssignment, http.MethodPost, "/CreateAssignment", tc.actor, tc.body)
@@ -238,8 +264,9 @@ func TestCreateAssignmentRejectsBadInputAndChangesNothing(t *testing.T) {
 	f.assign(t)
 	after := f.snapshot(t)
 	code, body := f.call(t, (*Service).CreateAssignment, http.MethodPost, "/CreateAssignment", f.teacher,
-		valid(f.learner, f.deck, "2026-03-21T18:00:00Z"))
-	require.Equal(t, http.StatusConflict, code, body)
+		valid(f.class, f.deck, "2026-03-21T18:00:00Z"))
+	require.Equal(t, http.StatusOK, code, body)
+	require.Equal(t, []any{map[string]any{"learner_id": f.learner.String(), "status": "already_assigned", "assignment": nil}}, body["learners"])
 	require.Equal(t, after, f.snapshot(t))
 }
 
@@ -398,10 +425,11 @@ func TestAssignmentOfKnownWordsStartsFromTheirState(t *testing.T) {
 		RETURNING deck_id`, f.teacher, f.deck).Scan(&overlap))
 
 	code, body := f.call(t, (*Service).CreateAssignment, http.MethodPost, "/CreateAssignment", f.teacher,
-		`{"learner_id":"`+f.learner.String()+`","deck_id":"`+overlap.String()+`","due_at":"2026-03-20T18:00:00Z"}`)
+		`{"class_id":"`+f.class.String()+`","deck_id":"`+overlap.String()+`","due_at":"2026-03-20T18:00:00Z"}`)
 	require.Equal(t, http.StatusCreated, code, body)
-	require.EqualValues(t, 0, body["new_cards"])
-	require.NotNil(t, body["completed_at"])
+	a := body["learners"].([]any)[0].(map[string]any)["assignment"].(map[string]any)
+	require.EqualValues(t, 0, a["new_cards"])
+	require.NotNil(t, a["completed_at"])
 	var p events.AssignmentCreatedPayload
 	require.NoError(t, f.pool.QueryRow(ctx, "SELECT payload FROM outbox_events WHERE topic = $1 AND payload->>'deck_id' = $2",
 		events.AssignmentCreated, overlap.String()).Scan(&p))
@@ -425,9 +453,10 @@ func TestDueDateBeyondMicrosecondsIsOneInstantEverywhere(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	code, body := f.call(t, (*Service).CreateAssignment, http.MethodPost, "/CreateAssignment", f.teacher,
-		`{"learner_id":"`+f.learner.String()+`","deck_id":"`+f.deck.String()+`","due_at":"2026-03-20T18:00:00.123456789Z"}`)
+		`{"class_id":"`+f.class.String()+`","deck_id":"`+f.deck.String()+`","due_at":"2026-03-20T18:00:00.123456789Z"}`)
 	require.Equal(t, http.StatusCreated, code, body)
 	require.Equal(t, "2026-03-20T18:00:00.123456Z", body["due_at"])
+	require.Equal(t, "2026-03-20T18:00:00.123456Z", body["learners"].([]any)[0].(map[string]any)["assignment"].(map[string]any)["due_at"])
 	var stored time.Time
 	var reminder events.ReminderDueSoonPayload
 	require.NoError(t, f.pool.QueryRow(context.Background(), `SELECT a.due_at, e.payload FROM assignments a, outbox_events e

@@ -49,12 +49,13 @@ func FuzzSubmitReview(f *testing.F) {
 
 func FuzzCreateAssignment(f *testing.F) {
 	fx := setup(f)
-	learner, deck := fx.learner.String(), fx.deck.String()
+	class, learner, deck := fx.class.String(), fx.learner.String(), fx.deck.String()
 	fuzzWrite(f, fx, (*Service).CreateAssignment, bearer(f, fx.teacher), []string{
-		`{"learner_id":"` + learner + `","deck_id":"` + deck + `","due_at":"2026-03-20T18:00:00Z"}`,
-		`{"learner_id":"` + learner + `","deck_id":"` + deck + `","due_at":"9999-12-31T23:59:59-23:59"}`,
-		`{"learner_id":"` + learner + `","deck_id":"` + deck + `","due_at":17}`, `{"learner_id":"` + learner + `"}`,
-		`{"learner_id":"` + learner + `","deck_id":"` + deck + `","due_at":"2026-03-20"}`, `{}`, `null`, `{"x":1}`,
+		`{"class_id":"` + class + `","deck_id":"` + deck + `","due_at":"2026-03-20T18:00:00Z"}`,
+		`{"class_id":"` + class + `","learner_id":"` + learner + `","deck_id":"` + deck + `","due_at":"2026-03-20T18:00:00Z"}`,
+		`{"class_id":"` + class + `","deck_id":"` + deck + `","due_at":"9999-12-31T23:59:59-23:59"}`,
+		`{"class_id":"` + class + `","deck_id":"` + deck + `","due_at":17}`, `{"learner_id":"` + learner + `"}`,
+		`{"class_id":"` + class + `","deck_id":"` + deck + `","due_at":"2026-03-20"}`, `{}`, `null`, `{"x":1}`,
 	})
 }
 

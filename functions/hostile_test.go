@@ -65,7 +65,7 @@ func TestHostileInputRun(t *testing.T) {
 	valid := map[string]request{
 		"EnrollLearner": {f.teacher, map[string]any{"class_id": class.String(), "email": "new@example.com",
 			"display_name": "New", "timezone": "Europe/Paris"}, nil},
-		"CreateAssignment": {f.teacher, map[string]any{"learner_id": f.learner.String(), "deck_id": f.deck.String(),
+		"CreateAssignment": {f.teacher, map[string]any{"class_id": f.class.String(), "deck_id": f.deck.String(),
 			"due_at": "2026-03-25T18:00:00Z"}, nil},
 		"SubmitReview":            {f.learner, map[string]any{"card_id": card.String(), "rating": 3}, nil},
 		"UndoReview":              {f.learner, map[string]any{"card_id": card.String(), "review_id": 1}, nil},

@@ -79,8 +79,9 @@ func TestResponsesMatchTheOpenAPIDocument(t *testing.T) {
 		return out
 	}
 
-	a := call("POST", "/CreateAssignment", f.teacher, `{"learner_id":"`+f.learner.String()+`","deck_id":"`+f.deck.String()+`","due_at":"2026-03-20T18:00:00Z"}`)
-	call("POST", "/CreateAssignment", f.teacher, `{"learner_id":"`+f.learner.String()+`","deck_id":"`+f.deck.String()+`","due_at":"2026-03-20T18:00:00Z"}`)
+	assigned := call("POST", "/CreateAssignment", f.teacher, `{"class_id":"`+f.class.String()+`","deck_id":"`+f.deck.String()+`","due_at":"2026-03-20T18:00:00Z"}`)
+	a := map[string]any{"id": assignmentID(t, assigned).String()}
+	call("POST", "/CreateAssignment", f.teacher, `{"class_id":"`+f.class.String()+`","deck_id":"`+f.deck.String()+`","due_at":"2026-03-20T18:00:00Z"}`)
 	call("POST", "/CreateAssignment", f.teacher, `{"learner_id":"x"}`)
 	call("POST", "/EnrollLearner", f.teacher, `{"class_id":"`+class.String()+`","email":"new@example.com"}`)
 	call("POST", "/EnrollLearner", f.teacher, `{"class_id":"`+class.String()+`","email":"l2@example.com"}`)

@@ -63,7 +63,7 @@ func TestRoleMatrix(t *testing.T) {
 		{"Me", http.MethodGet, "/", nil,
 			map[string]int{"learner": ok, "foreign learner": ok, "teacher": ok, "foreign teacher": ok, "operator": ok}},
 		{"CreateAssignment", http.MethodPost, "/", func() string {
-			return `{"learner_id":"` + f.learner.String() + `","deck_id":"` + f.deck.String() + `","due_at":"2026-04-20T18:00:00Z"}`
+			return `{"class_id":"` + f.class.String() + `","deck_id":"` + f.deck.String() + `","due_at":"2026-04-20T18:00:00Z"}`
 		}, map[string]int{"learner": no, "foreign learner": no, "teacher": 409, "foreign teacher": no, "operator": no}},
 		{"EnrollLearner", http.MethodPost, "/", func() string { return `{"class_id":"` + class.String() + `","email":"l@example.com"}` },
 			map[string]int{"learner": no, "foreign learner": no, "teacher": 409, "foreign teacher": no, "operator": no}},
@@ -194,9 +194,9 @@ func TestRoleMatrixSharedLearner(t *testing.T) {
 		           SELECT d.id, l.id, row_number() OVER (ORDER BY l.lemma) FROM d, l)
 		SELECT id FROM d`, f.otherTeacher).Scan(&secretDeck))
 	code, body := f.call(t, (*Service).CreateAssignment, http.MethodPost, "/", f.otherTeacher,
-		`{"learner_id":"`+f.learner.String()+`","deck_id":"`+secretDeck.String()+`","due_at":"2026-03-20T18:00:00Z"}`)
+		`{"class_id":"`+f.otherClass.String()+`","learner_id":"`+f.learner.String()+`","deck_id":"`+secretDeck.String()+`","due_at":"2026-03-20T18:00:00Z"}`)
 	require.Equal(t, http.StatusCreated, code, body)
-	secretAssignment := body["id"].(string)
+	secretAssignment := assignmentID(t, body).String()
 	f.assign(t)
 	card := func(lemma string) uuid.UUID {
 		var id uuid.UUID

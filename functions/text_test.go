@@ -148,13 +148,13 @@ func TestDueAtOffsetsAreRFC3339(t *testing.T) {
 	for _, due := range []string{"2026-03-20T18:00:00+24:00", "2026-03-20T18:00:00+00:60", "2026-03-20T18:00:00-24:00",
 		"2026-03-20T18:00:00+99:99", "2026-03-20T18:00:00+05:75"} {
 		code, body := f.call(t, (*Service).CreateAssignment, http.MethodPost, "/", f.teacher,
-			`{"learner_id":"`+f.learner.String()+`","deck_id":"`+f.deck.String()+`","due_at":"`+due+`"}`)
+			`{"class_id":"`+f.class.String()+`","deck_id":"`+f.deck.String()+`","due_at":"`+due+`"}`)
 		require.Equal(t, http.StatusBadRequest, code, "%s: %v", due, body)
 		require.Equal(t, "due_at", body["errors"].([]any)[0].(map[string]any)["field"], due)
 		require.Equal(t, before, f.everything(t), due)
 	}
 	code, body := f.call(t, (*Service).CreateAssignment, http.MethodPost, "/", f.teacher,
-		`{"learner_id":"`+f.learner.String()+`","deck_id":"`+f.deck.String()+`","due_at":"2026-03-20T18:00:00+23:59"}`)
+		`{"class_id":"`+f.class.String()+`","deck_id":"`+f.deck.String()+`","due_at":"2026-03-20T18:00:00+23:59"}`)
 	require.Equal(t, http.StatusCreated, code, body)
 	require.Equal(t, "2026-03-19T18:01:00Z", body["due_at"])
 }

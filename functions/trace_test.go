@@ -37,7 +37,7 @@ func TestTraceContinuesFromRequestToDelivery(t *testing.T) {
 	const traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
 
 	req := httptest.NewRequest(http.MethodPost, "/CreateAssignment", strings.NewReader(
-		`{"learner_id":"`+f.learner.String()+`","deck_id":"`+f.deck.String()+`","due_at":"2026-03-20T18:00:00Z"}`))
+		`{"class_id":"`+f.class.String()+`","deck_id":"`+f.deck.String()+`","due_at":"2026-03-20T18:00:00Z"}`))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", bearer(t, f.teacher))
 	req.Header.Set("traceparent", "00-"+traceID+"-00f067aa0ba902b7-01")

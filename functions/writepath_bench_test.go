@@ -128,7 +128,7 @@ CREATE TRIGGER bench_notify AFTER INSERT ON outbox_events FOR EACH STATEMENT EXE
 		require.NoError(b, err)
 		_, err = pool.Exec(ctx, `INSERT INTO class_members (class_id, learner_id) VALUES ($1, $2)`, class, learners[i])
 		require.NoError(b, err)
-		body, _ := json.Marshal(map[string]string{"learner_id": learners[i].String(), "deck_id": decks[i%len(decks)].String(),
+		body, _ := json.Marshal(map[string]string{"class_id": class.String(), "learner_id": learners[i].String(), "deck_id": decks[i%len(decks)].String(),
 			"due_at": time.Now().Add(7 * 24 * time.Hour).UTC().Format(time.RFC3339)})
 		req := httptest.NewRequest(http.MethodPost, "/CreateAssignment", bytes.NewReader(body))
 		req.Header.Set("Authorization", bearer(b, teacher))

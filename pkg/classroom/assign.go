@@ -1,6 +1,7 @@
 package classroom
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,10 +19,11 @@ import (
 // MaxDueDays bounds how far ahead of now an assignment may be due.
 const MaxDueDays = 366
 
-// Assignment is a deck given to a learner by a teacher, as the teacher
-// sees it when it is made.
+// Assignment is a deck given to a learner by a teacher through one of the
+// teacher's classes, as the teacher sees it when it is made.
 type Assignment struct {
 	ID        uuid.UUID `json:"id"`
+	ClassID   uuid.UUID `json:"class_id"`
 	DeckID    uuid.UUID `json:"deck_id"`
 	LearnerID uuid.UUID `json:"learner_id"`
 	TeacherID uuid.UUID `json:"teacher_id"`
@@ -36,10 +38,50 @@ type Assignment struct {
 	CompletedAt *time.Time `json:"completed_at"`
 }
 
-// AssignRequest asks for a deck to be assigned to a learner, due at DueAt.
+// AssignRequest asks for DeckID to be assigned through ClassID, due at
+// DueAt, to every current member of the class, or only to LearnerID when
+// it is not uuid.Nil.
 type AssignRequest struct {
-	LearnerID, DeckID uuid.UUID
-	DueAt             time.Time
+	ClassID, DeckID uuid.UUID
+	LearnerID       uuid.UUID
+	DueAt           time.Time
+}
+
+// The outcomes of an assignment for one learner (LearnerOutcome.Status).
+const (
+	// StatusAssigned: the learner got the deck now.
+	StatusAssigned = "assigned"
+	// StatusAlreadyAssigned: the class had already given the learner the
+	// deck; nothing changed for them.
+	StatusAlreadyAssigned = "already_assigned"
+)
+
+// ClassAssignment is what an assignment to a class did, learner by learner.
+type ClassAssignment struct {
+	ClassID  uuid.UUID        `json:"class_id"`
+	DeckID   uuid.UUID        `json:"deck_id"`
+	DueAt    time.Time        `json:"due_at"`
+	Learners []LearnerOutcome `json:"learners"`
+}
+
+// LearnerOutcome is an assignment's outcome for one learner: Status is
+// StatusAssigned, with the new Assignment, or StatusAlreadyAssigned,
+// without one.
+type LearnerOutcome struct {
+	LearnerID  uuid.UUID   `json:"learner_id"`
+	Status     string      `json:"status"`
+	Assignment *Assignment `json:"assignment"`
+}
+
+// Assigned counts the learners who got the deck.
+func (c ClassAssignment) Assigned() int {
+	n := 0
+	for _, l := range c.Learners {
+		if l.Status == StatusAssigned {
+			n++
+		}
+	}
+	return n
 }
 
 // CheckDue returns ErrDueOutOfRange unless due is after now and at most
@@ -51,46 +93,83 @@ func CheckDue(due, now time.Time) error {
 	return nil
 }
 
-// Assign assigns req.DeckID to req.LearnerID for teacher teacherID, in tx:
-// it stores the assignment, creates the learner's missing cards (due now)
-// and answers the events assignment.created, reminder.due_soon (delayed to
-// events.DueSoonLead before the due date) and, when the learner already
-// knows every word from other decks, assignment.completed. The due date is
-// kept at microseconds, as the database stores it. Errors: ErrDueOutOfRange
-// (CheckDue), ErrLearnerNotFound when the learner is not in one of the
-// teacher's classes, ErrDeckNotFound, ErrAlreadyAssigned.
-func (c Classroom) Assign(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, req AssignRequest) (Assignment, events.Batch, error) {
+// Assign assigns req.DeckID through teacherID's class req.ClassID to each of
+// its current learners (or to req.LearnerID alone), in tx. For each learner
+// who does not have the deck from this class yet, it stores the assignment,
+// creates the learner's missing cards (due now) and adds, under the
+// learner's ordering key, the events assignment.created, reminder.due_soon
+// (delayed to events.DueSoonLead before the due date) and, when the learner
+// already knows every word from other decks, assignment.completed. The
+// class's row is locked first (enrolments to it wait, see Enroll), then
+// the learners' rows in id order, which serialises each learner's writes
+// (so their outbox ids follow commit order) without deadlocks between two
+// assignments. The due date is kept at microseconds, as the database
+// stores it. Errors: ErrDueOutOfRange (CheckDue), ErrClassNotFound when the
+// class is not the teacher's, ErrDeckNotFound, ErrLearnerNotFound when
+// req.LearnerID is not a learner of the class, ErrClassEmpty when the class
+// has no learner.
+func (c Classroom) Assign(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, req AssignRequest) (ClassAssignment, events.Batch, error) {
 	req.DueAt = req.DueAt.Truncate(time.Microsecond)
 	if err := CheckDue(req.DueAt, c.clock.Now()); err != nil {
-		return Assignment{}, events.Batch{}, err
+		return ClassAssignment{}, events.Batch{}, err
 	}
-	// Locking the learner's row serialises the learner's writes, so the
-	// outbox ids of one learner's events follow commit order.
-	_, err := store.On(tx).LockLearnerOfTeacher(ctx, req.LearnerID, account.Learner, teacherID)
+	q := store.On(tx)
+	_, err := q.LockTeachersClass(ctx, req.ClassID, teacherID)
 	if errors.Is(err, store.ErrNotFound) {
-		return Assignment{}, events.Batch{}, ErrLearnerNotFound
+		return ClassAssignment{}, events.Batch{}, ErrClassNotFound
 	}
 	if err != nil {
-		return Assignment{}, events.Batch{}, fmt.Errorf("lock learner: %w", err)
+		return ClassAssignment{}, events.Batch{}, fmt.Errorf("lock class: %w", err)
 	}
-	batch := events.NewBatch(req.LearnerID.String())
-	a, err := c.assign(ctx, tx, teacherID, req, &batch)
-	return a, batch, err
+	if ok, err := q.DeckAssignable(ctx, req.DeckID, teacherID); err != nil || !ok {
+		return ClassAssignment{}, events.Batch{}, cmp.Or(err, ErrDeckNotFound)
+	}
+	var only *uuid.UUID
+	if req.LearnerID != uuid.Nil {
+		only = &req.LearnerID
+	}
+	learners, err := q.LockClassLearners(ctx, req.ClassID, account.Learner, only)
+	switch {
+	case err != nil:
+		return ClassAssignment{}, events.Batch{}, fmt.Errorf("lock learners: %w", err)
+	case len(learners) == 0 && only != nil:
+		return ClassAssignment{}, events.Batch{}, ErrLearnerNotFound
+	case len(learners) == 0:
+		return ClassAssignment{}, events.Batch{}, ErrClassEmpty
+	}
+	out := ClassAssignment{ClassID: req.ClassID, DeckID: req.DeckID, DueAt: req.DueAt.UTC(), Learners: make([]LearnerOutcome, 0, len(learners))}
+	var all events.Batch // each learner's events keep the learner's ordering key (Join)
+	for _, l := range learners {
+		req.LearnerID = l
+		batch := events.NewBatch(l.String())
+		a, err := c.assign(ctx, tx, teacherID, req, &batch)
+		switch {
+		case errors.Is(err, ErrAlreadyAssigned):
+			out.Learners = append(out.Learners, LearnerOutcome{LearnerID: l, Status: StatusAlreadyAssigned})
+		case err != nil:
+			return ClassAssignment{}, events.Batch{}, err
+		default:
+			out.Learners = append(out.Learners, LearnerOutcome{LearnerID: l, Status: StatusAssigned, Assignment: &a})
+			all.Join(batch)
+		}
+	}
+	return out, all, nil
 }
 
-// assign stores the assignment of req.DeckID to req.LearnerID by teacherID,
-// creates the learner's missing cards (the scheduler's new card, due now),
-// and adds its events to batch (see Assign). The caller has locked the
-// learner's row and checked that the teacher may assign to them.
+// assign stores the assignment of req.DeckID to req.LearnerID through
+// teacherID's class req.ClassID, creates the learner's missing cards (the
+// scheduler's new card, due now), and adds its events to batch (see
+// Assign). The caller has locked the learner's row and checked that the
+// learner is in the class and that the teacher may assign the deck;
+// ErrAlreadyAssigned when the class already gave the learner the deck.
 func (c Classroom) assign(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, req AssignRequest, batch *events.Batch) (Assignment, error) {
 	assignments, cards := store.On(tx), store.On(tx)
-	a := Assignment{DeckID: req.DeckID, LearnerID: req.LearnerID, TeacherID: teacherID, DueAt: req.DueAt.UTC()}
+	a := Assignment{ClassID: req.ClassID, DeckID: req.DeckID, LearnerID: req.LearnerID, TeacherID: teacherID, DueAt: req.DueAt.UTC()}
 	var err error
-	a.ID, err = assignments.InsertAssignment(ctx, req.LearnerID, teacherID, a.DueAt, req.DeckID)
-	switch err = store.Classify(err); {
+	a.ID, err = assignments.InsertAssignment(ctx, store.InsertAssignmentParams{
+		ClassID: req.ClassID, LearnerID: req.LearnerID, TeacherID: teacherID, DueAt: a.DueAt, DeckID: req.DeckID})
+	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return Assignment{}, ErrDeckNotFound
-	case errors.Is(err, store.ErrDuplicate):
 		return Assignment{}, ErrAlreadyAssigned
 	case err != nil:
 		return Assignment{}, fmt.Errorf("insert assignment: %w", err)

@@ -76,25 +76,68 @@ func (b bundle) rows(t *testing.T) string {
 	return s
 }
 
+// assign runs Assign for teacher in a transaction and enqueues its events,
+// as CreateAssignment does.
+func (b bundle) assign(t *testing.T, teacher uuid.UUID, req AssignRequest) (ClassAssignment, error) {
+	t.Helper()
+	var out ClassAssignment
+	err := b.inTx(t, func(tx pgx.Tx) error {
+		var batch events.Batch
+		var err error
+		if out, batch, err = b.classroom.Assign(context.Background(), tx, teacher, req); err != nil {
+			return err
+		}
+		evs, err := batch.Events()
+		if err != nil {
+			return err
+		}
+		return events.NewOutbox().Enqueue(context.Background(), tx, evs...)
+	})
+	return out, err
+}
+
+// enroll runs Enroll for actor in a transaction (its events are not enqueued).
+func (b bundle) enroll(t *testing.T, actor Actor, req EnrolRequest) (Outcome, error) {
+	t.Helper()
+	var out Outcome
+	err := b.inTx(t, func(tx pgx.Tx) (err error) {
+		out, _, err = b.classroom.Enroll(context.Background(), tx, actor, req)
+		return err
+	})
+	return out, err
+}
+
+// newClass inserts a class of teacher with the join code and the learners.
+func (b bundle) newClass(t *testing.T, teacher uuid.UUID, name, code string, learners ...uuid.UUID) uuid.UUID {
+	t.Helper()
+	var id uuid.UUID
+	require.NoError(t, b.pool.QueryRow(context.Background(), `
+		WITH c AS (INSERT INTO classes (teacher_id, name, join_code) VALUES ($1, $2, $3) RETURNING id),
+		     m AS (INSERT INTO class_members (class_id, learner_id) SELECT c.id, l FROM c, unnest($4::uuid[]) l)
+		SELECT id FROM c`, teacher, name, code, learners).Scan(&id))
+	return id
+}
+
+// newLearner inserts a learner.
+func (b bundle) newLearner(t *testing.T, email string) uuid.UUID {
+	t.Helper()
+	var id uuid.UUID
+	require.NoError(t, b.pool.QueryRow(context.Background(), `INSERT INTO users (email, display_name, role) VALUES ($1, $1, 'learner') RETURNING id`,
+		email).Scan(&id))
+	return id
+}
+
 func TestAssignAnswersTypedErrors(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	due := b.clock.Now().Add(7 * 24 * time.Hour)
-	assign := func(teacher uuid.UUID, req AssignRequest) (Assignment, events.Batch, error) {
-		var a Assignment
-		var batch events.Batch
-		err := b.inTx(t, func(tx pgx.Tx) (err error) {
-			a, batch, err = b.classroom.Assign(context.Background(), tx, teacher, req)
-			return err
-		})
-		return a, batch, err
-	}
-	a, batch, err := assign(b.teacher, AssignRequest{LearnerID: b.learner, DeckID: b.deck, DueAt: due})
+	empty := b.newClass(t, b.teacher, "Empty", "EMPTY1")
+	out, err := b.assign(t, b.teacher, AssignRequest{ClassID: b.class, DeckID: b.deck, DueAt: due})
 	require.NoError(t, err)
-	require.Equal(t, 2, a.Cards)
-	evs, err := batch.Events()
-	require.NoError(t, err)
-	require.Len(t, evs, 2, "assignment.created and reminder.due_soon")
+	require.Len(t, out.Learners, 1)
+	require.Equal(t, StatusAssigned, out.Learners[0].Status)
+	require.Equal(t, 2, out.Learners[0].Assignment.Cards)
+	require.Equal(t, b.class, out.Learners[0].Assignment.ClassID)
 	before := b.rows(t)
 	for _, c := range []struct {
 		name    string
@@ -102,33 +145,138 @@ func TestAssignAnswersTypedErrors(t *testing.T) {
 		req     AssignRequest
 		want    error
 	}{
-		{"already assigned", b.teacher, AssignRequest{LearnerID: b.learner, DeckID: b.deck, DueAt: due}, ErrAlreadyAssigned},
-		{"learner of another teacher", b.teacher, AssignRequest{LearnerID: b.otherLearner, DeckID: b.deck, DueAt: due}, ErrLearnerNotFound},
-		{"a teacher is no learner", b.teacher, AssignRequest{LearnerID: b.otherTeacher, DeckID: b.deck, DueAt: due}, ErrLearnerNotFound},
-		{"another teacher's deck", b.otherTeacher, AssignRequest{LearnerID: b.otherLearner, DeckID: b.deck, DueAt: due}, ErrDeckNotFound},
-		{"unknown deck", b.teacher, AssignRequest{LearnerID: b.learner, DeckID: uuid.New(), DueAt: due}, ErrDeckNotFound},
-		{"due now", b.teacher, AssignRequest{LearnerID: b.learner, DeckID: b.deck, DueAt: b.clock.Now()}, ErrDueOutOfRange},
-		{"due too late", b.teacher, AssignRequest{LearnerID: b.learner, DeckID: b.deck, DueAt: b.clock.Now().AddDate(0, 0, MaxDueDays+1)}, ErrDueOutOfRange},
+		{"unknown class", b.teacher, AssignRequest{ClassID: uuid.New(), DeckID: b.deck, DueAt: due}, ErrClassNotFound},
+		{"another teacher's class", b.otherTeacher, AssignRequest{ClassID: b.class, DeckID: b.deck, DueAt: due}, ErrClassNotFound},
+		{"learner of another class", b.teacher, AssignRequest{ClassID: b.class, LearnerID: b.otherLearner, DeckID: b.deck, DueAt: due}, ErrLearnerNotFound},
+		{"learner of the teacher's other class", b.teacher, AssignRequest{ClassID: empty, LearnerID: b.learner, DeckID: b.deck, DueAt: due}, ErrLearnerNotFound},
+		{"a class without learners", b.teacher, AssignRequest{ClassID: empty, DeckID: b.deck, DueAt: due}, ErrClassEmpty},
+		{"unknown deck", b.teacher, AssignRequest{ClassID: b.class, DeckID: uuid.New(), DueAt: due}, ErrDeckNotFound},
+		{"due now", b.teacher, AssignRequest{ClassID: b.class, DeckID: b.deck, DueAt: b.clock.Now()}, ErrDueOutOfRange},
+		{"due too late", b.teacher, AssignRequest{ClassID: b.class, DeckID: b.deck, DueAt: b.clock.Now().AddDate(0, 0, MaxDueDays+1)}, ErrDueOutOfRange},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, _, err := assign(c.teacher, c.req)
+			_, err := b.assign(t, c.teacher, c.req)
 			require.ErrorIs(t, err, c.want)
 			require.Equal(t, before, b.rows(t), "a refused assignment changes nothing")
 		})
+	}
+	t.Run("another teacher's deck", func(t *testing.T) {
+		other := b.newClass(t, b.otherTeacher, "Other", "OTHER1", b.learner)
+		before := b.rows(t)
+		_, err := b.assign(t, b.otherTeacher, AssignRequest{ClassID: other, DeckID: b.deck, DueAt: due})
+		require.ErrorIs(t, err, ErrDeckNotFound)
+		require.Equal(t, before, b.rows(t))
+	})
+	t.Run("assigned again", func(t *testing.T) {
+		again, err := b.assign(t, b.teacher, AssignRequest{ClassID: b.class, DeckID: b.deck, DueAt: due})
+		require.NoError(t, err)
+		require.Equal(t, []LearnerOutcome{{LearnerID: b.learner, Status: StatusAlreadyAssigned}}, again.Learners)
+		require.Zero(t, again.Assigned())
+	})
+}
+
+// TestAssignToClassAssignsEveryMember: one request gives each of the
+// class's three learners the deck, with each learner's events under the
+// learner's ordering key, in one transaction.
+func TestAssignToClassAssignsEveryMember(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	second, third := b.newLearner(t, "l3@example.com"), b.newLearner(t, "l4@example.com")
+	_, err := b.pool.Exec(ctx, `INSERT INTO class_members (class_id, learner_id) VALUES ($1, $2), ($1, $3)`, b.class, second, third)
+	require.NoError(t, err)
+	due := b.clock.Now().Add(7 * 24 * time.Hour)
+	out, err := b.assign(t, b.teacher, AssignRequest{ClassID: b.class, DeckID: b.deck, DueAt: due})
+	require.NoError(t, err)
+	require.Equal(t, 3, out.Assigned())
+
+	rows, err := b.pool.Query(ctx, `SELECT a.learner_id, (SELECT count(*) FROM outbox_events e
+		WHERE e.ordering_key = a.learner_id::text AND e.topic = 'assignment.created' AND e.payload->>'assignment_id' = a.id::text)
+		FROM assignments a WHERE a.class_id = $1 AND a.deck_id = $2 AND a.teacher_id = $3 ORDER BY a.learner_id`, b.class, b.deck, b.teacher)
+	require.NoError(t, err)
+	got := map[uuid.UUID]int{}
+	for rows.Next() {
+		var l uuid.UUID
+		var n int
+		require.NoError(t, rows.Scan(&l, &n))
+		got[l] = n
+	}
+	require.NoError(t, rows.Err())
+	require.Equal(t, map[uuid.UUID]int{b.learner: 1, second: 1, third: 1}, got, "an assignment and its assignment.created per learner")
+	var cards, reminders int
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM cards), (SELECT count(*) FROM outbox_events WHERE topic = 'reminder.due_soon')`).
+		Scan(&cards, &reminders))
+	require.Equal(t, []int{6, 3}, []int{cards, reminders}, "two cards and a due-soon reminder each")
+
+	t.Run("one learner of the class", func(t *testing.T) {
+		fourth := b.newLearner(t, "l5@example.com")
+		_, err := b.pool.Exec(ctx, `INSERT INTO class_members (class_id, learner_id) VALUES ($1, $2)`, b.class, fourth)
+		require.NoError(t, err)
+		out, err := b.assign(t, b.teacher, AssignRequest{ClassID: b.class, LearnerID: fourth, DeckID: b.deck, DueAt: due})
+		require.NoError(t, err)
+		require.Len(t, out.Learners, 1)
+		require.Equal(t, fourth, out.Learners[0].LearnerID)
+		require.Equal(t, StatusAssigned, out.Learners[0].Status)
+	})
+}
+
+// TestAssignmentsStayInTheirClass: a deck assigned through class A is
+// neither given to a learner who joins the teacher's class B nor shown in
+// B's grid or hardest words, even for a learner in both; a learner who
+// joins A gets it.
+func TestAssignmentsStayInTheirClass(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	classB := b.newClass(t, b.teacher, "B", "JOINB")
+	due := b.clock.Now().Add(7 * 24 * time.Hour)
+	_, err := b.assign(t, b.teacher, AssignRequest{ClassID: b.class, DeckID: b.deck, DueAt: due})
+	require.NoError(t, err)
+	// The learner of A joins B too, and lapses on both words of A's deck.
+	_, err = b.enroll(t, Actor{ID: b.learner, Role: account.Learner}, EnrolRequest{JoinCode: "JOINB"})
+	require.NoError(t, err)
+	_, err = b.pool.Exec(ctx, `UPDATE cards SET lapses = 2 WHERE learner_id = $1`, b.learner)
+	require.NoError(t, err)
+
+	newcomer := b.newLearner(t, "new@example.com")
+	out, err := b.enroll(t, Actor{ID: newcomer, Role: account.Learner}, EnrolRequest{JoinCode: "JOINB"})
+	require.NoError(t, err)
+	require.Empty(t, out.Enrollment.Assignments, "nothing from class A")
+
+	gridB, err := ClassProgressOf(ctx, b.pool, b.teacher, classB, b.clock.Now())
+	require.NoError(t, err)
+	require.Len(t, gridB.Learners, 2)
+	for _, row := range gridB.Learners {
+		require.Empty(t, row.Assignments, "A's deck is not B's")
+	}
+	require.Empty(t, gridB.HardestWords)
+	gridA, err := ClassProgressOf(ctx, b.pool, b.teacher, b.class, b.clock.Now())
+	require.NoError(t, err)
+	require.Len(t, gridA.Learners[0].Assignments, 1)
+	require.Len(t, gridA.HardestWords, 2)
+
+	out, err = b.enroll(t, Actor{ID: newcomer, Role: account.Learner}, EnrolRequest{JoinCode: "JOIN1"})
+	require.NoError(t, err)
+	require.Len(t, out.Enrollment.Assignments, 1, "a newcomer to A gets A's deck")
+	require.Equal(t, b.class, out.Enrollment.Assignments[0].ClassID)
+	require.True(t, due.Equal(out.Enrollment.Assignments[0].DueAt))
+
+	// Assigned through B as well: a second assignment, B's own, for the learner in both.
+	both, err := b.assign(t, b.teacher, AssignRequest{ClassID: classB, DeckID: b.deck, DueAt: due.Add(24 * time.Hour)})
+	require.NoError(t, err)
+	require.Equal(t, 2, both.Assigned())
+	gridB, err = ClassProgressOf(ctx, b.pool, b.teacher, classB, b.clock.Now())
+	require.NoError(t, err)
+	for _, row := range gridB.Learners {
+		require.Len(t, row.Assignments, 1)
+		require.True(t, due.Add(24*time.Hour).Equal(row.Assignments[0].DueAt), "B's due date")
 	}
 }
 
 func TestEnrollAnswersTypedErrors(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	enroll := func(actor Actor, req EnrolRequest) (Outcome, error) {
-		var out Outcome
-		err := b.inTx(t, func(tx pgx.Tx) (err error) {
-			out, _, err = b.classroom.Enroll(context.Background(), tx, actor, req)
-			return err
-		})
-		return out, err
-	}
+	enroll := func(actor Actor, req EnrolRequest) (Outcome, error) { return b.enroll(t, actor, req) }
 	teacher, learner := Actor{ID: b.teacher, Role: account.Teacher}, Actor{ID: b.otherLearner, Role: account.Learner}
 	before := b.rows(t)
 	for _, c := range []struct {

@@ -43,7 +43,8 @@ type Enrollment struct {
 	ClassName string    `json:"class_name"`
 	LearnerID uuid.UUID `json:"learner_id"`
 	// Assignments were created, with the learner's cards, for the class's
-	// active decks, so the learner's schedule is right at once.
+	// active decks (assigned through this class and not yet due), so the
+	// learner's schedule is right at once.
 	Assignments []Assignment `json:"assignments"`
 }
 
@@ -70,13 +71,15 @@ type Outcome struct {
 // account first (AddAccount, Role set to learner; actor is then ignored),
 // once the code is known to be a class's: an unknown code creates nothing.
 // It records the membership, assigns the class's
-// active decks (those the teacher has assigned to its learners and that are
-// not yet due, each with its latest due date) with their cards, starts the
+// active decks (those assigned through this class, not the teacher's
+// others, and not yet due, each with its latest due date) with their cards, starts the
 // learner's daily reminder chain (if not yet), and answers the events
 // learner.enrolled and each assignment's (see Assign). When the email
 // belongs to an account the teacher may not simply add, the outcome is an
 // Invitation instead (see Invitation), with learner.invited at most once per
-// InvitationInterval. Errors: ErrClassNotFound (also for an actor of
+// InvitationInterval. An assignment to the class in progress is waited for
+// (the class's row), so a learner joining meanwhile gets its deck from one
+// or the other. Errors: ErrClassNotFound (also for an actor of
 // another role, or a join code given by a teacher), ErrAlreadyEnrolled,
 // ErrAccountExists (a newcomer's, see AddAccount).
 //
@@ -90,6 +93,10 @@ func (c Classroom) Enroll(ctx context.Context, tx pgx.Tx, actor Actor, req Enrol
 	class, err := findClass(ctx, store.On(tx), actor, req)
 	if err != nil {
 		return Outcome{}, events.Batch{}, err
+	}
+	// Before any learner's row: Assign locks the class, then its learners.
+	if err := store.On(tx).LockClassForEnrolment(ctx, class.id); err != nil {
+		return Outcome{}, events.Batch{}, fmt.Errorf("lock class: %w", err)
 	}
 	if req.Newcomer != nil { // findClass found the class by its code
 		learner := *req.Newcomer
@@ -160,7 +167,7 @@ func (c Classroom) addMember(ctx context.Context, tx pgx.Tx, out Enrollment, tea
 	if err != nil {
 		return Enrollment{}, events.Batch{}, fmt.Errorf("enrol: %w", err)
 	}
-	decks, err := store.On(tx).ActiveDecks(ctx, out.ClassID, teacherID, c.clock.Now(), out.LearnerID)
+	decks, err := store.On(tx).ActiveDecks(ctx, out.ClassID, c.clock.Now(), out.LearnerID)
 	if err != nil {
 		return Enrollment{}, events.Batch{}, fmt.Errorf("find active decks: %w", err)
 	}
@@ -169,7 +176,7 @@ func (c Classroom) addMember(ctx context.Context, tx pgx.Tx, out Enrollment, tea
 	enrolled := events.LearnerEnrolledPayload{ClassID: out.ClassID, LearnerID: out.LearnerID, TeacherID: teacherID,
 		Assignments: []uuid.UUID{}, By: by}
 	for _, d := range decks {
-		a, err := c.assign(ctx, tx, teacherID, AssignRequest{LearnerID: out.LearnerID, DeckID: d.DeckID, DueAt: d.DueAt}, &assigned)
+		a, err := c.assign(ctx, tx, teacherID, AssignRequest{ClassID: out.ClassID, LearnerID: out.LearnerID, DeckID: d.DeckID, DueAt: d.DueAt}, &assigned)
 		if err != nil {
 			return Enrollment{}, events.Batch{}, err
 		}

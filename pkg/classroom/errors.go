@@ -8,15 +8,18 @@ var (
 	// ErrClassNotFound: no class with that id among the teacher's, or no
 	// class with that join code (or the caller's role cannot enrol that way).
 	ErrClassNotFound = errors.New("class not found")
-	// ErrLearnerNotFound: the learner is not in any of the teacher's classes.
+	// ErrLearnerNotFound: the learner is not in the class.
 	ErrLearnerNotFound = errors.New("learner not found")
 	// ErrDeckNotFound: the deck is neither the teacher's nor the library's.
 	ErrDeckNotFound = errors.New("deck not found")
 	// ErrAlreadyEnrolled: the learner is already a member of the class.
 	ErrAlreadyEnrolled = errors.New("the learner is already in this class")
-	// ErrAlreadyAssigned: the teacher has already assigned the deck to the
-	// learner.
-	ErrAlreadyAssigned = errors.New("the deck is already assigned to this learner by this teacher")
+	// ErrAlreadyAssigned: the class has already given the deck to the
+	// learner (an outcome of Assign per learner, not an error it returns).
+	ErrAlreadyAssigned = errors.New("the deck is already assigned to this learner in this class")
+	// ErrClassEmpty: a deck assigned to a class without learners, which
+	// would give it to nobody (and so to no learner who joins later).
+	ErrClassEmpty = errors.New("the class has no learners yet")
 	// ErrDueOutOfRange: a due date that is not in the future, or more than
 	// MaxDueDays ahead (CheckDue).
 	ErrDueOutOfRange = errors.New("the due date must be in the future and within 366 days")

@@ -14,7 +14,8 @@ import (
 const HardestWordsShown = 10
 
 // ClassProgress is a class's learner × assignment grid as its teacher sees
-// it: every assignment the teacher made to each current member, with what
+// it: every assignment made through the class to each current member (not
+// those made through the teacher's other classes), with what
 // the progress projection (written by the drain, so a moment behind the
 // reviews) last counted and when, and the class's hardest words.
 type ClassProgress struct {
@@ -29,7 +30,7 @@ type ClassProgress struct {
 	HardestWords      []HardWord `json:"hardest_words"`
 }
 
-// LearnerProgress is one row of the grid: a member and the teacher's
+// LearnerProgress is one row of the grid: a member and the class's
 // assignments to them, by deck title.
 type LearnerProgress struct {
 	LearnerID   uuid.UUID            `json:"learner_id"`
@@ -67,7 +68,7 @@ type Progress struct {
 }
 
 // HardWord is a word the class's learners lapsed on (rated Again once it
-// was learned), among the words of the decks the teacher assigned them.
+// was learned), among the words of the decks assigned them through the class.
 type HardWord struct {
 	LexemeID     uuid.UUID `json:"lexeme_id"`
 	Lemma        string    `json:"lemma"`
@@ -93,10 +94,10 @@ func ClassProgressOf(ctx context.Context, db store.DBTX, teacherID, classID uuid
 		return ClassProgress{}, fmt.Errorf("load class: %w", err)
 	}
 	out := ClassProgress{ClassID: classID, Name: name, Now: now, Learners: []LearnerProgress{}}
-	if out.Learners, out.ProgressUpdatedAt, err = grid(ctx, q, teacherID, classID, now); err != nil {
+	if out.Learners, out.ProgressUpdatedAt, err = grid(ctx, q, classID, now); err != nil {
 		return ClassProgress{}, err
 	}
-	words, err := q.HardestWords(ctx, classID, teacherID, HardestWordsShown)
+	words, err := q.HardestWords(ctx, classID, HardestWordsShown)
 	if err != nil {
 		return ClassProgress{}, fmt.Errorf("find hardest words: %w", err)
 	}
@@ -110,16 +111,16 @@ func ClassProgressOf(ctx context.Context, db store.DBTX, teacherID, classID uuid
 
 // grid is the rows of the class's grid (every member, with or without
 // assignments) and the latest progress update among them.
-func grid(ctx context.Context, q *store.Queries, teacherID, classID uuid.UUID, now time.Time) ([]LearnerProgress, *time.Time, error) {
+func grid(ctx context.Context, q *store.Queries, classID uuid.UUID, now time.Time) ([]LearnerProgress, *time.Time, error) {
 	members, err := q.ClassMembers(ctx, classID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list members: %w", err)
 	}
-	cells, err := q.ClassAssignments(ctx, now, teacherID, classID)
+	cells, err := q.ClassAssignments(ctx, now, classID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list assignments: %w", err)
 	}
-	days, err := q.ClassStudyDays(ctx, teacherID, classID)
+	days, err := q.ClassStudyDays(ctx, classID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("find study days: %w", err)
 	}

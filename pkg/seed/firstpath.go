@@ -2,7 +2,6 @@ package seed
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -58,21 +57,18 @@ func startFirstLearner(ctx context.Context, tx pgx.Tx, c clock.Clock) error {
 		return fmt.Errorf("start %s for %s: %w", SelfStudyDeck, mia.Email, err)
 	}
 	ob := events.NewOutbox()
-	// A savepoint: a second run's duplicate assignment is refused by a
-	// unique index, which would otherwise abort the whole transaction.
-	err = pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error {
-		_, batch, err := classroom.New(ob, c, sched).Assign(ctx, sp, TeacherID, classroom.AssignRequest{
-			LearnerID: mia.ID, DeckID: assigned, DueAt: c.Now().AddDate(0, 0, SeededAssignmentDueDays)})
-		if err != nil {
-			return err
-		}
-		evs, err := batch.Events()
-		if err != nil {
-			return err
-		}
-		return ob.Enqueue(ctx, sp, evs...)
-	})
-	if err != nil && !errors.Is(err, classroom.ErrAlreadyAssigned) {
+	// A second run finds Mia with the deck already (already_assigned), and
+	// adds nothing.
+	_, batch, err := classroom.New(ob, c, sched).Assign(ctx, tx, TeacherID, classroom.AssignRequest{
+		ClassID: ClassID, LearnerID: mia.ID, DeckID: assigned, DueAt: c.Now().AddDate(0, 0, SeededAssignmentDueDays)})
+	if err != nil {
+		return fmt.Errorf("assign %s to %s: %w", AssignedDeck, mia.Email, err)
+	}
+	evs, err := batch.Events()
+	if err != nil {
+		return err
+	}
+	if err := ob.Enqueue(ctx, tx, evs...); err != nil {
 		return fmt.Errorf("assign %s to %s: %w", AssignedDeck, mia.Email, err)
 	}
 	return nil

@@ -15,10 +15,10 @@ import (
 
 const activeDecks = `-- name: ActiveDecks :many
 SELECT a.deck_id, max(a.due_at)::timestamptz AS due_at
-FROM assignments a JOIN class_members m ON m.learner_id = a.learner_id AND m.class_id = $1
-WHERE a.teacher_id = $2 AND a.due_at > $3
-  AND NOT EXISTS (SELECT 1 FROM assignments mine WHERE mine.deck_id = a.deck_id
-                  AND mine.learner_id = $4 AND mine.teacher_id = $2)
+FROM assignments a
+WHERE a.class_id = $1 AND a.due_at > $2
+  AND NOT EXISTS (SELECT 1 FROM assignments mine WHERE mine.class_id = a.class_id
+                  AND mine.learner_id = $3 AND mine.deck_id = a.deck_id)
 GROUP BY a.deck_id ORDER BY a.deck_id
 `
 
@@ -27,16 +27,12 @@ type ActiveDecksRow struct {
 	DueAt  time.Time
 }
 
-// ActiveDecks are the class's decks its teacher has assigned to its
-// learners and that are not yet due at now, except those already assigned
-// to learner_id by that teacher; each with its latest due date.
-func (q *Queries) ActiveDecks(ctx context.Context, classID uuid.UUID, teacherID uuid.UUID, now time.Time, learnerID uuid.UUID) ([]ActiveDecksRow, error) {
-	rows, err := q.db.Query(ctx, activeDecks,
-		classID,
-		teacherID,
-		now,
-		learnerID,
-	)
+// ActiveDecks are the decks assigned through the class (to any learner,
+// by its teacher) that are not yet due at now, except those the class
+// already gave learner_id; each with its latest due date. Assignments made
+// through the teacher's other classes do not count.
+func (q *Queries) ActiveDecks(ctx context.Context, classID uuid.UUID, now time.Time, learnerID uuid.UUID) ([]ActiveDecksRow, error) {
+	rows, err := q.db.Query(ctx, activeDecks, classID, now, learnerID)
 	if err != nil {
 		return nil, err
 	}
@@ -129,23 +125,50 @@ func (q *Queries) CompleteAssignments(ctx context.Context, completedAt time.Time
 	return items, nil
 }
 
+const deckAssignable = `-- name: DeckAssignable :one
+SELECT EXISTS (SELECT 1 FROM decks d WHERE d.id = $1
+               AND (d.owner_id IS NULL OR d.owner_id = $2::uuid))
+`
+
+// DeckAssignable reports whether the teacher may assign the deck: it is
+// theirs or the library's.
+func (q *Queries) DeckAssignable(ctx context.Context, deckID uuid.UUID, teacherID uuid.UUID) (bool, error) {
+	row := q.db.QueryRow(ctx, deckAssignable, deckID, teacherID)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
+}
+
 const insertAssignment = `-- name: InsertAssignment :one
 
-INSERT INTO assignments (deck_id, learner_id, teacher_id, due_at)
-SELECT d.id, $1::uuid, $2::uuid, $3::timestamptz
-FROM decks d WHERE d.id = $4 AND (d.owner_id IS NULL OR d.owner_id = $2::uuid)
+INSERT INTO assignments (class_id, deck_id, learner_id, teacher_id, due_at)
+SELECT $1::uuid, d.id, $2::uuid, $3::uuid, $4::timestamptz
+FROM decks d WHERE d.id = $5 AND (d.owner_id IS NULL OR d.owner_id = $3::uuid)
+ON CONFLICT (class_id, learner_id, deck_id) DO NOTHING
 RETURNING id
 `
 
+type InsertAssignmentParams struct {
+	ClassID   uuid.UUID
+	LearnerID uuid.UUID
+	TeacherID uuid.UUID
+	DueAt     time.Time
+	DeckID    uuid.UUID
+}
+
 // Assignments of decks to learners.
-// InsertAssignment stores the assignment if the deck is the teacher's or the
-// library's (no row otherwise).
-func (q *Queries) InsertAssignment(ctx context.Context, learnerID uuid.UUID, teacherID uuid.UUID, dueAt time.Time, deckID uuid.UUID) (uuid.UUID, error) {
+// InsertAssignment stores the assignment of the deck to the learner in the
+// class (of teacher_id: the foreign key checks it) if the deck is the
+// teacher's or the library's; no row when it is not, or when the class
+// already gave the deck to the learner (the statement does not fail, so a
+// transaction assigning to several learners goes on).
+func (q *Queries) InsertAssignment(ctx context.Context, arg InsertAssignmentParams) (uuid.UUID, error) {
 	row := q.db.QueryRow(ctx, insertAssignment,
-		learnerID,
-		teacherID,
-		dueAt,
-		deckID,
+		arg.ClassID,
+		arg.LearnerID,
+		arg.TeacherID,
+		arg.DueAt,
+		arg.DeckID,
 	)
 	var id uuid.UUID
 	err := row.Scan(&id)

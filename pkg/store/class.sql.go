@@ -65,10 +65,10 @@ SELECT m.learner_id, a.id AS assignment_id, a.deck_id, d.title, a.due_at, a.comp
        (SELECT count(*) FROM deck_items di JOIN cards c ON c.lexeme_id = di.lexeme_id AND c.learner_id = a.learner_id
         WHERE di.deck_id = a.deck_id AND c.due <= $1 AND NOT c.suspended) AS cards_due
 FROM class_members m
-JOIN assignments a ON a.learner_id = m.learner_id AND a.teacher_id = $2
+JOIN assignments a ON a.class_id = m.class_id AND a.learner_id = m.learner_id
 JOIN decks d ON d.id = a.deck_id
 LEFT JOIN assignment_progress p ON p.assignment_id = a.id
-WHERE m.class_id = $3
+WHERE m.class_id = $2
 ORDER BY m.learner_id, d.title, a.id
 `
 
@@ -87,12 +87,12 @@ type ClassAssignmentsRow struct {
 	CardsDue          int64
 }
 
-// ClassAssignments is the class's progress grid: each assignment the
-// teacher made to a current member of the class, with the progress
+// ClassAssignments is the class's progress grid: each assignment made
+// through the class to a current member of it, with the progress
 // projection (null until the drain first handled it) and how many of its
 // cards are due at now (from the cards themselves, not a projection).
-func (q *Queries) ClassAssignments(ctx context.Context, now time.Time, teacherID uuid.UUID, classID uuid.UUID) ([]ClassAssignmentsRow, error) {
-	rows, err := q.db.Query(ctx, classAssignments, now, teacherID, classID)
+func (q *Queries) ClassAssignments(ctx context.Context, now time.Time, classID uuid.UUID) ([]ClassAssignmentsRow, error) {
+	rows, err := q.db.Query(ctx, classAssignments, now, classID)
 	if err != nil {
 		return nil, err
 	}
@@ -177,9 +177,9 @@ func (q *Queries) ClassMembers(ctx context.Context, classID uuid.UUID) ([]ClassM
 const classStudyDays = `-- name: ClassStudyDays :many
 SELECT r.assignment_id, max(r.day)::date AS last_study_day
 FROM class_members m
-JOIN assignments a ON a.learner_id = m.learner_id AND a.teacher_id = $1
+JOIN assignments a ON a.class_id = m.class_id AND a.learner_id = m.learner_id
 JOIN assignment_daily_reviews r ON r.assignment_id = a.id AND r.reviews > 0
-WHERE m.class_id = $2
+WHERE m.class_id = $1
 GROUP BY r.assignment_id
 `
 
@@ -191,8 +191,8 @@ type ClassStudyDaysRow struct {
 // ClassStudyDays is, for each assignment of ClassAssignments with a
 // review, the last study day with one (the assignment_daily_reviews
 // projection).
-func (q *Queries) ClassStudyDays(ctx context.Context, teacherID uuid.UUID, classID uuid.UUID) ([]ClassStudyDaysRow, error) {
-	rows, err := q.db.Query(ctx, classStudyDays, teacherID, classID)
+func (q *Queries) ClassStudyDays(ctx context.Context, classID uuid.UUID) ([]ClassStudyDaysRow, error) {
+	rows, err := q.db.Query(ctx, classStudyDays, classID)
 	if err != nil {
 		return nil, err
 	}
@@ -245,10 +245,10 @@ JOIN cards c ON c.learner_id = m.learner_id
 JOIN lexemes l ON l.id = c.lexeme_id
 WHERE m.class_id = $1 AND c.lapses > 0
   AND EXISTS (SELECT 1 FROM assignments a JOIN deck_items di ON di.deck_id = a.deck_id
-              WHERE a.learner_id = m.learner_id AND a.teacher_id = $2 AND di.lexeme_id = c.lexeme_id)
+              WHERE a.class_id = m.class_id AND a.learner_id = m.learner_id AND di.lexeme_id = c.lexeme_id)
 GROUP BY l.id, l.lemma, l.part_of_speech
 ORDER BY lapses DESC, l.lemma, l.id
-LIMIT $3
+LIMIT $2
 `
 
 type HardestWordsRow struct {
@@ -260,13 +260,13 @@ type HardestWordsRow struct {
 	Leeches      int64
 }
 
-// HardestWords are the words of the teacher's decks assigned to the class's
+// HardestWords are the words of the decks assigned through the class to its
 // members that they lapsed on most (an Again on a learned card), summed
 // over the members' cards, with how many members lapsed on each and how
 // many cards of it are suspended as leeches; at most max_words, most lapses
 // first.
-func (q *Queries) HardestWords(ctx context.Context, classID uuid.UUID, teacherID uuid.UUID, maxWords int32) ([]HardestWordsRow, error) {
-	rows, err := q.db.Query(ctx, hardestWords, classID, teacherID, maxWords)
+func (q *Queries) HardestWords(ctx context.Context, classID uuid.UUID, maxWords int32) ([]HardestWordsRow, error) {
+	rows, err := q.db.Query(ctx, hardestWords, classID, maxWords)
 	if err != nil {
 		return nil, err
 	}
@@ -364,6 +364,63 @@ func (q *Queries) LibraryDecks(ctx context.Context, learnerID *uuid.UUID, teache
 		return nil, err
 	}
 	return items, nil
+}
+
+const lockClassForEnrolment = `-- name: LockClassForEnrolment :exec
+SELECT 1 FROM classes WHERE id = $1 FOR SHARE
+`
+
+// LockClassForEnrolment waits for an assignment to the class in progress
+// (LockTeachersClass); enrolments to the class do not wait for each other.
+func (q *Queries) LockClassForEnrolment(ctx context.Context, id uuid.UUID) error {
+	_, err := q.db.Exec(ctx, lockClassForEnrolment, id)
+	return err
+}
+
+const lockClassLearners = `-- name: LockClassLearners :many
+SELECT u.id FROM class_members m JOIN users u ON u.id = m.learner_id
+WHERE m.class_id = $1 AND u.role = $2
+  AND ($3::uuid IS NULL OR u.id = $3::uuid)
+ORDER BY u.id
+FOR NO KEY UPDATE OF u
+`
+
+// LockClassLearners locks the rows of the class's learners (only
+// learner_id's when set), in id order so that two transactions locking
+// learners of overlapping classes cannot deadlock, and lists their ids.
+func (q *Queries) LockClassLearners(ctx context.Context, classID uuid.UUID, learnerRole account.Role, learnerID *uuid.UUID) ([]uuid.UUID, error) {
+	rows, err := q.db.Query(ctx, lockClassLearners, classID, learnerRole, learnerID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []uuid.UUID
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const lockTeachersClass = `-- name: LockTeachersClass :one
+SELECT id FROM classes WHERE id = $1 AND teacher_id = $2 FOR NO KEY UPDATE
+`
+
+// LockTeachersClass locks the teacher's class against a concurrent
+// assignment to it (LockClassForEnrolment waits for it), so that a learner
+// who joins while a deck is assigned to the class gets the deck either
+// from the assignment or from the enrolment.
+func (q *Queries) LockTeachersClass(ctx context.Context, classID uuid.UUID, teacherID uuid.UUID) (uuid.UUID, error) {
+	row := q.db.QueryRow(ctx, lockTeachersClass, classID, teacherID)
+	var id uuid.UUID
+	err := row.Scan(&id)
+	return id, err
 }
 
 const membersOfTeachersClasses = `-- name: MembersOfTeachersClasses :many

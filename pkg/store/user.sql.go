@@ -115,23 +115,6 @@ func (q *Queries) LinkSubject(ctx context.Context, subject string, email string)
 	return i, err
 }
 
-const lockLearnerOfTeacher = `-- name: LockLearnerOfTeacher :one
-SELECT u.id FROM users u
-WHERE u.id = $1 AND u.role = $2
-  AND EXISTS (SELECT 1 FROM class_members m JOIN classes c ON c.id = m.class_id
-              WHERE m.learner_id = u.id AND c.teacher_id = $3)
-FOR NO KEY UPDATE OF u
-`
-
-// LockLearnerOfTeacher locks the learner's row if they are a learner in
-// one of the teacher's classes.
-func (q *Queries) LockLearnerOfTeacher(ctx context.Context, learnerID uuid.UUID, learnerRole account.Role, teacherID uuid.UUID) (uuid.UUID, error) {
-	row := q.db.QueryRow(ctx, lockLearnerOfTeacher, learnerID, learnerRole, teacherID)
-	var id uuid.UUID
-	err := row.Scan(&id)
-	return id, err
-}
-
 const lockUser = `-- name: LockUser :exec
 SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE
 `

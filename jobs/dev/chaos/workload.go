@@ -272,21 +272,24 @@ func (w *world) assign(ctx context.Context, l *learner) {
 		return
 	}
 	t, deck := ts[rand.IntN(len(ts))], free[rand.IntN(len(free))]
-	a := &action{Kind: "assign", LearnerID: l.id}
+	a := &action{Kind: "assign", ClassID: t.classID, LearnerID: l.id}
 	var out struct {
-		ID uuid.UUID `json:"id"`
+		Learners []struct {
+			Assignment *struct {
+				ID uuid.UUID `json:"id"`
+			} `json:"assignment"`
+		} `json:"learners"`
 	}
 	err := w.call(ctx, a, "CreateAssignment", t.token, map[string]string{
-		"learner_id": l.id.String(), "deck_id": deck.String(),
+		"class_id": t.classID.String(), "learner_id": l.id.String(), "deck_id": deck.String(),
 		"due_at": time.Now().Add(7 * 24 * time.Hour).UTC().Format(time.RFC3339),
 	}, &out, true, true)
-	if err == nil {
-		a.AssignmentID = out.ID
+	if err != nil {
+		return
 	}
-	if err == nil || a.Status == http.StatusConflict {
-		l.decks[deck] = true
-	}
-	if err == nil {
+	l.decks[deck] = true
+	if len(out.Learners) == 1 && out.Learners[0].Assignment != nil {
+		a.AssignmentID = out.Learners[0].Assignment.ID
 		l.cards = nil // read the schedule again
 	}
 }

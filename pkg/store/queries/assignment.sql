@@ -1,12 +1,22 @@
 -- Assignments of decks to learners.
 
--- InsertAssignment stores the assignment if the deck is the teacher's or the
--- library's (no row otherwise).
+-- InsertAssignment stores the assignment of the deck to the learner in the
+-- class (of teacher_id: the foreign key checks it) if the deck is the
+-- teacher's or the library's; no row when it is not, or when the class
+-- already gave the deck to the learner (the statement does not fail, so a
+-- transaction assigning to several learners goes on).
 -- name: InsertAssignment :one
-INSERT INTO assignments (deck_id, learner_id, teacher_id, due_at)
-SELECT d.id, sqlc.arg(learner_id)::uuid, sqlc.arg(teacher_id)::uuid, sqlc.arg(due_at)::timestamptz
+INSERT INTO assignments (class_id, deck_id, learner_id, teacher_id, due_at)
+SELECT sqlc.arg(class_id)::uuid, d.id, sqlc.arg(learner_id)::uuid, sqlc.arg(teacher_id)::uuid, sqlc.arg(due_at)::timestamptz
 FROM decks d WHERE d.id = sqlc.arg(deck_id) AND (d.owner_id IS NULL OR d.owner_id = sqlc.arg(teacher_id)::uuid)
+ON CONFLICT (class_id, learner_id, deck_id) DO NOTHING
 RETURNING id;
+
+-- DeckAssignable reports whether the teacher may assign the deck: it is
+-- theirs or the library's.
+-- name: DeckAssignable :one
+SELECT EXISTS (SELECT 1 FROM decks d WHERE d.id = sqlc.arg(deck_id)
+               AND (d.owner_id IS NULL OR d.owner_id = sqlc.arg(teacher_id)::uuid));
 
 -- name: MarkAssignmentCompleted :exec
 UPDATE assignments SET completed_at = sqlc.arg(completed_at)::timestamptz WHERE id = sqlc.arg(assignment_id);
@@ -29,15 +39,16 @@ WHERE a.id = ANY(sqlc.arg(ids)::uuid[]) AND a.completed_at IS NULL
         AND NOT coalesce(c.suspended, false))
 RETURNING a.id, a.deck_id, a.learner_id, a.teacher_id, a.due_at;
 
--- ActiveDecks are the class's decks its teacher has assigned to its
--- learners and that are not yet due at now, except those already assigned
--- to learner_id by that teacher; each with its latest due date.
+-- ActiveDecks are the decks assigned through the class (to any learner,
+-- by its teacher) that are not yet due at now, except those the class
+-- already gave learner_id; each with its latest due date. Assignments made
+-- through the teacher's other classes do not count.
 -- name: ActiveDecks :many
 SELECT a.deck_id, max(a.due_at)::timestamptz AS due_at
-FROM assignments a JOIN class_members m ON m.learner_id = a.learner_id AND m.class_id = sqlc.arg(class_id)
-WHERE a.teacher_id = sqlc.arg(teacher_id) AND a.due_at > sqlc.arg(now)
-  AND NOT EXISTS (SELECT 1 FROM assignments mine WHERE mine.deck_id = a.deck_id
-                  AND mine.learner_id = sqlc.arg(learner_id) AND mine.teacher_id = sqlc.arg(teacher_id))
+FROM assignments a
+WHERE a.class_id = sqlc.arg(class_id) AND a.due_at > sqlc.arg(now)
+  AND NOT EXISTS (SELECT 1 FROM assignments mine WHERE mine.class_id = a.class_id
+                  AND mine.learner_id = sqlc.arg(learner_id) AND mine.deck_id = a.deck_id)
 GROUP BY a.deck_id ORDER BY a.deck_id;
 
 -- IsAssignmentVisible reports whether the assignment is the learner's and, when

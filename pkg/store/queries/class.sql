@@ -3,6 +3,28 @@
 -- name: ClassByJoinCode :one
 SELECT id, teacher_id, name FROM classes WHERE join_code = sqlc.arg(join_code)::text;
 
+-- LockTeachersClass locks the teacher's class against a concurrent
+-- assignment to it (LockClassForEnrolment waits for it), so that a learner
+-- who joins while a deck is assigned to the class gets the deck either
+-- from the assignment or from the enrolment.
+-- name: LockTeachersClass :one
+SELECT id FROM classes WHERE id = sqlc.arg(class_id) AND teacher_id = sqlc.arg(teacher_id) FOR NO KEY UPDATE;
+
+-- LockClassForEnrolment waits for an assignment to the class in progress
+-- (LockTeachersClass); enrolments to the class do not wait for each other.
+-- name: LockClassForEnrolment :exec
+SELECT 1 FROM classes WHERE id = $1 FOR SHARE;
+
+-- LockClassLearners locks the rows of the class's learners (only
+-- learner_id's when set), in id order so that two transactions locking
+-- learners of overlapping classes cannot deadlock, and lists their ids.
+-- name: LockClassLearners :many
+SELECT u.id FROM class_members m JOIN users u ON u.id = m.learner_id
+WHERE m.class_id = sqlc.arg(class_id) AND u.role = sqlc.arg(learner_role)
+  AND (sqlc.narg(learner_id)::uuid IS NULL OR u.id = sqlc.narg(learner_id)::uuid)
+ORDER BY u.id
+FOR NO KEY UPDATE OF u;
+
 -- name: TeachersClassName :one
 SELECT name FROM classes WHERE id = sqlc.arg(class_id) AND teacher_id = sqlc.arg(teacher_id);
 
@@ -60,8 +82,8 @@ FROM decks d
 WHERE d.owner_id IS NULL OR d.owner_id = sqlc.narg(teacher_id)::uuid
 ORDER BY d.owner_id IS NOT NULL, d.level NULLS LAST, d.title;
 
--- ClassAssignments is the class's progress grid: each assignment the
--- teacher made to a current member of the class, with the progress
+-- ClassAssignments is the class's progress grid: each assignment made
+-- through the class to a current member of it, with the progress
 -- projection (null until the drain first handled it) and how many of its
 -- cards are due at now (from the cards themselves, not a projection).
 -- name: ClassAssignments :many
@@ -70,7 +92,7 @@ SELECT m.learner_id, a.id AS assignment_id, a.deck_id, d.title, a.due_at, a.comp
        (SELECT count(*) FROM deck_items di JOIN cards c ON c.lexeme_id = di.lexeme_id AND c.learner_id = a.learner_id
         WHERE di.deck_id = a.deck_id AND c.due <= sqlc.arg(now) AND NOT c.suspended) AS cards_due
 FROM class_members m
-JOIN assignments a ON a.learner_id = m.learner_id AND a.teacher_id = sqlc.arg(teacher_id)
+JOIN assignments a ON a.class_id = m.class_id AND a.learner_id = m.learner_id
 JOIN decks d ON d.id = a.deck_id
 LEFT JOIN assignment_progress p ON p.assignment_id = a.id
 WHERE m.class_id = sqlc.arg(class_id)
@@ -82,7 +104,7 @@ ORDER BY m.learner_id, d.title, a.id;
 -- name: ClassStudyDays :many
 SELECT r.assignment_id, max(r.day)::date AS last_study_day
 FROM class_members m
-JOIN assignments a ON a.learner_id = m.learner_id AND a.teacher_id = sqlc.arg(teacher_id)
+JOIN assignments a ON a.class_id = m.class_id AND a.learner_id = m.learner_id
 JOIN assignment_daily_reviews r ON r.assignment_id = a.id AND r.reviews > 0
 WHERE m.class_id = sqlc.arg(class_id)
 GROUP BY r.assignment_id;
@@ -92,7 +114,7 @@ GROUP BY r.assignment_id;
 SELECT u.id, u.display_name FROM class_members m JOIN users u ON u.id = m.learner_id
 WHERE m.class_id = $1 ORDER BY u.display_name, u.id;
 
--- HardestWords are the words of the teacher's decks assigned to the class's
+-- HardestWords are the words of the decks assigned through the class to its
 -- members that they lapsed on most (an Again on a learned card), summed
 -- over the members' cards, with how many members lapsed on each and how
 -- many cards of it are suspended as leeches; at most max_words, most lapses
@@ -105,7 +127,7 @@ JOIN cards c ON c.learner_id = m.learner_id
 JOIN lexemes l ON l.id = c.lexeme_id
 WHERE m.class_id = sqlc.arg(class_id) AND c.lapses > 0
   AND EXISTS (SELECT 1 FROM assignments a JOIN deck_items di ON di.deck_id = a.deck_id
-              WHERE a.learner_id = m.learner_id AND a.teacher_id = sqlc.arg(teacher_id) AND di.lexeme_id = c.lexeme_id)
+              WHERE a.class_id = m.class_id AND a.learner_id = m.learner_id AND di.lexeme_id = c.lexeme_id)
 GROUP BY l.id, l.lemma, l.part_of_speech
 ORDER BY lapses DESC, l.lemma, l.id
 LIMIT sqlc.arg(max_words);

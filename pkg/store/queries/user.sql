@@ -28,15 +28,6 @@ SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE;
 -- name: Timezone :one
 SELECT timezone FROM users WHERE id = $1;
 
--- LockLearnerOfTeacher locks the learner's row if they are a learner in
--- one of the teacher's classes.
--- name: LockLearnerOfTeacher :one
-SELECT u.id FROM users u
-WHERE u.id = sqlc.arg(learner_id) AND u.role = sqlc.arg(learner_role)
-  AND EXISTS (SELECT 1 FROM class_members m JOIN classes c ON c.id = m.class_id
-              WHERE m.learner_id = u.id AND c.teacher_id = sqlc.arg(teacher_id))
-FOR NO KEY UPDATE OF u;
-
 -- VisibleLearnerTimezone is the learner's zone if the viewer may see them:
 -- the learner themself, or a teacher of one of their classes.
 -- name: VisibleLearnerTimezone :one

@@ -95,12 +95,17 @@ func run(ctx context.Context) error {
 	}
 
 	fmt.Printf("1. %s (teacher) assigns %q to %s\n", seed.Teacher.Name, title, learner.Name)
-	var a classroom.Assignment
+	var out classroom.ClassAssignment
 	if err := d.call(http.MethodPost, "/CreateAssignment", seed.TeacherID, map[string]any{
-		"learner_id": learner.ID, "deck_id": deck, "due_at": time.Now().Add(7 * 24 * time.Hour).Format(time.RFC3339),
-	}, &a); err != nil {
+		"class_id": seed.ClassID, "learner_id": learner.ID, "deck_id": deck,
+		"due_at": time.Now().Add(7 * 24 * time.Hour).Format(time.RFC3339),
+	}, &out); err != nil {
 		return err
 	}
+	if len(out.Learners) != 1 || out.Learners[0].Assignment == nil {
+		return fmt.Errorf("%s already has %q from the demo class; reset with `make reset`", learner.Name, title)
+	}
+	a := *out.Learners[0].Assignment
 	assigned := time.Now()
 	fmt.Printf("   committed: assignment %s, %d cards (%d new)\n", a.ID, a.Cards, a.NewCards)
 	welcome, err := d.waitForMail(ctx, learner.Email, "New assignment: "+title)
