@@ -33,11 +33,13 @@ async function call(user, name, body) {
   return r.json();
 }
 
-/** The teacher assigns the first deck (by title) to a learner, as the demo does. */
+/** The teacher assigns the first deck (by title) to a learner of her first class, as the demo does. */
 async function assignDeck(learner) {
   const deck = stack.sql("SELECT id FROM decks ORDER BY title LIMIT 1");
+  const classId = stack.sql(`SELECT c.id FROM classes c JOIN class_members m ON m.class_id = c.id
+    WHERE c.teacher_id = '${ada}' AND m.learner_id = '${learner}' ORDER BY c.created_at, c.id LIMIT 1`);
   const due = new Date(Date.now() + 7 * 86_400_000).toISOString();
-  await call(ada, "CreateAssignment", { learner_id: learner, deck_id: deck, due_at: due });
+  await call(ada, "CreateAssignment", { class_id: classId, learner_id: learner, deck_id: deck, due_at: due });
 }
 
 async function signIn(context, name) {

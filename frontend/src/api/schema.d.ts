@@ -53,7 +53,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A teacher assigns a deck to a learner with a due date */
+        /**
+         * A teacher assigns a deck with a due date to a class's learners
+         * @description In one transaction the deck goes to every current learner of the class (or to learner_id alone, who must be in it) who does not have it from this class yet; the answer lists each learner's outcome. Learners who join the class later get its assignments that are not yet due, and only this class's. A class without learners answers 409.
+         */
         post: operations["CreateAssignment"];
         delete?: never;
         options?: never;
@@ -409,6 +412,11 @@ export interface components {
         Assignment: {
             /** Format: uuid */
             id: string;
+            /**
+             * Format: uuid
+             * @description The class the deck was assigned through.
+             */
+            class_id: string;
             /** Format: uuid */
             deck_id: string;
             /** Format: uuid */
@@ -421,6 +429,26 @@ export interface components {
             new_cards: number;
             /** Format: date-time */
             completed_at: string | null;
+        };
+        ClassAssignment: {
+            /** Format: uuid */
+            class_id: string;
+            /** Format: uuid */
+            deck_id: string;
+            /** Format: date-time */
+            due_at: string;
+            /** @description Each learner the request named, by id. */
+            learners: {
+                /** Format: uuid */
+                learner_id: string;
+                /**
+                 * @description assigned: the learner got the deck now; already_assigned: they had it from this class, unchanged.
+                 * @enum {string}
+                 */
+                status: "assigned" | "already_assigned";
+                /** @description The new assignment; null when already_assigned. */
+                assignment: components["schemas"]["Assignment"] | null;
+            }[];
         };
         Enrollment: {
             /** Format: uuid */
@@ -908,8 +936,16 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: uuid */
-                    learner_id: string;
+                    /**
+                     * Format: uuid
+                     * @description One of the caller's classes.
+                     */
+                    class_id: string;
+                    /**
+                     * Format: uuid
+                     * @description Only this learner of the class (default: all).
+                     */
+                    learner_id?: string;
                     /** Format: uuid */
                     deck_id: string;
                     /** Format: date-time */
@@ -918,13 +954,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Assigned. */
+            /** @description Every learner named already had the deck from this class; nothing changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClassAssignment"];
+                };
+            };
+            /** @description Assigned to at least one learner. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Assignment"];
+                    "application/json": components["schemas"]["ClassAssignment"];
                 };
             };
             "4XX": components["responses"]["Problem"];

@@ -91,6 +91,16 @@ describe("ClassProgress", () => {
     expect(within(words).getAllByRole("row")[1]).toHaveTextContent(/ephemeral\s*adjective\s*5\s*2\s*1/);
   });
 
+  it("a deck studied before it was assigned shows what was learned, not 'not started'", async () => {
+    const before = { ...counted, cards_seen: 12, cards_learned: 10, reviews: 0, last_study_day: null };
+    show({ ...grid, learners: [{ ...grid.learners[0]!, assignments: [cell(verbs, "Rare verbs", "2026-03-20T22:59:00Z", before)] }] });
+    const table = within(await screen.findByRole("region", { name: "Progress by learner and assignment" })).getByRole("table");
+    const cellOf = within(within(table).getAllByRole("row")[1]!).getAllByRole("cell")[0]!;
+    expect(cellOf).toHaveTextContent("10 of 25 learned");
+    expect(cellOf).toHaveTextContent("studied before it was assigned");
+    expect(cellOf).not.toHaveTextContent("not started");
+  });
+
   it("says when nothing is counted yet and nobody has joined", async () => {
     show({ ...grid, progress_updated_at: null, learners: [], hardest_words: [] });
     expect(await screen.findByText(/Nobody has joined this class yet/)).toBeInTheDocument();

@@ -121,7 +121,11 @@ function GridCell({ a }: { a: Cell }) {
       )}
       <span>{a.cards_due} due now</span>
       <span className="muted small">
-        {p?.last_study_day ? `last studied ${studyDay.format(new Date(`${p.last_study_day}T00:00:00Z`))}` : "not started"}
+        {p?.last_study_day
+          ? `last studied ${studyDay.format(new Date(`${p.last_study_day}T00:00:00Z`))}`
+          : p && p.cards_seen > 0
+            ? "studied before it was assigned"
+            : "not started"}
       </span>
       <span className="small">
         {a.completed_at ? (

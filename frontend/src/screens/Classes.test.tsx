@@ -3,7 +3,7 @@ import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
 import { doubleClick, fakeServer, gate, json, renderApp } from "../test/render";
 import { Classes } from "./Classes";
-import { dayAfter, endOfDay } from "./assign";
+import { dayAfter } from "./assign";
 
 const teacher = { id: "00000000-0000-4000-8000-00000000000a", displayName: "Ada", email: "ada@lexora.test", role: "teacher" as const };
 const mia = "00000000-0000-4000-8000-000000000001";
@@ -26,15 +26,41 @@ const decks = [
   { id: "d0000000-0000-4000-8000-000000000003", title: "My trip words", description: "", words: 12, level: null, library: false },
 ];
 
-const assignment = (learner: string) => ({
-  id: crypto.randomUUID(),
+// The teacher's zone (Me): 9 hours east of UTC all year, so the end of a
+// day there is 14:59:59Z, whatever zone the tests run in.
+const me = {
+  id: teacher.id,
+  display_name: "Ada",
+  email: teacher.email,
+  roles: ["teacher"],
+  timezone: "Asia/Tokyo",
+  classes: [],
+  teaching: [],
+};
+
+/** CreateAssignment's answer: each learner of learners assigned, each of already not. */
+const answer = (assigned: string[], already: string[] = []) => ({
+  class_id: cls.id,
   deck_id: decks[1]!.id,
-  learner_id: learner,
-  teacher_id: teacher.id,
-  due_at: "2026-04-01T21:59:00Z",
-  cards: 30,
-  new_cards: 30,
-  completed_at: null,
+  due_at: "2026-04-01T14:59:59Z",
+  learners: [
+    ...assigned.map((learner) => ({
+      learner_id: learner,
+      status: "assigned",
+      assignment: {
+        id: crypto.randomUUID(),
+        class_id: cls.id,
+        deck_id: decks[1]!.id,
+        learner_id: learner,
+        teacher_id: teacher.id,
+        due_at: "2026-04-01T14:59:59Z",
+        cards: 30,
+        new_cards: 30,
+        completed_at: null,
+      },
+    })),
+    ...already.map((learner) => ({ learner_id: learner, status: "already_assigned", assignment: null })),
+  ],
 });
 
 const problem = (status: number, title: string, extra: object = {}) =>
@@ -64,14 +90,12 @@ describe("Classes", () => {
     expect(await screen.findByText(/No classes yet/)).toBeInTheDocument();
   });
 
-  it("assigns a library deck to every member, one key each, due at the end of the chosen day; a 409 is 'already had it'", async () => {
+  it("assigns a library deck to the class in one request, due at the end of the chosen day in the teacher's zone", async () => {
     const server = fakeServer((req) => {
+      if (req.path === "/Me") return json(me);
       if (req.path === "/ListClasses") return json({ classes: [cls] });
       if (req.path === "/ListDecks") return json({ decks });
-      const body = req.body as { learner_id: string };
-      return body.learner_id === noah
-        ? problem(409, "Already assigned", { detail: "you have already assigned this deck to this learner" })
-        : json(assignment(body.learner_id), 201);
+      return json(answer([mia], [noah]), 201);
     });
     const user = userEvent.setup();
     renderApp(<Classes />, { user: teacher });
@@ -84,42 +108,43 @@ describe("Classes", () => {
     await user.clear(due);
     const day = dayAfter(new Date(), 30);
     await user.type(due, day);
+    await waitFor(() => expect(screen.getByRole("button", { name: "Assign to 2 learners" })).toBeEnabled());
     await user.click(screen.getByRole("button", { name: "Assign to 2 learners" }));
 
     expect(await screen.findByRole("status")).toHaveTextContent("Rare verbs assigned to Mia Laurent. Noah Brooks already had it.");
     const sent = server.seen.filter((s) => s.path === "/CreateAssignment");
-    expect(sent.map((s) => s.body)).toEqual([
-      { learner_id: mia, deck_id: decks[1]!.id, due_at: endOfDay(day) },
-      { learner_id: noah, deck_id: decks[1]!.id, due_at: endOfDay(day) },
-    ]);
-    const keys = sent.map((s) => s.headers.get("Idempotency-Key"));
-    expect(new Set(keys).size).toBe(2);
+    expect(sent.map((s) => s.body)).toEqual([{ class_id: cls.id, deck_id: decks[1]!.id, due_at: `${day}T14:59:59.000Z` }]);
+    expect(sent[0]!.headers.get("Idempotency-Key")).toBeTruthy();
     expect(screen.queryByRole("alert")).not.toBeInTheDocument();
   });
 
-  it("retries a failed assignment with the same key and shows a learner's refusal with its field errors", async () => {
+  it("retries a failed assignment with the same key; a refusal shows with its field errors", async () => {
     let failures = 1;
     const server = fakeServer((req) => {
+      if (req.path === "/Me") return json(me);
       if (req.path === "/ListClasses") return json({ classes: [cls] });
       if (req.path === "/ListDecks") return json({ decks });
-      const body = req.body as { learner_id: string };
-      if (body.learner_id === mia && failures-- > 0) return problem(503, "Service unavailable");
-      if (body.learner_id === noah)
+      if (failures-- > 0) return problem(503, "Service unavailable");
+      if ((req.body as { deck_id: string }).deck_id === decks[0]!.id)
         return problem(400, "Invalid request", { errors: [{ field: "due_at", reason: "must be in the future" }] });
-      return json(assignment(body.learner_id), 201);
+      return json(answer([mia, noah]), 201);
     });
     const user = userEvent.setup();
     renderApp(<Classes />, { user: teacher });
     await user.selectOptions(await screen.findByLabelText("Deck"), "Rare verbs (30 words)");
     await user.click(screen.getByRole("button", { name: "Assign to 2 learners" }));
+    expect(await screen.findByRole("status", {}, { timeout: 3000 })).toHaveTextContent(
+      "Rare verbs assigned to Mia Laurent, Noah Brooks.",
+    );
+    const sent = server.seen.filter((s) => s.path === "/CreateAssignment");
+    expect(sent).toHaveLength(2);
+    expect(sent[0]!.headers.get("Idempotency-Key")).toBe(sent[1]!.headers.get("Idempotency-Key"));
 
+    await user.selectOptions(screen.getByLabelText("Deck"), "Everyday nouns (25 words)");
+    await user.click(screen.getByRole("button", { name: "Assign to 2 learners" }));
     const alert = await screen.findByRole("alert");
-    expect(alert).toHaveTextContent("Not assigned to Noah Brooks: Invalid request");
+    expect(alert).toHaveTextContent("Not assigned: Invalid request");
     expect(within(alert).getByRole("list", { name: "Field errors" })).toHaveTextContent("Due date: must be in the future");
-    expect(screen.getByRole("status")).toHaveTextContent("Rare verbs assigned to Mia Laurent.");
-    const toMia = server.seen.filter((s) => s.path === "/CreateAssignment" && (s.body as { learner_id: string }).learner_id === mia);
-    expect(toMia).toHaveLength(2);
-    expect(toMia[0]!.headers.get("Idempotency-Key")).toBe(toMia[1]!.headers.get("Idempotency-Key"));
   });
 
   it("creates a class and shows its join code; a refusal shows its title and field errors", async () => {
@@ -197,6 +222,7 @@ describe("Classes", () => {
   it("adds a learner by email with one key per intent; a refusal shows its field errors, an existing account is invited", async () => {
     let added = false;
     const server = fakeServer((req) => {
+      if (req.path === "/Me") return json(me);
       if (req.path === "/ListClasses") {
         const zoe = { learner_id: "00000000-0000-4000-8000-000000000003", display_name: "Zoe Park", email: "zoe@lexora.test", joined_at: "2026-03-03T10:00:00Z" };
         return json({ classes: [{ ...cls, members: added ? [...cls.members, zoe] : cls.members }] });
@@ -251,33 +277,33 @@ describe("Classes", () => {
     expect(new Set(keys).size).toBe(3);
   });
 
-  it("a double click on Assign sends one request per learner; sent again after a learner's failure, it keeps the keys", async () => {
+  it("a double click on Assign sends one request; sent again after a refusal, it keeps the key", async () => {
     let refuse = true;
     const first = gate();
     const server = fakeServer(async (req) => {
+      if (req.path === "/Me") return json(me);
       if (req.path === "/ListClasses") return json({ classes: [cls] });
       if (req.path === "/ListDecks") return json({ decks });
       await first.wait();
-      const body = req.body as { learner_id: string };
-      if (body.learner_id === noah && refuse) {
+      if (refuse) {
         refuse = false;
         return problem(403, "Not now");
       }
-      return json(assignment(body.learner_id), 201);
+      return json(answer([mia, noah]), 201);
     });
     const user = userEvent.setup();
     renderApp(<Classes />, { user: teacher });
     await user.selectOptions(await screen.findByLabelText("Deck"), "Rare verbs (30 words)");
+    await waitFor(() => expect(screen.getByRole("button", { name: "Assign to 2 learners" })).toBeEnabled());
     doubleClick(screen.getByRole("button", { name: "Assign to 2 learners" }));
     first.open();
-    expect(await screen.findByRole("alert")).toHaveTextContent("Not assigned to Noah Brooks: Not now");
+    expect(await screen.findByRole("alert")).toHaveTextContent("Not assigned: Not now");
     const sent = () => server.seen.filter((s) => s.path === "/CreateAssignment");
-    expect(sent()).toHaveLength(2);
+    expect(sent()).toHaveLength(1);
     await user.click(screen.getByRole("button", { name: "Assign to 2 learners" }));
-    await waitFor(() => expect(screen.queryByRole("alert")).not.toBeInTheDocument());
-    const keys = sent().map((s) => `${(s.body as { learner_id: string }).learner_id} ${s.headers.get("Idempotency-Key")}`);
-    expect(keys).toHaveLength(4);
-    expect(keys[2]).toBe(keys[0]);
-    expect(keys[3]).toBe(keys[1]);
+    expect(await screen.findByRole("status")).toHaveTextContent("Rare verbs assigned to Mia Laurent, Noah Brooks.");
+    const keys = sent().map((s) => s.headers.get("Idempotency-Key"));
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toBe(keys[0]);
   });
 });

@@ -5,6 +5,7 @@ import { useApi } from "../api/ApiContext";
 import { unwrap } from "../api/client";
 import { useWrite } from "../api/mutation";
 import type { components } from "../api/schema";
+import { useMe } from "../auth/me";
 import { ProblemAlert } from "../components/ProblemAlert";
 import { Empty, QueryState } from "../components/States";
 import { assignToClass, dayAfter, endOfDay, type AssignOutcome } from "./assign";
@@ -172,24 +173,21 @@ function AssignDeck({ c }: { c: Class }) {
   });
   const [deckId, setDeckId] = useState("");
   const [due, setDue] = useState(() => dayAfter(new Date(), 7));
-  // One intent for the class: each learner's request has its own key, made
-  // from the intent's, so the form sent again after a learner's failure
-  // sends the same keys.
+  const me = useMe();
+  // One intent, one request: the server assigns to every learner of the
+  // class in one transaction, and a retry keeps the intent's key.
   const assign = useWrite({
-    mutationFn: (v: { learners: { learnerId: string; name: string }[]; deckId: string; dueAt: string; key: string }) =>
+    mutationFn: (v: { deckId: string; dueAt: string; key: string }) =>
       assignToClass(
         api,
-        v.learners.map((l) => ({ ...l, key: `${v.key}.${l.learnerId}` })),
-        v.deckId,
-        v.dueAt,
+        { classId: c.id, ...v },
+        new Map(c.members.map((m) => [m.learner_id, m.display_name])),
       ),
     onSuccess: () => void qc.invalidateQueries({ queryKey: ["class-progress", c.id] }),
-    done: (outcome) => outcome.failed.length === 0,
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    const learners = c.members.map((m) => ({ learnerId: m.learner_id, name: m.display_name }));
-    assign.submit({ learners, deckId, dueAt: endOfDay(due) });
+    assign.submit({ deckId, dueAt: endOfDay(due, me.data?.timezone) });
   };
   const deck = decks.data?.find((d) => d.id === assign.variables?.deckId);
   return (
@@ -227,7 +225,7 @@ function AssignDeck({ c }: { c: Class }) {
                 value={due}
                 onChange={(e) => setDue(e.target.value)}
               />
-              <button type="submit" className="primary" disabled={assign.isPending}>
+              <button type="submit" className="primary" disabled={assign.isPending || me.isLoading}>
                 {assign.isPending
                   ? "Assigning…"
                   : `Assign to ${c.members.length} ${c.members.length === 1 ? "learner" : "learners"}`}
@@ -254,17 +252,10 @@ function DeckDetail({ deck }: { deck: Deck | undefined }) {
 function Outcome({ outcome, deck }: { outcome: AssignOutcome; deck: string }) {
   const names = (list: string[]) => list.join(", ");
   return (
-    <>
-      {(outcome.assigned.length > 0 || outcome.already.length > 0) && (
-        <p role="status" className="ok-note">
-          {outcome.assigned.length > 0 && `${deck} assigned to ${names(outcome.assigned)}.`}
-          {outcome.already.length > 0 && ` ${names(outcome.already)} already had it.`}
-        </p>
-      )}
-      {outcome.failed.map((f) => (
-        <ProblemAlert key={f.name} error={f.error} context={`Not assigned to ${f.name}`} />
-      ))}
-    </>
+    <p role="status" className="ok-note">
+      {outcome.assigned.length > 0 && `${deck} assigned to ${names(outcome.assigned)}.`}
+      {outcome.already.length > 0 && ` ${names(outcome.already)} already had it.`}
+    </p>
   );
 }
 

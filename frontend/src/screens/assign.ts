@@ -1,79 +1,77 @@
 import type { Api } from "../api/client";
 import { unwrap } from "../api/client";
-import { ApiError } from "../api/problem";
 
-/** One learner of a class to assign a deck to, with the Idempotency-Key of that assignment. */
-export interface Target {
-  learnerId: string;
-  name: string;
-  key: string;
-}
-
-/** What assigning a deck to a class did, learner by learner. */
+/** What assigning a deck to a class did, learner by learner (by name). */
 export interface AssignOutcome {
   /** Learners who got the deck now. */
   assigned: string[];
-  /** Learners who already had it from this teacher (409): nothing changed for them. */
+  /** Learners who already had it from this class: nothing changed for them. */
   already: string[];
-  /** Learners it failed for, with the refusal (a problem document) or the network error. */
-  failed: { name: string; error: unknown }[];
-}
-
-/** Whether sending the same request again may succeed: a network failure, a 5xx, 408 or 429. */
-function retryable(error: unknown): boolean {
-  return !(error instanceof ApiError) || error.retryable;
 }
 
 /**
- * assignToClass assigns deckId, due at dueAt (RFC 3339), to each target
- * with CreateAssignment, one request at a time, each with its own
- * Idempotency-Key, so a request retried after a network failure or a 5xx
- * (up to `attempts` times, `pause` ms apart, doubling) gets the first
- * answer back and assigns nothing twice. A 409 means the teacher already
- * assigned that deck to that learner; any other refusal is reported for
- * that learner and the others still get the deck. Learners who join the
- * class later get its decks that are not yet due when they join
- * (EnrollLearner).
+ * assignToClass assigns deckId, due at dueAt (RFC 3339), to every learner
+ * of the class with one CreateAssignment (one transaction on the server),
+ * under the Idempotency-Key key: a retry of the same intent after a
+ * network failure or a 5xx gets the first answer back and assigns nothing
+ * twice. names maps learner ids to the names the outcome reports (an id
+ * not in it, a learner who joined since the list was read, is reported by
+ * id). Learners who join the class later get its assignments that are not
+ * yet due (EnrollLearner), and only this class's.
  */
 export async function assignToClass(
   api: Api,
-  targets: Target[],
-  deckId: string,
-  dueAt: string,
-  { attempts = 3, pause = 500 } = {},
+  v: { classId: string; deckId: string; dueAt: string; key: string },
+  names: ReadonlyMap<string, string>,
 ): Promise<AssignOutcome> {
-  const out: AssignOutcome = { assigned: [], already: [], failed: [] };
-  for (const t of targets) {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        unwrap(
-          await api.POST("/CreateAssignment", {
-            params: { header: { "Idempotency-Key": t.key } },
-            body: { learner_id: t.learnerId, deck_id: deckId, due_at: dueAt },
-          }),
-        );
-        out.assigned.push(t.name);
-      } catch (error) {
-        if (retryable(error) && attempt < attempts) {
-          await new Promise((resolve) => setTimeout(resolve, pause * 2 ** (attempt - 1)));
-          continue;
-        }
-        if (error instanceof ApiError && error.status === 409) out.already.push(t.name);
-        else out.failed.push({ name: t.name, error });
-      }
-      break;
-    }
+  const answer = unwrap(
+    await api.POST("/CreateAssignment", {
+      params: { header: { "Idempotency-Key": v.key } },
+      body: { class_id: v.classId, deck_id: v.deckId, due_at: v.dueAt },
+    }),
+  );
+  const out: AssignOutcome = { assigned: [], already: [] };
+  for (const l of answer.learners) {
+    (l.status === "assigned" ? out.assigned : out.already).push(names.get(l.learner_id) ?? l.learner_id);
   }
   return out;
 }
 
+/** The offset (minutes east of UTC) of timeZone at the instant ms. */
+function offsetMinutes(ms: number, timeZone: string | undefined): number {
+  const parts = new Intl.DateTimeFormat("en-US", {
+    timeZone,
+    hourCycle: "h23",
+    year: "numeric",
+    month: "numeric",
+    day: "numeric",
+    hour: "numeric",
+    minute: "numeric",
+    second: "numeric",
+  }).formatToParts(new Date(ms));
+  const get = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)?.value);
+  const wall = Date.UTC(get("year"), get("month") - 1, get("day"), get("hour"), get("minute"), get("second"));
+  return Math.round((wall - Math.floor(ms / 1000) * 1000) / 60_000);
+}
+
 /**
  * The instant a due date picked as a calendar day (YYYY-MM-DD) means: the
- * end of that day (23:59) in the teacher's own time zone, as RFC 3339.
+ * end of that day (23:59:59) in timeZone (an IANA name: the teacher's own,
+ * from Me; the browser's when undefined or unknown to the browser), as
+ * RFC 3339 in UTC. The zone's offset is read at the result itself, so a
+ * day on which summer time starts or ends gets that day's evening offset.
  */
-export function endOfDay(day: string): string {
+export function endOfDay(day: string, timeZone?: string): string {
   const [y = NaN, m = NaN, d = NaN] = day.split("-").map(Number);
-  return new Date(y, m - 1, d, 23, 59, 0).toISOString();
+  const wall = Date.UTC(y, m - 1, d, 23, 59, 59);
+  let zone = timeZone;
+  try {
+    offsetMinutes(wall, zone);
+  } catch {
+    zone = undefined; // RangeError: a zone this browser does not know
+  }
+  const guess = wall - offsetMinutes(wall, zone) * 60_000;
+  return new Date(wall - offsetMinutes(guess, zone) * 60_000).toISOString();
 }
 
 /** The calendar day (YYYY-MM-DD, local) `days` days after `from`. */
