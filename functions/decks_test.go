@@ -55,8 +55,8 @@ func TestALearnerStartsALibraryDeck(t *testing.T) {
 	f := setup(t)
 	f.assign(t) // cat, run and red, of the teacher's own deck
 	library, assigned := f.libraryDeck(t, "Sky"), f.libraryDeck(t, "Sea")
-	_, err := f.pool.Exec(context.Background(), `INSERT INTO assignments (deck_id, learner_id, teacher_id, due_at)
-		VALUES ($1, $2, $3, $4)`, assigned, f.learner, f.teacher, f.clock.Now().AddDate(0, 0, 7))
+	_, err := f.pool.Exec(context.Background(), `INSERT INTO assignments (class_id, deck_id, learner_id, teacher_id, due_at)
+		VALUES ($1, $2, $3, $4, $5)`, f.class, assigned, f.learner, f.teacher, f.clock.Now().AddDate(0, 0, 7))
 	require.NoError(t, err)
 	require.Equal(t, map[string]bool{"Sky": false, "Sea": true}, f.decks(t, f.learner),
 		"a learner sees the library, not a teacher's own deck; an assigned deck counts as started")

@@ -43,9 +43,9 @@ func setup(t *testing.T) bundle {
 	require.NoError(t, err)
 	deps := Deps{Pool: pool, Mail: sender, Webhooks: webhooks.NewSender(webhooks.Config{Timeout: 5 * time.Second, AllowHTTP: true}, clock.System{})}
 	b := bundle{deps: deps, pool: pool, mailpit: client, learner: seed.Learners[0], handlers: Handlers(deps)}
-	require.NoError(t, pool.QueryRow(ctx, `INSERT INTO assignments (deck_id, learner_id, teacher_id, due_at)
-		SELECT id, $1, $2, now() + interval '7 days' FROM decks ORDER BY title LIMIT 1 RETURNING id`,
-		b.learner.ID, seed.TeacherID).Scan(&b.assignment))
+	require.NoError(t, pool.QueryRow(ctx, `INSERT INTO assignments (class_id, deck_id, learner_id, teacher_id, due_at)
+		SELECT $3, id, $1, $2, now() + interval '7 days' FROM decks ORDER BY title LIMIT 1 RETURNING id`,
+		b.learner.ID, seed.TeacherID, seed.ClassID).Scan(&b.assignment))
 	return b
 }
 

@@ -53,7 +53,7 @@ func setup(t *testing.T) bundle {
 		     l AS (INSERT INTO lexemes (lemma, part_of_speech, definition, source)
 		           VALUES ('cat', 'noun', 'a feline', 'test'), ('run', 'verb', 'move fast', 'test') RETURNING id),
 		     i AS (INSERT INTO deck_items (deck_id, lexeme_id, position) SELECT d.id, l.id, row_number() OVER () FROM d, l)
-		INSERT INTO assignments (deck_id, learner_id, teacher_id, due_at) SELECT d.id, $2, $1, $3 FROM d RETURNING id`,
+		INSERT INTO assignments (class_id, deck_id, learner_id, teacher_id, due_at) SELECT c.id, d.id, $2, $1, $3 FROM c, d RETURNING id`,
 		b.teacher, b.learner, b.clock.Now().AddDate(0, 0, 7)).Scan(&b.assignment))
 	card := func(learner uuid.UUID, lemma string, suspended bool) uuid.UUID {
 		var id uuid.UUID

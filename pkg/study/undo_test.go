@@ -101,7 +101,8 @@ func TestUndoKeepsCompletionAndNamesLaterAssignments(t *testing.T) {
 	require.NoError(t, b.pool.QueryRow(ctx, `
 		WITH d AS (INSERT INTO decks (title) VALUES ('Later') RETURNING id),
 		     i AS (INSERT INTO deck_items (deck_id, lexeme_id, position) SELECT d.id, l.id, 1 FROM d, lexemes l WHERE l.lemma = 'cat')
-		INSERT INTO assignments (deck_id, learner_id, teacher_id, due_at) SELECT d.id, $1, $2, $3 FROM d RETURNING id`,
+		INSERT INTO assignments (class_id, deck_id, learner_id, teacher_id, due_at)
+		SELECT (SELECT id FROM classes WHERE teacher_id = $2), d.id, $1, $2, $3 FROM d RETURNING id`,
 		b.learner, b.teacher, b.clock.Now().AddDate(0, 0, 7)).Scan(&later))
 
 	_, batch, err := b.undo(t, b.learner, UndoRequest{CardID: b.card})
