@@ -51,6 +51,35 @@ describe("ReviewSender", () => {
     expect(sender.current.pending).toBe(0);
   });
 
+  it("counts a rating as pending from the moment it is made, before the store holds it", async () => {
+    const store = freshStore();
+    let stored!: () => void;
+    const held = new Promise<void>((resolve) => (stored = resolve));
+    const slow = { ...store, add: async (r: QueuedReview) => (await held, store.add(r)) };
+    const sent: QueuedReview[] = [];
+    const sender = new ReviewSender(slow, learnerId, async (r) => void sent.push(r), { pause: instant, online: () => true });
+
+    const rated = sender.rate("card-a", "cat", 3);
+    expect(sender.current.pending).toBe(1);
+    await tick();
+    expect(sender.current.pending).toBe(1);
+
+    stored();
+    await rated;
+    await sender.flush();
+    expect(sent.map((r) => r.cardId)).toEqual(["card-a"]);
+    expect(sender.current.pending).toBe(0);
+  });
+
+  it("stops counting a rating the store refused", async () => {
+    const store = freshStore();
+    const broken = { ...store, add: () => Promise.reject(new Error("quota exceeded")) };
+    const sender = new ReviewSender(broken, learnerId, async () => undefined, { pause: instant, online: () => true });
+
+    await expect(sender.rate("card-a", "cat", 3)).rejects.toThrow("quota exceeded");
+    expect(sender.current.pending).toBe(0);
+  });
+
   it("keeps ratings made offline and sends them in order, each once, when back online", async () => {
     // While offline the sender waits; the test brings the network back.
     let online = false;

@@ -119,6 +119,8 @@ export class ReviewSender {
   /** The last of the rate() and undo() calls, which the next one waits for. */
   private tail: Promise<unknown> = Promise.resolve();
   private stopped = false;
+  /** Ratings passed to rate() that the store does not hold yet. */
+  private recording = 0;
   private readonly pause: (ms: number) => Promise<void>;
   private readonly online: () => boolean;
   private readonly newKey: () => string;
@@ -163,9 +165,19 @@ export class ReviewSender {
     return done;
   }
 
-  /** Records a rating (durably, before anything is sent) and starts sending. */
+  /**
+   * Records a rating (durably, before anything is sent) and starts sending.
+   * The rating counts as pending from this call, before the store has it,
+   * so that the screen never says "saved" of a rating still being recorded.
+   */
   rate(cardId: string, lemma: string, rating: Rating): Promise<QueuedReview> {
-    return this.serial(() => this.record(cardId, lemma, rating));
+    this.recording++;
+    this.set({ pending: this.state.pending + 1 });
+    return this.serial(() => this.record(cardId, lemma, rating)).catch((err: unknown) => {
+      this.recording--;
+      this.set({ pending: this.state.pending - 1 });
+      throw err;
+    });
   }
 
   private async record(cardId: string, lemma: string, rating: Rating): Promise<QueuedReview> {
@@ -181,7 +193,9 @@ export class ReviewSender {
       ...(!this.online() && { request: { reviewedAt } }),
     });
     this.newest = Math.max(this.newest, r.seq!);
-    this.set({ pending: this.state.pending + 1, queuedCards: [...this.state.queuedCards, cardId] });
+    // Now in the store: counted there by the drain, no longer as being recorded.
+    this.recording--;
+    this.set({ queuedCards: [...this.state.queuedCards, cardId] });
     void this.flush();
     return r;
   }
@@ -251,7 +265,7 @@ export class ReviewSender {
       this.again = false;
       const queue = await this.store.list(this.learnerId);
       this.newest = Math.max(this.newest, queue.at(-1)?.seq ?? 0);
-      this.set({ pending: queue.length, queuedCards: queue.map((q) => q.cardId) });
+      this.set({ pending: queue.length + this.recording, queuedCards: queue.map((q) => q.cardId) });
       const head = queue[0];
       if (!head || this.stopped) {
         this.set({ retrying: null });
