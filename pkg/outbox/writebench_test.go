@@ -26,11 +26,13 @@ import (
 // pgbenchScript commits what Enqueue commits for one event of topic
 // "bench" with one subscriber: the event row and its delivery, in one
 // statement, one transaction per event (the rows of benchfill, one at a time).
+// pgbench runs it with -M prepared, the extended protocol with prepared
+// statements, as pgx sends Lexora's (the casts give its parameters a type).
 const pgbenchScript = `\set n random(1, 1000000000)
 BEGIN;
 WITH ev AS (
     INSERT INTO outbox_events (event_id, topic, ordering_key, payload, headers, not_before)
-    VALUES (gen_random_uuid(), 'bench', (:n % 1000)::text, jsonb_build_object('n', :n), '{}', NULL)
+    VALUES (gen_random_uuid(), 'bench', (CAST(:n AS bigint) % 1000)::text, jsonb_build_object('n', CAST(:n AS bigint)), '{}', NULL)
     RETURNING id, ordering_key, not_before
 )
 INSERT INTO outbox_deliveries (event_id, subscriber, ordering_key, ordered, available_at)
@@ -41,7 +43,8 @@ COMMIT;
 // BenchmarkEnqueue measures raw enqueue: events committed per second by 8
 // clients, each committing one Outbox.Enqueue of one event (one subscriber)
 // per transaction, against pgbench committing the same rows with the same
-// statement from 8 clients on the same database, alternating two rounds of
+// statement from 8 clients on the same database (pgbench -M prepared: the
+// extended protocol, as pgx), alternating two rounds of
 // 5 s each. x_pgbench is Lexora over pgbench (goal: at least 0.8).
 func BenchmarkEnqueue(b *testing.B) {
 	pgbench := pgBinary(b, "pgbench")
@@ -91,7 +94,7 @@ func BenchmarkEnqueue(b *testing.B) {
 			require.NoError(b, pool.QueryRow(context.Background(), "SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1::pg_lsn)::bigint", lsn0).Scan(&wal))
 			walBytes, walEvents = walBytes+wal, walEvents+n.Load()
 
-			cmd := exec.Command(pgbench, "-n", "-c", strconv.Itoa(clients), "-j", "2", "-T", strconv.Itoa(int(round.Seconds())),
+			cmd := exec.Command(pgbench, "-n", "-M", "prepared", "-c", strconv.Itoa(clients), "-j", "2", "-T", strconv.Itoa(int(round.Seconds())),
 				"-f", script, "-h", u.Hostname(), "-p", u.Port(), "-U", u.User.Username(), u.Path[1:])
 			out, err := cmd.CombinedOutput()
 			require.NoError(b, err, "%s", out)
@@ -154,8 +157,9 @@ FROM generate_series(1, $1::bigint) g`
 // second spent deleting (pruned_events/busy_s), the drain's throughput over a
 // 100,000 backlog while that prune runs against the same drain with no prune
 // before and after (x_during_prune, goal: at least 0.9), and the outbox
-// tables' sizes (MB, table + indexes) before the prune, after it, and after a
-// VACUUM.
+// tables' sizes (MB, table + indexes) before the prune, after it (its own
+// VACUUM included, since prune vacuums what it pruned), and after another
+// VACUUM once the drain is done.
 func BenchmarkPrune(b *testing.B) {
 	const backlog, history = 100_000, 500_000
 	for range b.N {
@@ -271,6 +275,45 @@ func claimEmptied(b *testing.B, backlog int, held bool) {
 	_, err := pool.Exec(ctx, "VACUUM outbox_deliveries")
 	require.NoError(b, err)
 	b.ReportMetric(medianClaimMs(b, pool), name+"_vacuumed_claim_ms")
+}
+
+// BenchmarkClaimEmptiedPrune measures what the prune run's VACUUM does for
+// claims on an outbox that a drain has just emptied of 100,000 deliveries,
+// with autovacuum off on the outbox tables (as on this machine's shared
+// server; set per table, so that the private cluster's autovacuum cannot
+// step in) and nothing holding the horizon: on a database of its own each,
+// a prune run as before (VacuumTimeout -1: no VACUUM) and one as jobs/prune
+// runs it (with its VACUUM), then the first claim and the median of the
+// next five, in ms. x_first_novacuum is the first claim without the VACUUM
+// over the first claim with it; vacuum_ms is what the VACUUM took.
+func BenchmarkClaimEmptiedPrune(b *testing.B) {
+	const backlog = 100_000
+	for range b.N {
+		var first []float64
+		for _, run := range []struct {
+			name    string
+			timeout time.Duration
+		}{{"novacuum", -1}, {"vacuum", 0}} {
+			pool := pgtest.New(b)
+			ctx := context.Background()
+			_, err := pool.Exec(ctx, `ALTER TABLE outbox_deliveries SET (autovacuum_enabled = off);
+				ALTER TABLE outbox_events SET (autovacuum_enabled = off)`)
+			require.NoError(b, err)
+			fill(b, pool, backlog)
+			got, _ := drainOnce(b, pool, Config{}, backlog)
+			require.Equal(b, backlog, got)
+			rep, err := Prune(ctx, pool, PruneConfig{VacuumTimeout: run.timeout})
+			require.NoError(b, err)
+			if run.timeout == 0 {
+				require.Contains(b, rep.Vacuumed, "outbox_deliveries")
+				b.ReportMetric(float64(rep.Vacuuming.Microseconds())/1000, "vacuum_ms")
+			}
+			first = append(first, claimMs(b, pool))
+			b.ReportMetric(first[len(first)-1], run.name+"_first_claim_ms")
+			b.ReportMetric(medianClaimMs(b, pool), run.name+"_then_claim_ms")
+		}
+		b.ReportMetric(first[0]/first[1], "x_first_novacuum")
+	}
 }
 
 // medianClaimMs is the median of five claims.
