@@ -1,7 +1,6 @@
 package functions
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -11,7 +10,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/lexora-app/lexora/pkg/account"
 	"github.com/lexora-app/lexora/pkg/platform/auth"
+	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
 )
 
 // Every write refuses an expired, forged or foreign token with a 401 and
@@ -63,9 +64,7 @@ func TestWritesRefuseBadTokensAndChangeNothing(t *testing.T) {
 func TestConcurrentFirstSignInsAllSucceed(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	_, err := f.pool.Exec(context.Background(), `INSERT INTO users (email, display_name, role, timezone)
-		VALUES ('fresh@example.com', 'Fresh', 'learner', 'UTC')`)
-	require.NoError(t, err)
+	pgtest.User(t, f.pool, "fresh@example.com", "Fresh", account.Learner, "UTC")
 	tok, err := auth.DevToken("lexora-dev", "firebase-uid-fresh", "Fresh@Example.com", time.Hour)
 	require.NoError(t, err)
 	codes := make(chan int, 10)
@@ -93,9 +92,7 @@ func TestConcurrentFirstSignInsAllSucceed(t *testing.T) {
 func TestTokensWithoutSubjectOrWithLookalikeEmailLinkNothing(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	_, err := f.pool.Exec(context.Background(), `INSERT INTO users (email, display_name, role, timezone)
-		VALUES ('repro@example.com', 'Repro', 'learner', 'UTC')`)
-	require.NoError(t, err)
+	pgtest.User(t, f.pool, "repro@example.com", "Repro", account.Learner, "UTC")
 	for _, tc := range []struct{ name, sub, email string }{
 		{"no subject", "", "repro@example.com"},
 		{"a zero-width space after the email", "uid-lookalike", "repro@example.com\u200b"},

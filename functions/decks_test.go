@@ -98,12 +98,7 @@ func TestStartDeckRefusesWithoutChangingAnything(t *testing.T) {
 	f := setup(t)
 	library := f.libraryDeck(t, "Sky")
 	before := f.selfStudy(t)
-	for _, tc := range []struct {
-		name   string
-		actor  uuid.UUID
-		body   string
-		status int
-	}{
+	for _, tc := range []refusal{
 		{"malformed JSON", f.learner, `{"deck_id":`, http.StatusBadRequest},
 		{"no deck", f.learner, `{}`, http.StatusBadRequest},
 		{"not a uuid", f.learner, `{"deck_id":"Sky"}`, http.StatusBadRequest},

@@ -2,7 +2,6 @@ package functions
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -36,9 +35,7 @@ import (
 // a real SMTP sink, the two signed webhooks at the teacher's receiver and the
 // progress projection.
 func TestEndToEnd(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	pool := pgtest.New(t)
+	ctx, pool := pgtest.Setup(t)
 	_, err := seed.Load(ctx, pool, clock.System{})
 	require.NoError(t, err)
 	svc, err := NewService(pool, devVerifier(t), clock.System{}, slog.New(slog.DiscardHandler))

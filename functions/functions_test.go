@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lexora-app/lexora/pkg/account"
 	"github.com/lexora-app/lexora/pkg/consumers"
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/outbox"
@@ -45,6 +46,35 @@ func bearer(t testing.TB, id uuid.UUID) string {
 	return "Bearer " + tok
 }
 
+// resources are one of each thing the functions name, for the tests that
+// call every function (the role matrix, the hostile run): the learner's
+// assignment (assign) and its first card, an operator, the teacher's class,
+// an endpoint the teacher registered and a library deck.
+type resources struct {
+	assignment, card, op, class, library uuid.UUID
+	endpoint                             string
+}
+
+func (f fixture) resources(t testing.TB) resources {
+	t.Helper()
+	ctx := context.Background()
+	r := resources{assignment: f.assign(t), card: f.cards(t)[0], op: f.operator(t)}
+	require.NoError(t, f.pool.QueryRow(ctx, "SELECT id FROM classes WHERE teacher_id = $1", f.teacher).Scan(&r.class))
+	_, body := f.call(t, (*Service).RegisterWebhookEndpoint, http.MethodPost, "/", f.teacher, `{"url":"https://school.example/h"}`)
+	r.endpoint = body["id"].(string)
+	require.NoError(t, f.pool.QueryRow(ctx, "INSERT INTO decks (title, level) VALUES ('Library', 1) RETURNING id").Scan(&r.library))
+	return r
+}
+
+// refusal is a case of a table of requests a function refuses: the
+// request body an actor sends (uuid.Nil: none) and the status expected.
+type refusal struct {
+	name   string
+	actor  uuid.UUID
+	body   string
+	status int
+}
+
 // fixture is one teacher with a class holding one learner, a second teacher
 // and learner outside it, and a deck of three lexemes.
 type fixture struct {
@@ -66,11 +96,8 @@ func setup(t testing.TB) fixture {
 	f.svc, err = NewService(pool, devVerifier(t), f.clock, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	ctx := context.Background()
-	user := func(email, role string) uuid.UUID {
-		var id uuid.UUID
-		require.NoError(t, pool.QueryRow(ctx, `INSERT INTO users (email, display_name, role, timezone)
-			VALUES ($1, $1, $2, 'Europe/Paris') RETURNING id`, email, role).Scan(&id))
-		return id
+	user := func(email string, role account.Role) uuid.UUID {
+		return pgtest.User(t, pool, email, email, role, "Europe/Paris")
 	}
 	f.teacher, f.otherTeacher = user("t@example.com", "teacher"), user("t2@example.com", "teacher")
 	f.learner, f.otherLearner = user("l@example.com", "learner"), user("l2@example.com", "learner")
@@ -333,12 +360,7 @@ func TestSubmitReviewRejectsBadInputAndChangesNothing(t *testing.T) {
 	f.assign(t)
 	card := f.cards(t)[0].String()
 	before := f.snapshot(t)
-	for _, tc := range []struct {
-		name   string
-		actor  uuid.UUID
-		body   string
-		status int
-	}{
+	for _, tc := range []refusal{
 		{"malformed JSON", f.learner, `{"card_id":"` + card + `",`, http.StatusBadRequest},
 		{"missing rating", f.learner, `{"card_id":"` + card + `"}`, http.StatusBadRequest},
 		{"missing card", f.learner, `{"rating":3}`, http.StatusBadRequest},

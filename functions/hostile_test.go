@@ -44,17 +44,12 @@ func TestHostileInputRun(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	ctx := context.Background()
-	assignment := f.assign(t)
-	card := f.cards(t)[0]
-	op := f.operator(t)
-	var class uuid.UUID
-	require.NoError(t, f.pool.QueryRow(ctx, "UPDATE classes SET join_code = 'DEMO2026' WHERE teacher_id = $1 RETURNING id", f.teacher).Scan(&class))
+	r := f.resources(t)
+	assignment, card, op, class, endpoint, library := r.assignment, r.card, r.op, r.class, r.endpoint, r.library
+	_, err := f.pool.Exec(ctx, "UPDATE classes SET join_code = 'DEMO2026' WHERE id = $1", class)
+	require.NoError(t, err)
 	code, body := f.call(t, (*Service).EnrollLearner, http.MethodPost, "/", f.teacher, `{"class_id":"`+class.String()+`","email":"repro@example.com"}`)
 	require.Equal(t, http.StatusCreated, code, body)
-	_, body = f.call(t, (*Service).RegisterWebhookEndpoint, http.MethodPost, "/", f.teacher, `{"url":"https://school.example/h"}`)
-	endpoint := body["id"].(string)
-	var library uuid.UUID
-	require.NoError(t, f.pool.QueryRow(ctx, "INSERT INTO decks (title, level) VALUES ('Library', 1) RETURNING id").Scan(&library))
 
 	// Each function's valid request, which the run breaks one field at a time.
 	type request struct {

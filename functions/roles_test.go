@@ -24,15 +24,8 @@ func TestRoleMatrix(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	ctx := context.Background()
-	assignment := f.assign(t)
-	card := f.cards(t)[0]
-	op := f.operator(t)
-	var class uuid.UUID
-	require.NoError(t, f.pool.QueryRow(ctx, "SELECT id FROM classes WHERE teacher_id = $1", f.teacher).Scan(&class))
-	_, body := f.call(t, (*Service).RegisterWebhookEndpoint, http.MethodPost, "/", f.teacher, `{"url":"https://school.example/h"}`)
-	endpoint := body["id"].(string)
-	var library uuid.UUID
-	require.NoError(t, f.pool.QueryRow(ctx, "INSERT INTO decks (title, level) VALUES ('Library', 1) RETURNING id").Scan(&library))
+	r := f.resources(t)
+	assignment, card, op, class, endpoint, library := r.assignment, r.card, r.op, r.class, r.endpoint, r.library
 	// A dead letter, so that a denied replay or skip would have something to change.
 	_, err := f.pool.Exec(ctx, "UPDATE outbox_deliveries SET state = 'dead', finished_at = now() WHERE id = (SELECT min(id) FROM outbox_deliveries)")
 	require.NoError(t, err)

@@ -21,20 +21,32 @@ import (
 // left behind by a removed function, fails here.
 func TestEveryFunctionHasAService(t *testing.T) {
 	t.Parallel()
+	tf := readFunctionsTF(t)
+
+	want := slices.Sorted(maps.Keys(functions.Functions))
+	require.Equal(t, want, tf.Functions, "terraform/functions.tf.json locals.functions must list functions.Functions, sorted")
+	require.NotEmpty(t, tf.OperatorFunctions)
+	for _, f := range tf.OperatorFunctions {
+		require.Contains(t, want, f, "operator function %s is not a function", f)
+	}
+}
+
+// functionsTF is the locals of functions.tf.json: the functions Terraform
+// makes a Cloud Run service of, and those kept off allUsers and the load
+// balancer (operator_functions).
+type functionsTF struct {
+	Functions         []string `json:"functions"`
+	OperatorFunctions []string `json:"operator_functions"`
+}
+
+// readFunctionsTF reads the locals of functions.tf.json.
+func readFunctionsTF(t *testing.T) functionsTF {
+	t.Helper()
 	raw, err := os.ReadFile("functions.tf.json")
 	require.NoError(t, err)
 	var tf struct {
-		Locals struct {
-			Functions         []string `json:"functions"`
-			OperatorFunctions []string `json:"operator_functions"`
-		} `json:"locals"`
+		Locals functionsTF `json:"locals"`
 	}
 	require.NoError(t, json.Unmarshal(raw, &tf))
-
-	want := slices.Sorted(maps.Keys(functions.Functions))
-	require.Equal(t, want, tf.Locals.Functions, "terraform/functions.tf.json locals.functions must list functions.Functions, sorted")
-	require.NotEmpty(t, tf.Locals.OperatorFunctions)
-	for _, f := range tf.Locals.OperatorFunctions {
-		require.Contains(t, want, f, "operator function %s is not a function", f)
-	}
+	return tf.Locals
 }

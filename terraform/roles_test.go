@@ -1,7 +1,6 @@
 package terraform_test
 
 import (
-	"encoding/json"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -27,14 +26,7 @@ import (
 // others may call.
 func TestOperatorFunctionsAreTheOperatorOnlyOnes(t *testing.T) {
 	t.Parallel()
-	raw, err := os.ReadFile("functions.tf.json")
-	require.NoError(t, err)
-	var tf struct {
-		Locals struct {
-			OperatorFunctions []string `json:"operator_functions"`
-		} `json:"locals"`
-	}
-	require.NoError(t, json.Unmarshal(raw, &tf))
+	tf := readFunctionsTF(t)
 
 	roles := functionRoles(t, "../functions")
 	var operatorOnly []string
@@ -46,7 +38,7 @@ func TestOperatorFunctionsAreTheOperatorOnlyOnes(t *testing.T) {
 	}
 	slices.Sort(operatorOnly)
 	require.NotEmpty(t, operatorOnly, "the operator functions (functions/operator.go) require the operator role")
-	require.Equal(t, operatorOnly, tf.Locals.OperatorFunctions, "terraform/functions.tf.json locals.operator_functions must be exactly the functions that admit only the operator role, sorted")
+	require.Equal(t, operatorOnly, tf.OperatorFunctions, "terraform/functions.tf.json locals.operator_functions must be exactly the functions that admit only the operator role, sorted")
 }
 
 // functionRoles parses the non-test Go files of dir and returns, per method

@@ -1,7 +1,6 @@
 package idempotency
 
 import (
-	"context"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -11,9 +10,7 @@ import (
 )
 
 func TestKeysExpireAfterTheRetention(t *testing.T) {
-	t.Parallel()
-	pool := pgtest.New(t)
-	ctx := context.Background()
+	ctx, pool := pgtest.Setup(t)
 	hash, err := Hash(map[string]int{"rating": 3})
 	require.NoError(t, err)
 	for _, key := range []string{"old", "new"} {

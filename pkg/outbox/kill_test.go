@@ -209,10 +209,7 @@ func TestFourDrainsWithOneKilledDeliverEverythingOnce(t *testing.T) {
 	_, err := b.pool.Exec(ctx, "CREATE TABLE attempts (event_id uuid)")
 	require.NoError(t, err)
 	const n = 2000
-	events := make([]Event, n)
-	for i := range events {
-		events[i] = event(t, "t.b", i)
-	}
+	events := numbered(t, "t.b", n)
 	b.enqueue(t, events...)
 
 	ws := startWorkers(t, b, 4, io.Discard)

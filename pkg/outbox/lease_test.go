@@ -158,10 +158,7 @@ func TestOnlyCrashLoopsAreDeadLetteredWithoutAnAttempt(t *testing.T) {
 func TestShutdownIsBoundedEvenWhenHandlersIgnoreCancellation(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	events := make([]Event, 10)
-	for i := range events {
-		events[i] = event(t, "t.b", i)
-	}
+	events := numbered(t, "t.b", 10)
 	b.enqueue(t, events...)
 	ctx, cancel := context.WithCancel(context.Background())
 	var started atomic.Int32
@@ -203,10 +200,7 @@ func TestOverlappingLeaseWritesDoNotDeadlock(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
 	const n = 200
-	events := make([]Event, n)
-	for i := range events {
-		events[i] = event(t, "t.b", i)
-	}
+	events := numbered(t, "t.b", n)
 	b.enqueue(t, events...)
 	d := b.drainer(t, map[string]Handler{"s1": newRecorder()}, Config{})
 	batch, token, err := d.claim(ctx, d.pool, n)

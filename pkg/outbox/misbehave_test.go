@@ -64,10 +64,7 @@ func TestHandlersHoldingEveryConnectionDoNotStarveTheHeartbeat(t *testing.T) {
 	b.effects(t)
 	b.attemptsTable(t)
 	const n = 96
-	events := make([]Event, n)
-	for i := range events {
-		events[i] = event(t, "t.b", i)
-	}
+	events := numbered(t, "t.b", n)
 	b.enqueue(t, events...)
 	pool := poolOf(t, b.pool.Config(), 8) // DATABASE_MAX_CONNS' default
 	h := loggedEffect(pool, 0, nil)
@@ -114,10 +111,7 @@ func TestPausedDrainDoesNotStartHandlersForLostLeases(t *testing.T) {
 	b := setup(t)
 	b.effects(t)
 	b.attemptsTable(t)
-	events := make([]Event, 5)
-	for i := range events {
-		events[i] = event(t, "t.b", i)
-	}
+	events := numbered(t, "t.b", 5)
 	b.enqueue(t, events...)
 
 	var out strings.Builder

@@ -47,6 +47,16 @@ func event(t *testing.T, topic string, n int) Event {
 	return e
 }
 
+// numbered returns n events on topic, event(t, topic, i) for i from 0.
+func numbered(t *testing.T, topic string, n int) []Event {
+	t.Helper()
+	events := make([]Event, n)
+	for i := range events {
+		events[i] = event(t, topic, i)
+	}
+	return events
+}
+
 func (b bundle) enqueue(t *testing.T, events ...Event) {
 	t.Helper()
 	require.NoError(t, pgx.BeginFunc(context.Background(), b.pool, func(tx pgx.Tx) error {
@@ -233,10 +243,7 @@ func TestLateCommitIsNotSkipped(t *testing.T) {
 func TestConcurrentDrainsNeverShareADelivery(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	events := make([]Event, 500)
-	for i := range events {
-		events[i] = event(t, "t.a", i) // two subscribers: 1,000 deliveries
-	}
+	events := numbered(t, "t.a", 500) // two subscribers: 1,000 deliveries
 	b.enqueue(t, events...)
 
 	var mu sync.Mutex

@@ -24,10 +24,7 @@ func TestPollOnlyThroughPgBouncerTransactionPooling(t *testing.T) {
 	defer pool.Close()
 	b := bundle{pool: pool.Pool, outbox: direct.outbox}
 
-	events := make([]Event, 200)
-	for i := range events {
-		events[i] = event(t, "t.a", i)
-	}
+	events := numbered(t, "t.a", 200)
 	for i := 0; i < len(events); i += 20 {
 		require.NoError(t, pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 			return b.outbox.Enqueue(ctx, tx, events[i:i+20]...)

@@ -52,10 +52,7 @@ func TestClaimWindowRestartForgetsTheIdleSpell(t *testing.T) {
 func TestRunWithSlowHandlersReleasesLittleUnstarted(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	events := make([]Event, 300)
-	for i := range events {
-		events[i] = event(t, "t.b", i)
-	}
+	events := numbered(t, "t.b", 300)
 	b.enqueue(t, events...)
 	slow := HandlerFunc(func(ctx context.Context, _ Delivery) error {
 		select {

@@ -1,7 +1,6 @@
 package seed
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -26,9 +25,7 @@ func TestWordsAreCompleteRows(t *testing.T) {
 }
 
 func TestLoadIsIdempotent(t *testing.T) {
-	t.Parallel()
-	pool := pgtest.New(t)
-	ctx := context.Background()
+	ctx, pool := pgtest.Setup(t)
 	words, err := Words()
 	require.NoError(t, err)
 
@@ -69,9 +66,7 @@ func TestLoadIsIdempotent(t *testing.T) {
 // the seed's instant, the assignment's events in the outbox; loading again
 // adds none of it twice.
 func TestTheFirstLearnerHasCardsDueAndAnAssignment(t *testing.T) {
-	t.Parallel()
-	pool := pgtest.New(t)
-	ctx := context.Background()
+	ctx, pool := pgtest.Setup(t)
 	seededAt := clocktest.New(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
 	mia := Learners[0]
 	require.Equal(t, "Mia Laurent", mia.Name, "the learner README.md signs in as")
@@ -105,9 +100,7 @@ func TestTheFirstLearnerHasCardsDueAndAnAssignment(t *testing.T) {
 }
 
 func TestAddTeacherCreatesATeacherAndAClassOnce(t *testing.T) {
-	t.Parallel()
-	pool := pgtest.New(t)
-	ctx := context.Background()
+	ctx, pool := pgtest.Setup(t)
 	nt, err := AddTeacher(ctx, pool, "Cleo@Example.com", "Cleo Martin", "Europe/Rome", "Morning class")
 	require.NoError(t, err)
 	require.Equal(t, "cleo@example.com", nt.Email)

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"context"
 	"testing"
 
 	"github.com/google/uuid"
@@ -14,9 +13,7 @@ import (
 // there, a duplicate and a broken reference as the store's errors, each
 // still wrapping the driver's.
 func TestOnClassifiesErrors(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	pool := pgtest.New(t)
+	ctx, pool := pgtest.Setup(t)
 	q := On(pool)
 
 	_, err := q.Timezone(ctx, uuid.New())

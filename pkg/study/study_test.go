@@ -39,10 +39,7 @@ func setup(t *testing.T) bundle {
 	require.NoError(t, err)
 	b.study = New(b.clock, sched)
 	user := func(email string, role account.Role) uuid.UUID {
-		var id uuid.UUID
-		require.NoError(t, b.pool.QueryRow(ctx, `INSERT INTO users (email, display_name, role, timezone) VALUES ($1, $1, $2, 'Europe/Berlin')
-			RETURNING id`, email, role).Scan(&id))
-		return id
+		return pgtest.User(t, b.pool, email, email, role, "Europe/Berlin")
 	}
 	b.teacher, b.otherTeacher = user("t@example.com", account.Teacher), user("t2@example.com", account.Teacher)
 	b.learner, b.otherLearner = user("l@example.com", account.Learner), user("l2@example.com", account.Learner)

@@ -17,9 +17,7 @@ import (
 )
 
 func TestEndpointsAnswerTypedErrorsAndTheClocksInstants(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	pool := pgtest.New(t)
+	ctx, pool := pgtest.Setup(t)
 	clk := clocktest.New(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
 	e := Endpoints{Clock: clk}
 	var owner, other uuid.UUID

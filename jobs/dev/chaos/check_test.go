@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lexora-app/lexora/pkg/account"
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/platform/clock/clocktest"
@@ -25,16 +25,12 @@ import (
 // restored wrongly, or an undo recorded without restoring its card, is a
 // violation that names the card.
 func TestFSRSReplayLeavesOutUndoneReviews(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	pool := pgtest.New(t)
+	ctx, pool := pgtest.Setup(t)
 	clock := clocktest.New(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
 	sched, err := learning.NewScheduler(learning.DefaultParams(), clock.Now)
 	require.NoError(t, err)
 	st := study.New(clock, sched)
-	var learner uuid.UUID
-	require.NoError(t, pool.QueryRow(ctx, `INSERT INTO users (email, display_name, role, timezone)
-		VALUES ('l@example.com', 'L', 'learner', 'Europe/Berlin') RETURNING id`).Scan(&learner))
+	learner := pgtest.User(t, pool, "l@example.com", "L", account.Learner, "Europe/Berlin")
 	rows, err := pool.Query(ctx, `WITH l AS (INSERT INTO lexemes (lemma, part_of_speech, definition, source)
 		VALUES ('cat', 'noun', 'a feline', 'test'), ('run', 'verb', 'move fast', 'test'), ('sea', 'noun', 'salt water', 'test') RETURNING id, lemma)
 		INSERT INTO cards (learner_id, lexeme_id, due) SELECT $1, id, $2 FROM l ORDER BY lemma RETURNING id`, learner, clock.Now())
@@ -142,9 +138,7 @@ func TestWantCountsTakeBackUndos(t *testing.T) {
 // rows, not the events; a reminder scheduled for later is counted apart,
 // any other row left is a violation.
 func TestNothingStuckCountsTheDeliveriesItExamines(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	pool := pgtest.New(t)
+	ctx, pool := pgtest.Setup(t)
 	_, err := pool.Exec(ctx, `WITH e AS (INSERT INTO outbox_events (event_id, topic, payload)
 		VALUES (gen_random_uuid(), $1, '{}'), (gen_random_uuid(), $2, '{}'), (gen_random_uuid(), $2, '{}') RETURNING id, topic)
 		INSERT INTO outbox_deliveries (event_id, subscriber, available_at)

@@ -1,10 +1,8 @@
 package signin
 
 import (
-	"context"
 	"testing"
 
-	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	"github.com/lexora-app/lexora/pkg/account"
@@ -17,12 +15,8 @@ import (
 // which finds it from then on; an unverified email, or an email of an
 // account linked to another subject, links nothing.
 func TestResolveLinksOnlyAVerifiedEmail(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	pool := pgtest.New(t)
-	var ana uuid.UUID
-	require.NoError(t, pool.QueryRow(ctx, `INSERT INTO users (email, display_name, role, timezone)
-		VALUES ('ana@example.com', 'Ana', 'learner', 'Europe/Rome') RETURNING id`).Scan(&ana))
+	ctx, pool := pgtest.Setup(t)
+	ana := pgtest.User(t, pool, "ana@example.com", "Ana", account.Learner, "Europe/Rome")
 	subjectOf := func() *string {
 		var s *string
 		require.NoError(t, pool.QueryRow(ctx, `SELECT auth_subject FROM users WHERE id = $1`, ana).Scan(&s))

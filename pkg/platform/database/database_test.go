@@ -37,18 +37,23 @@ func (a *adminAPI) seen() []string {
 	return append([]string(nil), a.requests...)
 }
 
-// connectorTo points the connector at api with fixed tokens (no Application
-// Default Credentials needed) for the rest of the test.
-func connectorTo(t *testing.T, api *httptest.Server) {
+// connectorToAdminAPI serves a new adminAPI and points the connector at it
+// with fixed tokens (no Application Default Credentials needed) for the
+// rest of the test.
+func connectorToAdminAPI(t *testing.T) *adminAPI {
 	t.Helper()
+	api := &adminAPI{}
+	srv := httptest.NewServer(api)
+	t.Cleanup(srv.Close)
 	saved := dialerOptions
 	dialerOptions = []cloudsqlconn.Option{
-		cloudsqlconn.WithAdminAPIEndpoint(api.URL),
+		cloudsqlconn.WithAdminAPIEndpoint(srv.URL),
 		cloudsqlconn.WithIAMAuthNTokenSources(
 			oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "api-token"}),
 			oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "login-token"})),
 	}
 	t.Cleanup(func() { dialerOptions = saved })
+	return api
 }
 
 // With DATABASE_INSTANCE set, the pool dials through the connector, which
@@ -56,10 +61,7 @@ func connectorTo(t *testing.T, api *httptest.Server) {
 // workload's token, and a refusal is reported with the instance and the
 // IAM database user, not a host and port that are never used.
 func TestOpenWithInstanceDialsThroughTheConnector(t *testing.T) {
-	api := &adminAPI{}
-	srv := httptest.NewServer(api)
-	defer srv.Close()
-	connectorTo(t, srv)
+	api := connectorToAdminAPI(t)
 
 	_, err := Open(context.Background(), Config{
 		URL:      "user=lexora-drain@lexora-prod.iam dbname=lexora sslmode=disable",
@@ -72,10 +74,7 @@ func TestOpenWithInstanceDialsThroughTheConnector(t *testing.T) {
 }
 
 func TestOpenWithInstanceRejectsAMalformedConnectionName(t *testing.T) {
-	api := &adminAPI{}
-	srv := httptest.NewServer(api)
-	defer srv.Close()
-	connectorTo(t, srv)
+	api := connectorToAdminAPI(t)
 
 	_, err := Open(context.Background(), Config{
 		URL:      "user=lexora-drain@lexora-prod.iam dbname=lexora sslmode=disable",
@@ -88,9 +87,7 @@ func TestOpenWithInstanceRejectsAMalformedConnectionName(t *testing.T) {
 // Close closes the dialer after the pool, so a job's last connections are
 // returned before the connector stops (and flushes its metrics).
 func TestCloseClosesTheDialerAfterThePool(t *testing.T) {
-	srv := httptest.NewServer(&adminAPI{})
-	defer srv.Close()
-	connectorTo(t, srv)
+	connectorToAdminAPI(t)
 	ctx := context.Background()
 	dialer, err := cloudsqlconn.NewDialer(ctx, append([]cloudsqlconn.Option{cloudsqlconn.WithIAMAuthN(),
 		cloudsqlconn.WithLazyRefresh(), cloudsqlconn.WithBuiltInMetrics(false)}, dialerOptions...)...)

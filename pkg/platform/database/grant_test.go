@@ -16,9 +16,7 @@ import (
 // The migrate job grants the workloads' group role DML on every table and
 // sequence of the migrated schema, and nothing that changes the schema.
 func TestGrantTablesGivesTheWorkloadRoleDMLOnly(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	pool := pgtest.New(t)
+	ctx, pool := pgtest.Setup(t)
 	role := "lexora_app_" + strings.ToLower(rand.Text()[:12])
 	_, err := pool.Exec(ctx, "CREATE ROLE "+pgx.Identifier{role}.Sanitize()+" NOLOGIN")
 	require.NoError(t, err)

@@ -23,9 +23,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/lexora-app/lexora/pkg/account"
 	"github.com/lexora-app/lexora/pkg/platform/database"
 	"github.com/lexora-app/lexora/schema"
 )
@@ -91,6 +93,28 @@ func New(t testing.TB) *pgxpool.Pool {
 		}
 	})
 	return pool
+}
+
+// Setup begins a test that has a database of its own, as most database
+// tests begin: it marks t parallel (t.Parallel) and returns a background
+// context and a pool on a new database (New).
+func Setup(t *testing.T) (context.Context, *pgxpool.Pool) {
+	t.Helper()
+	t.Parallel()
+	return context.Background(), New(t)
+}
+
+// User inserts a user with the email, display name, role and IANA time
+// zone into pool's database and returns its id: the account most database
+// tests begin with. It fails the test when the insert does.
+func User(t testing.TB, pool *pgxpool.Pool, email, name string, role account.Role, timezone string) uuid.UUID {
+	t.Helper()
+	var id uuid.UUID
+	if err := pool.QueryRow(context.Background(), `INSERT INTO users (email, display_name, role, timezone)
+		VALUES ($1, $2, $3, $4) RETURNING id`, email, name, role, timezone).Scan(&id); err != nil {
+		t.Fatalf("pgtest: insert user %s: %v", email, err)
+	}
+	return id
 }
 
 // URL returns a connection URL for pool's database, for subprocesses: the
