@@ -17,8 +17,7 @@ func TestSevenDayStreakAndHundredWordsAreAchievements(t *testing.T) {
 	h := b.handlers[events.SubscriberActivity]
 	review := func(day string, before, after int) {
 		t.Helper()
-		require.NoError(t, h.Handle(ctx, delivery(t, events.ReviewSubmitted, events.SubscriberActivity, events.ReviewSubmittedPayload{
-			LearnerID: b.learner.ID, Rating: 3, StateBefore: before, StateAfter: after, ReviewedAt: time.Now(), StudyDay: day})))
+		require.NoError(t, h.Handle(ctx, delivery(t, events.ReviewSubmitted, events.SubscriberActivity, events.ReviewSubmittedPayload{Review: events.Review{LearnerID: b.learner.ID, Rating: 3, StateBefore: before, StateAfter: after, ReviewedAt: time.Now(), StudyDay: day}})))
 	}
 	earned := func() []string {
 		rows, err := b.pool.Query(ctx, "SELECT code FROM learner_achievements WHERE learner_id = $1 ORDER BY code", b.learner.ID)

@@ -119,8 +119,7 @@ func TestProgressCountsEachReviewOnce(t *testing.T) {
 	ctx := context.Background()
 	h := b.handlers[events.SubscriberProgress]
 	review := func(before, after int, day string) outbox.Delivery {
-		return delivery(t, events.ReviewSubmitted, events.SubscriberProgress, events.ReviewSubmittedPayload{
-			LearnerID: b.learner.ID, StateBefore: before, StateAfter: after, StudyDay: day,
+		return delivery(t, events.ReviewSubmitted, events.SubscriberProgress, events.ReviewSubmittedPayload{Review: events.Review{LearnerID: b.learner.ID, StateBefore: before, StateAfter: after, StudyDay: day},
 			AssignmentIDs: []uuid.UUID{b.assignment}})
 	}
 	steps := []outbox.Delivery{
@@ -201,7 +200,7 @@ func TestConsumersWriteTheirClocksInstant(t *testing.T) {
 	handlers := Handlers(deps)
 
 	require.NoError(t, handlers[events.SubscriberProgress].Handle(ctx, delivery(t, events.ReviewSubmitted, events.SubscriberProgress,
-		events.ReviewSubmittedPayload{LearnerID: b.learner.ID, StateBefore: 0, StateAfter: 1, StudyDay: "2026-03-02",
+		events.ReviewSubmittedPayload{Review: events.Review{LearnerID: b.learner.ID, StateBefore: 0, StateAfter: 1, StudyDay: "2026-03-02"},
 			AssignmentIDs: []uuid.UUID{b.assignment}})))
 	updated := func() time.Time {
 		var at time.Time

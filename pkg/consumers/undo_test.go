@@ -76,8 +76,7 @@ func TestUndoRevokesOnlyAchievementsNoLongerTrue(t *testing.T) {
 	h := b.handlers[events.SubscriberActivity]
 	undo := func(review int64, day string) {
 		t.Helper()
-		d := delivery(t, events.ReviewUndone, events.SubscriberActivity, events.ReviewUndonePayload{ReviewID: review,
-			LearnerID: learner, StateBefore: int(learning.Review), StateAfter: int(learning.Relearning), StudyDay: day})
+		d := delivery(t, events.ReviewUndone, events.SubscriberActivity, events.ReviewUndonePayload{Review: events.Review{ReviewID: review, LearnerID: learner, StateBefore: int(learning.Review), StateAfter: int(learning.Relearning), StudyDay: day}})
 		require.NoError(t, h.Handle(ctx, d))
 		require.NoError(t, h.Handle(ctx, d), "a redelivery changes nothing")
 	}
@@ -101,7 +100,6 @@ func TestUndoRevokesOnlyAchievementsNoLongerTrue(t *testing.T) {
 	}
 	require.Empty(t, state(), "no study day left: no streak")
 
-	err = h.Handle(ctx, delivery(t, events.ReviewUndone, events.SubscriberActivity, events.ReviewUndonePayload{
-		LearnerID: learner, StudyDay: "03/07/2026"}))
+	err = h.Handle(ctx, delivery(t, events.ReviewUndone, events.SubscriberActivity, events.ReviewUndonePayload{Review: events.Review{LearnerID: learner, StudyDay: "03/07/2026"}}))
 	require.True(t, outbox.IsPermanent(err), "a malformed study day never parses: %v", err)
 }

@@ -12,7 +12,7 @@ func TestBatchKeepsOrderKeyAndNotBefore(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC)
 	b := NewBatch("learner-1")
-	b.Add(ReviewSubmitted, ReviewSubmittedPayload{ReviewID: 7})
+	b.Add(ReviewSubmitted, ReviewSubmittedPayload{Review: Review{ReviewID: 7}})
 	b.AddAt(ReminderDaily, ReminderDailyPayload{At: at}, at)
 	other := NewBatch("learner-1")
 	other.Add(CardLeeched, CardLeechedPayload{Lapses: 8})

@@ -110,53 +110,48 @@ type AssignmentCreatedPayload struct {
 	CardsLearned int `json:"cards_learned"`
 }
 
-// ReviewSubmittedPayload is the payload of ReviewSubmitted; its ordering key
-// is the learner id.
-type ReviewSubmittedPayload struct {
+// Review is what review.submitted and review.undone both say of a review:
+// the first fields of each payload (embedded, so the JSON keeps its fields
+// and their order).
+type Review struct {
+	// ReviewID is the review (review_log.id).
 	ReviewID  int64     `json:"review_id"`
 	CardID    uuid.UUID `json:"card_id"`
 	LearnerID uuid.UUID `json:"learner_id"`
 	LexemeID  uuid.UUID `json:"lexeme_id"`
 	// Rating is 1 Again, 2 Hard, 3 Good, 4 Easy.
 	Rating int `json:"rating"`
-	// StateBefore and StateAfter are FSRS states: 0 New, 1 Learning,
-	// 2 Review, 3 Relearning.
+	// StateBefore and StateAfter are the card's FSRS states before and
+	// after the review: 0 New, 1 Learning, 2 Review, 3 Relearning.
 	StateBefore int       `json:"state_before"`
 	StateAfter  int       `json:"state_after"`
 	ReviewedAt  time.Time `json:"reviewed_at"`
 	// StudyDay is the study day (YYYY-MM-DD) the review counts for (see
 	// learning.StudyDay): every per-day record (streaks, per-day review
-	// counts) uses it. Events written before 2026-11-30 also carry
-	// local_day, the calendar date, which nothing reads.
-	StudyDay string    `json:"study_day"`
-	Due      time.Time `json:"due"`
+	// counts) uses it.
+	StudyDay string `json:"study_day"`
+}
+
+// ReviewSubmittedPayload is the payload of ReviewSubmitted; its ordering key
+// is the learner id. Events written before 2026-11-30 also carry
+// local_day, the calendar date, which nothing reads.
+type ReviewSubmittedPayload struct {
+	Review
+	// Due is when the card is next due.
+	Due time.Time `json:"due"`
 	// AssignmentIDs are the learner's assignments whose deck holds the lexeme.
 	AssignmentIDs []uuid.UUID `json:"assignment_ids"`
 }
 
-// ReviewUndonePayload is the payload of ReviewUndone: review ReviewID of
-// card CardID was undone at UndoneAt and the card restored to its state
-// before it. Its ordering key is the learner id, so the activity subscriber
-// sees it after the review's review.submitted.
+// ReviewUndonePayload is the payload of ReviewUndone: the Review, as
+// review.submitted named it, was undone at UndoneAt and the card restored
+// to its state before it (StateBefore; StateAfter, the state the review had
+// given, is taken back); its counts are taken back from its StudyDay. Its
+// ordering key is the learner id, so the activity subscriber sees it after
+// the review's review.submitted.
 type ReviewUndonePayload struct {
-	// ReviewID is the undone review (review_log.id), as review.submitted
-	// named it.
-	ReviewID  int64     `json:"review_id"`
-	CardID    uuid.UUID `json:"card_id"`
-	LearnerID uuid.UUID `json:"learner_id"`
-	LexemeID  uuid.UUID `json:"lexeme_id"`
-	// Rating is the undone review's (1 Again .. 4 Easy).
-	Rating int `json:"rating"`
-	// StateBefore is the state the card is restored to (the undone
-	// review's state before); StateAfter the state the review had given,
-	// now taken back. FSRS states: 0 New, 1 Learning, 2 Review, 3 Relearning.
-	StateBefore int `json:"state_before"`
-	StateAfter  int `json:"state_after"`
-	// ReviewedAt and StudyDay are the undone review's instant and study
-	// day (YYYY-MM-DD), the day its counts are taken back from.
-	ReviewedAt time.Time `json:"reviewed_at"`
-	StudyDay   string    `json:"study_day"`
-	UndoneAt   time.Time `json:"undone_at"`
+	Review
+	UndoneAt time.Time `json:"undone_at"`
 	// AssignmentIDs are the assignments whose progress counted the review
 	// (its review.submitted's assignment_ids): each loses the review, and
 	// the card's change of state. LaterAssignmentIDs hold the lexeme but

@@ -149,9 +149,10 @@ func (s Study) Review(ctx context.Context, tx pgx.Tx, learner Learner, req Revie
 	}
 	batch := events.NewBatch(learner.ID.String())
 	batch.Add(events.ReviewSubmitted, events.ReviewSubmittedPayload{
-		ReviewID: out.ReviewID, CardID: req.CardID, LearnerID: learner.ID, LexemeID: card.lexemeID, Rating: int(req.Rating),
-		StateBefore: int(card.State), StateAfter: int(next.State), ReviewedAt: r.at, Due: next.Due,
-		AssignmentIDs: r.assignments, StudyDay: r.studyDay})
+		Review: events.Review{ReviewID: out.ReviewID, CardID: req.CardID, LearnerID: learner.ID, LexemeID: card.lexemeID,
+			Rating: int(req.Rating), StateBefore: int(card.State), StateAfter: int(next.State), ReviewedAt: r.at,
+			StudyDay: r.studyDay},
+		Due: next.Due, AssignmentIDs: r.assignments})
 	if r.leech {
 		batch.Add(events.CardLeeched, events.CardLeechedPayload{
 			CardID: req.CardID, LearnerID: learner.ID, Lemma: card.lemma, Lapses: int(next.Lapses)})

@@ -64,10 +64,11 @@ func TestUndoRestoresTheCardAsBeforeItsLastReview(t *testing.T) {
 	require.Equal(t, "new", out.Card.State)
 	require.True(t, b.clock.Now().Equal(out.UndoneAt), "undone at the clock's now")
 	p, raw := undone(t, batch)
-	want, err := json.Marshal(events.ReviewUndonePayload{ReviewID: first.ReviewID, CardID: b.card, LearnerID: b.learner,
-		LexemeID: p.LexemeID, Rating: int(learning.Good), StateBefore: int(learning.New), StateAfter: int(learning.Learning),
-		ReviewedAt: b.clock.Now().Add(-time.Minute), StudyDay: "2026-03-02", UndoneAt: b.clock.Now(),
-		AssignmentIDs: []uuid.UUID{b.assignment}, LaterAssignmentIDs: []uuid.UUID{}})
+	want, err := json.Marshal(events.ReviewUndonePayload{
+		Review: events.Review{ReviewID: first.ReviewID, CardID: b.card, LearnerID: b.learner, LexemeID: p.LexemeID,
+			Rating: int(learning.Good), StateBefore: int(learning.New), StateAfter: int(learning.Learning),
+			ReviewedAt: b.clock.Now().Add(-time.Minute), StudyDay: "2026-03-02"},
+		UndoneAt: b.clock.Now(), AssignmentIDs: []uuid.UUID{b.assignment}, LaterAssignmentIDs: []uuid.UUID{}})
 	require.NoError(t, err)
 	require.JSONEq(t, string(want), raw)
 	require.NotEqual(t, uuid.Nil, p.LexemeID)

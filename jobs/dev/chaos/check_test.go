@@ -105,16 +105,16 @@ func TestWantCountsTakeBackUndos(t *testing.T) {
 	add(events.AssignmentCreated, events.AssignmentCreatedPayload{AssignmentID: a, LearnerID: learner, CardsSeen: 2, CardsLearned: 1})
 	// New -> Learning, then Learning -> Review, that one undone; Review ->
 	// Relearning on another day.
-	add(events.ReviewSubmitted, events.ReviewSubmittedPayload{ReviewID: 1, LearnerID: learner, StateBefore: 0, StateAfter: 1,
-		StudyDay: "2026-03-02", AssignmentIDs: []uuid.UUID{a}})
-	add(events.ReviewSubmitted, events.ReviewSubmittedPayload{ReviewID: 2, LearnerID: learner, StateBefore: 1, StateAfter: 2,
-		StudyDay: "2026-03-02", AssignmentIDs: []uuid.UUID{a}})
+	add(events.ReviewSubmitted, events.ReviewSubmittedPayload{Review: events.Review{ReviewID: 1, LearnerID: learner, StateBefore: 0, StateAfter: 1, StudyDay: "2026-03-02"},
+		AssignmentIDs: []uuid.UUID{a}})
+	add(events.ReviewSubmitted, events.ReviewSubmittedPayload{Review: events.Review{ReviewID: 2, LearnerID: learner, StateBefore: 1, StateAfter: 2, StudyDay: "2026-03-02"},
+		AssignmentIDs: []uuid.UUID{a}})
 	add(events.AssignmentCreated, events.AssignmentCreatedPayload{AssignmentID: later, LearnerID: learner, CardsSeen: 1, CardsLearned: 1})
-	add(events.ReviewUndone, events.ReviewUndonePayload{ReviewID: 2, LearnerID: learner, StateBefore: 1, StateAfter: 2,
-		StudyDay: "2026-03-02", AssignmentIDs: []uuid.UUID{a}, LaterAssignmentIDs: []uuid.UUID{later}})
-	add(events.ReviewSubmitted, events.ReviewSubmittedPayload{ReviewID: 3, LearnerID: learner, StateBefore: 2, StateAfter: 3,
-		StudyDay: "2026-03-03", AssignmentIDs: []uuid.UUID{a}})
-	add(events.ReviewUndone, events.ReviewUndonePayload{ReviewID: 4, LearnerID: learner, StudyDay: "2026-03-03"})
+	add(events.ReviewUndone, events.ReviewUndonePayload{Review: events.Review{ReviewID: 2, LearnerID: learner, StateBefore: 1, StateAfter: 2, StudyDay: "2026-03-02"},
+		AssignmentIDs: []uuid.UUID{a}, LaterAssignmentIDs: []uuid.UUID{later}})
+	add(events.ReviewSubmitted, events.ReviewSubmittedPayload{Review: events.Review{ReviewID: 3, LearnerID: learner, StateBefore: 2, StateAfter: 3, StudyDay: "2026-03-03"},
+		AssignmentIDs: []uuid.UUID{a}})
+	add(events.ReviewUndone, events.ReviewUndonePayload{Review: events.Review{ReviewID: 4, LearnerID: learner, StudyDay: "2026-03-03"}})
 	byTopic := map[string][]*event{}
 	for i := range evs {
 		byTopic[evs[i].topic] = append(byTopic[evs[i].topic], &evs[i])
