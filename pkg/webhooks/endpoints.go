@@ -58,9 +58,11 @@ type Endpoints struct {
 // Register stores an endpoint of teacherID at rawURL for topics (empty: all
 // of them) with a fresh signing secret (NewSecret), and answers it with
 // that secret, which is never shown again. A host name in another script
-// is stored in its punycode form (ASCIIHost). Errors: ErrBadURL (ASCIIHost,
+// is stored in its punycode form (ASCIIHost), and the scheme and host in
+// their canonical form (CanonicalOrigin). Errors: ErrBadURL (ASCIIHost,
 // CheckURL), ErrDuplicateURL (the URL as stored, so a punycode and a
-// Unicode spelling of one host are one URL).
+// Unicode spelling of one host, or its upper-case spelling, or one with the
+// default port, are one URL).
 func (e Endpoints) Register(ctx context.Context, db store.DBTX, teacherID uuid.UUID, rawURL string, topics []string) (Endpoint, error) {
 	rawURL, err := ASCIIHost(rawURL)
 	if err != nil {
@@ -69,6 +71,7 @@ func (e Endpoints) Register(ctx context.Context, db store.DBTX, teacherID uuid.U
 	if err := CheckURL(rawURL, e.AllowHTTP); err != nil {
 		return Endpoint{}, err
 	}
+	rawURL = CanonicalOrigin(rawURL)
 	if topics == nil {
 		topics = []string{}
 	}

@@ -73,8 +73,10 @@ func TestOneActiveEndpointPerURL(t *testing.T) {
 	owner, other := teacher(t, pool, "t@example.com"), teacher(t, pool, "u@example.com")
 	first, err := e.Register(ctx, pool, owner, "https://bücher.example/hooks", []string{"assignment.created"})
 	require.NoError(t, err)
-	_, err = e.Register(ctx, pool, owner, "https://xn--bcher-kva.example/hooks", nil)
-	require.ErrorIs(t, err, ErrDuplicateURL)
+	for _, same := range []string{"https://xn--bcher-kva.example/hooks", "HTTPS://XN--BCHER-KVA.Example/hooks", "https://bücher.example:443/hooks"} {
+		_, err = e.Register(ctx, pool, owner, same, nil)
+		require.ErrorIs(t, err, ErrDuplicateURL, same)
+	}
 	require.Equal(t, 1, count(t, pool, "SELECT count(*) FROM webhook_endpoints WHERE teacher_id = $1", owner))
 	_, err = e.Register(ctx, pool, other, "https://bücher.example/hooks", nil)
 	require.NoError(t, err, "another teacher's URL")
@@ -161,4 +163,21 @@ func secretOf(t *testing.T, pool *pgxpool.Pool, id uuid.UUID) string {
 	var s string
 	require.NoError(t, pool.QueryRow(context.Background(), "SELECT secret FROM webhook_endpoints WHERE id = $1", id).Scan(&s))
 	return s
+}
+
+// TestCanonicalOrigin: the spellings of one receiver's scheme and host
+// become one; the path and query keep their case and bytes.
+func TestCanonicalOrigin(t *testing.T) {
+	t.Parallel()
+	for raw, want := range map[string]string{
+		"https://HOOKS.Example.com/H?A=B":    "https://hooks.example.com/H?A=B",
+		"https://hooks.example.com:443/h":    "https://hooks.example.com/h",
+		"https://hooks.example.com:8443/h":   "https://hooks.example.com:8443/h",
+		"HTTP://127.0.0.1:80/no-receiver":    "http://127.0.0.1/no-receiver",
+		"http://hooks.example.com.:8080":     "http://hooks.example.com:8080",
+		"https://[2001:DB8::1]:443/x":        "https://[2001:db8::1]/x",
+		"https://hooks.example.com?q=%2F//x": "https://hooks.example.com?q=%2F//x",
+	} {
+		require.Equal(t, want, CanonicalOrigin(raw), raw)
+	}
 }

@@ -84,6 +84,33 @@ func ASCIIHost(raw string) (string, error) {
 	return raw[:at] + ascii + raw[at+len(host):], nil
 }
 
+// CanonicalOrigin returns raw, a URL that CheckURL accepted, with its scheme
+// and host in lower case, the scheme's default port (443 for https, 80 for
+// http) and a host's trailing dot dropped, and the rest (path and query)
+// byte for byte: "https://HOOKS.Example.com:443/h" becomes
+// "https://hooks.example.com/h". Those spellings name one receiver (RFC 3986
+// section 6.2.3), so Endpoints.Register stores this form and a second
+// registration of the same receiver is refused as a duplicate.
+func CanonicalOrigin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	authority := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if strings.Contains(authority, ":") {
+		authority = "[" + authority + "]"
+	}
+	if port := u.Port(); port != "" && !(u.Scheme == "https" && port == "443") && !(u.Scheme == "http" && port == "80") {
+		authority += ":" + port
+	}
+	start := strings.Index(raw, "//") + len("//")
+	end := len(raw)
+	if i := strings.IndexAny(raw[start:], "/?"); i >= 0 {
+		end = start + i
+	}
+	return u.Scheme + "://" + authority + raw[end:]
+}
+
 // CheckURL validates an endpoint URL: absolute, https, a host, no user
 // info, at most 2,000 characters, all of them printable ASCII without
 // spaces (RFC 3986: anything else, such as a trailing space or U+200B in the
