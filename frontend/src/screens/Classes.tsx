@@ -10,6 +10,7 @@ import { ProblemAlert } from "../components/ProblemAlert";
 import { Empty, QueryState } from "../components/States";
 import { assignToClass, dayAfter, endOfDay, type AssignOutcome } from "./assign";
 import { deckGroups, levelName } from "./decks";
+import { NameField } from "../components/NameField";
 
 type Class = components["schemas"]["Class"];
 type Deck = components["schemas"]["Deck"];
@@ -305,18 +306,7 @@ export function CreateClass({ newcomer = false, onCreated }: { newcomer?: boolea
           {create.data.name} created; its join code is <code>{create.data.join_code}</code>.
         </p>
       )}
-      {newcomer && (
-        <>
-          <label htmlFor={`${id}-you`}>Your name, as your learners will see it</label>
-          <input
-            id={`${id}-you`}
-            maxLength={200}
-            autoComplete="name"
-            value={displayName}
-            onChange={(e) => setDisplayName(e.target.value)}
-          />
-        </>
-      )}
+      {newcomer && <NameField id={id} label="Your name, as your learners will see it" value={displayName} onChange={setDisplayName} />}
       <label htmlFor={`${id}-name`}>Class name</label>
       <div className="row-input">
         <input

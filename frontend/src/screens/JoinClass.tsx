@@ -5,6 +5,7 @@ import { unwrap } from "../api/client";
 import { useWrite } from "../api/mutation";
 import { ApiError } from "../api/problem";
 import { ProblemAlert } from "../components/ProblemAlert";
+import { NameField } from "../components/NameField";
 
 /**
  * A learner joins a class with the join code their teacher gave them
@@ -63,18 +64,7 @@ export function JoinClass({ newcomer = false, onJoined }: { newcomer?: boolean; 
           {n > 0 && `: ${n} ${n === 1 ? "deck" : "decks"} assigned to you`}.
         </p>
       )}
-      {newcomer && (
-        <>
-          <label htmlFor={`${id}-you`}>Your name, as your teacher will see it</label>
-          <input
-            id={`${id}-you`}
-            maxLength={200}
-            autoComplete="name"
-            value={displayName}
-            onChange={(e) => setDisplayName(e.target.value)}
-          />
-        </>
-      )}
+      {newcomer && <NameField id={id} label="Your name, as your teacher will see it" value={displayName} onChange={setDisplayName} />}
       <label htmlFor={`${id}-code`}>Join code from your teacher</label>
       <div className="row-input">
         <input
