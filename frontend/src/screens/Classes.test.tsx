@@ -1,6 +1,6 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { doubleClick, fakeServer, gate, json, renderApp } from "../test/render";
 import { Classes } from "./Classes";
 import { dayAfter } from "./assign";
@@ -106,7 +106,7 @@ describe("Classes", () => {
     expect(screen.getByTestId("deck-detail")).toHaveTextContent("Level 5: words 801 and beyond · 30 words");
     const due = screen.getByLabelText("Due by the end of");
     await user.clear(due);
-    const day = dayAfter(new Date(), 30);
+    const day = dayAfter(new Date(), 30, me.timezone);
     await user.type(due, day);
     await waitFor(() => expect(screen.getByRole("button", { name: "Assign to 2 learners" })).toBeEnabled());
     await user.click(screen.getByRole("button", { name: "Assign to 2 learners" }));
@@ -116,6 +116,37 @@ describe("Classes", () => {
     expect(sent.map((s) => s.body)).toEqual([{ class_id: cls.id, deck_id: decks[1]!.id, due_at: `${day}T14:59:59.000Z` }]);
     expect(sent[0]!.headers.get("Idempotency-Key")).toBeTruthy();
     expect(screen.queryByRole("alert")).not.toBeInTheDocument();
+  });
+
+  // At 11:30 UTC on 1 March it is already 2 March at UTC+14 and still 28
+  // February at UTC-12: whatever the browser's zone, one of the two
+  // teachers' days is not the browser's.
+  it.each([
+    ["Pacific/Kiritimati", "2026-03-02", "2026-03-09", "2027-03-02", "2026-03-09T09:59:59.000Z"],
+    ["Etc/GMT+12", "2026-02-28", "2026-03-07", "2027-02-28", "2026-03-08T11:59:59.000Z"],
+  ])("offers the days of the teacher's zone (%s), not the browser's", async (timezone, today, week, year, dueAt) => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(new Date("2026-03-01T11:30:00Z"));
+    try {
+      const server = fakeServer((req) => {
+        if (req.path === "/Me") return json({ ...me, timezone });
+        if (req.path === "/ListClasses") return json({ classes: [cls] });
+        if (req.path === "/ListDecks") return json({ decks });
+        return json(answer([mia, noah]), 201);
+      });
+      renderApp(<Classes />, { user: teacher });
+      const user = userEvent.setup();
+      await user.selectOptions(await screen.findByLabelText("Deck"), "Rare verbs (30 words)");
+      const due = screen.getByLabelText("Due by the end of");
+      await waitFor(() => expect(due).toHaveAttribute("min", today));
+      expect(due).toHaveAttribute("max", year);
+      expect(due).toHaveValue(week);
+      await user.click(screen.getByRole("button", { name: "Assign to 2 learners" }));
+      await screen.findByRole("status");
+      expect(server.seen.filter((s) => s.path === "/CreateAssignment").map((s) => (s.body as { due_at: string }).due_at)).toEqual([dueAt]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("retries a failed assignment with the same key; a refusal shows with its field errors", async () => {

@@ -173,8 +173,12 @@ function AssignDeck({ c }: { c: Class }) {
     queryFn: async () => unwrap(await api.GET("/ListDecks")).decks,
   });
   const [deckId, setDeckId] = useState("");
-  const [due, setDue] = useState(() => dayAfter(new Date(), 7));
   const me = useMe();
+  // Calendar days in the teacher's zone, as endOfDay reads them; the
+  // default (a week on) until the teacher picks one.
+  const zone = me.data?.timezone;
+  const [picked, setDue] = useState<string | null>(null);
+  const due = picked ?? dayAfter(new Date(), 7, zone);
   // One intent, one request: the server assigns to every learner of the
   // class in one transaction, and a retry keeps the intent's key.
   const assign = useWrite({
@@ -188,7 +192,7 @@ function AssignDeck({ c }: { c: Class }) {
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    assign.submit({ deckId, dueAt: endOfDay(due, me.data?.timezone) });
+    assign.submit({ deckId, dueAt: endOfDay(due, zone) });
   };
   const deck = decks.data?.find((d) => d.id === assign.variables?.deckId);
   return (
@@ -221,8 +225,8 @@ function AssignDeck({ c }: { c: Class }) {
                 id={`${id}-due`}
                 type="date"
                 required
-                min={dayAfter(new Date(), 0)}
-                max={dayAfter(new Date(), 365)}
+                min={dayAfter(new Date(), 0, zone)}
+                max={dayAfter(new Date(), 365, zone)}
                 value={due}
                 onChange={(e) => setDue(e.target.value)}
               />

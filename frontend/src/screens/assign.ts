@@ -74,9 +74,21 @@ export function endOfDay(day: string, timeZone?: string): string {
   return new Date(wall - offsetMinutes(guess, zone) * 60_000).toISOString();
 }
 
-/** The calendar day (YYYY-MM-DD, local) `days` days after `from`. */
-export function dayAfter(from: Date, days: number): string {
-  const d = new Date(from.getFullYear(), from.getMonth(), from.getDate() + days);
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+/**
+ * The calendar day (YYYY-MM-DD) `days` days after the day `from` falls on
+ * in timeZone (an IANA name: the teacher's own, from Me, so that the date
+ * picker's bounds are the days endOfDay gives a meaning to; the browser's
+ * when undefined or unknown to the browser).
+ */
+export function dayAfter(from: Date, days: number, timeZone?: string): string {
+  let parts: Intl.DateTimeFormatPart[];
+  const options = { year: "numeric", month: "numeric", day: "numeric" } as const;
+  try {
+    parts = new Intl.DateTimeFormat("en-US", { ...options, timeZone }).formatToParts(from);
+  } catch {
+    parts = new Intl.DateTimeFormat("en-US", options).formatToParts(from); // RangeError: an unknown zone
+  }
+  const get = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)?.value);
+  const d = new Date(Date.UTC(get("year"), get("month") - 1, get("day") + days));
+  return d.toISOString().slice(0, 10);
 }
