@@ -39,6 +39,10 @@ type Achievement struct {
 }
 
 // AssignmentProgress is one assignment's row of the progress projection.
+// Pending is true until the projection has counted the assignment's
+// creation (the drain's delivery of assignment.created: seconds locally,
+// up to a minute in production): until then CardsTotal is 0 and the other
+// figures are partial, although the learner's cards exist already.
 type AssignmentProgress struct {
 	AssignmentID uuid.UUID  `json:"assignment_id"`
 	Deck         string     `json:"deck"`
@@ -48,6 +52,7 @@ type AssignmentProgress struct {
 	CardsSeen    int        `json:"cards_seen"`
 	CardsLearned int        `json:"cards_learned"`
 	Reviews      int        `json:"reviews"`
+	Pending      bool       `json:"pending"`
 }
 
 // FeedItem is one entry of the learner's feed, newest first.
@@ -89,7 +94,7 @@ func (s Study) Progress(ctx context.Context, tx pgx.Tx, viewer Viewer, learnerID
 	for _, a := range assignments {
 		out.Assignments = append(out.Assignments, AssignmentProgress{AssignmentID: a.ID, Deck: a.Title, DueAt: a.DueAt,
 			CompletedAt: a.CompletedAt, CardsTotal: int(a.CardsTotal), CardsSeen: int(a.CardsSeen),
-			CardsLearned: int(a.CardsLearned), Reviews: int(a.Reviews)})
+			CardsLearned: int(a.CardsLearned), Reviews: int(a.Reviews), Pending: a.Pending})
 	}
 	// A learner shared by several teachers never shows one teacher
 	// another's decks (store.Feed).

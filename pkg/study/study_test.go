@@ -15,6 +15,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/platform/clock/clocktest"
+	"github.com/lexora-app/lexora/pkg/store"
 	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
 )
 
@@ -223,4 +224,42 @@ func TestAReviewBeforeTheCardsLastIsRefused(t *testing.T) {
 	require.Equal(t, before, b.rows(t))
 	_, _, err = b.review(t, b.learner, ReviewRequest{CardID: b.card, Rating: learning.Good, ReviewedAt: ptr(b.clock.Now())})
 	require.NoError(t, err, "at the last review's instant is not before it")
+}
+
+// TestProgressSaysWhenTheProjectionHasNotCountedAnAssignment: an assignment
+// is pending (cards_total 0 for now) until assignment.created has set its
+// total, also when a review reached the projection first; a deck without
+// words has nothing to count.
+func TestProgressSaysWhenTheProjectionHasNotCountedAnAssignment(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	var empty uuid.UUID
+	require.NoError(t, b.pool.QueryRow(ctx, `
+		WITH d AS (INSERT INTO decks (owner_id, title) VALUES ($1, 'Empty') RETURNING id)
+		INSERT INTO assignments (class_id, deck_id, learner_id, teacher_id, due_at)
+		SELECT a.class_id, d.id, a.learner_id, a.teacher_id, a.due_at + interval '1 day' FROM assignments a, d WHERE a.id = $2 RETURNING id`,
+		b.teacher, b.assignment).Scan(&empty))
+	pending := func() map[uuid.UUID]bool {
+		t.Helper()
+		var p Progress
+		require.NoError(t, pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) (err error) {
+			p, err = b.study.Progress(ctx, tx, Viewer{ID: b.learner, Role: account.Learner}, uuid.Nil)
+			return err
+		}))
+		out := map[uuid.UUID]bool{}
+		for _, a := range p.Assignments {
+			out[a.AssignmentID] = a.Pending
+		}
+		return out
+	}
+	require.Equal(t, map[uuid.UUID]bool{b.assignment: true, empty: false}, pending(), "before any progress row")
+
+	q := store.On(b.pool)
+	require.NoError(t, q.ApplyReviewToProgress(ctx, store.ApplyReviewToProgressParams{AssignmentIds: []uuid.UUID{b.assignment},
+		LearnerID: b.learner, Seen: 1, Learned: 0, Reviews: 1, Day: b.clock.Now()}))
+	require.Equal(t, map[uuid.UUID]bool{b.assignment: true, empty: false}, pending(), "a review counted before the creation")
+
+	require.NoError(t, q.UpsertProgressTotal(ctx, store.UpsertProgressTotalParams{AssignmentID: b.assignment, LearnerID: b.learner, CardsTotal: 2}))
+	require.Equal(t, map[uuid.UUID]bool{b.assignment: false, empty: false}, pending(), "the creation counted")
 }

@@ -659,6 +659,8 @@ export interface components {
             cards_seen: number;
             cards_learned: number;
             reviews: number;
+            /** @description true until the progress projection has counted the assignment (the drain delivers its assignment.created: seconds locally, up to a minute in production); until then cards_total is 0 and the other figures are partial, although the learner's cards can be reviewed already */
+            pending: boolean;
         };
         FeedItem: {
             kind: string;

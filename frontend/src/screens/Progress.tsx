@@ -1,7 +1,5 @@
-import { useQuery } from "@tanstack/react-query";
-import { useApi } from "../api/ApiContext";
-import { unwrap } from "../api/client";
 import { Empty, QueryState } from "../components/States";
+import { pendingNote, useProgress } from "./progress";
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 const date = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
@@ -17,12 +15,7 @@ export function achievementName(code: string): string {
  * screen says so and refreshes itself while open.
  */
 export function Progress() {
-  const api = useApi();
-  const progress = useQuery({
-    queryKey: ["progress"],
-    queryFn: async () => unwrap(await api.GET("/GetProgress")),
-    refetchInterval: 10_000,
-  });
+  const progress = useProgress();
   return (
     <section aria-labelledby="progress-title">
       <h1 id="progress-title">Progress</h1>
@@ -55,10 +48,14 @@ export function Progress() {
                           {a.completed_at ? `completed ${date.format(new Date(a.completed_at))}` : `due ${dateTime.format(new Date(a.due_at))}`}
                         </span>
                       </div>
-                      <label>
-                        {a.cards_learned} of {a.cards_total} cards learned ({a.cards_seen} seen, {a.reviews} reviews)
-                        <progress max={Math.max(a.cards_total, 1)} value={a.cards_learned} />
-                      </label>
+                      {a.pending ? (
+                        <p className="pace">{pendingNote}</p>
+                      ) : (
+                        <label>
+                          {a.cards_learned} of {a.cards_total} cards learned ({a.cards_seen} seen, {a.reviews} reviews)
+                          <progress max={Math.max(a.cards_total, 1)} value={a.cards_learned} />
+                        </label>
+                      )}
                     </li>
                   ))}
                 </ul>

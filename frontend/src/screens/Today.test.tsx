@@ -45,6 +45,7 @@ describe("Today", () => {
                 cards_seen: 5,
                 cards_learned: 1,
                 reviews: 7,
+                pending: false,
               },
             ],
           }),
@@ -58,6 +59,41 @@ describe("Today", () => {
     // 24 words over 3 days.
     expect(screen.getByText(/8 words a day to finish by/)).toBeInTheDocument();
     expect(server.seen.find((s) => s.path === "/GetSchedule")!.query.get("limit")).toBe("200");
+  });
+
+  it("says a new assignment is being prepared until the drain has counted it, and reads again by itself", async () => {
+    const assignment = (pending: boolean) => ({
+      assignment_id: "8b1c2a44-3f7e-4d5b-9a0e-1c2d3e4f5a6b",
+      deck: "Common verbs 1",
+      due_at: inDays(3),
+      completed_at: null,
+      cards_total: pending ? 0 : 24,
+      cards_seen: 0,
+      cards_learned: 0,
+      reviews: 0,
+      pending,
+    });
+    let reads = 0;
+    const server = fakeServer((req) =>
+      req.path === "/GetSchedule"
+        ? json({ learner_id: "x", timezone: "UTC", now: "2026-03-02T09:00:00Z", due_count: 24, due: [due("new", 1)], forecast: [] })
+        : json({
+            learner_id: "x",
+            streak: { current: 0, longest: 0, last_day: null },
+            achievements: [],
+            feed: [],
+            assignments: [assignment(reads++ < 2)],
+          }),
+    );
+    renderApp(<Today />);
+    expect(await screen.findByText(/Preparing this deck/)).toBeInTheDocument();
+    expect(screen.queryByText(/Done/)).not.toBeInTheDocument();
+    expect(screen.queryByText(/cards learned/)).not.toBeInTheDocument();
+    // Read again after 1 s, 1 s (still pending), then counted: well before the usual 10 s.
+    expect(await screen.findByText(/8 words a day to finish by/, {}, { timeout: 6_000 })).toBeInTheDocument();
+    expect(screen.getByText(/cards learned/)).toHaveTextContent("0 of 24 cards learned");
+    expect(screen.queryByText(/Preparing this deck/)).not.toBeInTheDocument();
+    expect(server.seen.filter((s) => s.path === "/GetProgress")).toHaveLength(3);
   });
 
   it("says when there is nothing assigned", async () => {

@@ -6,6 +6,7 @@ import type { components } from "../api/schema";
 import { Empty, QueryState } from "../components/States";
 import { JoinClass } from "./JoinClass";
 import { pace } from "./pace";
+import { pendingNote, useProgress } from "./progress";
 
 type AssignmentProgress = components["schemas"]["AssignmentProgress"];
 
@@ -26,11 +27,7 @@ export function Today() {
     queryKey: ["schedule", "today"],
     queryFn: async () => unwrap(await api.GET("/GetSchedule", { params: { query: { limit: dueLimit, days: 1 } } })),
   });
-  const progress = useQuery({
-    queryKey: ["progress"],
-    queryFn: async () => unwrap(await api.GET("/GetProgress")),
-    refetchInterval: 10_000,
-  });
+  const progress = useProgress();
   return (
     <section aria-labelledby="today-title">
       <h1 id="today-title">Today</h1>
@@ -92,11 +89,17 @@ function Assignments({ list }: { list: AssignmentProgress[] }) {
             <strong>{a.deck}</strong>
             <span className="muted">due {dateTime.format(new Date(a.due_at))}</span>
           </div>
-          <label>
-            {a.cards_learned} of {a.cards_total} cards learned
-            <progress max={Math.max(a.cards_total, 1)} value={a.cards_learned} />
-          </label>
-          <p className="pace">{pace(a, now).hint}</p>
+          {a.pending ? (
+            <p className="pace">{pendingNote}</p>
+          ) : (
+            <>
+              <label>
+                {a.cards_learned} of {a.cards_total} cards learned
+                <progress max={Math.max(a.cards_total, 1)} value={a.cards_learned} />
+              </label>
+              <p className="pace">{pace(a, now).hint}</p>
+            </>
+          )}
         </li>
       ))}
     </ul>

@@ -34,11 +34,18 @@ SELECT a.id, @day::date, @reviews::integer FROM a WHERE @reviews::integer <> 0
 ON CONFLICT (assignment_id, day) DO UPDATE SET reviews = assignment_daily_reviews.reviews + excluded.reviews;
 
 -- AssignmentProgress lists the learner's assignments (only teacher_id's
--- when set) with their progress row, zeros before the first.
+-- when set) with their progress row, zeros before the first. Pending: the
+-- projection has not yet counted the assignment's creation (its
+-- assignment.created, which sets cards_total to the deck's size; a deck's
+-- items never change), so its figures are not yet the learner's, although
+-- the learner's cards exist since the assignment's transaction. A review
+-- delivered first leaves a row with cards_total 0; an empty deck has
+-- nothing to count.
 -- name: AssignmentProgress :many
 SELECT a.id, d.title, a.due_at, a.completed_at, coalesce(p.cards_total, 0)::integer AS cards_total,
        coalesce(p.cards_seen, 0)::integer AS cards_seen, coalesce(p.cards_learned, 0)::integer AS cards_learned,
-       coalesce(p.reviews, 0)::integer AS reviews
+       coalesce(p.reviews, 0)::integer AS reviews,
+       (coalesce(p.cards_total, 0) = 0 AND EXISTS (SELECT 1 FROM deck_items di WHERE di.deck_id = a.deck_id))::boolean AS pending
 FROM assignments a JOIN decks d ON d.id = a.deck_id
 LEFT JOIN assignment_progress p ON p.assignment_id = a.id
 WHERE a.learner_id = sqlc.arg(learner_id) AND (sqlc.narg(teacher_id)::uuid IS NULL OR a.teacher_id = sqlc.narg(teacher_id))
