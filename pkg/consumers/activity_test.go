@@ -1,35 +1,24 @@
 package consumers
 
 import (
-	"context"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/lexora-app/lexora/pkg/events"
+	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
 )
 
 func TestSevenDayStreakAndHundredWordsAreAchievements(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	h := b.handlers[events.SubscriberActivity]
 	review := func(day string, before, after int) {
 		t.Helper()
 		require.NoError(t, h.Handle(ctx, delivery(t, events.ReviewSubmitted, events.SubscriberActivity, events.ReviewSubmittedPayload{Review: events.Review{LearnerID: b.learner.ID, Rating: 3, StateBefore: before, StateAfter: after, ReviewedAt: time.Now(), StudyDay: day}})))
 	}
 	earned := func() []string {
-		rows, err := b.pool.Query(ctx, "SELECT code FROM learner_achievements WHERE learner_id = $1 ORDER BY code", b.learner.ID)
-		require.NoError(t, err)
-		defer rows.Close()
-		var codes []string
-		for rows.Next() {
-			var c string
-			require.NoError(t, rows.Scan(&c))
-			codes = append(codes, c)
-		}
-		return codes
+		return pgtest.Column[string](t, b.pool, "SELECT code FROM learner_achievements WHERE learner_id = $1 ORDER BY code", b.learner.ID)
 	}
 	start := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	for i := range 6 { // six days in a row

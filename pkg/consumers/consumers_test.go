@@ -30,10 +30,12 @@ type bundle struct {
 	learner    seed.User
 }
 
-// setup seeds a database, assigns the first library deck to the first demo
-// learner and starts a private SMTP sink.
-func setup(t *testing.T) bundle {
+// setup marks the test parallel, seeds a database, assigns the first
+// library deck to the first demo learner and starts a private SMTP sink; it
+// returns a background context and the bundle.
+func setup(t *testing.T) (context.Context, bundle) {
 	t.Helper()
+	t.Parallel()
 	ctx := context.Background()
 	pool := pgtest.New(t)
 	_, err := seed.Load(ctx, pool, clock.System{})
@@ -46,7 +48,7 @@ func setup(t *testing.T) bundle {
 	require.NoError(t, pool.QueryRow(ctx, `INSERT INTO assignments (class_id, deck_id, learner_id, teacher_id, due_at)
 		SELECT $3, id, $1, $2, now() + interval '7 days' FROM decks ORDER BY title LIMIT 1 RETURNING id`,
 		b.learner.ID, seed.TeacherID, seed.ClassID).Scan(&b.assignment))
-	return b
+	return ctx, b
 }
 
 func delivery(t *testing.T, topic, subscriber string, payload any) outbox.Delivery {
@@ -57,9 +59,7 @@ func delivery(t *testing.T, topic, subscriber string, payload any) outbox.Delive
 }
 
 func TestEmailIsSentOnceWithTheEventInItsMessageID(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	created := delivery(t, events.AssignmentCreated, events.SubscriberEmail,
 		events.AssignmentCreatedPayload{AssignmentID: b.assignment, LearnerID: b.learner.ID, Cards: seed.DeckSize})
 	completed := delivery(t, events.AssignmentCompleted, events.SubscriberEmail,
@@ -91,9 +91,7 @@ func TestEmailIsSentOnceWithTheEventInItsMessageID(t *testing.T) {
 }
 
 func TestEmailFailuresAreRetryableOrPermanent(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	down, err := mail.NewSMTP(mail.Config{Host: "127.0.0.1", Port: 1, TLS: "none", From: "x@lexora.app", Timeout: time.Second})
 	require.NoError(t, err)
 	h := Handlers(Deps{Pool: b.pool, Mail: down})[events.SubscriberEmail]
@@ -114,9 +112,7 @@ func TestEmailFailuresAreRetryableOrPermanent(t *testing.T) {
 }
 
 func TestProgressCountsEachReviewOnce(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	h := b.handlers[events.SubscriberProgress]
 	review := func(before, after int, day string) outbox.Delivery {
 		return delivery(t, events.ReviewSubmitted, events.SubscriberProgress, events.ReviewSubmittedPayload{Review: events.Review{LearnerID: b.learner.ID, StateBefore: before, StateAfter: after, StudyDay: day},
@@ -151,9 +147,7 @@ func TestProgressCountsEachReviewOnce(t *testing.T) {
 }
 
 func TestDueSoonReminderIsCancelledByCompletion(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	var due time.Time
 	require.NoError(t, b.pool.QueryRow(ctx, "SELECT due_at FROM assignments WHERE id = $1", b.assignment).Scan(&due))
 	h := b.handlers[events.SubscriberReminder]
@@ -191,9 +185,7 @@ func TestDueSoonReminderIsCancelledByCompletion(t *testing.T) {
 // (the progress row's updated_at, a webhook attempt's at, an endpoint's
 // disabled_at) come from their clock, not from the database's now().
 func TestConsumersWriteTheirClocksInstant(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	stub := clocktest.New(time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC))
 	deps := b.deps
 	deps.Clock = stub

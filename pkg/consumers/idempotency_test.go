@@ -1,7 +1,6 @@
 package consumers
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -21,9 +20,7 @@ func TestEverySubscriberTakesEffectOnce(t *testing.T) {
 	t.Parallel()
 	for _, sub := range events.Subscriptions {
 		t.Run(sub.Topic+"->"+sub.Subscriber, func(t *testing.T) {
-			t.Parallel()
-			b := setup(t)
-			ctx := context.Background()
+			ctx, b := setup(t)
 			hook := newReceiver(t)
 			b.endpoint(t, hook)
 			var due time.Time

@@ -60,9 +60,7 @@ func (b bundle) startChain(t *testing.T, start time.Time) {
 }
 
 func TestDailyReminderOnlyWhenTheLearnerHasNotStudied(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	b.startChain(t, time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)) // 10:00 in Paris, Mia's zone
 	// The clock reads a minute past each reminder's time.
 	clock := clocktest.New(time.Time{})
@@ -130,9 +128,7 @@ func TestDailyReminderOnlyWhenTheLearnerHasNotStudied(t *testing.T) {
 // chain goes on while the SMTP server refuses, and the email goes out while
 // the chain's transaction fails.
 func TestReminderChainAndEmailFailIndependently(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	b.startChain(t, time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
 	first := b.currentLink(t)
 	var p events.ReminderDailyPayload
@@ -177,9 +173,7 @@ func countRows(t *testing.T, b bundle, sql string, args ...any) int {
 // current link delivered to it: migration 00016 adds the deliveries that
 // enqueueing under the old routing did not create.
 func TestMigrationGivesChainsInFlightTheirChainDelivery(t *testing.T) {
-	t.Parallel()
-	b := setup(t) // the seed started a chain per demo learner
-	ctx := context.Background()
+	ctx, b := setup(t) // the seed started a chain per demo learner
 	db := stdlib.OpenDBFromPool(b.pool)
 	defer func() { require.NoError(t, db.Close()) }()
 	p, err := goose.NewProvider(goose.DialectPostgres, db, schema.FS)

@@ -42,9 +42,7 @@ func (b bundle) openTransactions(t *testing.T) int {
 // transaction (and a pooled connection) open: the email and webhook
 // consumers send first and record in a short transaction afterwards.
 func TestNoTransactionIsOpenWhileAnEmailOrWebhookIsSent(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 
 	sender := blockingSender{Sender: b.deps.Mail, sending: make(chan struct{}), release: make(chan struct{})}
 	releaseSend := sync.OnceFunc(func() { close(sender.release) })

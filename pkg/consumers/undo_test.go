@@ -1,7 +1,6 @@
 package consumers
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -46,9 +45,7 @@ func TestStreakOfStudyDays(t *testing.T) {
 // day back, recomputes the streak and revokes exactly the achievements no
 // longer true; each delivery is handled twice.
 func TestUndoRevokesOnlyAchievementsNoLongerTrue(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	learner := b.learner.ID
 	// Seven study days in a row, the achievements they earned (words_100
 	// with review 42), and one review in the log.

@@ -96,9 +96,7 @@ func (b bundle) enqueueAssignmentCreated(t *testing.T) outbox.Event {
 }
 
 func TestWebhookIsSignedAndAcceptedOncePerEndpoint(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	r1, r2 := newReceiver(t), newReceiver(t)
 	b.endpoint(t, r1)
 	b.endpoint(t, r2)
@@ -121,9 +119,7 @@ func TestWebhookIsSignedAndAcceptedOncePerEndpoint(t *testing.T) {
 }
 
 func TestWebhookRetriesUntilAcceptedAndDisablesOnGone(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	flaky := newReceiver(t, 503, 500, 503)
 	gone := newReceiver(t, http.StatusGone)
 	flakyID, goneID := b.endpoint(t, flaky), b.endpoint(t, gone)
@@ -160,9 +156,7 @@ func TestWebhookRetriesUntilAcceptedAndDisablesOnGone(t *testing.T) {
 }
 
 func TestWebhookRejectionIsPermanentUntilReplayed(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	r := newReceiver(t, http.StatusBadRequest) // rejects once, then accepts
 	b.endpoint(t, r)
 	e := b.enqueueAssignmentCreated(t)
@@ -194,9 +188,7 @@ func TestWebhookRejectionIsPermanentUntilReplayed(t *testing.T) {
 // secret an endpoint rotated away from accepts deliveries during the
 // overlap, and rejects them once the previous secret has expired.
 func TestWebhookSignsWithARotatedSecretUntilItExpires(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	inOverlap, expired := newReceiver(t), newReceiver(t)
 	for r, expiresIn := range map[*receiver]string{inOverlap: "1 hour", expired: "-1 second"} {
 		_, err := b.pool.Exec(ctx, `INSERT INTO webhook_endpoints (teacher_id, url, secret, previous_secret, previous_secret_expires_at)
@@ -220,9 +212,7 @@ func TestWebhookSignsWithARotatedSecretUntilItExpires(t *testing.T) {
 // by the first attempt is still a rejection: the delivery ends dead with
 // that 404 as its error (as with the 404 endpoint alone), never delivered.
 func TestWebhookRejectionOutlivesAnotherEndpointsRetries(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	unreachable, notFound := newReceiver(t), newReceiver(t, http.StatusNotFound)
 	unreachable.Close() // connection refused: a transient failure, retried
 	unreachableID, notFoundID := b.endpoint(t, unreachable), b.endpoint(t, notFound)

@@ -14,8 +14,7 @@ import (
 // passes MaxDuration ends at its next wake-up, however long the poll, and
 // reports the duration its clock measured.
 func TestRunDeadlineFollowsClock(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
+	_, b := setup(t)
 	clk := clocktest.New(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
 	d := b.drainer(t, map[string]Handler{"s1": HandlerFunc(func(context.Context, Delivery) error { return nil })},
 		Config{MaxDuration: time.Hour, PollInterval: time.Hour})
@@ -55,8 +54,7 @@ func (c steppingClock) Now() time.Time {
 // between the start and the first batch ends the run before that batch, and
 // the report gives the duration the clock measured.
 func TestPruneDeadlineFollowsClock(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
+	_, b := setup(t)
 	b.enqueue(t, event(t, "t.b", 1))
 	_, err := b.pool.Exec(context.Background(), `UPDATE outbox_events SET created_at = now() - interval '2 hours';
 		DELETE FROM outbox_deliveries`)

@@ -9,25 +9,24 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// killAll makes every delivery of subscriber s2 dead and delivers s1.
-func deadSetup(t *testing.T) (bundle, *Drainer) {
+// deadSetup is setup with every delivery of subscriber s2 dead and s1's
+// delivered.
+func deadSetup(t *testing.T) (context.Context, bundle, *Drainer) {
 	t.Helper()
-	b := setup(t)
+	ctx, b := setup(t)
 	b.enqueue(t, event(t, "t.a", 1), event(t, "t.a", 2), event(t, "t.b", 3))
 	d := b.drainer(t, map[string]Handler{
 		"s1": HandlerFunc(func(context.Context, Delivery) error { return nil }),
 		"s2": HandlerFunc(func(context.Context, Delivery) error { return Permanent(errors.New("410 gone")) }),
 	}, Config{StopWhenIdle: true})
-	rep, err := d.Run(context.Background())
+	rep, err := d.Run(ctx)
 	require.NoError(t, err)
 	require.Equal(t, 2, rep.Dead)
-	return b, d
+	return ctx, b, d
 }
 
 func TestDeadLettersAreListedFilteredAndCounted(t *testing.T) {
-	t.Parallel()
-	b, _ := deadSetup(t)
-	ctx := context.Background()
+	ctx, b, _ := deadSetup(t)
 	all, err := ListDead(ctx, b.pool, DeadFilter{})
 	require.NoError(t, err)
 	require.Len(t, all, 2)
@@ -54,9 +53,7 @@ func TestDeadLettersAreListedFilteredAndCounted(t *testing.T) {
 }
 
 func TestReplayAndSkipAreAudited(t *testing.T) {
-	t.Parallel()
-	b, d := deadSetup(t)
-	ctx := context.Background()
+	ctx, b, d := deadSetup(t)
 	dead, err := ListDead(ctx, b.pool, DeadFilter{})
 	require.NoError(t, err)
 

@@ -1,7 +1,6 @@
 package outbox
 
 import (
-	"context"
 	"testing"
 
 	"github.com/google/uuid"
@@ -17,9 +16,7 @@ import (
 // sequential scan: 2,000 × 1,000 comparisons here, seconds at a real
 // backlog's size).
 func TestLeaseWritesFindTheirRowsByPrimaryKey(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	_, err := b.pool.Exec(ctx, `
 WITH ev AS (
     INSERT INTO outbox_events (event_id, topic, ordering_key, payload)
@@ -69,9 +66,7 @@ type planNode struct {
 // that is not running and a running delivery without one, the invariant
 // that lets the drain's writes find leases by token alone.
 func TestLeaseTokenOnlyWhileRunning(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	b.enqueue(t, event(t, "t.b", 1))
 	for _, stmt := range []string{
 		"UPDATE outbox_deliveries SET lease_token = gen_random_uuid()",

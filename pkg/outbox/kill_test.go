@@ -202,10 +202,8 @@ func (b bundle) drainUntilEmpty(t *testing.T, h Handler) Report {
 }
 
 func TestFourDrainsWithOneKilledDeliverEverythingOnce(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
+	ctx, b := setup(t)
 	b.effects(t)
-	ctx := context.Background()
 	_, err := b.pool.Exec(ctx, "CREATE TABLE attempts (event_id uuid)")
 	require.NoError(t, err)
 	const n = 2000

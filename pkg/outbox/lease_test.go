@@ -10,9 +10,7 @@ import (
 )
 
 func TestHeartbeatKeepsALongHandlersLease(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	b.enqueue(t, event(t, "t.b", 1))
 	started, finish := make(chan struct{}), make(chan struct{})
 	var calls atomic.Int32
@@ -49,9 +47,7 @@ func TestHeartbeatKeepsALongHandlersLease(t *testing.T) {
 }
 
 func TestHandlerThatLosesItsLeaseIsCancelledAndWritesNothing(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	b.enqueue(t, event(t, "t.b", 1))
 	started := make(chan struct{})
 	cancelled := make(chan struct{})
@@ -75,10 +71,9 @@ func TestHandlerThatLosesItsLeaseIsCancelledAndWritesNothing(t *testing.T) {
 }
 
 func TestShutdownFinishesWithinGraceThenReleases(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
+	ctx, b := setup(t)
 	b.enqueue(t, event(t, "t.b", 1), event(t, "t.b", 2))
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(ctx)
 	var started atomic.Int32
 	allStarted := make(chan struct{})
 	h := HandlerFunc(func(hctx context.Context, d Delivery) error {
@@ -102,9 +97,7 @@ func TestShutdownFinishesWithinGraceThenReleases(t *testing.T) {
 }
 
 func TestSlowHandlerDoesNotHoldBackOtherAcknowledgements(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	b.enqueue(t, event(t, "t.a", 1)) // to s1 (fast) and s2 (stuck)
 	unblock := make(chan struct{})
 	stuck := HandlerFunc(func(ctx context.Context, d Delivery) error {
@@ -127,9 +120,7 @@ func TestSlowHandlerDoesNotHoldBackOtherAcknowledgements(t *testing.T) {
 }
 
 func TestOnlyCrashLoopsAreDeadLetteredWithoutAnAttempt(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	failedNormally, crashLooping := event(t, "t.b", 1), event(t, "t.b", 2)
 	b.enqueue(t, failedNormally, crashLooping)
 	// One failed ten times with a real error (under a drain allowing 12);
@@ -156,11 +147,10 @@ func TestOnlyCrashLoopsAreDeadLetteredWithoutAnAttempt(t *testing.T) {
 }
 
 func TestShutdownIsBoundedEvenWhenHandlersIgnoreCancellation(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
+	ctx, b := setup(t)
 	events := numbered(t, "t.b", 10)
 	b.enqueue(t, events...)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(ctx)
 	var started atomic.Int32
 	running := make(chan struct{}, 10)
 	// The handlers ignore their context, like a send without a deadline,
@@ -196,9 +186,7 @@ func TestShutdownIsBoundedEvenWhenHandlersIgnoreCancellation(t *testing.T) {
 // (completion order) do. Each must lock in id order, or PostgreSQL reports a
 // deadlock.
 func TestOverlappingLeaseWritesDoNotDeadlock(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	const n = 200
 	events := numbered(t, "t.b", n)
 	b.enqueue(t, events...)

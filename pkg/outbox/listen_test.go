@@ -13,10 +13,9 @@ import (
 )
 
 func TestListenerHintsAndSurvivesTermination(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
+	ctx, b := setup(t)
 	waker := NewWaker(b.pool, "test_wakeup", slog.New(slog.DiscardHandler))
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
 	l := NewListener(b.pool.Config().ConnConfig, "test_wakeup", slog.New(slog.DiscardHandler))
@@ -84,9 +83,7 @@ func TestListenerHintsAndSurvivesTermination(t *testing.T) {
 // which serialised writers); a Waker sends one, in a transaction of its own
 // whose asynchronous commit does not outlive it on the pooled connection.
 func TestWakeIsSentAfterCommitNotWithin(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	listener, err := pgx.ConnectConfig(ctx, b.pool.Config().ConnConfig)
 	require.NoError(t, err)
 	defer func() { require.NoError(t, listener.Close(ctx)) }()

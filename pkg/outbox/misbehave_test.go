@@ -59,8 +59,7 @@ func (b bundle) attemptsTable(t *testing.T) {
 // connection of the same pool, the leases expired and the second drain
 // handled the batch again.
 func TestHandlersHoldingEveryConnectionDoNotStarveTheHeartbeat(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
+	_, b := setup(t)
 	b.effects(t)
 	b.attemptsTable(t)
 	const n = 96
@@ -107,8 +106,7 @@ func TestHandlersHoldingEveryConnectionDoNotStarveTheHeartbeat(t *testing.T) {
 // (SIGSTOP) while its first handler runs, until another drain has taken all
 // five over and completed them. On resuming it must not start the others.
 func TestPausedDrainDoesNotStartHandlersForLostLeases(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
+	_, b := setup(t)
 	b.effects(t)
 	b.attemptsTable(t)
 	events := numbered(t, "t.b", 5)
@@ -142,8 +140,7 @@ func TestPausedDrainDoesNotStartHandlersForLostLeases(t *testing.T) {
 // the normal deliveries flow, and the hanging ones count their attempt and,
 // at the last attempt, go dead.
 func TestHandlersThatIgnoreTheirContextAreAbandonedAndDeadLettered(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
+	_, b := setup(t)
 	forever := make(chan struct{})
 	t.Cleanup(func() { close(forever) })
 	var events []Event
@@ -209,8 +206,7 @@ func TestRunEndsWhenTheDatabaseStopsAnswering(t *testing.T) {
 			8 * time.Second, 8*time.Second + time.Second + 2*hardStopDelay + 2*time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			b := setup(t)
+			_, b := setup(t)
 			b.effects(t)
 			b.enqueue(t, event(t, "t.b", 1), event(t, "t.b", 2))
 			pool, hold := blackHole(t, b)
@@ -257,9 +253,7 @@ func TestRunEndsWhenTheDatabaseStopsAnswering(t *testing.T) {
 // with a NUL byte is stored, valid and cut at a character boundary, and
 // does not fail the other failures written with it.
 func TestLongMultiByteErrorIsStoredAsValidText(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	b.enqueue(t, event(t, "t.b", 1), event(t, "t.b", 2), event(t, "t.b", 3))
 	long := "\x00" + strings.Repeat("é", 2500) // 5,001 bytes; byte 4,000 is inside an é
 	h := HandlerFunc(func(_ context.Context, d Delivery) error {

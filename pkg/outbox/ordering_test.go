@@ -123,9 +123,7 @@ func TestOrderedKeyStaysBlockedBehindDeadHeadUntilReplayOrSkip(t *testing.T) {
 }
 
 func TestNotBeforeHoldsDeliveryBack(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	later, now := event(t, "t.b", 1), event(t, "t.b", 2)
 	later.NotBefore = time.Now().Add(time.Hour)
 	b.enqueue(t, later, now)
@@ -146,9 +144,7 @@ func TestNotBeforeHoldsDeliveryBack(t *testing.T) {
 }
 
 func TestApplicationClockSkewChangesNothing(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	e := event(t, "t.b", 1)
 	e.NotBefore = time.Now().Add(-10 * time.Minute) // written by a client whose clock is 10 minutes slow
 	b.enqueue(t, e)
@@ -169,9 +165,7 @@ func TestApplicationClockSkewChangesNothing(t *testing.T) {
 // A delayed event ages from its not-before time, not from its creation: a
 // reminder written yesterday and due a minute ago is a minute late.
 func TestDelayedEventAgesFromItsNotBeforeTime(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	b.enqueue(t, event(t, "t.a", 1))
 	_, err := b.pool.Exec(ctx, `UPDATE outbox_events SET created_at = now() - interval '1 day', not_before = now() - interval '1 minute'`)
 	require.NoError(t, err)

@@ -27,17 +27,19 @@ type bundle struct {
 	outbox *Outbox
 }
 
-// setup gives the test its own database and an outbox routing "t.a" to
-// subscribers "s1" and "s2", and "t.b" to "s1".
-func setup(t *testing.T) bundle {
+// setup marks the test parallel and gives it a background context, its own
+// database and an outbox routing "t.a" to subscribers "s1" and "s2", and
+// "t.b" to "s1".
+func setup(t *testing.T) (context.Context, bundle) {
 	t.Helper()
+	t.Parallel()
 	ob, err := New(
 		Subscription{Topic: "t.a", Subscriber: "s1"},
 		Subscription{Topic: "t.a", Subscriber: "s2"},
 		Subscription{Topic: "t.b", Subscriber: "s1"},
 	)
 	require.NoError(t, err)
-	return bundle{pool: pgtest.New(t), outbox: ob}
+	return context.Background(), bundle{pool: pgtest.New(t), outbox: ob}
 }
 
 func event(t *testing.T, topic string, n int) Event {
@@ -143,8 +145,7 @@ func (r *recorder) count(sub string, id uuid.UUID) int {
 }
 
 func TestEnqueueFansOutPerSubscriber(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
+	_, b := setup(t)
 	a, bb := event(t, "t.a", 1), event(t, "t.b", 2)
 	a.Headers = map[string]string{"request_id": "r-1"}
 	b.enqueue(t, a, bb)
@@ -172,8 +173,7 @@ func TestEnqueueFansOutPerSubscriber(t *testing.T) {
 }
 
 func TestEnqueueRejectsUnknownTopicAndBadPayload(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
+	_, b := setup(t)
 	err := pgx.BeginFunc(context.Background(), b.pool, func(tx pgx.Tx) error {
 		return b.outbox.Enqueue(context.Background(), tx, event(t, "t.a", 1), event(t, "t.nobody", 2))
 	})
@@ -191,9 +191,7 @@ func TestEnqueueRejectsUnknownTopicAndBadPayload(t *testing.T) {
 }
 
 func TestRolledBackTransactionLeavesNoEvents(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	tx, err := b.pool.Begin(ctx)
 	require.NoError(t, err)
 	_, err = tx.Exec(ctx, `INSERT INTO users (email, display_name, role) VALUES ('a@example.com', 'A', 'learner')`)
@@ -215,9 +213,7 @@ func TestRolledBackTransactionLeavesNoEvents(t *testing.T) {
 }
 
 func TestLateCommitIsNotSkipped(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	late, early := event(t, "t.b", 1), event(t, "t.b", 2)
 
 	txA, err := b.pool.Begin(ctx)
@@ -241,8 +237,7 @@ func TestLateCommitIsNotSkipped(t *testing.T) {
 }
 
 func TestConcurrentDrainsNeverShareADelivery(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
+	_, b := setup(t)
 	events := numbered(t, "t.a", 500) // two subscribers: 1,000 deliveries
 	b.enqueue(t, events...)
 
@@ -305,10 +300,8 @@ func (b bundle) effectHandler() Handler {
 }
 
 func TestCrashAfterEffectBeforeAckRedeliversOnce(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
+	ctx, b := setup(t)
 	b.effects(t)
-	ctx := context.Background()
 	e := event(t, "t.b", 1)
 	b.enqueue(t, e)
 
@@ -338,9 +331,7 @@ func TestCrashAfterEffectBeforeAckRedeliversOnce(t *testing.T) {
 }
 
 func TestExpiredLeaseCannotAcknowledgeOrFail(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	b.enqueue(t, event(t, "t.b", 1), event(t, "t.b", 2))
 	d := b.drainer(t, map[string]Handler{"s1": newRecorder()}, Config{})
 
@@ -373,9 +364,7 @@ func TestExpiredLeaseCannotAcknowledgeOrFail(t *testing.T) {
 }
 
 func TestFailingSubscriberBacksOffThenDiesWithoutHoldingOthers(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	poison, other := event(t, "t.a", 1), event(t, "t.b", 2)
 	b.enqueue(t, poison, other)
 
@@ -424,9 +413,7 @@ func TestFailingSubscriberBacksOffThenDiesWithoutHoldingOthers(t *testing.T) {
 }
 
 func TestPermanentErrorAndPanicAreFailedAttempts(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	b.enqueue(t, event(t, "t.a", 1))
 	d := b.drainer(t, map[string]Handler{
 		"s1": HandlerFunc(func(context.Context, Delivery) error { return Permanent(errors.New("no such learner")) }),
@@ -441,8 +428,7 @@ func TestPermanentErrorAndPanicAreFailedAttempts(t *testing.T) {
 }
 
 func TestHandleOnceRunsConcurrentDuplicatesOnce(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
+	_, b := setup(t)
 	b.effects(t)
 	e := event(t, "t.a", 1)
 	h := b.effectHandler()
@@ -457,9 +443,7 @@ func TestHandleOnceRunsConcurrentDuplicatesOnce(t *testing.T) {
 }
 
 func TestPruneDeletesOnlyDeliveredEventsPastRetention(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	oldDelivered, oldPending, oldDead, newDelivered := event(t, "t.b", 1), event(t, "t.b", 2), event(t, "t.b", 3), event(t, "t.b", 4)
 	b.enqueue(t, oldDelivered, oldPending, oldDead, newDelivered)
 	for q, arg := range map[string]any{

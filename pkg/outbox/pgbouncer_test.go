@@ -1,7 +1,6 @@
 package outbox
 
 import (
-	"context"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -15,10 +14,8 @@ import (
 // In poll-only mode everything, enqueue, claim, acknowledge and idempotent
 // consumers, works through PgBouncer in transaction pooling mode.
 func TestPollOnlyThroughPgBouncerTransactionPooling(t *testing.T) {
-	t.Parallel()
-	direct := setup(t)
+	ctx, direct := setup(t)
 	direct.effects(t)
-	ctx := context.Background()
 	pool, err := database.Open(ctx, database.Config{URL: pgtest.PgBouncer(t, direct.pool), MaxConns: 8, SimpleProtocol: true})
 	require.NoError(t, err)
 	defer pool.Close()

@@ -63,9 +63,8 @@ func TestPruneYieldsInProportionToItsBatches(t *testing.T) {
 			waits: []time.Duration{20 * ms}, batches: 1, duration: 30 * ms},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			b := setup(t)
-			ctx, cancel := context.WithCancel(context.Background())
+			ctx, b := setup(t)
+			ctx, cancel := context.WithCancel(ctx)
 			defer cancel()
 			_, err := b.pool.Exec(ctx, oldHistorySQL, 3, "2 hours")
 			require.NoError(t, err)
@@ -150,9 +149,7 @@ func TestPruneVacuumsWhatItPruned(t *testing.T) {
 		{name: "a member of the tables' owner", role: "member", vacuumed: []string{"outbox_deliveries", "outbox_events"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			b := setup(t)
-			ctx := context.Background()
+			ctx, b := setup(t)
 			_, err := b.pool.Exec(ctx, oldHistorySQL, 3, "2 hours")
 			require.NoError(t, err)
 			pool := b.pool

@@ -50,8 +50,7 @@ func TestClaimWindowRestartForgetsTheIdleSpell(t *testing.T) {
 // With slow handlers, a run claims what it can finish before its deadline,
 // not a whole batch that it would release unstarted at the end.
 func TestRunWithSlowHandlersReleasesLittleUnstarted(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
+	_, b := setup(t)
 	events := numbered(t, "t.b", 300)
 	b.enqueue(t, events...)
 	slow := HandlerFunc(func(ctx context.Context, _ Delivery) error {

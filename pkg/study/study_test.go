@@ -32,8 +32,11 @@ type bundle struct {
 	card, suspendedCard, strange uuid.UUID
 }
 
-func setup(t *testing.T) bundle {
+// setup marks the test parallel and returns a background context and the
+// bundle, on a database of the test's own.
+func setup(t *testing.T) (context.Context, bundle) {
 	t.Helper()
+	t.Parallel()
 	ctx := context.Background()
 	b := bundle{pool: pgtest.New(t), clock: clocktest.New(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))}
 	sched, err := learning.NewScheduler(learning.DefaultParams(), b.clock.Now)
@@ -62,7 +65,7 @@ func setup(t *testing.T) bundle {
 		return id
 	}
 	b.card, b.suspendedCard, b.strange = card(b.learner, "cat", false), card(b.learner, "run", true), card(b.otherLearner, "cat", false)
-	return b
+	return ctx, b
 }
 
 // rows sums up what a review writes: review log rows, outbox events and
@@ -76,20 +79,26 @@ func (b bundle) rows(t *testing.T) string {
 	return s
 }
 
-func (b bundle) review(t *testing.T, learner uuid.UUID, req ReviewRequest) (ReviewResult, events.Batch, error) {
-	t.Helper()
-	var out ReviewResult
+// inTx calls do for learner (in Berlin) with req in a transaction of its
+// own, as a function does, and answers what do answered.
+func inTx[Req, R any](b bundle, learner uuid.UUID, req Req,
+	do func(context.Context, pgx.Tx, Learner, Req) (R, events.Batch, error),
+) (R, events.Batch, error) {
+	var out R
 	var batch events.Batch
 	err := pgx.BeginFunc(context.Background(), b.pool, func(tx pgx.Tx) (err error) {
-		out, batch, err = b.study.Review(context.Background(), tx, Learner{ID: learner, Timezone: "Europe/Berlin"}, req)
+		out, batch, err = do(context.Background(), tx, Learner{ID: learner, Timezone: "Europe/Berlin"}, req)
 		return err
 	})
 	return out, batch, err
 }
 
+func (b bundle) review(learner uuid.UUID, req ReviewRequest) (ReviewResult, events.Batch, error) {
+	return inTx(b, learner, req, b.study.Review)
+}
+
 func TestReviewAnswersTypedErrorsAndChangesNothing(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
+	_, b := setup(t)
 	before := b.rows(t)
 	for _, c := range []struct {
 		name    string
@@ -108,12 +117,12 @@ func TestReviewAnswersTypedErrorsAndChangesNothing(t *testing.T) {
 			ErrReviewTooOld},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, _, err := b.review(t, c.learner, c.req)
+			_, _, err := b.review(c.learner, c.req)
 			require.ErrorIs(t, err, c.want)
 			require.Equal(t, before, b.rows(t), "a refused review changes nothing")
 		})
 	}
-	_, _, err := b.review(t, b.learner, ReviewRequest{CardID: b.suspendedCard, Rating: learning.Good})
+	_, _, err := b.review(b.learner, ReviewRequest{CardID: b.suspendedCard, Rating: learning.Good})
 	se, ok := errors.AsType[*SuspendedError](err)
 	require.True(t, ok)
 	require.Equal(t, 8, se.Lapses)
@@ -121,9 +130,8 @@ func TestReviewAnswersTypedErrorsAndChangesNothing(t *testing.T) {
 }
 
 func TestReviewReturnsItsEvents(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	out, batch, err := b.review(t, b.learner, ReviewRequest{CardID: b.card, Rating: learning.Easy})
+	_, b := setup(t)
+	out, batch, err := b.review(b.learner, ReviewRequest{CardID: b.card, Rating: learning.Easy})
 	require.NoError(t, err)
 	require.Equal(t, "review", out.Card.State)
 	require.Equal(t, []uuid.UUID{b.assignment}, out.CompletedAssignments,
@@ -141,9 +149,7 @@ func TestReviewReturnsItsEvents(t *testing.T) {
 }
 
 func TestReadsAnswerTypedErrors(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	read := func(fn func(tx pgx.Tx) error) error { return pgx.BeginFunc(ctx, b.pool, fn) }
 	other := uuid.New()
 	for _, c := range []struct {
@@ -187,9 +193,7 @@ func TestReadsAnswerTypedErrors(t *testing.T) {
 }
 
 func TestScheduleShowsWhatEachRatingWouldGive(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	b.clock.Advance(90 * time.Second)
 	var s Schedule
 	require.NoError(t, pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) (err error) {
@@ -205,7 +209,7 @@ func TestScheduleShowsWhatEachRatingWouldGive(t *testing.T) {
 	}
 	require.Equal(t, int64(60), preview[0].IntervalSeconds, "Again: the first learning step, 1 minute")
 	require.Equal(t, "review", preview[3].State, "Easy graduates a new card")
-	out, _, err := b.review(t, b.learner, ReviewRequest{CardID: b.card, Rating: learning.Good})
+	out, _, err := b.review(b.learner, ReviewRequest{CardID: b.card, Rating: learning.Good})
 	require.NoError(t, err)
 	require.Equal(t, preview[2].Due, out.Card.Due, "the preview of Good is what Good gives at the same instant")
 	require.Equal(t, preview[2].State, out.Card.State)
@@ -214,15 +218,14 @@ func TestScheduleShowsWhatEachRatingWouldGive(t *testing.T) {
 func ptr[T any](v T) *T { return &v }
 
 func TestAReviewBeforeTheCardsLastIsRefused(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	_, _, err := b.review(t, b.learner, ReviewRequest{CardID: b.card, Rating: learning.Good})
+	_, b := setup(t)
+	_, _, err := b.review(b.learner, ReviewRequest{CardID: b.card, Rating: learning.Good})
 	require.NoError(t, err)
 	before := b.rows(t)
-	_, _, err = b.review(t, b.learner, ReviewRequest{CardID: b.card, Rating: learning.Good, ReviewedAt: ptr(b.clock.Now().Add(-time.Second))})
+	_, _, err = b.review(b.learner, ReviewRequest{CardID: b.card, Rating: learning.Good, ReviewedAt: ptr(b.clock.Now().Add(-time.Second))})
 	require.ErrorIs(t, err, ErrBeforeLastReview)
 	require.Equal(t, before, b.rows(t))
-	_, _, err = b.review(t, b.learner, ReviewRequest{CardID: b.card, Rating: learning.Good, ReviewedAt: ptr(b.clock.Now())})
+	_, _, err = b.review(b.learner, ReviewRequest{CardID: b.card, Rating: learning.Good, ReviewedAt: ptr(b.clock.Now())})
 	require.NoError(t, err, "at the last review's instant is not before it")
 }
 
@@ -231,9 +234,7 @@ func TestAReviewBeforeTheCardsLastIsRefused(t *testing.T) {
 // total, also when a review reached the projection first; a deck without
 // words has nothing to count.
 func TestProgressSaysWhenTheProjectionHasNotCountedAnAssignment(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	var empty uuid.UUID
 	require.NoError(t, b.pool.QueryRow(ctx, `
 		WITH d AS (INSERT INTO decks (owner_id, title) VALUES ($1, 'Empty') RETURNING id)

@@ -7,22 +7,14 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/learning"
 )
 
-func (b bundle) undo(t *testing.T, learner uuid.UUID, req UndoRequest) (UndoResult, events.Batch, error) {
-	t.Helper()
-	var out UndoResult
-	var batch events.Batch
-	err := pgx.BeginFunc(context.Background(), b.pool, func(tx pgx.Tx) (err error) {
-		out, batch, err = b.study.Undo(context.Background(), tx, Learner{ID: learner, Timezone: "Europe/Berlin"}, req)
-		return err
-	})
-	return out, batch, err
+func (b bundle) undo(learner uuid.UUID, req UndoRequest) (UndoResult, events.Batch, error) {
+	return inTx(b, learner, req, b.study.Undo)
 }
 
 // cardState is every column of the card an undo restores.
@@ -48,16 +40,14 @@ func undone(t *testing.T, batch events.Batch) (events.ReviewUndonePayload, strin
 }
 
 func TestUndoRestoresTheCardAsBeforeItsLastReview(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	fresh := b.cardState(t, b.card)
-	first, _, err := b.review(t, b.learner, ReviewRequest{CardID: b.card, Rating: learning.Good})
+	first, _, err := b.review(b.learner, ReviewRequest{CardID: b.card, Rating: learning.Good})
 	require.NoError(t, err)
 	require.NotEqual(t, fresh, b.cardState(t, b.card))
 
 	b.clock.Advance(time.Minute)
-	out, batch, err := b.undo(t, b.learner, UndoRequest{CardID: b.card})
+	out, batch, err := b.undo(b.learner, UndoRequest{CardID: b.card})
 	require.NoError(t, err)
 	require.Equal(t, fresh, b.cardState(t, b.card), "the card is as it was before the review")
 	require.Equal(t, first.ReviewID, out.ReviewID)
@@ -81,9 +71,9 @@ func TestUndoRestoresTheCardAsBeforeItsLastReview(t *testing.T) {
 
 	// The card is reviewed again: that review is the last, and can be undone
 	// by its id, back to the same state.
-	again, _, err := b.review(t, b.learner, ReviewRequest{CardID: b.card, Rating: learning.Easy})
+	again, _, err := b.review(b.learner, ReviewRequest{CardID: b.card, Rating: learning.Easy})
 	require.NoError(t, err)
-	_, _, err = b.undo(t, b.learner, UndoRequest{CardID: b.card, ReviewID: &again.ReviewID})
+	_, _, err = b.undo(b.learner, UndoRequest{CardID: b.card, ReviewID: &again.ReviewID})
 	require.NoError(t, err)
 	require.Equal(t, fresh, b.cardState(t, b.card))
 }
@@ -92,10 +82,8 @@ func TestUndoRestoresTheCardAsBeforeItsLastReview(t *testing.T) {
 // later assignment of the lexeme is named apart from those that counted the
 // review.
 func TestUndoKeepsCompletionAndNamesLaterAssignments(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
-	out, _, err := b.review(t, b.learner, ReviewRequest{CardID: b.card, Rating: learning.Easy})
+	ctx, b := setup(t)
+	out, _, err := b.review(b.learner, ReviewRequest{CardID: b.card, Rating: learning.Easy})
 	require.NoError(t, err)
 	require.Equal(t, []uuid.UUID{b.assignment}, out.CompletedAssignments)
 	var later uuid.UUID
@@ -106,7 +94,7 @@ func TestUndoKeepsCompletionAndNamesLaterAssignments(t *testing.T) {
 		SELECT (SELECT id FROM classes WHERE teacher_id = $2), d.id, $1, $2, $3 FROM d RETURNING id`,
 		b.learner, b.teacher, b.clock.Now().AddDate(0, 0, 7)).Scan(&later))
 
-	_, batch, err := b.undo(t, b.learner, UndoRequest{CardID: b.card})
+	_, batch, err := b.undo(b.learner, UndoRequest{CardID: b.card})
 	require.NoError(t, err)
 	p, _ := undone(t, batch)
 	require.Equal(t, []uuid.UUID{b.assignment}, p.AssignmentIDs)
@@ -118,37 +106,34 @@ func TestUndoKeepsCompletionAndNamesLaterAssignments(t *testing.T) {
 }
 
 func TestUndoOfTheReviewThatMadeALeechLiftsTheSuspension(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	_, err := b.pool.Exec(context.Background(), `UPDATE cards SET state = $2, lapses = $3, stability = 20, difficulty = 6,
+	ctx, b := setup(t)
+	_, err := b.pool.Exec(ctx, `UPDATE cards SET state = $2, lapses = $3, stability = 20, difficulty = 6,
 		reps = 20, scheduled_days = 10, last_review = $4, due = $5 WHERE id = $1`, b.card, learning.Review, learning.LeechLapses-1,
 		b.clock.Now().AddDate(0, 0, -10), b.clock.Now())
 	require.NoError(t, err)
 	before := b.cardState(t, b.card)
-	out, _, err := b.review(t, b.learner, ReviewRequest{CardID: b.card, Rating: learning.Again})
+	out, _, err := b.review(b.learner, ReviewRequest{CardID: b.card, Rating: learning.Again})
 	require.NoError(t, err)
 	require.True(t, out.Card.Suspended)
 
-	res, batch, err := b.undo(t, b.learner, UndoRequest{CardID: b.card})
+	res, batch, err := b.undo(b.learner, UndoRequest{CardID: b.card})
 	require.NoError(t, err)
 	require.False(t, res.Card.Suspended)
 	require.Equal(t, before, b.cardState(t, b.card))
 	p, _ := undone(t, batch)
 	require.True(t, p.Unsuspended)
-	_, _, err = b.review(t, b.learner, ReviewRequest{CardID: b.card, Rating: learning.Good})
+	_, _, err = b.review(b.learner, ReviewRequest{CardID: b.card, Rating: learning.Good})
 	require.NoError(t, err, "the card takes reviews again")
 }
 
 func TestUndoRefusalsChangeNothing(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
-	first, _, err := b.review(t, b.learner, ReviewRequest{CardID: b.card, Rating: learning.Again})
+	ctx, b := setup(t)
+	first, _, err := b.review(b.learner, ReviewRequest{CardID: b.card, Rating: learning.Again})
 	require.NoError(t, err)
 	b.clock.Advance(2 * time.Minute)
-	second, _, err := b.review(t, b.learner, ReviewRequest{CardID: b.card, Rating: learning.Good})
+	second, _, err := b.review(b.learner, ReviewRequest{CardID: b.card, Rating: learning.Good})
 	require.NoError(t, err)
-	_, _, err = b.undo(t, b.learner, UndoRequest{CardID: b.card})
+	_, _, err = b.undo(b.learner, UndoRequest{CardID: b.card})
 	require.NoError(t, err)
 	// A review of a card recorded before undo existed (schema 00019).
 	var old uuid.UUID
@@ -183,19 +168,19 @@ func TestUndoRefusalsChangeNothing(t *testing.T) {
 		{"a review from before undo existed", b.learner, UndoRequest{CardID: old}, ErrUndoUnavailable},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, _, err := b.undo(t, c.learner, c.req)
+			_, _, err := b.undo(c.learner, c.req)
 			require.ErrorIs(t, err, c.want)
 			require.Equal(t, before, rows())
 		})
 	}
 	// The last review named while a later one exists: refused, then the later undone.
-	third, _, err := b.review(t, b.learner, ReviewRequest{CardID: b.card, Rating: learning.Good})
+	third, _, err := b.review(b.learner, ReviewRequest{CardID: b.card, Rating: learning.Good})
 	require.NoError(t, err)
 	before = rows()
-	_, _, err = b.undo(t, b.learner, UndoRequest{CardID: b.card, ReviewID: &first.ReviewID})
+	_, _, err = b.undo(b.learner, UndoRequest{CardID: b.card, ReviewID: &first.ReviewID})
 	require.ErrorIs(t, err, ErrNotLastReview)
 	require.Equal(t, before, rows())
-	out, _, err := b.undo(t, b.learner, UndoRequest{CardID: b.card, ReviewID: &third.ReviewID})
+	out, _, err := b.undo(b.learner, UndoRequest{CardID: b.card, ReviewID: &third.ReviewID})
 	require.NoError(t, err)
 	require.Equal(t, third.ReviewID, out.ReviewID)
 }

@@ -117,6 +117,22 @@ func User(t testing.TB, pool *pgxpool.Pool, email, name string, role account.Rol
 	return id
 }
 
+// Column answers the first column of every row that sql selects from
+// pool's database, in the order of the rows, each scanned into a T
+// (pgx.RowTo). It fails the test when the query or a scan does.
+func Column[T any](t testing.TB, pool *pgxpool.Pool, sql string, args ...any) []T {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), sql, args...)
+	if err != nil {
+		t.Fatalf("pgtest: %s: %v", sql, err)
+	}
+	values, err := pgx.CollectRows(rows, pgx.RowTo[T])
+	if err != nil {
+		t.Fatalf("pgtest: scan %s: %v", sql, err)
+	}
+	return values
+}
+
 // URL returns a connection URL for pool's database, for subprocesses: the
 // admin URL with its path replaced.
 func URL(pool *pgxpool.Pool) string {
