@@ -177,22 +177,15 @@ func (in *injector) inject(ctx context.Context, kind string) error {
 	default:
 		toxic, proxy, _ := strings.Cut(kind, " ")
 		p := s.proxies[proxy]
-		var spec string
 		hold := 300 * time.Millisecond
 		if toxic == "reset" {
-			spec = `{"name":"chaos","type":"reset_peer","stream":"upstream","attributes":{"timeout":0}}`
+			p.reset()
 		} else {
-			spec = fmt.Sprintf(`{"name":"chaos","type":"latency","stream":"downstream","attributes":{"latency":%d,"jitter":%d}}`,
-				100+rand.IntN(400), 100)
+			p.slow(time.Duration(100+rand.IntN(400))*time.Millisecond, 100*time.Millisecond)
 			hold = time.Duration(1000+rand.IntN(3000)) * time.Millisecond
 		}
-		if _, err := p.Toxics.AddToxicJson(strings.NewReader(spec)); err != nil {
-			return err
-		}
 		time.Sleep(hold)
-		if err := p.Toxics.RemoveToxic(context.Background(), "chaos"); err != nil {
-			return err
-		}
+		p.heal()
 	}
 	in.log.add(kind, start)
 	return nil

@@ -38,7 +38,7 @@ type stack struct {
 	pool *pgxpool.Pool // direct to the database, for the checks
 
 	toxics  *toxiproxy.ApiServer
-	proxies map[string]*toxiproxy.Proxy // pg-server, pg-drain, smtp
+	proxies map[string]*faultProxy // pg-server, pg-drain, smtp
 
 	mailpit   *childproc.Proc
 	mail      mailpit.Client
@@ -88,7 +88,7 @@ const dbName = "lexora"
 
 // startStack brings everything up, migrated and seeded.
 func startStack(ctx context.Context, cfg profile, dir string, logFile io.Writer) (*stack, error) {
-	s := &stack{cfg: cfg, dir: dir, log: &lockedWriter{w: logFile}, proxies: map[string]*toxiproxy.Proxy{},
+	s := &stack{cfg: cfg, dir: dir, log: &lockedWriter{w: logFile}, proxies: map[string]*faultProxy{},
 		drainStats: drainStats{injected: map[string]int{}}, trace: newTrace()}
 	bin := func(name string) string { return filepath.Join(cfg.binDir, name) }
 	for _, name := range []string{"mailpit", "migrate", "seed", "server", "drain"} {
@@ -137,11 +137,9 @@ func startStack(ctx context.Context, cfg profile, dir string, logFile io.Writer)
 	// toxiproxy, inside the harness.
 	s.toxics = toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
 	for name, upstream := range map[string]string{"pg-server": s.pg.Addr(), "pg-drain": s.pg.Addr(), "smtp": s.smtpAddr} {
-		p := toxiproxy.NewProxy(s.toxics, name, "127.0.0.1:"+strconv.Itoa(freePort()), upstream)
-		if err := p.Start(); err != nil {
-			return nil, fmt.Errorf("toxiproxy %s: %w", name, err)
+		if s.proxies[name], err = newFaultProxy(s.toxics, name, "127.0.0.1:"+strconv.Itoa(freePort()), upstream); err != nil {
+			return nil, err
 		}
-		s.proxies[name] = p
 	}
 
 	if s.recv, err = startReceiver(); err != nil {
