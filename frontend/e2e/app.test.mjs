@@ -421,6 +421,10 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     }
     await review.getByTestId("queue-status").getByText("All ratings saved.").waitFor();
     await learner.close();
+    // Closed, the browser can send nothing more: a rating the status called
+    // saved but the server never got (the sender counted a rating only once
+    // IndexedDB held it, until 995436c) would leave the grid short of 3.
+    assert.equal(reviewCount(yui), 3, "every rating was on the server when the status said saved");
 
     // The page reads the grid again every few seconds; the drain moves it.
     await row.getByText(`3 of ${words} learned`).waitFor({ timeout: 60_000 });
