@@ -9,6 +9,7 @@ import (
 
 	"github.com/lexora-app/lexora/pkg/account"
 	"github.com/lexora-app/lexora/pkg/classroom"
+	"github.com/lexora-app/lexora/pkg/platform/httpx"
 	"github.com/lexora-app/lexora/pkg/platform/text"
 )
 
@@ -20,11 +21,11 @@ import (
 // (text.CanonicalEmail), so two addresses that look alike are one account
 // or refused.
 type EnrollLearnerRequest struct {
-	ClassID     string `json:"class_id" validate:"required_without=JoinCode,excluded_with=JoinCode,omitempty,uuid"`
+	ClassID     string `json:"class_id" validate:"excluded_with=JoinCode,omitempty,uuid"`
 	Email       string `json:"email" validate:"required_with=ClassID,excluded_with=JoinCode,omitempty,email,max=254"`
 	DisplayName string `json:"display_name" validate:"max=200,singleline"`
 	Timezone    string `json:"timezone" validate:"omitempty,timezone"`
-	JoinCode    string `json:"join_code" validate:"required_without=ClassID,omitempty,alphanum,min=4,max=12"`
+	JoinCode    string `json:"join_code" validate:"omitempty,alphanum,min=4,max=12"`
 }
 
 // invitation is EnrollLearner's answer for a classroom.Invitation: 202.
@@ -45,16 +46,23 @@ func (invitation) httpStatus() int { return http.StatusAccepted }
 // learner.enrolled and each assignment's events.
 // Answers: 201 with a classroom.Enrollment (with the class's name); 202 with a classroom.Invitation
 // when the email belongs to an account outside the teacher's classes (or to
-// a teacher or an operator: then nothing is sent); 400 for an invalid body;
-// 401, also for a newcomer whose email is unverified or who gives no
-// join_code; 404 for a class that is not the teacher's or an unknown join code,
-// and for a caller of the wrong role; 409 when the learner is already in
-// the class, or, for a newcomer, when a concurrent first request of theirs
-// made the account (as from CreateClass).
+// an operator: then nothing is sent); 400 for an invalid body, naming
+// join_code for a learner who sends neither it nor class_id (class_id for a
+// teacher); 401, also for a newcomer whose email is unverified or who gives
+// class_id instead of a join_code; 403 (teacher-cannot-join) for a teacher
+// who gives a join code, whatever the code; 404 for a class that is not the
+// teacher's or an unknown join code, and for a caller of the wrong role; 409
+// (email-belongs-to-teacher) for a teacher's email; 409 when the learner is
+// already in the class, or, for a newcomer, when a concurrent first request
+// of theirs made the account (as from CreateClass).
 func (s *Service) EnrollLearner(w http.ResponseWriter, r *http.Request) {
 	caller, newcomer, ok := s.callerOrNewcomer(w, r, account.Learner, account.Teacher, account.Learner)
 	var req EnrollLearnerRequest
 	if !ok || !s.decode(w, r, &req) {
+		return
+	}
+	if req.ClassID == "" && req.JoinCode == "" {
+		s.fail(w, r, neitherWay(caller.Role))
 		return
 	}
 	in := classroom.EnrolRequest{Email: req.Email, DisplayName: req.DisplayName, Timezone: req.Timezone, JoinCode: req.JoinCode}
@@ -90,4 +98,14 @@ func (s *Service) EnrollLearner(w http.ResponseWriter, r *http.Request) {
 		}
 		return out.Enrollment, nil
 	})
+}
+
+// neitherWay is the 400 of an EnrollLearner request with neither class_id
+// nor join_code, naming the field the caller's role uses: class_id (with
+// email) for a teacher, join_code for a learner (a newcomer is one).
+func neitherWay(role account.Role) *httpx.Problem {
+	if role == account.Teacher {
+		return fieldProblem("class_id", "is required: a teacher adds a learner with class_id and email")
+	}
+	return fieldProblem("join_code", "is required: a learner joins a class with its join code")
 }

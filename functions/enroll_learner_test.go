@@ -47,10 +47,10 @@ func TestEnrollLearnerAssignsTheClassDecks(t *testing.T) {
 		{"class without email", f.teacher, `{"class_id":"` + class.String() + `"}`, 400},
 		{"another teacher's class", f.otherTeacher, `{"class_id":"` + class.String() + `","email":"new@example.com"}`, 404},
 		{"a learner adding by email", f.learner, `{"class_id":"` + class.String() + `","email":"new@example.com"}`, 404},
-		{"a teacher with a join code", f.teacher, `{"join_code":"JOIN42"}`, 404},
+		{"a teacher with a join code", f.teacher, `{"join_code":"JOIN42"}`, 403},
 		{"unknown join code", f.otherLearner, `{"join_code":"NOPE99"}`, 404},
 		{"already a member", f.teacher, `{"class_id":"` + class.String() + `","email":"l@example.com"}`, 409},
-		{"a teacher's email: answered as an invitation, nothing sent", f.teacher, `{"class_id":"` + class.String() + `","email":"t2@example.com"}`, 202},
+		{"a teacher's email", f.teacher, `{"class_id":"` + class.String() + `","email":"t2@example.com"}`, 409},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, body := f.call(t, (*Service).EnrollLearner, http.MethodPost, "/EnrollLearner", tc.actor, tc.body)
@@ -268,4 +268,63 @@ func TestANewcomerLearnersName(t *testing.T) {
 		require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
 		require.Equal(t, 1, f.count(t, "SELECT count(*) FROM users WHERE email = $1 AND display_name = $2", email, c.want), c.claim)
 	}
+}
+
+// What a teacher cannot do with EnrollLearner is refused with a problem that
+// says why, and writes nothing: adding a teacher's email as a learner (409
+// email-belongs-to-teacher, not a 202 "invited" that sends nothing), joining
+// a class by code, their own class's or another's (403 teacher-cannot-join,
+// before the code is looked up, so codes cannot be probed); a join request
+// with an empty join_code names join_code, for a learner and a newcomer.
+func TestEnrollLearnerRefusesTeachersWithAReason(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	ctx := context.Background()
+	f.assign(t)
+	_, err := f.pool.Exec(ctx, "UPDATE classes SET join_code = CASE WHEN teacher_id = $1 THEN 'JOIN42' ELSE 'OTHER7' END", f.teacher)
+	require.NoError(t, err)
+	everything := func(t *testing.T) map[string]int {
+		out := f.snapshot(t)
+		for name, sql := range map[string]string{"users": "users", "members": "class_members",
+			"invitations": "class_invitations", "keys": "idempotency_keys"} {
+			out[name] = f.count(t, "SELECT count(*) FROM "+sql)
+		}
+		return out
+	}
+	before := everything(t)
+	check := func(t *testing.T, code int, body map[string]any, status int, typ, field string) {
+		t.Helper()
+		require.Equal(t, status, code, body)
+		require.Equal(t, "https://lexora.app/problems/"+typ, body["type"], body)
+		if field != "" {
+			require.Equal(t, []any{map[string]any{"field": field, "reason": "is required: a learner joins a class with its join code"}}, body["errors"])
+		}
+		require.Equal(t, before, everything(t), "a refusal writes nothing")
+	}
+	for _, c := range []struct {
+		name, body string
+		status     int
+		typ, field string
+	}{
+		{"a teacher's email", `{"class_id":"` + f.class.String() + `","email":"T2@example.com"}`, http.StatusConflict, "email-belongs-to-teacher", ""},
+		{"the teacher's own email", `{"class_id":"` + f.class.String() + `","email":"t@example.com"}`, http.StatusConflict, "email-belongs-to-teacher", ""},
+		{"their own class's code", `{"join_code":"JOIN42"}`, http.StatusForbidden, "teacher-cannot-join", ""},
+		{"another class's code", `{"join_code":"other7"}`, http.StatusForbidden, "teacher-cannot-join", ""},
+		{"an unknown code", `{"join_code":"NOPE99"}`, http.StatusForbidden, "teacher-cannot-join", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, body := f.call(t, (*Service).EnrollLearner, http.MethodPost, "/EnrollLearner", f.teacher, c.body)
+			check(t, code, body, c.status, c.typ, c.field)
+		})
+	}
+	t.Run("a learner's empty join code", func(t *testing.T) {
+		code, body := f.call(t, (*Service).EnrollLearner, http.MethodPost, "/EnrollLearner", f.otherLearner, `{"join_code":""}`)
+		check(t, code, body, http.StatusBadRequest, "validation-failed", "join_code")
+	})
+	t.Run("a newcomer's empty join code", func(t *testing.T) {
+		rec := f.signedInTo(t, (*Service).EnrollLearner, auth.Claims{Subject: "kim-uid", Email: "kim@example.com"}, "", `{"join_code":""}`)
+		var body map[string]any
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &body))
+		check(t, rec.Code, body, http.StatusBadRequest, "validation-failed", "join_code")
+	})
 }

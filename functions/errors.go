@@ -123,6 +123,14 @@ var domainProblems = []struct {
 	{classroom.ErrClassNotFound, notFound("class")},
 	{classroom.ErrLearnerNotFound, notFound("learner")},
 	{classroom.ErrDeckNotFound, notFound("deck")},
+	{classroom.ErrEmailOfTeacher, func(error) *httpx.Problem {
+		return httpx.NewProblem(http.StatusConflict, httpx.TypeEmailOfTeacher, "Email belongs to a teacher",
+			"this email belongs to a teacher's account; a teacher cannot be added to a class as a learner")
+	}},
+	{classroom.ErrTeacherCannotJoin, func(error) *httpx.Problem {
+		return httpx.NewProblem(http.StatusForbidden, httpx.TypeTeacherCannotJoin, "Teachers cannot join a class",
+			"join codes are for learners; a teacher account cannot be a learner (each account has one role). To add a learner, use their email")
+	}},
 	{classroom.ErrAlreadyEnrolled, conflict("Already enrolled", "the learner is already in this class")},
 	{classroom.ErrClassEmpty, conflict("Class without learners",
 		"the class has no learners yet: share its join code or add learners, then assign the deck")},

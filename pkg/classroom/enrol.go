@@ -51,8 +51,9 @@ type Enrollment struct {
 // Invitation is the outcome of a teacher's enrolment of an email that
 // belongs to an account outside the teacher's classes: nothing is shared
 // with the teacher until that learner joins with the class's code, which
-// learner.invited emails them. An email of a teacher or an operator gets
-// the same outcome and nothing is sent, so staff addresses cannot be probed.
+// learner.invited emails them. An operator's email gets the same outcome
+// and nothing is sent, so operators' addresses cannot be probed (a
+// teacher's is refused, ErrEmailOfTeacher).
 type Invitation struct {
 	ClassID uuid.UUID `json:"class_id"`
 	Email   string    `json:"email"`
@@ -80,7 +81,8 @@ type Outcome struct {
 // InvitationInterval. An assignment to the class in progress is waited for
 // (the class's row), so a learner joining meanwhile gets its deck from one
 // or the other. Errors: ErrClassNotFound (also for an actor of
-// another role, or a join code given by a teacher), ErrAlreadyEnrolled,
+// another role), ErrTeacherCannotJoin (a join code given by a teacher),
+// ErrEmailOfTeacher (a teacher's email), ErrAlreadyEnrolled,
 // ErrAccountExists (a newcomer's, see AddAccount).
 //
 // Two enrolments of the same new email at once: the second waits on the
@@ -135,6 +137,8 @@ func findClass(ctx context.Context, classes *store.Queries, actor Actor, req Enr
 		var row store.ClassByJoinCodeRow
 		row, err = classes.ClassByJoinCode(ctx, strings.ToUpper(req.JoinCode))
 		c = enrolClass{id: row.ID, teacherID: row.TeacherID, name: row.Name}
+	case req.JoinCode != "" && actor.Role == account.Teacher:
+		return enrolClass{}, ErrTeacherCannotJoin // before the code is looked up: no probing
 	case req.JoinCode == "" && actor.Role == account.Teacher:
 		c = enrolClass{id: req.ClassID, teacherID: actor.ID}
 		c.name, err = classes.TeachersClassName(ctx, req.ClassID, actor.ID)
@@ -200,8 +204,11 @@ func (c Classroom) addMember(ctx context.Context, tx pgx.Tx, out Enrollment, tea
 // there is none (then with req.DisplayName, or the email's local part, and
 // req.Timezone, or UTC). invite is true when the email belongs to an
 // account the teacher may not simply add: a learner outside all of the
-// teacher's classes (then id is theirs), or a teacher or operator (id is
-// uuid.Nil).
+// teacher's classes (then id is theirs), or an operator (id is uuid.Nil:
+// answered as a learner's invitation, so operators' addresses cannot be
+// probed). A teacher's email is ErrEmailOfTeacher: teachers sign up
+// themselves, so telling a teacher that an address is a teacher's reveals
+// little, and a silent "invited" would mislead them.
 func learnerByEmail(ctx context.Context, users *store.Queries, teacherID uuid.UUID, req EnrolRequest) (id uuid.UUID, invite bool, err error) {
 	name := text.Name(req.DisplayName)
 	if name == "" {
@@ -211,6 +218,8 @@ func learnerByEmail(ctx context.Context, users *store.Queries, teacherID uuid.UU
 	switch {
 	case err != nil:
 		return uuid.Nil, false, fmt.Errorf("find or create learner: %w", err)
+	case u.Role == account.Teacher:
+		return uuid.Nil, false, ErrEmailOfTeacher
 	case u.Role != account.Learner:
 		return uuid.Nil, true, nil
 	case u.Created:

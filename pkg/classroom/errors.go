@@ -12,6 +12,13 @@ var (
 	ErrLearnerNotFound = errors.New("learner not found")
 	// ErrDeckNotFound: the deck is neither the teacher's nor the library's.
 	ErrDeckNotFound = errors.New("deck not found")
+	// ErrEmailOfTeacher: a teacher's enrolment of an email that belongs to a
+	// teacher's account (theirs or another's): a user has one role, and a
+	// teacher cannot be made a learner.
+	ErrEmailOfTeacher = errors.New("this email belongs to a teacher's account, which cannot be added as a learner")
+	// ErrTeacherCannotJoin: a teacher gave a join code; only learners join
+	// classes (a user has one role).
+	ErrTeacherCannotJoin = errors.New("teachers cannot join a class as a learner")
 	// ErrAlreadyEnrolled: the learner is already a member of the class.
 	ErrAlreadyEnrolled = errors.New("the learner is already in this class")
 	// ErrAlreadyAssigned: the class has already given the deck to the

@@ -35,7 +35,7 @@ export interface paths {
         put?: never;
         /**
          * A teacher adds a learner to a class by email, or a learner joins with a join code
-         * @description Self-serve for learners: a signed-in user without a Lexora account whose email the identity provider verified joins a class with its join code, and the same transaction creates their learner account (named by display_name, else the token's name claim, else the email's local part; in timezone, else UTC). An unknown join code creates nothing (404). Without a join code such a user gets 401, as does one whose email is unverified. A retry with the same Idempotency-Key answers the first answer.
+         * @description Self-serve for learners: a signed-in user without a Lexora account whose email the identity provider verified joins a class with its join code, and the same transaction creates their learner account (named by display_name, else the token's name claim, else the email's local part; in timezone, else UTC). An unknown join code creates nothing (404). Without a join code such a user gets 401, as does one whose email is unverified. A retry with the same Idempotency-Key answers the first answer. Refusals that name their reason: 409 with the problem type https://lexora.app/problems/email-belongs-to-teacher when a teacher adds a teacher's email (an account has one role); 403 with https://lexora.app/problems/teacher-cannot-join when a teacher gives a join code (any code: codes cannot be probed); 400 naming join_code when a learner sends neither join_code nor class_id.
          */
         post: operations["EnrollLearner"];
         delete?: never;
@@ -912,7 +912,7 @@ export interface operations {
                     "application/json": components["schemas"]["Enrollment"];
                 };
             };
-            /** @description The email belongs to an account outside the teacher's classes: the learner is emailed an invitation with the class's join code, and nothing is shared until they join with it. */
+            /** @description The email belongs to an account outside the teacher's classes: the learner is emailed an invitation with the class's join code, and nothing is shared until they join with it. An operator's email gets the same answer and nothing is sent. */
             202: {
                 headers: {
                     [name: string]: unknown;

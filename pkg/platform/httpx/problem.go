@@ -31,6 +31,12 @@ const (
 	// TypeWebhookURLTaken: the teacher has an active webhook endpoint at
 	// that URL already (409; RegisterWebhookEndpoint, EnableWebhookEndpoint).
 	TypeWebhookURLTaken = "https://lexora.app/problems/webhook-url-taken"
+	// TypeEmailOfTeacher: a teacher tried to add a teacher's email as a
+	// learner (409; EnrollLearner).
+	TypeEmailOfTeacher = "https://lexora.app/problems/email-belongs-to-teacher"
+	// TypeTeacherCannotJoin: a teacher gave a join code; only learners join
+	// classes (403; EnrollLearner).
+	TypeTeacherCannotJoin = "https://lexora.app/problems/teacher-cannot-join"
 )
 
 // FieldError names one invalid field of a request, by its JSON name.
