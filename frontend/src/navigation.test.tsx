@@ -19,6 +19,10 @@ const me = (role: string, extra: object = {}) => ({
   ...extra,
 });
 
+// Me's answer to an identity that has an account of role, or none yet (null).
+const meOrNoAccount = (role: string | null) =>
+  role ? json(me(role)) : json({ type: noAccount, title: "No account", status: 404, detail: "this identity has no Lexora account" }, 404);
+
 const deck = (n: number, level: number, started = false) => ({
   id: `d0000000-0000-4000-8000-00000000000${n}`,
   title: `Core English 0${n}`,
@@ -74,10 +78,7 @@ describe("navigation from Me", () => {
   it("welcomes an identity without an account, which becomes a teacher by creating its first class", async () => {
     let teacher = false;
     const server = fakeServer((req) => {
-      if (req.path === "/Me")
-        return teacher
-          ? json(me("teacher"))
-          : json({ type: noAccount, title: "No account", status: 404, detail: "this identity has no Lexora account" }, 404);
+      if (req.path === "/Me") return meOrNoAccount(teacher ? "teacher" : null);
       if (req.path === "/CreateClass") {
         teacher = true;
         return json({ id: "c1", name: "Evening B", join_code: "K7QX2M", created_at: "2026-03-02T09:00:00Z", members: [] }, 201);
@@ -103,10 +104,7 @@ describe("navigation from Me", () => {
   it("welcomes an identity without an account, which becomes a learner by joining a class with its code", async () => {
     let learner = false;
     const server = fakeServer((req) => {
-      if (req.path === "/Me")
-        return learner
-          ? json(me("learner"))
-          : json({ type: noAccount, title: "No account", status: 404, detail: "this identity has no Lexora account" }, 404);
+      if (req.path === "/Me") return meOrNoAccount(learner ? "learner" : null);
       if (req.path === "/EnrollLearner") {
         if ((req.body as { join_code: string }).join_code !== "MORN42")
           return json({ type: "https://lexora.app/problems/not-found", title: "Not found", status: 404 }, 404);

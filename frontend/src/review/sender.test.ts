@@ -2,8 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../api/problem";
 import { freshStore } from "../test/render";
-import type { QueuedReview } from "./queue";
-import { ReviewSender, waitedSince } from "./sender";
+import type { QueuedReview, Rating, ReviewStore } from "./queue";
+import { ReviewSender, type SendReview, waitedSince } from "./sender";
 
 const learnerId = "learner-1";
 const instant = () => Promise.resolve();
@@ -11,35 +11,47 @@ const instant = () => Promise.resolve();
 // network is back.
 const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
-// recording is a sender on a fresh store whose sends succeed and are kept in
-// sent, in order; online says whether the network is up (always, by
-// default) and pause is its wait between attempts.
-function recording(online: () => boolean = () => true, pause: () => Promise<void> = instant) {
-  const store = freshStore();
+// recording is a sender on store (a fresh one, by default) whose attempts
+// are kept in sent, in order, and then answered by answer (a success, by
+// default); online says whether the network is up (always, by default) and
+// pause is its wait between attempts.
+function recording({
+  store = freshStore(),
+  online = () => true,
+  pause = instant,
+  answer = async () => undefined,
+}: { store?: ReviewStore; online?: () => boolean; pause?: () => Promise<void>; answer?: SendReview } = {}) {
   const sent: QueuedReview[] = [];
-  const sender = new ReviewSender(store, learnerId, async (r) => void sent.push(r), { pause, online });
+  const sender = new ReviewSender(store, learnerId, (r) => (sent.push(r), answer(r)), { pause, online });
   return { store, sent, sender };
+}
+
+// queueOffline is an earlier page load of learner that rates cardId while
+// offline, so that store keeps the rating, and then ends.
+async function queueOffline(store: ReviewStore, learner: string, cardId: string, rating: Rating) {
+  const before = new ReviewSender(store, learner, () => Promise.reject(new TypeError("offline")), { pause: instant, online: () => false });
+  before.rate(cardId, "cat", rating);
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  before.stop();
 }
 
 describe("ReviewSender", () => {
   it("retries a rating with the same Idempotency-Key until it is acknowledged", async () => {
-    const store = freshStore();
-    const attempts: QueuedReview[] = [];
     const failures: unknown[] = [
       new TypeError("Failed to fetch"),
       new ApiError(503, { type: "https://lexora.app/problems/unavailable", title: "Service unavailable", status: 503 }),
       new TypeError("Failed to fetch"),
     ];
-    const sender = new ReviewSender(
+    const {
       store,
-      learnerId,
-      async (r) => {
-        attempts.push(r);
+      sent: attempts,
+      sender,
+    } = recording({
+      answer: async () => {
         const f = failures.shift();
         if (f) throw f;
       },
-      { pause: instant, online: () => true },
-    );
+    });
     await sender.rate("card-a", "cat", 3);
     await sender.flush();
 
@@ -83,7 +95,7 @@ describe("ReviewSender", () => {
   it("keeps ratings made offline and sends them in order, each once, when back online", async () => {
     // While offline the sender waits; the test brings the network back.
     let online = false;
-    const { store, sent, sender } = recording(() => online, tick);
+    const { store, sent, sender } = recording({ online: () => online, pause: tick });
     await sender.rate("card-a", "cat", 1);
     await sender.rate("card-b", "run", 3);
     await sender.rate("card-c", "red", 4);
@@ -107,41 +119,25 @@ describe("ReviewSender", () => {
 
   it("sends what an earlier page load queued, before anything newer", async () => {
     const store = freshStore();
-    const before = new ReviewSender(store, learnerId, () => Promise.reject(new TypeError("offline")), {
-      pause: instant,
-      online: () => false,
-    });
-    before.rate("card-old", "cat", 2);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    before.stop();
+    await queueOffline(store, learnerId, "card-old", 2);
 
-    const sent: string[] = [];
-    const after = new ReviewSender(store, learnerId, async (r) => void sent.push(r.cardId), {
-      pause: instant,
-      online: () => true,
-    });
+    const { sent, sender: after } = recording({ store });
     await after.rate("card-new", "run", 3);
     await after.flush();
-    expect(sent).toEqual(["card-old", "card-new"]);
+    expect(sent.map((r) => r.cardId)).toEqual(["card-old", "card-new"]);
   });
 
   it("reports a refused rating and goes on with the next, without retrying it", async () => {
-    const store = freshStore();
-    const sent: string[] = [];
-    const sender = new ReviewSender(
-      store,
-      learnerId,
-      async (r) => {
-        sent.push(r.cardId);
+    const { store, sent, sender } = recording({
+      answer: async (r) => {
         if (r.cardId === "card-gone")
           throw new ApiError(404, { type: "https://lexora.app/problems/not-found", title: "Not found", status: 404, detail: "card not found" });
       },
-      { pause: instant, online: () => true },
-    );
+    });
     await sender.rate("card-gone", "cat", 3);
     await sender.rate("card-b", "run", 3);
     await sender.flush();
-    expect(sent).toEqual(["card-gone", "card-b"]);
+    expect(sent.map((r) => r.cardId)).toEqual(["card-gone", "card-b"]);
     expect(sender.current.rejected).toHaveLength(1);
     expect(sender.current.rejected[0]!.problem.title).toBe("Not found");
     expect(await store.list(learnerId)).toEqual([]);
@@ -168,24 +164,17 @@ describe("ReviewSender", () => {
 
   it("sends only the signed-in learner's ratings", async () => {
     const store = freshStore();
-    const other = new ReviewSender(store, "learner-2", () => Promise.reject(new TypeError("offline")), {
-      pause: instant,
-      online: () => false,
-    });
-    other.rate("card-x", "cat", 3);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    other.stop();
-    const sent: string[] = [];
-    const mine = new ReviewSender(store, learnerId, async (r) => void sent.push(r.cardId), { pause: instant, online: () => true });
+    await queueOffline(store, "learner-2", "card-x", 3);
+    const { sent, sender: mine } = recording({ store });
     await mine.rate("card-a", "run", 3);
     await mine.flush();
-    expect(sent).toEqual(["card-a"]);
+    expect(sent.map((r) => r.cardId)).toEqual(["card-a"]);
     expect((await store.list("learner-2")).map((r) => r.cardId)).toEqual(["card-x"]);
   });
 
   it("withdraws a rating that was never sent: it never reaches the server", async () => {
     let online = false;
-    const { store, sent, sender } = recording(() => online, tick);
+    const { store, sent, sender } = recording({ online: () => online, pause: tick });
     await sender.rate("card-a", "cat", 3);
     const b = await sender.rate("card-b", "run", 1);
     expect(await sender.undo(b)).toBe("withdrawn");
@@ -227,12 +216,9 @@ describe("ReviewSender", () => {
   });
 
   it("gives an undo the review id of the rating it undoes", async () => {
-    const store = freshStore();
-    const sent: QueuedReview[] = [];
     let next = 41;
-    const sender = new ReviewSender(store, learnerId, async (r) => (sent.push(r), r.action === "undo" ? undefined : { reviewId: ++next, due: "2026-03-05T09:00:00Z" }), {
-      pause: instant,
-      online: () => true,
+    const { sent, sender } = recording({
+      answer: async (r) => (r.action === "undo" ? undefined : { reviewId: ++next, due: "2026-03-05T09:00:00Z" }),
     });
     await sender.rate("card-a", "cat", 3);
     const b = await sender.rate("card-b", "run", 4);
@@ -247,14 +233,9 @@ describe("ReviewSender", () => {
   });
 
   it("undoes a rating whose answer was lost on the server, not by withdrawing it", async () => {
-    const store = freshStore();
-    const sent: QueuedReview[] = [];
     let lose = true;
-    const sender = new ReviewSender(
-      store,
-      learnerId,
-      async (r) => {
-        sent.push(r);
+    const { sent, sender } = recording({
+      answer: async () => {
         // The first attempt reaches the server, but its answer is lost.
         if (lose) {
           lose = false;
@@ -262,8 +243,8 @@ describe("ReviewSender", () => {
         }
       },
       // The retry waits until the undo is made.
-      { pause: () => new Promise((resolve) => setTimeout(resolve, 10)), online: () => true },
-    );
+      pause: () => new Promise((resolve) => setTimeout(resolve, 10)),
+    });
     const a = await sender.rate("card-a", "cat", 3);
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(await sender.undo(a)).toBe("queued");
@@ -272,18 +253,14 @@ describe("ReviewSender", () => {
   });
 
   it("drops the undo of a rating the server refused", async () => {
-    const store = freshStore();
-    const sent: QueuedReview[] = [];
     let online = false;
-    const sender = new ReviewSender(
-      store,
-      learnerId,
-      async (r) => {
-        sent.push(r);
+    const { store, sent, sender } = recording({
+      answer: async (r) => {
         if (r.cardId === "card-gone") throw new ApiError(404, { type: "https://lexora.app/problems/not-found", title: "Not found", status: 404 });
       },
-      { pause: tick, online: () => online },
-    );
+      online: () => online,
+      pause: tick,
+    });
     const a = await sender.rate("card-gone", "cat", 3);
     online = true;
     await sender.flush();

@@ -48,6 +48,15 @@ const reviewed = (cardId: string, due = "2026-03-05T09:00:00Z") => ({
   completed_assignments: [],
 });
 
+// startSession renders the session with a sender that is always online and
+// never waits, waits for its first card (cat) and returns the user.
+async function startSession() {
+  const user = userEvent.setup();
+  renderApp(<Review />, { sender: { pause: () => Promise.resolve(), online: () => true } });
+  await screen.findByRole("heading", { name: "cat" });
+  return user;
+}
+
 describe("Review", () => {
   it("runs a session from the keyboard: space reveals, 1–4 rate, each rating sent with its own key", async () => {
     const cards = [card("1", "cat"), card("2", "run"), card("3", "red")];
@@ -101,10 +110,7 @@ describe("Review", () => {
       if (failures-- > 0) throw new TypeError("Failed to fetch");
       return json(reviewed((req.body as { card_id: string }).card_id));
     });
-    const user = userEvent.setup();
-    renderApp(<Review />, { sender: { pause: () => Promise.resolve(), online: () => true } });
-
-    await screen.findByRole("heading", { name: "cat" });
+    const user = await startSession();
     await user.keyboard(" ");
     await user.click(screen.getByRole("button", { name: /Good/ }));
     expect(screen.getByRole("heading", { name: "run" })).toBeInTheDocument();
@@ -212,10 +218,7 @@ describe("Review", () => {
       if (req.path === "/UndoReview") return json({ review_id: 101, card: reviewed(body.card_id).card, undone_at: "2026-03-02T09:01:00Z" });
       return json({ ...reviewed(body.card_id), review_id: ++reviewId });
     });
-    const user = userEvent.setup();
-    renderApp(<Review />, { sender: { pause: () => Promise.resolve(), online: () => true } });
-
-    await screen.findByRole("heading", { name: "cat" });
+    const user = await startSession();
     expect(screen.queryByRole("button", { name: /Undo last rating/ })).not.toBeInTheDocument();
     await user.keyboard(" ");
     await user.keyboard("3");
@@ -302,10 +305,7 @@ describe("Review", () => {
       // Again: due in a minute (a learning step); else in 3 days.
       return json(reviewed(body.card_id, body.rating === 1 ? "2026-03-02T09:01:00Z" : undefined));
     });
-    const user = userEvent.setup();
-    renderApp(<Review />, { sender: { pause: () => Promise.resolve(), online: () => true } });
-
-    await screen.findByRole("heading", { name: "cat" });
+    const user = await startSession();
     await user.keyboard(" ");
     await user.keyboard("1");
     expect(await screen.findByText("Card 2 of 4")).toBeInTheDocument();
@@ -343,10 +343,7 @@ describe("Review", () => {
       // Again on cat: due in a minute; Hard on cat: in 21 minutes, past the session's 20.
       return json(reviewed(body.card_id, body.rating === 1 ? "2026-03-02T09:01:00Z" : "2026-03-02T09:21:00Z"));
     });
-    const user = userEvent.setup();
-    renderApp(<Review />, { sender: { pause: () => Promise.resolve(), online: () => true } });
-
-    await screen.findByRole("heading", { name: "cat" });
+    const user = await startSession();
     await user.keyboard(" ");
     await user.keyboard("1");
     expect(await screen.findByText("Card 2 of 3")).toBeInTheDocument();

@@ -16,6 +16,16 @@ const endpoint = {
   previous_secret_expires_at: null,
 };
 
+/** Opens the screen as the teacher with no endpoint yet and fills its form: url, and the event whose label matches topic. */
+async function fillForm(url: string, topic: RegExp) {
+  const user = userEvent.setup();
+  renderApp(<Webhooks />, { user: teacher });
+  expect(await screen.findByText("No endpoints yet.")).toBeInTheDocument();
+  await user.type(screen.getByLabelText(/Endpoint URL/), url);
+  await user.click(screen.getByRole("checkbox", { name: topic }));
+  return user;
+}
+
 describe("Webhooks", () => {
   it("shows a refusal's title and field errors, and changes nothing", async () => {
     const server = fakeServer((req) =>
@@ -31,11 +41,7 @@ describe("Webhooks", () => {
             400,
           ),
     );
-    const user = userEvent.setup();
-    renderApp(<Webhooks />, { user: teacher });
-    expect(await screen.findByText("No endpoints yet.")).toBeInTheDocument();
-    await user.type(screen.getByLabelText(/Endpoint URL/), "http://insecure.example/hook");
-    await user.click(screen.getByRole("checkbox", { name: /A deck was assigned/ }));
+    const user = await fillForm("http://insecure.example/hook", /A deck was assigned/);
     await user.click(screen.getByRole("button", { name: "Register" }));
 
     const alert = await screen.findByRole("alert");
@@ -52,11 +58,7 @@ describe("Webhooks", () => {
       registered = true;
       return json({ ...endpoint, secret: "whsec_c2VjcmV0" }, 201);
     });
-    const user = userEvent.setup();
-    renderApp(<Webhooks />, { user: teacher });
-    await screen.findByText("No endpoints yet.");
-    await user.type(screen.getByLabelText(/Endpoint URL/), endpoint.url);
-    await user.click(screen.getByRole("checkbox", { name: /A learner completed/ }));
+    const user = await fillForm(endpoint.url, /A learner completed/);
     await user.click(screen.getByRole("button", { name: "Register" }));
 
     expect(await screen.findByTestId("secret")).toHaveTextContent("whsec_c2VjcmV0");
@@ -89,11 +91,7 @@ describe("Webhooks", () => {
       await first.wait();
       return json({ ...endpoint, secret: "whsec_c2VjcmV0" }, 201);
     });
-    const user = userEvent.setup();
-    renderApp(<Webhooks />, { user: teacher });
-    await screen.findByText("No endpoints yet.");
-    await user.type(screen.getByLabelText(/Endpoint URL/), endpoint.url);
-    await user.click(screen.getByRole("checkbox", { name: /A learner completed/ }));
+    await fillForm(endpoint.url, /A learner completed/);
     doubleClick(screen.getByRole("button", { name: "Register" }));
     first.open();
     expect(await screen.findByTestId("secret")).toHaveTextContent("whsec_c2VjcmV0");
@@ -152,12 +150,8 @@ describe("Webhooks", () => {
         ? json({ endpoints: [] })
         : json({ type: "https://lexora.app/problems/webhook-url-taken", title: "Endpoint already registered", status: 409 }, 409),
     );
-    const user = userEvent.setup();
-    renderApp(<Webhooks />, { user: teacher });
-    await screen.findByText("No endpoints yet.");
+    const user = await fillForm(endpoint.url, /A deck was assigned/);
     const url = screen.getByLabelText(/Endpoint URL/);
-    await user.type(url, endpoint.url);
-    await user.click(screen.getByRole("checkbox", { name: /A deck was assigned/ }));
     await user.click(screen.getByRole("button", { name: "Register" }));
     expect(await screen.findByRole("alert")).toHaveTextContent("Not registered: Endpoint already registered");
 
