@@ -3,6 +3,7 @@
 // screenshotted into e2e/artifacts/ and checked with axe-core.
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { artifacts, check, launch } from "./browser.mjs";
 import { startStack } from "./stack.mjs";
@@ -362,6 +363,11 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
       await classProgress();
     } catch (err) {
       stack.keep(artifacts, "class-progress-failed");
+      // And what each page showed (an alert, a stale screen): the teacher's and the learner's.
+      const pages = browser.contexts().flatMap((c) => c.pages());
+      await Promise.all(
+        pages.map((p, i) => p.screenshot({ path: join(artifacts, `class-progress-failed-${i}.png`), fullPage: true }).catch(() => {})),
+      );
       throw err;
     }
   });
