@@ -568,21 +568,16 @@ func (d *Drainer) call(ctx context.Context, dl Delivery) (err error) {
 // idle waits up to wait for a wake-up; it reports false when ctx ended or
 // there was no time left to wait.
 func (d *Drainer) idle(ctx context.Context, wait time.Duration) bool {
-	if wait <= 0 {
-		return false
-	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-	case <-d.wake:
-	}
-	return true
+	return sleepOrWake(ctx, wait, d.wake)
 }
 
 func sleep(ctx context.Context, d time.Duration) bool {
+	return sleepOrWake(ctx, d, nil)
+}
+
+// sleepOrWake waits d, or less when wake (nil: never) fires; it reports
+// false when ctx ended or d was not positive.
+func sleepOrWake(ctx context.Context, d time.Duration, wake <-chan struct{}) bool {
 	if d <= 0 {
 		return false
 	}
@@ -592,6 +587,7 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	case <-ctx.Done():
 		return false
 	case <-t.C:
-		return true
+	case <-wake:
 	}
+	return true
 }
