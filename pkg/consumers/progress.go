@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -36,8 +37,9 @@ func (p *Progress) Handle(ctx context.Context, d outbox.Delivery) error {
 			return err
 		}
 		return outbox.HandleOnce(ctx, p.pool, d, func(tx pgx.Tx) error {
-			return store.On(tx).UpsertProgressTotal(ctx, store.UpsertProgressTotalParams{AssignmentID: e.AssignmentID,
-				LearnerID: e.LearnerID, CardsTotal: int32(e.Cards), CardsSeen: int32(e.CardsSeen), CardsLearned: int32(e.CardsLearned), Now: p.clock.NowOrNil()})
+			total := int32(e.Cards)
+			return store.On(tx).AddToProgress(ctx, store.AddToProgressParams{AssignmentIds: []uuid.UUID{e.AssignmentID},
+				LearnerID: e.LearnerID, Total: &total, Seen: int32(e.CardsSeen), Learned: int32(e.CardsLearned), Now: p.clock.NowOrNil()})
 		})
 	case events.ReviewSubmitted:
 		var e events.ReviewSubmittedPayload
@@ -53,7 +55,7 @@ func (p *Progress) Handle(ctx context.Context, d outbox.Delivery) error {
 		}
 		seen, learned := stateChange(learning.State(e.StateBefore), learning.State(e.StateAfter))
 		return outbox.HandleOnce(ctx, p.pool, d, func(tx pgx.Tx) error {
-			err := store.On(tx).ApplyReviewToProgress(ctx, store.ApplyReviewToProgressParams{AssignmentIds: e.AssignmentIDs,
+			err := store.On(tx).AddToProgress(ctx, store.AddToProgressParams{AssignmentIds: e.AssignmentIDs,
 				LearnerID: e.LearnerID, Seen: seen, Learned: learned, Reviews: 1, Day: day, Now: p.clock.NowOrNil()})
 			if err != nil {
 				return fmt.Errorf("apply review %d: %w", e.ReviewID, err)

@@ -72,7 +72,7 @@ func (p *Progress) takeBack(ctx context.Context, d outbox.Delivery) error {
 			if len(a.ids) == 0 {
 				continue
 			}
-			if err := q.ApplyReviewToProgress(ctx, store.ApplyReviewToProgressParams{AssignmentIds: a.ids, LearnerID: e.LearnerID,
+			if err := q.AddToProgress(ctx, store.AddToProgressParams{AssignmentIds: a.ids, LearnerID: e.LearnerID,
 				Seen: -seen, Learned: -learned, Reviews: a.reviews, Day: day, Now: p.clock.NowOrNil()}); err != nil {
 				return fmt.Errorf("take back review %d: %w", e.ReviewID, err)
 			}

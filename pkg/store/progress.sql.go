@@ -12,13 +12,15 @@ import (
 	"github.com/google/uuid"
 )
 
-const applyReviewToProgress = `-- name: ApplyReviewToProgress :exec
+const addToProgress = `-- name: AddToProgress :exec
+
 WITH a AS (SELECT unnest($3::uuid[]) AS id),
 progress AS (
-    INSERT INTO assignment_progress (assignment_id, learner_id, cards_seen, cards_learned, reviews, updated_at)
-    SELECT a.id, $4::uuid, $5::integer, $6::integer, $2::integer,
-           coalesce($7::timestamptz, now()) FROM a
+    INSERT INTO assignment_progress (assignment_id, learner_id, cards_total, cards_seen, cards_learned, reviews, updated_at)
+    SELECT a.id, $4::uuid, coalesce($5::integer, 0), $6::integer, $7::integer,
+           $2::integer, coalesce($8::timestamptz, now()) FROM a
     ON CONFLICT (assignment_id) DO UPDATE SET
+        cards_total = coalesce($5::integer, assignment_progress.cards_total),
         cards_seen = assignment_progress.cards_seen + excluded.cards_seen,
         cards_learned = assignment_progress.cards_learned + excluded.cards_learned,
         reviews = assignment_progress.reviews + excluded.reviews,
@@ -28,26 +30,35 @@ SELECT a.id, $1::date, $2::integer FROM a WHERE $2::integer <> 0
 ON CONFLICT (assignment_id, day) DO UPDATE SET reviews = assignment_daily_reviews.reviews + excluded.reviews
 `
 
-type ApplyReviewToProgressParams struct {
+type AddToProgressParams struct {
 	Day           time.Time
 	Reviews       int32
 	AssignmentIds []uuid.UUID
 	LearnerID     uuid.UUID
+	Total         *int32
 	Seen          int32
 	Learned       int32
 	Now           *time.Time
 }
 
-// Adds a review's increments to each of the assignments: seen (1 when the
-// card left New), learned (+1 on entering Review, -1 on leaving it) and
-// reviews, also to their reviews of day. An undo adds the opposite
-// (reviews -1; 0 for an assignment that did not count the review).
-func (q *Queries) ApplyReviewToProgress(ctx context.Context, arg ApplyReviewToProgressParams) error {
-	_, err := q.db.Exec(ctx, applyReviewToProgress,
+// The progress projection: assignment_progress and assignment_daily_reviews.
+// Its updates are increments, applied once per event (outbox.HandleOnce),
+// each stamping updated_at with the consumer's clock (now: the database's
+// now() when null); AssignmentProgress is GetProgress's read of it.
+// Adds increments to each of the assignments: seen (1 when a card left
+// New), learned (+1 on entering Review, -1 on leaving it) and reviews, also
+// to their reviews of day. A review adds its own; an undo adds the opposite
+// (reviews -1; 0 for an assignment that did not count the review). The
+// creation event sets total, the assignment's number of cards (null keeps
+// it), and adds the cards' states at creation (reviews 0) to the
+// increments that reviews delivered before it left in the row.
+func (q *Queries) AddToProgress(ctx context.Context, arg AddToProgressParams) error {
+	_, err := q.db.Exec(ctx, addToProgress,
 		arg.Day,
 		arg.Reviews,
 		arg.AssignmentIds,
 		arg.LearnerID,
+		arg.Total,
 		arg.Seen,
 		arg.Learned,
 		arg.Now,
@@ -114,42 +125,4 @@ func (q *Queries) AssignmentProgress(ctx context.Context, learnerID uuid.UUID, t
 		return nil, err
 	}
 	return items, nil
-}
-
-const upsertProgressTotal = `-- name: UpsertProgressTotal :exec
-
-INSERT INTO assignment_progress (assignment_id, learner_id, cards_total, cards_seen, cards_learned, updated_at)
-VALUES ($1, $2, $3, $4, $5, coalesce($6::timestamptz, now()))
-ON CONFLICT (assignment_id) DO UPDATE SET
-    cards_total = excluded.cards_total,
-    cards_seen = assignment_progress.cards_seen + excluded.cards_seen,
-    cards_learned = assignment_progress.cards_learned + excluded.cards_learned,
-    updated_at = excluded.updated_at
-`
-
-type UpsertProgressTotalParams struct {
-	AssignmentID uuid.UUID
-	LearnerID    uuid.UUID
-	CardsTotal   int32
-	CardsSeen    int32
-	CardsLearned int32
-	Now          *time.Time
-}
-
-// The progress projection: assignment_progress and assignment_daily_reviews.
-// Its updates are increments, applied once per event (outbox.HandleOnce),
-// each stamping updated_at with the consumer's clock (now: the database's
-// now() when null); AssignmentProgress is GetProgress's read of it.
-// Reviews delivered before the creation event left increments in the row;
-// the cards' states at creation add to them.
-func (q *Queries) UpsertProgressTotal(ctx context.Context, arg UpsertProgressTotalParams) error {
-	_, err := q.db.Exec(ctx, upsertProgressTotal,
-		arg.AssignmentID,
-		arg.LearnerID,
-		arg.CardsTotal,
-		arg.CardsSeen,
-		arg.CardsLearned,
-		arg.Now,
-	)
-	return err
 }

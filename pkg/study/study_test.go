@@ -257,10 +257,11 @@ func TestProgressSaysWhenTheProjectionHasNotCountedAnAssignment(t *testing.T) {
 	require.Equal(t, map[uuid.UUID]bool{b.assignment: true, empty: false}, pending(), "before any progress row")
 
 	q := store.On(b.pool)
-	require.NoError(t, q.ApplyReviewToProgress(ctx, store.ApplyReviewToProgressParams{AssignmentIds: []uuid.UUID{b.assignment},
+	require.NoError(t, q.AddToProgress(ctx, store.AddToProgressParams{AssignmentIds: []uuid.UUID{b.assignment},
 		LearnerID: b.learner, Seen: 1, Learned: 0, Reviews: 1, Day: b.clock.Now()}))
 	require.Equal(t, map[uuid.UUID]bool{b.assignment: true, empty: false}, pending(), "a review counted before the creation")
 
-	require.NoError(t, q.UpsertProgressTotal(ctx, store.UpsertProgressTotalParams{AssignmentID: b.assignment, LearnerID: b.learner, CardsTotal: 2}))
+	total := int32(2)
+	require.NoError(t, q.AddToProgress(ctx, store.AddToProgressParams{AssignmentIds: []uuid.UUID{b.assignment}, LearnerID: b.learner, Total: &total}))
 	require.Equal(t, map[uuid.UUID]bool{b.assignment: false, empty: false}, pending(), "the creation counted")
 }

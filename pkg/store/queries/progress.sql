@@ -3,28 +3,21 @@
 -- each stamping updated_at with the consumer's clock (now: the database's
 -- now() when null); AssignmentProgress is GetProgress's read of it.
 
--- name: UpsertProgressTotal :exec
--- Reviews delivered before the creation event left increments in the row;
--- the cards' states at creation add to them.
-INSERT INTO assignment_progress (assignment_id, learner_id, cards_total, cards_seen, cards_learned, updated_at)
-VALUES (@assignment_id, @learner_id, @cards_total, @cards_seen, @cards_learned, coalesce(sqlc.narg(now)::timestamptz, now()))
-ON CONFLICT (assignment_id) DO UPDATE SET
-    cards_total = excluded.cards_total,
-    cards_seen = assignment_progress.cards_seen + excluded.cards_seen,
-    cards_learned = assignment_progress.cards_learned + excluded.cards_learned,
-    updated_at = excluded.updated_at;
-
--- name: ApplyReviewToProgress :exec
--- Adds a review's increments to each of the assignments: seen (1 when the
--- card left New), learned (+1 on entering Review, -1 on leaving it) and
--- reviews, also to their reviews of day. An undo adds the opposite
--- (reviews -1; 0 for an assignment that did not count the review).
+-- name: AddToProgress :exec
+-- Adds increments to each of the assignments: seen (1 when a card left
+-- New), learned (+1 on entering Review, -1 on leaving it) and reviews, also
+-- to their reviews of day. A review adds its own; an undo adds the opposite
+-- (reviews -1; 0 for an assignment that did not count the review). The
+-- creation event sets total, the assignment's number of cards (null keeps
+-- it), and adds the cards' states at creation (reviews 0) to the
+-- increments that reviews delivered before it left in the row.
 WITH a AS (SELECT unnest(@assignment_ids::uuid[]) AS id),
 progress AS (
-    INSERT INTO assignment_progress (assignment_id, learner_id, cards_seen, cards_learned, reviews, updated_at)
-    SELECT a.id, @learner_id::uuid, @seen::integer, @learned::integer, @reviews::integer,
-           coalesce(sqlc.narg(now)::timestamptz, now()) FROM a
+    INSERT INTO assignment_progress (assignment_id, learner_id, cards_total, cards_seen, cards_learned, reviews, updated_at)
+    SELECT a.id, @learner_id::uuid, coalesce(sqlc.narg(total)::integer, 0), @seen::integer, @learned::integer,
+           @reviews::integer, coalesce(sqlc.narg(now)::timestamptz, now()) FROM a
     ON CONFLICT (assignment_id) DO UPDATE SET
+        cards_total = coalesce(sqlc.narg(total)::integer, assignment_progress.cards_total),
         cards_seen = assignment_progress.cards_seen + excluded.cards_seen,
         cards_learned = assignment_progress.cards_learned + excluded.cards_learned,
         reviews = assignment_progress.reviews + excluded.reviews,
