@@ -285,7 +285,9 @@ func TestEnrollAnswersTypedErrors(t *testing.T) {
 		{"already a member", teacher, EnrolRequest{ClassID: b.class, Email: "l@example.com"}, ErrAlreadyEnrolled},
 		{"another teacher's class", Actor{ID: b.otherTeacher, Role: account.Teacher}, EnrolRequest{ClassID: b.class, Email: "n@example.com"}, ErrClassNotFound},
 		{"unknown join code", learner, EnrolRequest{JoinCode: "NOPE1"}, ErrClassNotFound},
-		{"a teacher with a join code", teacher, EnrolRequest{JoinCode: "JOIN1"}, ErrClassNotFound},
+		{"a teacher with a join code", teacher, EnrolRequest{JoinCode: "JOIN1"}, ErrTeacherCannotJoin},
+		{"a teacher with an unknown code", teacher, EnrolRequest{JoinCode: "NOPE1"}, ErrTeacherCannotJoin},
+		{"a teacher's email", teacher, EnrolRequest{ClassID: b.class, Email: "t2@example.com"}, ErrEmailOfTeacher},
 		{"an operator", Actor{ID: b.teacher, Role: account.Operator}, EnrolRequest{ClassID: b.class, Email: "n@example.com"}, ErrClassNotFound},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -303,8 +305,10 @@ func TestEnrollAnswersTypedErrors(t *testing.T) {
 		_, err = enroll(learner, EnrolRequest{JoinCode: "JOIN1"})
 		require.ErrorIs(t, err, ErrAlreadyEnrolled)
 	})
-	t.Run("staff email is invited without a word", func(t *testing.T) {
-		out, err := enroll(teacher, EnrolRequest{ClassID: b.class, Email: "t2@example.com"})
+	t.Run("an operator's email is invited without a word", func(t *testing.T) {
+		op := pgtest.User(t, b.pool, "ops@example.com", "Ops", account.Operator, "UTC")
+		require.NotEqual(t, uuid.Nil, op)
+		out, err := enroll(teacher, EnrolRequest{ClassID: b.class, Email: "ops@example.com"})
 		require.NoError(t, err)
 		require.Nil(t, out.Enrollment)
 		require.Equal(t, "invited", out.Invitation.Status)
