@@ -21,30 +21,31 @@ type CreateAssignmentRequest struct {
 	DueAt string `json:"due_at" validate:"required,rfc3339"`
 }
 
-// assigned is CreateAssignment's answer: 201 when a learner got the deck,
-// 200 when every one had it already.
+// assigned is CreateAssignment's answer: 201 when the class or a learner
+// got the deck, 200 when they had it already.
 type assigned struct{ classroom.ClassAssignment }
 
 func (a assigned) httpStatus() int {
-	if a.Assigned() > 0 {
+	if a.Status == classroom.StatusAssigned {
 		return http.StatusCreated
 	}
 	return http.StatusOK
 }
 
 // CreateAssignment lets a teacher assign one of their own or a library deck
-// through one of their classes, with a due date, to each of its current
-// learners or to one of them (classroom.Assign): in one transaction it
-// stores the assignments, creates the learners' missing cards and enqueues,
-// per learner under the learner's ordering key, assignment.created,
-// reminder.due_soon and, when the learner already knows every word,
-// assignment.completed. Answers: 201 with a classroom.ClassAssignment (each
-// learner's outcome) when any learner got the deck, 200 with it when all
-// had it from this class already; 400 for an invalid body or a due date in
-// the past or more than 366 days ahead; 401 without a valid acting user;
-// 404 when the class is not the teacher's, the learner is not in it, the
-// deck is not visible to the teacher, or the caller is not a teacher; 409
-// when the class has no learners.
+// through one of their classes, with a due date, to the class (its current
+// learners, and those who join before the due date, even when it has none
+// yet) or to one of its learners (classroom.Assign): in one transaction it
+// stores the class's deck and the assignments, creates the learners' missing
+// cards and enqueues, per learner under the learner's ordering key,
+// assignment.created, reminder.due_soon and, when the learner already knows
+// every word, assignment.completed. Answers: 201 with a
+// classroom.ClassAssignment (status, and each learner's outcome) when the
+// class or a learner got the deck, 200 with it when they had it from this
+// class already; 400 for an invalid body or a due date in the past or more
+// than 366 days ahead; 401 without a valid acting user; 404 when the class
+// is not the teacher's, the learner is not in it, the deck is not visible
+// to the teacher, or the caller is not a teacher.
 func (s *Service) CreateAssignment(w http.ResponseWriter, r *http.Request) {
 	teacher, ok := s.caller(w, r, http.MethodPost, account.Teacher)
 	var req CreateAssignmentRequest

@@ -132,8 +132,6 @@ var domainProblems = []struct {
 			"join codes are for learners; a teacher account cannot be a learner (each account has one role). To add a learner, use their email")
 	}},
 	{classroom.ErrAlreadyEnrolled, conflict("Already enrolled", "the learner is already in this class")},
-	{classroom.ErrClassEmpty, conflict("Class without learners",
-		"the class has no learners yet: share its join code or add learners, then assign the deck")},
 	{classroom.ErrAccountExists, conflict("Account exists",
 		"this sign-in or email has an account already; send the request again to act as it")},
 	{classroom.ErrDueOutOfRange, invalidField("due_at", fmt.Sprintf("must be in the future and within %d days", classroom.MaxDueDays))},

@@ -178,7 +178,7 @@ func (f fixture) count(t testing.TB, sql string, args ...any) int {
 func (f fixture) snapshot(t testing.TB) map[string]int {
 	t.Helper()
 	out := map[string]int{}
-	for _, table := range []string{"assignments", "cards", "review_log", "outbox_events", "outbox_deliveries"} {
+	for _, table := range []string{"assignments", "class_decks", "cards", "review_log", "outbox_events", "outbox_deliveries"} {
 		out[table] = f.count(t, "SELECT count(*) FROM "+table)
 	}
 	out["reviewed cards"] = f.count(t, "SELECT count(*) FROM cards WHERE reps > 0")
@@ -242,9 +242,6 @@ func TestCreateAssignmentStoresCardsAndOneEvent(t *testing.T) {
 func TestCreateAssignmentRejectsBadInputAndChangesNothing(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	ctx := context.Background()
-	var empty uuid.UUID
-	require.NoError(t, f.pool.QueryRow(ctx, `INSERT INTO classes (teacher_id, name) VALUES ($1, 'Empty') RETURNING id`, f.teacher).Scan(&empty))
 	before := f.snapshot(t)
 	valid := func(class, deck uuid.UUID, due string) string {
 		return `{"class_id":"` + class.String() + `","deck_id":"` + deck.String() + `","due_at":"` + due + `"}`
@@ -274,7 +271,6 @@ func TestCreateAssignmentRejectsBadInputAndChangesNothing(t *testing.T) {
 		{"unknown class", f.teacher, valid(uuid.New(), f.deck, "2026-03-20T18:00:00Z"), http.StatusNotFound, ""},
 		{"class of another teacher", f.teacher, valid(f.otherClass, f.deck, "2026-03-20T18:00:00Z"), http.StatusNotFound, ""},
 		{"learner of another class", f.teacher, one(f.class, f.otherLearner), http.StatusNotFound, ""},
-		{"a class without learners", f.teacher, valid(empty, f.deck, "2026-03-20T18:00:00Z"), http.StatusConflict, ""},
 		{"deck of another teacher", f.otherTeacher, valid(f.otherClass, f.deck, "2026-03-20T18:00:00Z"), http.StatusNotFound, ""},
 		{"unknown deck", f.teacher, valid(f.class, uuid.New(), "2026-03-20T18:00:00Z"), http.StatusNotFound, ""},
 	} {
@@ -293,6 +289,7 @@ func TestCreateAssignmentRejectsBadInputAndChangesNothing(t *testing.T) {
 	code, body := f.call(t, (*Service).CreateAssignment, http.MethodPost, "/CreateAssignment", f.teacher,
 		valid(f.class, f.deck, "2026-03-21T18:00:00Z"))
 	require.Equal(t, http.StatusOK, code, body)
+	require.Equal(t, "already_assigned", body["status"])
 	require.Equal(t, []any{map[string]any{"learner_id": f.learner.String(), "status": "already_assigned", "assignment": nil}}, body["learners"])
 	require.Equal(t, after, f.snapshot(t))
 }
@@ -484,4 +481,35 @@ func TestDueDateBeyondMicrosecondsIsOneInstantEverywhere(t *testing.T) {
 	require.NoError(t, f.pool.QueryRow(context.Background(), `SELECT a.due_at, e.payload FROM assignments a, outbox_events e
 		WHERE e.topic = $1`, events.ReminderDueSoon).Scan(&stored, &reminder))
 	require.True(t, stored.Equal(reminder.DueAt), "stored %s, reminded %s", stored, reminder.DueAt)
+}
+
+// A teacher sets up a class's decks before anyone joins (it was a 409
+// "Class without learners"): the deck is the class's, shown by
+// GetClassProgress, with no assignment, card or event until a learner
+// joins; the learner who joins gets it at once.
+func TestCreateAssignmentToAClassWithoutLearners(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	var empty uuid.UUID
+	require.NoError(t, f.pool.QueryRow(context.Background(),
+		`INSERT INTO classes (teacher_id, name, join_code) VALUES ($1, 'Empty', 'EMPTY1') RETURNING id`, f.teacher).Scan(&empty))
+	before := f.snapshot(t)
+	code, body := f.call(t, (*Service).CreateAssignment, http.MethodPost, "/CreateAssignment", f.teacher,
+		`{"class_id":"`+empty.String()+`","deck_id":"`+f.deck.String()+`","due_at":"2026-03-20T18:00:00Z"}`)
+	require.Equal(t, http.StatusCreated, code, body)
+	require.Equal(t, "assigned", body["status"])
+	require.Equal(t, []any{}, body["learners"])
+	before["class_decks"]++
+	require.Equal(t, before, f.snapshot(t), "the class's deck, and nothing else")
+
+	code, body = f.call(t, (*Service).GetClassProgress, http.MethodGet, "/?class_id="+empty.String(), f.teacher, "")
+	require.Equal(t, http.StatusOK, code, body)
+	require.Equal(t, []any{}, body["learners"])
+	require.Equal(t, []any{map[string]any{"deck_id": f.deck.String(), "deck_title": "Deck",
+		"due_at": "2026-03-20T18:00:00Z", "assigned_at": "2026-03-02T09:00:00Z"}}, body["decks"])
+
+	code, body = f.call(t, (*Service).EnrollLearner, http.MethodPost, "/EnrollLearner", f.otherLearner, `{"join_code":"EMPTY1"}`)
+	require.Equal(t, http.StatusCreated, code, body)
+	require.Len(t, body["assignments"], 1)
+	require.Equal(t, 3, f.count(t, "SELECT count(*) FROM cards WHERE learner_id = $1", f.otherLearner))
 }

@@ -39,8 +39,8 @@ type Assignment struct {
 }
 
 // AssignRequest asks for DeckID to be assigned through ClassID, due at
-// DueAt, to every current member of the class, or only to LearnerID when
-// it is not uuid.Nil.
+// DueAt, to the class (its current and later members), or only to
+// LearnerID when it is not uuid.Nil.
 type AssignRequest struct {
 	ClassID, DeckID uuid.UUID
 	LearnerID       uuid.UUID
@@ -58,9 +58,14 @@ const (
 
 // ClassAssignment is what an assignment to a class did, learner by learner.
 type ClassAssignment struct {
-	ClassID  uuid.UUID        `json:"class_id"`
-	DeckID   uuid.UUID        `json:"deck_id"`
-	DueAt    time.Time        `json:"due_at"`
+	ClassID uuid.UUID `json:"class_id"`
+	DeckID  uuid.UUID `json:"deck_id"`
+	DueAt   time.Time `json:"due_at"`
+	// Status is StatusAssigned when the assignment changed anything: the
+	// class got the deck (learners who join before DueAt get it; a deck the
+	// class had and that was due already is renewed), or a learner did;
+	// StatusAlreadyAssigned when the class and every learner named had it.
+	Status   string           `json:"status"`
 	Learners []LearnerOutcome `json:"learners"`
 }
 
@@ -93,21 +98,23 @@ func CheckDue(due, now time.Time) error {
 	return nil
 }
 
-// Assign assigns req.DeckID through teacherID's class req.ClassID to each of
-// its current learners (or to req.LearnerID alone), in tx. For each learner
-// who does not have the deck from this class yet, it stores the assignment,
-// creates the learner's missing cards (due now) and adds, under the
-// learner's ordering key, the events assignment.created, reminder.due_soon
-// (delayed to events.DueSoonLead before the due date) and, when the learner
-// already knows every word from other decks, assignment.completed. The
-// class's row is locked first (enrolments to it wait, see Enroll), then
-// the learners' rows in id order, which serialises each learner's writes
-// (so their outbox ids follow commit order) without deadlocks between two
+// Assign assigns req.DeckID through teacherID's class req.ClassID, in tx:
+// to the class itself (class_decks: learners who join before DueAt get it,
+// see Enroll), even when it has no learner yet, and to each of its current
+// learners; or, when req.LearnerID is set, to that learner alone (the
+// class's decks are left alone). For each learner who does not have the
+// deck from this class yet, it stores the assignment, creates the learner's
+// missing cards (due now) and adds, under the learner's ordering key, the
+// events assignment.created, reminder.due_soon (delayed to
+// events.DueSoonLead before the due date) and, when the learner already
+// knows every word from other decks, assignment.completed. The class's row
+// is locked first (enrolments to it wait, see Enroll), then the learners'
+// rows in id order, which serialises each learner's writes (so their
+// outbox ids follow commit order) without deadlocks between two
 // assignments. The due date is kept at microseconds, as the database
 // stores it. Errors: ErrDueOutOfRange (CheckDue), ErrClassNotFound when the
 // class is not the teacher's, ErrDeckNotFound, ErrLearnerNotFound when
-// req.LearnerID is not a learner of the class, ErrClassEmpty when the class
-// has no learner.
+// req.LearnerID is not a learner of the class.
 func (c Classroom) Assign(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, req AssignRequest) (ClassAssignment, events.Batch, error) {
 	req.DueAt = req.DueAt.Truncate(time.Microsecond)
 	if err := CheckDue(req.DueAt, c.clock.Now()); err != nil {
@@ -124,9 +131,18 @@ func (c Classroom) Assign(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, r
 	if ok, err := q.DeckAssignable(ctx, req.DeckID, teacherID); err != nil || !ok {
 		return ClassAssignment{}, events.Batch{}, cmp.Or(err, ErrDeckNotFound)
 	}
+	out := ClassAssignment{ClassID: req.ClassID, DeckID: req.DeckID, DueAt: req.DueAt.UTC(), Status: StatusAlreadyAssigned}
 	var only *uuid.UUID
 	if req.LearnerID != uuid.Nil {
 		only = &req.LearnerID
+	} else {
+		_, err := q.AssignClassDeck(ctx, req.ClassID, req.DeckID, out.DueAt, c.clock.NowOrNil())
+		switch {
+		case err == nil:
+			out.Status = StatusAssigned
+		case !errors.Is(err, store.ErrNotFound): // not found: the class has the deck, not yet due
+			return ClassAssignment{}, events.Batch{}, fmt.Errorf("assign to the class: %w", err)
+		}
 	}
 	learners, err := q.LockClassLearners(ctx, req.ClassID, account.Learner, only)
 	switch {
@@ -134,11 +150,18 @@ func (c Classroom) Assign(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, r
 		return ClassAssignment{}, events.Batch{}, fmt.Errorf("lock learners: %w", err)
 	case len(learners) == 0 && only != nil:
 		return ClassAssignment{}, events.Batch{}, ErrLearnerNotFound
-	case len(learners) == 0:
-		return ClassAssignment{}, events.Batch{}, ErrClassEmpty
 	}
-	out := ClassAssignment{ClassID: req.ClassID, DeckID: req.DeckID, DueAt: req.DueAt.UTC(), Learners: make([]LearnerOutcome, 0, len(learners))}
-	var all events.Batch // each learner's events keep the learner's ordering key (Join)
+	return c.assignLearners(ctx, tx, teacherID, req, out, learners)
+}
+
+// assignLearners assigns req.DeckID to each of learners (locked, in the
+// class) and adds their outcomes to out; out.Status becomes StatusAssigned
+// when any of them got the deck. Each learner's events keep the learner's
+// ordering key.
+func (c Classroom) assignLearners(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, req AssignRequest, out ClassAssignment,
+	learners []uuid.UUID) (ClassAssignment, events.Batch, error) {
+	out.Learners = make([]LearnerOutcome, 0, len(learners))
+	var all events.Batch
 	for _, l := range learners {
 		req.LearnerID = l
 		batch := events.NewBatch(l.String())
@@ -150,6 +173,7 @@ func (c Classroom) Assign(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, r
 			return ClassAssignment{}, events.Batch{}, err
 		default:
 			out.Learners = append(out.Learners, LearnerOutcome{LearnerID: l, Status: StatusAssigned, Assignment: &a})
+			out.Status = StatusAssigned
 			all.Join(batch)
 		}
 	}

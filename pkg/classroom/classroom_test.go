@@ -2,6 +2,8 @@ package classroom
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -69,7 +71,7 @@ func (b bundle) rows(t *testing.T) string {
 	var s string
 	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT concat_ws(',', (SELECT count(*) FROM users),
 		(SELECT count(*) FROM class_members), (SELECT count(*) FROM class_invitations), (SELECT count(*) FROM assignments),
-		(SELECT count(*) FROM cards), (SELECT count(*) FROM outbox_events))`).Scan(&s))
+		(SELECT count(*) FROM cards), (SELECT count(*) FROM outbox_events), (SELECT count(*) FROM class_decks))`).Scan(&s))
 	return s
 }
 
@@ -93,13 +95,22 @@ func (b bundle) assign(t *testing.T, teacher uuid.UUID, req AssignRequest) (Clas
 	return out, err
 }
 
-// enroll runs Enroll for actor in a transaction (its events are not enqueued).
+// enroll runs Enroll for actor in a transaction and enqueues its events, as
+// EnrollLearner does.
 func (b bundle) enroll(t *testing.T, actor Actor, req EnrolRequest) (Outcome, error) {
 	t.Helper()
 	var out Outcome
-	err := b.inTx(t, func(tx pgx.Tx) (err error) {
-		out, _, err = b.classroom.Enroll(context.Background(), tx, actor, req)
-		return err
+	err := b.inTx(t, func(tx pgx.Tx) error {
+		var batch events.Batch
+		var err error
+		if out, batch, err = b.classroom.Enroll(context.Background(), tx, actor, req); err != nil {
+			return err
+		}
+		evs, err := batch.Events()
+		if err != nil {
+			return err
+		}
+		return events.NewOutbox().Enqueue(context.Background(), tx, evs...)
 	})
 	return out, err
 }
@@ -146,7 +157,6 @@ func TestAssignAnswersTypedErrors(t *testing.T) {
 		{"another teacher's class", b.otherTeacher, AssignRequest{ClassID: b.class, DeckID: b.deck, DueAt: due}, ErrClassNotFound},
 		{"learner of another class", b.teacher, AssignRequest{ClassID: b.class, LearnerID: b.otherLearner, DeckID: b.deck, DueAt: due}, ErrLearnerNotFound},
 		{"learner of the teacher's other class", b.teacher, AssignRequest{ClassID: empty, LearnerID: b.learner, DeckID: b.deck, DueAt: due}, ErrLearnerNotFound},
-		{"a class without learners", b.teacher, AssignRequest{ClassID: empty, DeckID: b.deck, DueAt: due}, ErrClassEmpty},
 		{"unknown deck", b.teacher, AssignRequest{ClassID: b.class, DeckID: uuid.New(), DueAt: due}, ErrDeckNotFound},
 		{"due now", b.teacher, AssignRequest{ClassID: b.class, DeckID: b.deck, DueAt: b.clock.Now()}, ErrDueOutOfRange},
 		{"due too late", b.teacher, AssignRequest{ClassID: b.class, DeckID: b.deck, DueAt: b.clock.Now().AddDate(0, 0, MaxDueDays+1)}, ErrDueOutOfRange},
@@ -169,6 +179,7 @@ func TestAssignAnswersTypedErrors(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, []LearnerOutcome{{LearnerID: b.learner, Status: StatusAlreadyAssigned}}, again.Learners)
 		require.Zero(t, again.Assigned())
+		require.Equal(t, StatusAlreadyAssigned, again.Status)
 	})
 }
 
@@ -437,4 +448,125 @@ func TestNewTeacherDefaults(t *testing.T) {
 	var name, zone string
 	require.NoError(t, b.pool.QueryRow(ctx, `SELECT display_name, timezone FROM users WHERE id = $1`, n.ID).Scan(&name, &zone))
 	require.Equal(t, []string{"dana.r", "UTC"}, []string{name, zone})
+}
+
+// TestAnEmptyClassKeepsItsDecksForLaterLearners: a deck assigned to a class
+// nobody has joined is the class's (before, ErrClassEmpty and nothing
+// kept): the grid lists it, and a learner who joins gets it with its due
+// date. Assigning it again while it is not due changes nothing; once due, a
+// new assignment renews it. A deck assigned to one learner is not the
+// class's: a newcomer does not get it.
+func TestAnEmptyClassKeepsItsDecksForLaterLearners(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	empty := b.newClass(t, b.teacher, "Empty", "EMPTY1")
+	due := b.clock.Now().Add(7 * 24 * time.Hour)
+	out, err := b.assign(t, b.teacher, AssignRequest{ClassID: empty, DeckID: b.deck, DueAt: due})
+	require.NoError(t, err)
+	require.Equal(t, StatusAssigned, out.Status)
+	require.Empty(t, out.Learners)
+	require.Equal(t, 1, count(t, b, `SELECT count(*) FROM class_decks WHERE class_id = $1 AND deck_id = $2 AND due_at = $3`, empty, b.deck, due))
+	require.Equal(t, 0, count(t, b, `SELECT count(*) FROM assignments WHERE class_id = $1`, empty), "nobody to give it to yet")
+	require.Zero(t, count(t, b, `SELECT count(*) FROM outbox_events`)+count(t, b, `SELECT count(*) FROM cards`), "no learner: no card, no event")
+
+	grid, err := ClassProgressOf(ctx, b.pool, b.teacher, empty, b.clock.Now())
+	require.NoError(t, err)
+	require.Empty(t, grid.Learners)
+	require.Equal(t, []ClassDeck{{DeckID: b.deck, DeckTitle: "Deck", DueAt: due, AssignedAt: b.clock.Now()}}, grid.Decks)
+
+	again, err := b.assign(t, b.teacher, AssignRequest{ClassID: empty, DeckID: b.deck, DueAt: due.Add(24 * time.Hour)})
+	require.NoError(t, err)
+	require.Equal(t, StatusAlreadyAssigned, again.Status, "not due yet: kept as it was")
+
+	joined, err := b.enroll(t, Actor{ID: b.otherLearner, Role: account.Learner}, EnrolRequest{JoinCode: "empty1"})
+	require.NoError(t, err)
+	require.Len(t, joined.Enrollment.Assignments, 1, "the class's deck, assigned before they joined")
+	require.True(t, due.Equal(joined.Enrollment.Assignments[0].DueAt))
+	require.Equal(t, 2, count(t, b, `SELECT count(*) FROM cards WHERE learner_id = $1`, b.otherLearner))
+	require.Equal(t, 1, count(t, b, `SELECT count(*) FROM outbox_events WHERE topic = 'assignment.created' AND ordering_key = $1`, b.otherLearner.String()))
+
+	// A deck for one learner stays theirs.
+	var solo uuid.UUID
+	require.NoError(t, b.pool.QueryRow(ctx, `INSERT INTO decks (owner_id, title) VALUES ($1, 'Solo') RETURNING id`, b.teacher).Scan(&solo))
+	_, err = b.assign(t, b.teacher, AssignRequest{ClassID: empty, LearnerID: b.otherLearner, DeckID: solo, DueAt: due})
+	require.NoError(t, err)
+	require.Equal(t, 0, count(t, b, `SELECT count(*) FROM class_decks WHERE deck_id = $1`, solo))
+
+	// Once due, assigning it again renews it for those who join later.
+	b.clock.Advance(8 * 24 * time.Hour)
+	later := b.clock.Now().Add(7 * 24 * time.Hour)
+	renewed, err := b.assign(t, b.teacher, AssignRequest{ClassID: empty, DeckID: b.deck, DueAt: later})
+	require.NoError(t, err)
+	require.Equal(t, StatusAssigned, renewed.Status)
+	newcomer := b.newLearner(t, "late@example.com")
+	late, err := b.enroll(t, Actor{ID: newcomer, Role: account.Learner}, EnrolRequest{JoinCode: "EMPTY1"})
+	require.NoError(t, err)
+	require.Len(t, late.Enrollment.Assignments, 1, "the renewed deck, not the one-learner deck")
+	require.Equal(t, b.deck, late.Enrollment.Assignments[0].DeckID)
+	require.True(t, later.Equal(late.Enrollment.Assignments[0].DueAt))
+}
+
+// TestAssignmentRacesJoins: eight learners join a class by code while its
+// teacher assigns it a deck, all at once. Whichever commits first, every
+// member ends with the deck's assignment exactly once and its cards exactly
+// once, and their events agree: one learner.enrolled each, and one
+// assignment.created per assignment, under the learner's key.
+func TestAssignmentRacesJoins(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	const joiners = 8
+	learners := make([]uuid.UUID, joiners)
+	for i := range learners {
+		learners[i] = b.newLearner(t, fmt.Sprintf("racer%d@example.com", i))
+	}
+	start := make(chan struct{})
+	errs := make([]error, joiners+1)
+	var wg sync.WaitGroup
+	for i, l := range learners {
+		wg.Go(func() {
+			<-start
+			_, errs[i] = b.enroll(t, Actor{ID: l, Role: account.Learner}, EnrolRequest{JoinCode: "JOIN1"})
+		})
+	}
+	wg.Go(func() {
+		<-start
+		_, errs[joiners] = b.assign(t, b.teacher, AssignRequest{ClassID: b.class, DeckID: b.deck, DueAt: b.clock.Now().Add(7 * 24 * time.Hour)})
+	})
+	close(start)
+	wg.Wait()
+	for _, err := range errs {
+		require.NoError(t, err)
+	}
+	rows, err := b.pool.Query(context.Background(), `
+		SELECT m.learner_id::text,
+		       (SELECT count(*) FROM assignments a WHERE a.class_id = m.class_id AND a.learner_id = m.learner_id AND a.deck_id = $2),
+		       (SELECT count(*) FROM cards c JOIN deck_items di ON di.lexeme_id = c.lexeme_id WHERE di.deck_id = $2 AND c.learner_id = m.learner_id),
+		       (SELECT count(*) FROM outbox_events e JOIN assignments a ON a.id::text = e.payload->>'assignment_id'
+		        WHERE e.topic = 'assignment.created' AND a.learner_id = m.learner_id AND e.ordering_key = m.learner_id::text),
+		       (SELECT count(*) FROM outbox_events e WHERE e.topic = 'learner.enrolled' AND e.ordering_key = m.learner_id::text)
+		FROM class_members m WHERE m.class_id = $1 ORDER BY 1`, b.class, b.deck)
+	require.NoError(t, err)
+	got := map[string][4]int{}
+	for rows.Next() {
+		var l string
+		var n [4]int
+		require.NoError(t, rows.Scan(&l, &n[0], &n[1], &n[2], &n[3]))
+		got[l] = n
+	}
+	require.NoError(t, rows.Err())
+	want := map[string][4]int{b.learner.String(): {1, 2, 1, 0}} // a member from the start: no enrolment event
+	for _, l := range learners {
+		want[l.String()] = [4]int{1, 2, 1, 1}
+	}
+	require.Equal(t, want, got, "per member: assignments of the deck, its cards, assignment.created, learner.enrolled")
+	require.Equal(t, 1, count(t, b, `SELECT count(*) FROM class_decks WHERE class_id = $1`, b.class))
+}
+
+// count answers a count(*) query.
+func count(t *testing.T, b bundle, sql string, args ...any) int {
+	t.Helper()
+	var n int
+	require.NoError(t, b.pool.QueryRow(context.Background(), sql, args...).Scan(&n))
+	return n
 }

@@ -24,9 +24,6 @@ var (
 	// ErrAlreadyAssigned: the class has already given the deck to the
 	// learner (an outcome of Assign per learner, not an error it returns).
 	ErrAlreadyAssigned = errors.New("the deck is already assigned to this learner in this class")
-	// ErrClassEmpty: a deck assigned to a class without learners, which
-	// would give it to nobody (and so to no learner who joins later).
-	ErrClassEmpty = errors.New("the class has no learners yet")
 	// ErrDueOutOfRange: a due date that is not in the future, or more than
 	// MaxDueDays ahead (CheckDue).
 	ErrDueOutOfRange = errors.New("the due date must be in the future and within 366 days")

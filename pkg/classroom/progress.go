@@ -22,12 +22,25 @@ type ClassProgress struct {
 	ClassID uuid.UUID `json:"class_id"`
 	Name    string    `json:"name"`
 	// Now is the instant CardsDue counts at.
-	Now      time.Time         `json:"now"`
+	Now time.Time `json:"now"`
+	// Decks are the decks assigned to the class itself, which its learners
+	// get, those who join later too (until the deck is due); listed even
+	// when nobody has joined yet.
+	Decks    []ClassDeck       `json:"decks"`
 	Learners []LearnerProgress `json:"learners"`
 	// ProgressUpdatedAt is the latest UpdatedAt of the grid's progress;
 	// null when the projection has counted none of its assignments yet.
 	ProgressUpdatedAt *time.Time `json:"progress_updated_at"`
 	HardestWords      []HardWord `json:"hardest_words"`
+}
+
+// ClassDeck is a deck assigned to a class: DueAt is its due date for the
+// learners who get it, AssignedAt when the teacher assigned (or renewed) it.
+type ClassDeck struct {
+	DeckID     uuid.UUID `json:"deck_id"`
+	DeckTitle  string    `json:"deck_title"`
+	DueAt      time.Time `json:"due_at"`
+	AssignedAt time.Time `json:"assigned_at"`
 }
 
 // LearnerProgress is one row of the grid: a member and the class's
@@ -96,6 +109,14 @@ func ClassProgressOf(ctx context.Context, db store.DBTX, teacherID, classID uuid
 	out := ClassProgress{ClassID: classID, Name: name, Now: now, Learners: []LearnerProgress{}}
 	if out.Learners, out.ProgressUpdatedAt, err = grid(ctx, q, classID, now); err != nil {
 		return ClassProgress{}, err
+	}
+	decks, err := q.ClassDecks(ctx, classID)
+	if err != nil {
+		return ClassProgress{}, fmt.Errorf("list the class's decks: %w", err)
+	}
+	out.Decks = make([]ClassDeck, 0, len(decks))
+	for _, d := range decks {
+		out.Decks = append(out.Decks, ClassDeck{DeckID: d.DeckID, DeckTitle: d.Title, DueAt: d.DueAt.UTC(), AssignedAt: d.AssignedAt.UTC()})
 	}
 	words, err := q.HardestWords(ctx, classID, HardestWordsShown)
 	if err != nil {

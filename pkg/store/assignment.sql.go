@@ -14,12 +14,12 @@ import (
 )
 
 const activeDecks = `-- name: ActiveDecks :many
-SELECT a.deck_id, max(a.due_at)::timestamptz AS due_at
-FROM assignments a
-WHERE a.class_id = $1 AND a.due_at > $2
-  AND NOT EXISTS (SELECT 1 FROM assignments mine WHERE mine.class_id = a.class_id
-                  AND mine.learner_id = $3 AND mine.deck_id = a.deck_id)
-GROUP BY a.deck_id ORDER BY a.deck_id
+SELECT cd.deck_id, cd.due_at
+FROM class_decks cd
+WHERE cd.class_id = $1 AND cd.due_at > $2
+  AND NOT EXISTS (SELECT 1 FROM assignments mine WHERE mine.class_id = cd.class_id
+                  AND mine.learner_id = $3 AND mine.deck_id = cd.deck_id)
+ORDER BY cd.deck_id
 `
 
 type ActiveDecksRow struct {
@@ -27,10 +27,10 @@ type ActiveDecksRow struct {
 	DueAt  time.Time
 }
 
-// ActiveDecks are the decks assigned through the class (to any learner,
-// by its teacher) that are not yet due at now, except those the class
-// already gave learner_id; each with its latest due date. Assignments made
-// through the teacher's other classes do not count.
+// ActiveDecks are the class's decks (class_decks) that are not yet due at
+// now, except those the class already gave learner_id, each with its due
+// date. Assignments to one learner, and those made through the teacher's
+// other classes, do not count.
 func (q *Queries) ActiveDecks(ctx context.Context, classID uuid.UUID, now time.Time, learnerID uuid.UUID) ([]ActiveDecksRow, error) {
 	rows, err := q.db.Query(ctx, activeDecks, classID, now, learnerID)
 	if err != nil {
@@ -49,6 +49,30 @@ func (q *Queries) ActiveDecks(ctx context.Context, classID uuid.UUID, now time.T
 		return nil, err
 	}
 	return items, nil
+}
+
+const assignClassDeck = `-- name: AssignClassDeck :one
+INSERT INTO class_decks (class_id, deck_id, due_at, assigned_at)
+VALUES ($1, $2, $3, coalesce($4::timestamptz, now()))
+ON CONFLICT (class_id, deck_id) DO UPDATE SET due_at = excluded.due_at, assigned_at = excluded.assigned_at
+WHERE class_decks.due_at <= excluded.assigned_at
+RETURNING true
+`
+
+// AssignClassDeck records the deck as the class's, due at due_at, at now
+// (the database's now() when null). A deck the class has and that is not
+// yet due at now is left as it is (no row returned); one that is due
+// already is renewed with the new due date.
+func (q *Queries) AssignClassDeck(ctx context.Context, classID uuid.UUID, deckID uuid.UUID, dueAt time.Time, now *time.Time) (bool, error) {
+	row := q.db.QueryRow(ctx, assignClassDeck,
+		classID,
+		deckID,
+		dueAt,
+		now,
+	)
+	var column_1 bool
+	err := row.Scan(&column_1)
+	return column_1, err
 }
 
 const assignmentsOfLexeme = `-- name: AssignmentsOfLexeme :many
@@ -70,6 +94,47 @@ func (q *Queries) AssignmentsOfLexeme(ctx context.Context, learnerID uuid.UUID, 
 			return nil, err
 		}
 		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const classDecks = `-- name: ClassDecks :many
+SELECT cd.deck_id, d.title, cd.due_at, cd.assigned_at
+FROM class_decks cd JOIN decks d ON d.id = cd.deck_id
+WHERE cd.class_id = $1
+ORDER BY cd.due_at, d.title, cd.deck_id
+`
+
+type ClassDecksRow struct {
+	DeckID     uuid.UUID
+	Title      string
+	DueAt      time.Time
+	AssignedAt time.Time
+}
+
+// ClassDecks are the decks assigned to the class (class_decks), by due
+// date then title.
+func (q *Queries) ClassDecks(ctx context.Context, classID uuid.UUID) ([]ClassDecksRow, error) {
+	rows, err := q.db.Query(ctx, classDecks, classID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ClassDecksRow
+	for rows.Next() {
+		var i ClassDecksRow
+		if err := rows.Scan(
+			&i.DeckID,
+			&i.Title,
+			&i.DueAt,
+			&i.AssignedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err

@@ -55,7 +55,7 @@ export interface paths {
         put?: never;
         /**
          * A teacher assigns a deck with a due date to a class's learners
-         * @description In one transaction the deck goes to every current learner of the class (or to learner_id alone, who must be in it) who does not have it from this class yet; the answer lists each learner's outcome. Learners who join the class later get its assignments that are not yet due, and only this class's. A class without learners answers 409.
+         * @description In one transaction the deck goes to the class itself and to every current learner of the class (or to learner_id alone, who must be in it: then the class's decks are left alone) who does not have it from this class yet; the answer gives the outcome (status) and each learner's. A class without learners can be given decks: learners who join the class later get its decks that are not yet due, and only this class's (GetClassProgress lists them as decks). Assigning a deck the class has again changes nothing while it is not due; once due, it is renewed with the new due date.
          */
         post: operations["CreateAssignment"];
         delete?: never;
@@ -437,6 +437,11 @@ export interface components {
             deck_id: string;
             /** Format: date-time */
             due_at: string;
+            /**
+             * @description assigned: the class (its later learners too) or a learner got the deck now (201); already_assigned: the class and every learner named had it, nothing changed (200).
+             * @enum {string}
+             */
+            status: "assigned" | "already_assigned";
             /** @description Each learner the request named, by id. */
             learners: {
                 /** Format: uuid */
@@ -505,6 +510,8 @@ export interface components {
              * @description The instant cards_due counts at.
              */
             now: string;
+            /** @description The decks assigned to the class itself, by due date: its learners get them, and so do those who join before the due date; listed even when nobody has joined yet. */
+            decks: components["schemas"]["ClassDeck"][];
             learners: components["schemas"]["ClassProgressRow"][];
             /**
              * Format: date-time
@@ -513,6 +520,18 @@ export interface components {
             progress_updated_at: string | null;
             /** @description The words the class's learners lapsed on most, among the decks the caller assigned them. */
             hardest_words: components["schemas"]["HardWord"][];
+        };
+        ClassDeck: {
+            /** Format: uuid */
+            deck_id: string;
+            deck_title: string;
+            /** Format: date-time */
+            due_at: string;
+            /**
+             * Format: date-time
+             * @description When the teacher assigned it (or renewed it once due).
+             */
+            assigned_at: string;
         };
         ClassProgressRow: {
             /** Format: uuid */
@@ -956,7 +975,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Every learner named already had the deck from this class; nothing changed. */
+            /** @description The class (while the deck is not due) and every learner named already had the deck from this class; nothing changed. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -965,7 +984,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClassAssignment"];
                 };
             };
-            /** @description Assigned to at least one learner. */
+            /** @description Assigned to the class (even one without learners), or to at least one learner. */
             201: {
                 headers: {
                     [name: string]: unknown;

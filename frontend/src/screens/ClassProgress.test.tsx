@@ -34,6 +34,7 @@ const grid = {
   name: "Year 9 English",
   now: "2026-03-03T10:16:00Z",
   progress_updated_at: "2026-03-03T10:15:30Z",
+  decks: [] as { deck_id: string; deck_title: string; due_at: string; assigned_at: string }[],
   learners: [
     {
       learner_id: "00000000-0000-4000-8000-000000000001",
@@ -106,6 +107,18 @@ describe("ClassProgress", () => {
     expect(await screen.findByText(/Nobody has joined this class yet/)).toBeInTheDocument();
     expect(screen.getByTestId("freshness")).toHaveTextContent("never (nothing counted yet)");
     expect(screen.getByText(/No lapses yet/)).toBeInTheDocument();
+  });
+
+  it("lists the class's decks before anyone has joined", async () => {
+    show({
+      ...grid,
+      progress_updated_at: null,
+      learners: [],
+      hardest_words: [],
+      decks: [{ deck_id: verbs, deck_title: "Rare verbs", due_at: "2026-03-20T22:59:00Z", assigned_at: "2026-03-03T10:00:00Z" }],
+    });
+    expect(await screen.findByText(/Nobody has joined this class yet/)).toBeInTheDocument();
+    expect(screen.getByTestId("class-decks")).toHaveTextContent("Rare verbs");
   });
 
   it("shows a refusal's problem title", async () => {

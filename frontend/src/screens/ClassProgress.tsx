@@ -17,9 +17,10 @@ const studyDay = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeZ
 /** How often the grid is read again while it is open (ms). */
 export const refreshEvery = 5000;
 
-/** The grid's columns: each deck assigned to anyone in the class, earliest due first. */
+/** The grid's columns: each deck assigned to the class or to anyone in it, earliest due first. */
 export function deckColumns(g: Grid): { deckId: string; title: string }[] {
   const cols = new Map<string, { deckId: string; title: string; due: string }>();
+  for (const d of g.decks) cols.set(d.deck_id, { deckId: d.deck_id, title: d.deck_title, due: d.due_at });
   for (const row of g.learners)
     for (const a of row.assignments) {
       const c = cols.get(a.deck_id);
@@ -75,7 +76,24 @@ function Freshness({ g, readAt }: { g: Grid; readAt: number }) {
 }
 
 function ProgressGrid({ g }: { g: Grid }) {
-  if (g.learners.length === 0) return <Empty>Nobody has joined this class yet: share its join code.</Empty>;
+  if (g.learners.length === 0)
+    return (
+      <>
+        <Empty>Nobody has joined this class yet: share its join code.</Empty>
+        {g.decks.length > 0 && (
+          <>
+            <p>Learners who join get the class's decks:</p>
+            <ul data-testid="class-decks">
+              {g.decks.map((d) => (
+                <li key={d.deck_id}>
+                  {d.deck_title} <span className="muted small">due {date.format(new Date(d.due_at))}</span>
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+      </>
+    );
   const cols = deckColumns(g);
   if (cols.length === 0) return <Empty>No decks assigned to this class yet.</Empty>;
   return (

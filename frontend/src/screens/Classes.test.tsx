@@ -43,6 +43,7 @@ const answer = (assigned: string[], already: string[] = []) => ({
   class_id: cls.id,
   deck_id: decks[1]!.id,
   due_at: "2026-04-01T14:59:59Z",
+  status: assigned.length > 0 ? "assigned" : "already_assigned",
   learners: [
     ...assigned.map((learner) => ({
       learner_id: learner,
@@ -70,7 +71,7 @@ describe("Classes", () => {
   it("lists each class with its join code and members, and says when there is none", async () => {
     fakeServer((req) => (req.path === "/ListClasses" ? json({ classes: [cls, { ...cls, id: "c2", name: "Empty", join_code: null, members: [] }] }) : json({ decks })));
     renderApp(<Classes />, { user: teacher });
-    const card = (await screen.findByRole("heading", { name: "Year 9 English" })).closest("li")!;
+    const card = (await screen.findByRole("heading", { name: "Year 9 English" }, { timeout: 5000 })).closest("li")!;
     expect(within(card).getByTestId("join-code")).toHaveTextContent("DEMO2026");
     expect(within(card).getByText("2 learners")).toBeInTheDocument();
     expect(within(card).getByText("Mia Laurent")).toBeInTheDocument();
@@ -80,8 +81,26 @@ describe("Classes", () => {
     );
     const empty = screen.getByRole("heading", { name: "Empty" }).closest("li")!;
     expect(within(empty).getByText("Nobody has joined yet.")).toBeInTheDocument();
-    expect(within(empty).getByText(/Share the join code first/)).toBeInTheDocument();
-    expect(within(empty).queryByRole("button", { name: /Assign/ })).not.toBeInTheDocument();
+    expect(within(empty).getByText(/learners who join before the due date get the class's decks/)).toBeInTheDocument();
+    expect(await within(empty).findByRole("button", { name: "Assign to the class" })).toBeInTheDocument();
+  });
+
+  it("assigns a deck to a class nobody has joined yet: the class keeps it for those who join", async () => {
+    const empty = { ...cls, id: "c2", name: "Empty", members: [] };
+    const server = fakeServer((req) => {
+      if (req.path === "/Me") return json(me);
+      if (req.path === "/ListClasses") return json({ classes: [empty] });
+      if (req.path === "/ListDecks") return json({ decks });
+      return json({ ...answer([]), class_id: empty.id, status: "assigned", learners: [] }, 201);
+    });
+    const user = userEvent.setup();
+    renderApp(<Classes />, { user: teacher });
+    await user.selectOptions(await screen.findByLabelText("Deck"), "Rare verbs (30 words)");
+    await waitFor(() => expect(screen.getByRole("button", { name: "Assign to the class" })).toBeEnabled());
+    await user.click(screen.getByRole("button", { name: "Assign to the class" }));
+    expect(await screen.findByRole("status")).toHaveTextContent("Rare verbs assigned to the class: learners who join get it.");
+    expect(server.seen.filter((s) => s.path === "/CreateAssignment").map((s) => (s.body as { class_id: string }).class_id)).toEqual([empty.id]);
+    expect(screen.queryByRole("alert")).not.toBeInTheDocument();
   });
 
   it("shows the empty state when the teacher has no class", async () => {
@@ -182,6 +201,7 @@ describe("Classes", () => {
     let created = false;
     const server = fakeServer((req) => {
       if (req.path === "/ListClasses") return json({ classes: created ? [{ ...cls, name: "Evening B", members: [] }] : [] });
+      if (req.path === "/ListDecks") return json({ decks }); // the new class's assign form
       if ((req.body as { name: string }).name === "x".repeat(3)) {
         return problem(400, "Invalid request", { errors: [{ field: "name", reason: "must be one line" }] });
       }

@@ -200,9 +200,10 @@ function AssignDeck({ c }: { c: Class }) {
       <h3 id={`${id}-title`}>Assign a deck to {c.name}</h3>
       {assign.isError && <ProblemAlert error={assign.error} context="Not assigned" />}
       {assign.isSuccess && <Outcome outcome={assign.data} deck={deck?.title ?? "The deck"} />}
-      {c.members.length === 0 ? (
-        <p className="muted">Share the join code first: a deck is assigned to the class's learners.</p>
-      ) : (
+      <>
+        {c.members.length === 0 && (
+          <p className="muted">Nobody has joined yet: learners who join before the due date get the class's decks.</p>
+        )}
         <QueryState query={decks} what="the library">
           {(list) => (
             <>
@@ -233,12 +234,14 @@ function AssignDeck({ c }: { c: Class }) {
               <button type="submit" className="primary" disabled={assign.isPending || me.isLoading}>
                 {assign.isPending
                   ? "Assigning…"
-                  : `Assign to ${c.members.length} ${c.members.length === 1 ? "learner" : "learners"}`}
+                  : c.members.length === 0
+                    ? "Assign to the class"
+                    : `Assign to ${c.members.length} ${c.members.length === 1 ? "learner" : "learners"}`}
               </button>
             </>
           )}
         </QueryState>
-      )}
+      </>
     </form>
   );
 }
@@ -258,6 +261,8 @@ function Outcome({ outcome, deck }: { outcome: AssignOutcome; deck: string }) {
   const names = (list: string[]) => list.join(", ");
   return (
     <p role="status" className="ok-note">
+      {outcome.assigned.length === 0 && outcome.toClass && `${deck} assigned to the class: learners who join get it.`}
+      {outcome.assigned.length === 0 && !outcome.toClass && `The class already has ${deck}.`}
       {outcome.assigned.length > 0 && `${deck} assigned to ${names(outcome.assigned)}.`}
       {outcome.already.length > 0 && ` ${names(outcome.already)} already had it.`}
     </p>

@@ -7,6 +7,8 @@ export interface AssignOutcome {
   assigned: string[];
   /** Learners who already had it from this class: nothing changed for them. */
   already: string[];
+  /** Whether anything changed: the class got the deck (learners who join later get it too) or a learner did. */
+  toClass: boolean;
 }
 
 /**
@@ -16,8 +18,9 @@ export interface AssignOutcome {
  * network failure or a 5xx gets the first answer back and assigns nothing
  * twice. names maps learner ids to the names the outcome reports (an id
  * not in it, a learner who joined since the list was read, is reported by
- * id). Learners who join the class later get its assignments that are not
- * yet due (EnrollLearner), and only this class's.
+ * id). The deck is the class's, even when nobody has joined yet: learners
+ * who join the class later get its decks that are not yet due
+ * (EnrollLearner), and only this class's.
  */
 export async function assignToClass(
   api: Api,
@@ -30,7 +33,7 @@ export async function assignToClass(
       body: { class_id: v.classId, deck_id: v.deckId, due_at: v.dueAt },
     }),
   );
-  const out: AssignOutcome = { assigned: [], already: [] };
+  const out: AssignOutcome = { assigned: [], already: [], toClass: answer.status === "assigned" };
   for (const l of answer.learners) {
     (l.status === "assigned" ? out.assigned : out.already).push(names.get(l.learner_id) ?? l.learner_id);
   }

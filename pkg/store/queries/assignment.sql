@@ -39,17 +39,36 @@ WHERE a.id = ANY(sqlc.arg(ids)::uuid[]) AND a.completed_at IS NULL
         AND NOT coalesce(c.suspended, false))
 RETURNING a.id, a.deck_id, a.learner_id, a.teacher_id, a.due_at;
 
--- ActiveDecks are the decks assigned through the class (to any learner,
--- by its teacher) that are not yet due at now, except those the class
--- already gave learner_id; each with its latest due date. Assignments made
--- through the teacher's other classes do not count.
+-- ActiveDecks are the class's decks (class_decks) that are not yet due at
+-- now, except those the class already gave learner_id, each with its due
+-- date. Assignments to one learner, and those made through the teacher's
+-- other classes, do not count.
 -- name: ActiveDecks :many
-SELECT a.deck_id, max(a.due_at)::timestamptz AS due_at
-FROM assignments a
-WHERE a.class_id = sqlc.arg(class_id) AND a.due_at > sqlc.arg(now)
-  AND NOT EXISTS (SELECT 1 FROM assignments mine WHERE mine.class_id = a.class_id
-                  AND mine.learner_id = sqlc.arg(learner_id) AND mine.deck_id = a.deck_id)
-GROUP BY a.deck_id ORDER BY a.deck_id;
+SELECT cd.deck_id, cd.due_at
+FROM class_decks cd
+WHERE cd.class_id = sqlc.arg(class_id) AND cd.due_at > sqlc.arg(now)
+  AND NOT EXISTS (SELECT 1 FROM assignments mine WHERE mine.class_id = cd.class_id
+                  AND mine.learner_id = sqlc.arg(learner_id) AND mine.deck_id = cd.deck_id)
+ORDER BY cd.deck_id;
+
+-- AssignClassDeck records the deck as the class's, due at due_at, at now
+-- (the database's now() when null). A deck the class has and that is not
+-- yet due at now is left as it is (no row returned); one that is due
+-- already is renewed with the new due date.
+-- name: AssignClassDeck :one
+INSERT INTO class_decks (class_id, deck_id, due_at, assigned_at)
+VALUES (sqlc.arg(class_id), sqlc.arg(deck_id), sqlc.arg(due_at), coalesce(sqlc.narg(now)::timestamptz, now()))
+ON CONFLICT (class_id, deck_id) DO UPDATE SET due_at = excluded.due_at, assigned_at = excluded.assigned_at
+WHERE class_decks.due_at <= excluded.assigned_at
+RETURNING true;
+
+-- ClassDecks are the decks assigned to the class (class_decks), by due
+-- date then title.
+-- name: ClassDecks :many
+SELECT cd.deck_id, d.title, cd.due_at, cd.assigned_at
+FROM class_decks cd JOIN decks d ON d.id = cd.deck_id
+WHERE cd.class_id = sqlc.arg(class_id)
+ORDER BY cd.due_at, d.title, cd.deck_id;
 
 -- IsAssignmentVisible reports whether the assignment is the learner's and, when
 -- teacher_id is set, that teacher's.
