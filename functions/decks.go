@@ -1,6 +1,7 @@
 package functions
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/google/uuid"
@@ -34,13 +35,9 @@ func (d deckStart) httpStatus() int {
 // started it; 400 for an invalid body; 401; 404 for a deck that is not in
 // the shared library, and for a caller who is not a learner.
 func (s *Service) StartDeck(w http.ResponseWriter, r *http.Request) {
-	learner, ok := s.caller(w, r, http.MethodPost, account.Learner)
-	var req StartDeckRequest
-	if !ok || !s.decode(w, r, &req) {
-		return
-	}
-	s.write(w, r, learner, "StartDeck", http.StatusCreated, req, func(tx pgx.Tx) (any, error) {
-		out, err := s.study.StartDeck(r.Context(), tx, study.Learner{ID: learner.ID, Timezone: learner.Timezone}, uuid.MustParse(req.DeckID))
-		return deckStart{out}, err
-	})
+	post(s, w, r, account.Learner, "StartDeck", http.StatusCreated,
+		func(ctx context.Context, tx pgx.Tx, learner user, req StartDeckRequest) (any, error) {
+			out, err := s.study.StartDeck(ctx, tx, study.Learner{ID: learner.ID, Timezone: learner.Timezone}, uuid.MustParse(req.DeckID))
+			return deckStart{out}, err
+		})
 }

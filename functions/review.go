@@ -1,6 +1,7 @@
 package functions
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/google/uuid"
@@ -30,23 +31,19 @@ type SubmitReviewRequest struct {
 // is not the caller's; 409 for a card suspended as a leech, or a
 // reviewed_at before the card's last review.
 func (s *Service) SubmitReview(w http.ResponseWriter, r *http.Request) {
-	learner, ok := s.caller(w, r, http.MethodPost, account.Learner)
-	var req SubmitReviewRequest
-	if !ok || !s.decode(w, r, &req) {
-		return
-	}
-	s.write(w, r, learner, "SubmitReview", http.StatusOK, req, func(tx pgx.Tx) (any, error) {
-		rr := study.ReviewRequest{CardID: uuid.MustParse(req.CardID), Rating: learning.Rating(*req.Rating)}
-		if req.ReviewedAt != "" {
-			at, _ := text.ParseTime(req.ReviewedAt) // well-formed: validated by decode
-			rr.ReviewedAt = &at
-		}
-		out, batch, err := s.study.Review(r.Context(), tx, study.Learner{ID: learner.ID, Timezone: learner.Timezone}, rr)
-		if err != nil {
-			return nil, err
-		}
-		return out, s.enqueue(r.Context(), tx, r, learner, batch)
-	})
+	post(s, w, r, account.Learner, "SubmitReview", http.StatusOK,
+		func(ctx context.Context, tx pgx.Tx, learner user, req SubmitReviewRequest) (any, error) {
+			rr := study.ReviewRequest{CardID: uuid.MustParse(req.CardID), Rating: learning.Rating(*req.Rating)}
+			if req.ReviewedAt != "" {
+				at, _ := text.ParseTime(req.ReviewedAt) // well-formed: validated by decode
+				rr.ReviewedAt = &at
+			}
+			out, batch, err := s.study.Review(ctx, tx, study.Learner{ID: learner.ID, Timezone: learner.Timezone}, rr)
+			if err != nil {
+				return nil, err
+			}
+			return out, s.enqueue(ctx, tx, r, learner, batch)
+		})
 }
 
 // UndoReviewRequest is the body of UndoReview.
@@ -68,17 +65,13 @@ type UndoReviewRequest struct {
 // undone already, review_id is not its last review, or that review was
 // recorded before undo existed.
 func (s *Service) UndoReview(w http.ResponseWriter, r *http.Request) {
-	learner, ok := s.caller(w, r, http.MethodPost, account.Learner)
-	var req UndoReviewRequest
-	if !ok || !s.decode(w, r, &req) {
-		return
-	}
-	s.write(w, r, learner, "UndoReview", http.StatusOK, req, func(tx pgx.Tx) (any, error) {
-		out, batch, err := s.study.Undo(r.Context(), tx, study.Learner{ID: learner.ID, Timezone: learner.Timezone},
-			study.UndoRequest{CardID: uuid.MustParse(req.CardID), ReviewID: req.ReviewID})
-		if err != nil {
-			return nil, err
-		}
-		return out, s.enqueue(r.Context(), tx, r, learner, batch)
-	})
+	post(s, w, r, account.Learner, "UndoReview", http.StatusOK,
+		func(ctx context.Context, tx pgx.Tx, learner user, req UndoReviewRequest) (any, error) {
+			out, batch, err := s.study.Undo(ctx, tx, study.Learner{ID: learner.ID, Timezone: learner.Timezone},
+				study.UndoRequest{CardID: uuid.MustParse(req.CardID), ReviewID: req.ReviewID})
+			if err != nil {
+				return nil, err
+			}
+			return out, s.enqueue(ctx, tx, r, learner, batch)
+		})
 }

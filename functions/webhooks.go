@@ -72,14 +72,10 @@ func (s *Service) ListWebhookEndpoints(w http.ResponseWriter, r *http.Request) {
 // with revoke_previous the old secret stops at once. 404 for an endpoint
 // that is not the caller's.
 func (s *Service) RotateWebhookSecret(w http.ResponseWriter, r *http.Request) {
-	t, ok := s.caller(w, r, http.MethodPost, account.Teacher)
-	var req RotateWebhookSecretRequest
-	if !ok || !s.decode(w, r, &req) {
-		return
-	}
-	s.write(w, r, t, "RotateWebhookSecret", http.StatusOK, req, func(tx pgx.Tx) (any, error) {
-		return s.endpoints().RotateSecret(r.Context(), tx, t.ID, uuid.MustParse(req.ID), req.RevokePrevious)
-	})
+	post(s, w, r, account.Teacher, "RotateWebhookSecret", http.StatusOK,
+		func(ctx context.Context, tx pgx.Tx, t user, req RotateWebhookSecretRequest) (any, error) {
+			return s.endpoints().RotateSecret(ctx, tx, t.ID, uuid.MustParse(req.ID), req.RevokePrevious)
+		})
 }
 
 // EnableWebhookEndpoint (POST {"id"}) turns an endpoint that was disabled
@@ -102,12 +98,8 @@ func (s *Service) DeleteWebhookEndpoint(w http.ResponseWriter, r *http.Request) 
 // endpoint change returns.
 func (s *Service) changeEndpoint(w http.ResponseWriter, r *http.Request, name string,
 	change func(ctx context.Context, db store.DBTX, teacherID, id uuid.UUID) (webhooks.Endpoint, error)) {
-	t, ok := s.caller(w, r, http.MethodPost, account.Teacher)
-	var req WebhookEndpointRequest
-	if !ok || !s.decode(w, r, &req) {
-		return
-	}
-	s.write(w, r, t, name, http.StatusOK, req, func(tx pgx.Tx) (any, error) {
-		return change(r.Context(), tx, t.ID, uuid.MustParse(req.ID))
-	})
+	post(s, w, r, account.Teacher, name, http.StatusOK,
+		func(ctx context.Context, tx pgx.Tx, t user, req WebhookEndpointRequest) (any, error) {
+			return change(ctx, tx, t.ID, uuid.MustParse(req.ID))
+		})
 }

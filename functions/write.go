@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/lexora-app/lexora/pkg/account"
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/idempotency"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
@@ -88,6 +89,21 @@ func (s *Service) write(w http.ResponseWriter, r *http.Request, u user, name str
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(resp.Status)
 	_, _ = w.Write(append(resp.Body, '\n'))
+}
+
+// post serves a POST function named name of a user of role: the acting
+// user (caller), the body decoded into a Req (decode), then do in a keyed
+// write (write) answered with status.
+func post[Req any](s *Service, w http.ResponseWriter, r *http.Request, role account.Role, name string, status int,
+	do func(ctx context.Context, tx pgx.Tx, u user, req Req) (any, error)) {
+	u, ok := s.caller(w, r, http.MethodPost, role)
+	var req Req
+	if !ok || !s.decode(w, r, &req) {
+		return
+	}
+	s.write(w, r, u, name, status, req, func(tx pgx.Tx) (any, error) {
+		return do(r.Context(), tx, u, req)
+	})
 }
 
 // read runs fn, a read-only function's work, in one repeatable-read
