@@ -187,16 +187,7 @@ func (f fixture) snapshot(t testing.TB) map[string]int {
 
 func (f fixture) topics(t testing.TB) []string {
 	t.Helper()
-	rows, err := f.pool.Query(context.Background(), "SELECT topic FROM outbox_events ORDER BY id")
-	require.NoError(t, err)
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		require.NoError(t, rows.Scan(&s))
-		out = append(out, s)
-	}
-	return out
+	return pgtest.Column[string](t, f.pool, "SELECT topic FROM outbox_events ORDER BY id")
 }
 
 // assign assigns the deck to the class of the teacher (its one learner) and
@@ -296,16 +287,7 @@ func TestCreateAssignmentRejectsBadInputAndChangesNothing(t *testing.T) {
 
 func (f fixture) cards(t testing.TB) []uuid.UUID {
 	t.Helper()
-	rows, err := f.pool.Query(context.Background(), "SELECT id FROM cards WHERE learner_id = $1 ORDER BY id", f.learner)
-	require.NoError(t, err)
-	defer rows.Close()
-	var ids []uuid.UUID
-	for rows.Next() {
-		var id uuid.UUID
-		require.NoError(t, rows.Scan(&id))
-		ids = append(ids, id)
-	}
-	return ids
+	return pgtest.Column[uuid.UUID](t, f.pool, "SELECT id FROM cards WHERE learner_id = $1 ORDER BY id", f.learner)
 }
 
 func (f fixture) review(t testing.TB, card uuid.UUID, rating int) map[string]any {
