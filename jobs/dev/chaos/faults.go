@@ -179,13 +179,13 @@ func (in *injector) inject(ctx context.Context, kind string) error {
 		p := s.proxies[proxy]
 		hold := 300 * time.Millisecond
 		if toxic == "reset" {
-			p.reset()
+			p.Reset()
 		} else {
-			p.slow(time.Duration(100+rand.IntN(400))*time.Millisecond, 100*time.Millisecond)
+			p.Slow(time.Duration(100+rand.IntN(400))*time.Millisecond, 100*time.Millisecond)
 			hold = time.Duration(1000+rand.IntN(3000)) * time.Millisecond
 		}
 		time.Sleep(hold)
-		p.heal()
+		p.Heal()
 	}
 	in.log.add(kind, start)
 	return nil

@@ -23,6 +23,7 @@ import (
 
 	"github.com/lexora-app/lexora/jobs/dev/internal/childproc"
 	"github.com/lexora-app/lexora/pkg/outbox"
+	"github.com/lexora-app/lexora/pkg/testkit/faultproxy"
 	"github.com/lexora-app/lexora/pkg/testkit/mailpit"
 )
 
@@ -38,7 +39,7 @@ type stack struct {
 	pool *pgxpool.Pool // direct to the database, for the checks
 
 	toxics  *toxiproxy.ApiServer
-	proxies map[string]*faultProxy // pg-server, pg-drain, smtp
+	proxies map[string]*faultproxy.Proxy // pg-server, pg-drain, smtp
 
 	mailpit   *childproc.Proc
 	mail      mailpit.Client
@@ -88,7 +89,7 @@ const dbName = "lexora"
 
 // startStack brings everything up, migrated and seeded.
 func startStack(ctx context.Context, cfg profile, dir string, logFile io.Writer) (*stack, error) {
-	s := &stack{cfg: cfg, dir: dir, log: &lockedWriter{w: logFile}, proxies: map[string]*faultProxy{},
+	s := &stack{cfg: cfg, dir: dir, log: &lockedWriter{w: logFile}, proxies: map[string]*faultproxy.Proxy{},
 		drainStats: drainStats{injected: map[string]int{}}, trace: newTrace()}
 	bin := func(name string) string { return filepath.Join(cfg.binDir, name) }
 	for _, name := range []string{"mailpit", "migrate", "seed", "server", "drain"} {
@@ -137,7 +138,7 @@ func startStack(ctx context.Context, cfg profile, dir string, logFile io.Writer)
 	// toxiproxy, inside the harness.
 	s.toxics = toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
 	for name, upstream := range map[string]string{"pg-server": s.pg.Addr(), "pg-drain": s.pg.Addr(), "smtp": s.smtpAddr} {
-		if s.proxies[name], err = newFaultProxy(s.toxics, name, "127.0.0.1:"+strconv.Itoa(freePort()), upstream); err != nil {
+		if s.proxies[name], err = faultproxy.Start(s.toxics, name, "127.0.0.1:"+strconv.Itoa(freePort()), upstream); err != nil {
 			return nil, err
 		}
 	}

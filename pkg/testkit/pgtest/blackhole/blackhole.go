@@ -5,47 +5,41 @@
 package blackhole
 
 import (
-	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
+
+	"github.com/lexora-app/lexora/pkg/testkit/faultproxy"
 )
 
-// Proxy points cfg at a TCP proxy (in-process Toxiproxy) in front of
-// its database, stopped at the test's end. hold makes the proxy hold every
-// byte from then on, in both directions, on open connections and new ones,
-// as a database that stops answering does; calls after the first do
-// nothing. lift ends the hold: register it as a cleanup after opening the
-// pools, so that they close (and their cancel requests go through) first.
+// Proxy points cfg at a TCP proxy (in-process Toxiproxy, a
+// faultproxy.Proxy) in front of its database, stopped at the test's end.
+// hold makes the proxy drop every byte from then on, in both directions,
+// on open connections and new ones, as a database that stops answering
+// does; calling it again changes nothing. lift ends the hold: register it
+// as a cleanup after opening the pools, so that they close (and their
+// cancel requests go through) first. Neither blocks, whatever the
+// connections do (the proxy's toxics are never added or removed, see
+// faultproxy).
 func Proxy(t testing.TB, cfg *pgxpool.Config) (hold, lift func()) {
 	t.Helper()
 	server := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), zerolog.Nop())
-	proxy := toxiproxy.NewProxy(server, "postgres", "127.0.0.1:0", fmt.Sprintf("%s:%d", cfg.ConnConfig.Host, cfg.ConnConfig.Port))
-	if err := proxy.Start(); err != nil {
+	p, err := faultproxy.Start(server, "postgres", "127.0.0.1:0", fmt.Sprintf("%s:%d", cfg.ConnConfig.Host, cfg.ConnConfig.Port))
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(proxy.Stop)
-	host, port, ok := strings.Cut(proxy.Listen, ":")
+	t.Cleanup(p.Stop)
+	host, port, ok := strings.Cut(p.Listen, ":")
 	if !ok {
-		t.Fatal(proxy.Listen)
+		t.Fatal(p.Listen)
 	}
 	cfg.ConnConfig.Host, cfg.ConnConfig.Fallbacks = host, nil
 	if _, err := fmt.Sscan(port, &cfg.ConnConfig.Port); err != nil {
 		t.Fatal(err)
 	}
-	lift = func() { proxy.Toxics.ResetToxics(context.Background()) }
-	return sync.OnceFunc(func() {
-		for _, stream := range []string{"upstream", "downstream"} {
-			_, err := proxy.Toxics.AddToxicJson(strings.NewReader(
-				`{"type": "timeout", "stream": "` + stream + `", "attributes": {"timeout": 0}}`))
-			if err != nil {
-				panic(err) // may be called from a handler's goroutine
-			}
-		}
-	}), lift
+	return p.Hold, p.Heal
 }
