@@ -1,7 +1,6 @@
 package functions
 
 import (
-	"context"
 	"net/http"
 	"slices"
 	"testing"
@@ -32,9 +31,7 @@ func TestStreakRollsOverInTheLearnersTimeZone(t *testing.T) {
 			[]int{1, 1, 2, 3}},
 	} {
 		t.Run(tc.zone, func(t *testing.T) {
-			t.Parallel()
-			f := setup(t)
-			ctx := context.Background()
+			ctx, f := setup(t)
 			_, err := f.pool.Exec(ctx, "UPDATE users SET timezone = $1 WHERE id = $2", tc.zone, f.learner)
 			require.NoError(t, err)
 			f.clock.Set(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
@@ -87,9 +84,7 @@ func TestStreakRollsOverInTheLearnersTimeZone(t *testing.T) {
 // once in the feed, refuses further reviews, leaves the schedule, and does not
 // hold its assignment open.
 func TestLeechIsSuspendedAfterEightLapses(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
-	ctx := context.Background()
+	ctx, f := setup(t)
 	assignment := f.assign(t)
 	cards := f.cards(t)
 	card := cards[0]

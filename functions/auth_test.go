@@ -18,8 +18,7 @@ import (
 // Every write refuses an expired, forged or foreign token with a 401 and
 // changes nothing.
 func TestWritesRefuseBadTokensAndChangeNothing(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	_, f := setup(t)
 	f.assign(t)
 	card := f.cards(t)[0].String()
 	token := func(project string, ttl time.Duration) string {
@@ -62,8 +61,7 @@ func TestWritesRefuseBadTokensAndChangeNothing(t *testing.T) {
 // A client's first page load sends several requests with a fresh sign-in at
 // once: every one of them is authenticated, and the account is linked once.
 func TestConcurrentFirstSignInsAllSucceed(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	_, f := setup(t)
 	pgtest.User(t, f.pool, "fresh@example.com", "Fresh", account.Learner, "UTC")
 	tok, err := auth.DevToken("lexora-dev", "firebase-uid-fresh", "Fresh@Example.com", time.Hour)
 	require.NoError(t, err)
@@ -90,8 +88,7 @@ func TestConcurrentFirstSignInsAllSucceed(t *testing.T) {
 // email: otherwise every later subject-less token would sign in as it.
 // Neither does a token whose email is a look-alike of the account's.
 func TestTokensWithoutSubjectOrWithLookalikeEmailLinkNothing(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	_, f := setup(t)
 	pgtest.User(t, f.pool, "repro@example.com", "Repro", account.Learner, "UTC")
 	for _, tc := range []struct{ name, sub, email string }{
 		{"no subject", "", "repro@example.com"},

@@ -51,8 +51,7 @@ func (f fixture) accounts(t *testing.T) string {
 }
 
 func TestANewcomerBecomesATeacherWithTheirFirstClass(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	ctx, f := setup(t)
 	first := f.signedIn(t, "cleo-uid", "Cleo@Example.com", "first-class", `{"name":"Morning class","timezone":"Europe/Rome"}`)
 	require.Equal(t, http.StatusCreated, first.Code, first.Body.String())
 	var class classroom.Class
@@ -64,7 +63,7 @@ func TestANewcomerBecomesATeacherWithTheirFirstClass(t *testing.T) {
 
 	var role account.Role
 	var name, tz, teacher string
-	require.NoError(t, f.pool.QueryRow(context.Background(), `SELECT u.role, u.display_name, u.timezone, u.id::text FROM users u
+	require.NoError(t, f.pool.QueryRow(ctx, `SELECT u.role, u.display_name, u.timezone, u.id::text FROM users u
 		JOIN classes c ON c.teacher_id = u.id WHERE u.auth_subject = 'cleo-uid' AND u.email = 'cleo@example.com' AND c.id = $1`,
 		class.ID).Scan(&role, &name, &tz, &teacher))
 	require.Equal(t, account.Teacher, role)
@@ -83,11 +82,10 @@ func TestANewcomerBecomesATeacherWithTheirFirstClass(t *testing.T) {
 }
 
 func TestCreateClassRefusesWithoutChangingAnything(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	ctx, f := setup(t)
 	// A learner added by email who never signed in: a first sign-in with
 	// that email links the account, which is a learner's.
-	_, err := f.pool.Exec(context.Background(), "INSERT INTO users (email, display_name, role) VALUES ('sam@example.com', 'Sam', 'learner')")
+	_, err := f.pool.Exec(ctx, "INSERT INTO users (email, display_name, role) VALUES ('sam@example.com', 'Sam', 'learner')")
 	require.NoError(t, err)
 	before := f.accounts(t)
 	for _, c := range []struct {
@@ -117,9 +115,7 @@ func TestCreateClassRefusesWithoutChangingAnything(t *testing.T) {
 }
 
 func TestATeacherListsClassesAndDecks(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
-	ctx := context.Background()
+	ctx, f := setup(t)
 	_, err := f.pool.Exec(ctx, `INSERT INTO decks (title, level) VALUES ('Library B', 2), ('Library A', 1)`)
 	require.NoError(t, err)
 	_, created := f.call(t, (*Service).CreateClass, http.MethodPost, "/", f.teacher, `{"name":"Second"}`)
@@ -163,9 +159,7 @@ func TestATeacherListsClassesAndDecks(t *testing.T) {
 }
 
 func TestClassProgressIsTheProjectionWithItsTime(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
-	ctx := context.Background()
+	ctx, f := setup(t)
 	var class uuid.UUID
 	require.NoError(t, f.pool.QueryRow(ctx, "SELECT id FROM classes WHERE teacher_id = $1", f.teacher).Scan(&class))
 	progress := func() map[string]any {

@@ -51,11 +51,10 @@ func (f fixture) selfStudy(t *testing.T) string {
 }
 
 func TestALearnerStartsALibraryDeck(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	ctx, f := setup(t)
 	f.assign(t) // cat, run and red, of the teacher's own deck
 	library, assigned := f.libraryDeck(t, "Sky"), f.libraryDeck(t, "Sea")
-	_, err := f.pool.Exec(context.Background(), `INSERT INTO assignments (class_id, deck_id, learner_id, teacher_id, due_at)
+	_, err := f.pool.Exec(ctx, `INSERT INTO assignments (class_id, deck_id, learner_id, teacher_id, due_at)
 		VALUES ($1, $2, $3, $4, $5)`, f.class, assigned, f.learner, f.teacher, f.clock.Now().AddDate(0, 0, 7))
 	require.NoError(t, err)
 	require.Equal(t, map[string]bool{"Sky": false, "Sea": true}, f.decks(t, f.learner),
@@ -94,8 +93,7 @@ func TestALearnerStartsALibraryDeck(t *testing.T) {
 }
 
 func TestStartDeckRefusesWithoutChangingAnything(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	_, f := setup(t)
 	library := f.libraryDeck(t, "Sky")
 	before := f.selfStudy(t)
 	for _, tc := range []refusal{

@@ -19,26 +19,31 @@ import (
 	"github.com/lexora-app/lexora/pkg/platform/auth"
 )
 
-func TestEnrollLearnerAssignsTheClassDecks(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
-	ctx := context.Background()
-	f.assign(t) // the class's active deck
+// joinable gives the teacher's class an active deck (f.assign) and the join
+// code JOIN42; it returns the class.
+func (f fixture) joinable(t *testing.T) uuid.UUID {
+	t.Helper()
+	f.assign(t)
 	var class uuid.UUID
-	require.NoError(t, f.pool.QueryRow(ctx, "UPDATE classes SET join_code = 'JOIN42' WHERE teacher_id = $1 RETURNING id", f.teacher).Scan(&class))
-	counts := func(t *testing.T) map[string]int {
-		out := f.snapshot(t)
-		out["users"] = f.count(t, "SELECT count(*) FROM users")
-		out["members"] = f.count(t, "SELECT count(*) FROM class_members")
-		return out
-	}
-	before := counts(t)
-	for _, tc := range []struct {
-		name   string
-		actor  uuid.UUID
-		body   string
-		status int
-	}{
+	require.NoError(t, f.pool.QueryRow(context.Background(),
+		"UPDATE classes SET join_code = 'JOIN42' WHERE teacher_id = $1 RETURNING id", f.teacher).Scan(&class))
+	return class
+}
+
+// enrolment is snapshot with the users and class members counted.
+func (f fixture) enrolment(t *testing.T) map[string]int {
+	t.Helper()
+	out := f.snapshot(t)
+	out["users"] = f.count(t, "SELECT count(*) FROM users")
+	out["members"] = f.count(t, "SELECT count(*) FROM class_members")
+	return out
+}
+
+func TestEnrollLearnerAssignsTheClassDecks(t *testing.T) {
+	ctx, f := setup(t)
+	class := f.joinable(t)
+	before := f.enrolment(t)
+	for _, tc := range []refusal{
 		{"both ways at once", f.teacher, `{"class_id":"` + class.String() + `","email":"new@example.com","join_code":"JOIN42"}`, 400},
 		{"neither way", f.teacher, `{}`, 400},
 		{"invalid email", f.teacher, `{"class_id":"` + class.String() + `","email":"not-an-email"}`, 400},
@@ -55,7 +60,7 @@ func TestEnrollLearnerAssignsTheClassDecks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			code, body := f.call(t, (*Service).EnrollLearner, http.MethodPost, "/EnrollLearner", tc.actor, tc.body)
 			require.Equal(t, tc.status, code, "%s: %v", tc.name, body)
-			require.Equal(t, before, counts(t), tc.name)
+			require.Equal(t, before, f.enrolment(t), tc.name)
 		})
 	}
 
@@ -125,10 +130,9 @@ func TestEnrollLearnerAssignsTheClassDecks(t *testing.T) {
 // 409, and no invitation (a request that waited for the first must see its
 // membership, not take the learner for a stranger).
 func TestConcurrentEnrolmentsOfOneNewEmail(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	ctx, f := setup(t)
 	var class uuid.UUID
-	require.NoError(t, f.pool.QueryRow(context.Background(), "SELECT id FROM classes WHERE teacher_id = $1", f.teacher).Scan(&class))
+	require.NoError(t, f.pool.QueryRow(ctx, "SELECT id FROM classes WHERE teacher_id = $1", f.teacher).Scan(&class))
 	// The requests are built here and their answers checked after Wait:
 	// only the test's own goroutine may fail it.
 	recs := make([]*httptest.ResponseRecorder, 10)
@@ -160,10 +164,9 @@ func TestConcurrentEnrolmentsOfOneNewEmail(t *testing.T) {
 // A teacher cannot email a learner about the same class again and again:
 // one invitation per class and learner per classroom.InvitationInterval.
 func TestRepeatedInvitationsAreNotResent(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	ctx, f := setup(t)
 	var class uuid.UUID
-	require.NoError(t, f.pool.QueryRow(context.Background(), "SELECT id FROM classes WHERE teacher_id = $1", f.teacher).Scan(&class))
+	require.NoError(t, f.pool.QueryRow(ctx, "SELECT id FROM classes WHERE teacher_id = $1", f.teacher).Scan(&class))
 	invite := func() {
 		t.Helper()
 		code, body := f.call(t, (*Service).EnrollLearner, http.MethodPost, "/EnrollLearner", f.teacher,
@@ -186,17 +189,11 @@ func TestRepeatedInvitationsAreNotResent(t *testing.T) {
 // or no code, creates nothing; a retry with the key answers the first
 // answer, a second join is 409.
 func TestANewcomerJoinsByCodeAsANewLearner(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
-	f.assign(t) // the class's active deck
-	var class uuid.UUID
-	require.NoError(t, f.pool.QueryRow(context.Background(),
-		"UPDATE classes SET join_code = 'JOIN42' WHERE teacher_id = $1 RETURNING id", f.teacher).Scan(&class))
+	_, f := setup(t)
+	class := f.joinable(t)
 	kim := auth.Claims{Subject: "kim-uid", Email: "Kim@Example.com", Name: "Kim Lee"}
 	everything := func(t *testing.T) map[string]int {
-		out := f.snapshot(t)
-		out["users"] = f.count(t, "SELECT count(*) FROM users")
-		out["members"] = f.count(t, "SELECT count(*) FROM class_members")
+		out := f.enrolment(t)
 		out["keys"] = f.count(t, "SELECT count(*) FROM idempotency_keys")
 		out["outbox"] = f.count(t, "SELECT count(*) FROM outbox_events")
 		return out
@@ -252,9 +249,8 @@ func TestANewcomerJoinsByCodeAsANewLearner(t *testing.T) {
 // claim when it is one line of at most 200 characters, else from the
 // email's local part.
 func TestANewcomerLearnersName(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
-	_, err := f.pool.Exec(context.Background(), "UPDATE classes SET join_code = 'JOIN42' WHERE teacher_id = $1", f.teacher)
+	ctx, f := setup(t)
+	_, err := f.pool.Exec(ctx, "UPDATE classes SET join_code = 'JOIN42' WHERE teacher_id = $1", f.teacher)
 	require.NoError(t, err)
 	for i, c := range []struct{ claim, body, want string }{
 		{"Kim Lee", `{"join_code":"JOIN42","display_name":" Kim L. "}`, "Kim L."},
@@ -277,9 +273,7 @@ func TestANewcomerLearnersName(t *testing.T) {
 // before the code is looked up, so codes cannot be probed); a join request
 // with an empty join_code names join_code, for a learner and a newcomer.
 func TestEnrollLearnerRefusesTeachersWithAReason(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
-	ctx := context.Background()
+	ctx, f := setup(t)
 	f.assign(t)
 	_, err := f.pool.Exec(ctx, "UPDATE classes SET join_code = CASE WHEN teacher_id = $1 THEN 'JOIN42' ELSE 'OTHER7' END", f.teacher)
 	require.NoError(t, err)

@@ -88,7 +88,17 @@ type fixture struct {
 	deck              uuid.UUID
 }
 
-func setup(t testing.TB) fixture {
+// setup marks the test parallel and returns a background context with the
+// fixture, as pgtest.Setup does.
+func setup(t *testing.T) (context.Context, fixture) {
+	t.Helper()
+	t.Parallel()
+	return context.Background(), newFixture(t)
+}
+
+// newFixture seeds a database with the fixture; tests that must not run in
+// parallel (tracing) and fuzz targets call it directly.
+func newFixture(t testing.TB) fixture {
 	t.Helper()
 	pool := pgtest.New(t)
 	f := fixture{pool: pool, clock: clocktest.New(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))}
@@ -210,8 +220,7 @@ func assignmentID(t testing.TB, body map[string]any) uuid.UUID {
 }
 
 func TestCreateAssignmentStoresCardsAndOneEvent(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	ctx, f := setup(t)
 	id := f.assign(t)
 
 	require.Equal(t, 3, f.count(t, "SELECT count(*) FROM cards WHERE learner_id = $1 AND state = 0 AND due = $2", f.learner, f.clock.Now()))
@@ -219,20 +228,19 @@ func TestCreateAssignmentStoresCardsAndOneEvent(t *testing.T) {
 	require.Equal(t, []string{events.AssignmentCreated, events.ReminderDueSoon}, f.topics(t))
 	require.Equal(t, 2, f.count(t, `SELECT count(*) FROM outbox_deliveries WHERE subscriber IN ('progress', 'email')`))
 	var notBefore time.Time
-	require.NoError(t, f.pool.QueryRow(context.Background(), "SELECT not_before FROM outbox_events WHERE topic = $1",
+	require.NoError(t, f.pool.QueryRow(ctx, "SELECT not_before FROM outbox_events WHERE topic = $1",
 		events.ReminderDueSoon).Scan(&notBefore))
 	require.True(t, notBefore.Equal(time.Date(2026, 3, 19, 18, 0, 0, 0, time.UTC)), "24 hours before the due date, got %s", notBefore)
 	var payload events.AssignmentCreatedPayload
 	var key string
-	require.NoError(t, f.pool.QueryRow(context.Background(), "SELECT payload, ordering_key FROM outbox_events").Scan(&payload, &key))
+	require.NoError(t, f.pool.QueryRow(ctx, "SELECT payload, ordering_key FROM outbox_events").Scan(&payload, &key))
 	require.Equal(t, id, payload.AssignmentID)
 	require.Equal(t, 3, payload.Cards)
 	require.Equal(t, f.learner.String(), key)
 }
 
 func TestCreateAssignmentRejectsBadInputAndChangesNothing(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	_, f := setup(t)
 	before := f.snapshot(t)
 	valid := func(class, deck uuid.UUID, due string) string {
 		return `{"class_id":"` + class.String() + `","deck_id":"` + deck.String() + `","due_at":"` + due + `"}`
@@ -299,8 +307,7 @@ func (f fixture) review(t testing.TB, card uuid.UUID, rating int) map[string]any
 }
 
 func TestSubmitReviewUpdatesStateAndCompletesAssignmentOnce(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	ctx, f := setup(t)
 	assignment := f.assign(t)
 	cards := f.cards(t)
 	require.Len(t, cards, 3)
@@ -312,7 +319,7 @@ func TestSubmitReviewUpdatesStateAndCompletesAssignmentOnce(t *testing.T) {
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM cards WHERE id = $1 AND reps = 1 AND state = 1 AND due > $2", cards[0], f.clock.Now()))
 	require.Equal(t, []string{events.AssignmentCreated, events.ReminderDueSoon, events.ReviewSubmitted}, f.topics(t))
 	var p events.ReviewSubmittedPayload
-	require.NoError(t, f.pool.QueryRow(context.Background(),
+	require.NoError(t, f.pool.QueryRow(ctx,
 		"SELECT payload FROM outbox_events WHERE topic = $1", events.ReviewSubmitted).Scan(&p))
 	require.Equal(t, []uuid.UUID{assignment}, p.AssignmentIDs)
 	require.Equal(t, "2026-03-02", p.StudyDay)
@@ -334,8 +341,7 @@ func TestSubmitReviewUpdatesStateAndCompletesAssignmentOnce(t *testing.T) {
 }
 
 func TestSubmitReviewRejectsBadInputAndChangesNothing(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	_, f := setup(t)
 	f.assign(t)
 	card := f.cards(t)[0].String()
 	before := f.snapshot(t)
@@ -369,8 +375,7 @@ func TestSubmitReviewRejectsBadInputAndChangesNothing(t *testing.T) {
 }
 
 func TestGetScheduleListsDueCardsAndForecast(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	_, f := setup(t)
 	f.assign(t)
 	cards := f.cards(t)
 	f.review(t, cards[0], 4) // due in a few days
@@ -411,9 +416,7 @@ func TestGetScheduleListsDueCardsAndForecast(t *testing.T) {
 // A second deck sharing words: its assignment starts from what the learner
 // already knows, and completes at once when every word is learned.
 func TestAssignmentOfKnownWordsStartsFromTheirState(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
-	ctx := context.Background()
+	ctx, f := setup(t)
 	first := f.assign(t)
 	for _, c := range f.cards(t) {
 		f.review(t, c, 4)
@@ -451,8 +454,7 @@ func TestAssignmentOfKnownWordsStartsFromTheirState(t *testing.T) {
 // the same instant, so the reminder's check against the stored due date
 // does not mistake it for a changed one and drop the email.
 func TestDueDateBeyondMicrosecondsIsOneInstantEverywhere(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	ctx, f := setup(t)
 	code, body := f.call(t, (*Service).CreateAssignment, http.MethodPost, "/CreateAssignment", f.teacher,
 		`{"class_id":"`+f.class.String()+`","deck_id":"`+f.deck.String()+`","due_at":"2026-03-20T18:00:00.123456789Z"}`)
 	require.Equal(t, http.StatusCreated, code, body)
@@ -460,7 +462,7 @@ func TestDueDateBeyondMicrosecondsIsOneInstantEverywhere(t *testing.T) {
 	require.Equal(t, "2026-03-20T18:00:00.123456Z", body["learners"].([]any)[0].(map[string]any)["assignment"].(map[string]any)["due_at"])
 	var stored time.Time
 	var reminder events.ReminderDueSoonPayload
-	require.NoError(t, f.pool.QueryRow(context.Background(), `SELECT a.due_at, e.payload FROM assignments a, outbox_events e
+	require.NoError(t, f.pool.QueryRow(ctx, `SELECT a.due_at, e.payload FROM assignments a, outbox_events e
 		WHERE e.topic = $1`, events.ReminderDueSoon).Scan(&stored, &reminder))
 	require.True(t, stored.Equal(reminder.DueAt), "stored %s, reminded %s", stored, reminder.DueAt)
 }
@@ -470,10 +472,9 @@ func TestDueDateBeyondMicrosecondsIsOneInstantEverywhere(t *testing.T) {
 // GetClassProgress, with no assignment, card or event until a learner
 // joins; the learner who joins gets it at once.
 func TestCreateAssignmentToAClassWithoutLearners(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	ctx, f := setup(t)
 	var empty uuid.UUID
-	require.NoError(t, f.pool.QueryRow(context.Background(),
+	require.NoError(t, f.pool.QueryRow(ctx,
 		`INSERT INTO classes (teacher_id, name, join_code) VALUES ($1, 'Empty', 'EMPTY1') RETURNING id`, f.teacher).Scan(&empty))
 	before := f.snapshot(t)
 	code, body := f.call(t, (*Service).CreateAssignment, http.MethodPost, "/CreateAssignment", f.teacher,

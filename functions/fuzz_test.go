@@ -36,7 +36,7 @@ func fuzzWrite(f *testing.F, fx fixture, fn func(*Service, http.ResponseWriter, 
 // for a bounded time.
 
 func FuzzSubmitReview(f *testing.F) {
-	fx := setup(f)
+	fx := newFixture(f)
 	fx.assign(f)
 	card := fx.cards(f)[0].String()
 	fuzzWrite(f, fx, (*Service).SubmitReview, bearer(f, fx.learner), []string{
@@ -48,7 +48,7 @@ func FuzzSubmitReview(f *testing.F) {
 }
 
 func FuzzCreateAssignment(f *testing.F) {
-	fx := setup(f)
+	fx := newFixture(f)
 	class, learner, deck := fx.class.String(), fx.learner.String(), fx.deck.String()
 	fuzzWrite(f, fx, (*Service).CreateAssignment, bearer(f, fx.teacher), []string{
 		`{"class_id":"` + class + `","deck_id":"` + deck + `","due_at":"2026-03-20T18:00:00Z"}`,
@@ -60,7 +60,7 @@ func FuzzCreateAssignment(f *testing.F) {
 }
 
 func FuzzEnrollLearner(f *testing.F) {
-	fx := setup(f)
+	fx := newFixture(f)
 	var class string
 	if err := fx.pool.QueryRow(f.Context(), "SELECT id FROM classes WHERE teacher_id = $1", fx.teacher).Scan(&class); err != nil {
 		f.Fatal(err)

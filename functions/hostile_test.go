@@ -1,7 +1,6 @@
 package functions
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -41,9 +40,7 @@ var hostileValues = []any{
 // refusal is a problem document and changes nothing, and no look-alike of
 // an existing identity is ever accepted as a new one.
 func TestHostileInputRun(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
-	ctx := context.Background()
+	ctx, f := setup(t)
 	r := f.resources(t)
 	assignment, card, op, class, endpoint, library := r.assignment, r.card, r.op, r.class, r.endpoint, r.library
 	_, err := f.pool.Exec(ctx, "UPDATE classes SET join_code = 'DEMO2026' WHERE id = $1", class)

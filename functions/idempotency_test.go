@@ -36,8 +36,7 @@ func keyedRequest(t *testing.T, key string, actor uuid.UUID, body string) *http.
 }
 
 func TestIdempotencyKeyMakesARetryHarmless(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	_, f := setup(t)
 	f.assign(t)
 	cards := f.cards(t)
 	body := `{"card_id":"` + cards[0].String() + `","rating":3}`
@@ -76,8 +75,7 @@ func TestIdempotencyKeyMakesARetryHarmless(t *testing.T) {
 }
 
 func TestConcurrentRetriesWithOneKeyCommitOnce(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	_, f := setup(t)
 	f.assign(t)
 	body := `{"card_id":"` + f.cards(t)[0].String() + `","rating":4}`
 	// The requests are built here and checked after Wait: only the test's

@@ -1,7 +1,6 @@
 package functions
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -33,9 +32,7 @@ func (f fixture) me(t *testing.T, method, target, subject, email string) (int, m
 }
 
 func TestMeAnswersTheCallersAccountAndClasses(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
-	ctx := context.Background()
+	ctx, f := setup(t)
 	var class uuid.UUID
 	require.NoError(t, f.pool.QueryRow(ctx, "UPDATE classes SET join_code = 'DEMO2026' WHERE teacher_id = $1 RETURNING id", f.teacher).Scan(&class))
 	op := f.operator(t)
@@ -83,8 +80,7 @@ func TestMeAnswersTheCallersAccountAndClasses(t *testing.T) {
 // An identity without an account gets 404 no-account (not 401: the client
 // keeps the sign-in and offers the way in), and Me creates nothing.
 func TestMeTellsAnIdentityWithoutAccountWhatToDo(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	_, f := setup(t)
 	before := f.accounts(t)
 	code, body := f.me(t, http.MethodGet, "/Me", "cleo-uid", "cleo@example.com")
 	require.Equal(t, http.StatusNotFound, code, body)

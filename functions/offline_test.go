@@ -1,7 +1,6 @@
 package functions
 
 import (
-	"context"
 	"net/http"
 	"testing"
 	"time"
@@ -20,8 +19,7 @@ func (f fixture) reviewAt(t testing.TB, card uuid.UUID, rating int, at string) (
 }
 
 func TestOfflineReviewIsScheduledAtItsInstant(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	ctx, f := setup(t)
 	f.assign(t)
 	card := f.cards(t)[0]
 	// 2026-03-02 09:00 UTC is 10:00 in Paris; two days before at 02:30
@@ -31,13 +29,13 @@ func TestOfflineReviewIsScheduledAtItsInstant(t *testing.T) {
 	require.Equal(t, http.StatusOK, code, body)
 	var reviewedAt, lastReview, due time.Time
 	var days int
-	require.NoError(t, f.pool.QueryRow(context.Background(), `SELECT r.reviewed_at, c.last_review, c.due, c.scheduled_days
+	require.NoError(t, f.pool.QueryRow(ctx, `SELECT r.reviewed_at, c.last_review, c.due, c.scheduled_days
 		FROM review_log r JOIN cards c ON c.id = r.card_id WHERE r.card_id = $1`, card).Scan(&reviewedAt, &lastReview, &due, &days))
 	require.True(t, at.Equal(reviewedAt), "the log keeps the review's instant")
 	require.True(t, at.Equal(lastReview))
 	require.True(t, at.Add(time.Duration(days)*24*time.Hour).Equal(due), "the interval runs from the review's instant")
 	var p events.ReviewSubmittedPayload
-	require.NoError(t, f.pool.QueryRow(context.Background(),
+	require.NoError(t, f.pool.QueryRow(ctx,
 		"SELECT payload FROM outbox_events WHERE topic = $1", events.ReviewSubmitted).Scan(&p))
 	require.Equal(t, "2026-02-27", p.StudyDay)
 	require.True(t, at.Equal(p.ReviewedAt))
@@ -50,8 +48,7 @@ func TestOfflineReviewIsScheduledAtItsInstant(t *testing.T) {
 }
 
 func TestOfflineReviewRefusalsChangeNothing(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	_, f := setup(t)
 	f.assign(t)
 	cards := f.cards(t)
 	f.review(t, cards[0], 3) // cards[0] was last reviewed now

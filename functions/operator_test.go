@@ -1,7 +1,6 @@
 package functions
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -11,9 +10,7 @@ import (
 )
 
 func TestOperatorFunctionsAreForOperatorsOnly(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
-	ctx := context.Background()
+	ctx, f := setup(t)
 	op := f.operator(t)
 	f.assign(t)
 	// The email delivery went dead.

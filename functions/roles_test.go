@@ -21,9 +21,7 @@ import (
 // roles, and no one. A denial for a foreign resource is 404, never 403, and
 // no denial changes the database.
 func TestRoleMatrix(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
-	ctx := context.Background()
+	ctx, f := setup(t)
 	r := f.resources(t)
 	assignment, card, op, class, endpoint, library := r.assignment, r.card, r.op, r.class, r.endpoint, r.library
 	// A dead letter, so that a denied replay or skip would have something to change.
@@ -133,8 +131,7 @@ func (f fixture) writes(t *testing.T) string {
 // and a caller of the wrong role 404, whatever the body or the query holds;
 // neither learns from a 400 what a valid request looks like.
 func TestCallerIsCheckedBeforeTheRequest(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	_, f := setup(t)
 	op := f.operator(t)
 	gets := map[string]bool{"Me": true, "GetSchedule": true, "GetProgress": true, "ListWebhookEndpoints": true,
 		"OutboxHealth": true, "ListDeadLetters": true, "ListClasses": true, "ListDecks": true, "GetClassProgress": true}
@@ -172,9 +169,7 @@ func TestCallerIsCheckedBeforeTheRequest(t *testing.T) {
 // teacher's deck. The first teacher reads the learner and finds none of the
 // second teacher's data: not only a 200, but the absence of each item.
 func TestRoleMatrixSharedLearner(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
-	ctx := context.Background()
+	ctx, f := setup(t)
 	_, err := f.pool.Exec(ctx, "INSERT INTO class_members (class_id, learner_id) SELECT id, $2 FROM classes WHERE teacher_id = $1", f.otherTeacher, f.learner)
 	require.NoError(t, err)
 	var secretDeck uuid.UUID

@@ -1,7 +1,6 @@
 package functions
 
 import (
-	"context"
 	"net/http"
 	"testing"
 
@@ -23,10 +22,9 @@ func (f fixture) everything(t testing.TB) map[string]int {
 // TestOneIdentityPerLookingEmail: addresses that look like an existing one
 // are one account or refused, never a second account with an invitation.
 func TestOneIdentityPerLookingEmail(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	ctx, f := setup(t)
 	var class uuid.UUID
-	require.NoError(t, f.pool.QueryRow(context.Background(), "SELECT id FROM classes WHERE teacher_id = $1", f.teacher).Scan(&class))
+	require.NoError(t, f.pool.QueryRow(ctx, "SELECT id FROM classes WHERE teacher_id = $1", f.teacher).Scan(&class))
 	enrol := func(email, name string) (int, map[string]any) {
 		return f.call(t, (*Service).EnrollLearner, http.MethodPost, "/EnrollLearner", f.teacher,
 			`{"class_id":"`+class.String()+`","email":"`+email+`","display_name":"`+name+`"}`)
@@ -52,7 +50,7 @@ func TestOneIdentityPerLookingEmail(t *testing.T) {
 
 	// The database refuses what is not canonical, whoever writes it.
 	for _, email := range []string{"ｒepro@example.com", "re pro@example.com", "repro@example.com\u0085"} {
-		_, err := f.pool.Exec(context.Background(), "INSERT INTO users (email, display_name, role) VALUES ($1, 'x', 'learner')", email)
+		_, err := f.pool.Exec(ctx, "INSERT INTO users (email, display_name, role) VALUES ($1, 'x', 'learner')", email)
 		require.ErrorContains(t, err, "users_email_canonical", email)
 	}
 }
@@ -60,10 +58,8 @@ func TestOneIdentityPerLookingEmail(t *testing.T) {
 // TestUserTextIsOneLine: every text a user gives that reaches an email or
 // another user's screen refuses control, format and separator characters.
 func TestUserTextIsOneLine(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	ctx, f := setup(t)
 	var class uuid.UUID
-	ctx := context.Background()
 	require.NoError(t, f.pool.QueryRow(ctx, "SELECT id FROM classes WHERE teacher_id = $1", f.teacher).Scan(&class))
 	op := f.operator(t)
 	before := f.everything(t)
@@ -110,8 +106,7 @@ func TestUserTextIsOneLine(t *testing.T) {
 // TestWebhookURLsWithSpacesOrInvisibleCharactersAreRefused: the URL
 // delivered to is the one the teacher saw.
 func TestWebhookURLsWithSpacesOrInvisibleCharactersAreRefused(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	_, f := setup(t)
 	before := f.everything(t)
 	for _, url := range []string{`https://example.com/hook `, `https://example.com/ho\u200bok`, `https://example.com/hook\u202e`,
 		` https://example.com/hook`, `https://example.com/h ook`, `https://example.com/hook\t`, `https://ex\u00adample.com/hook`} {
@@ -126,8 +121,7 @@ func TestWebhookURLsWithSpacesOrInvisibleCharactersAreRefused(t *testing.T) {
 // accepted in its IDNA (punycode) form, which the answer shows and the
 // endpoint stores; an invisible character in a host is still refused.
 func TestWebhookIDNHostsAreStoredAsPunycode(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	_, f := setup(t)
 	code, body := f.call(t, (*Service).RegisterWebhookEndpoint, http.MethodPost, "/", f.teacher, `{"url":"https://bücher.example/hook"}`)
 	require.Equal(t, http.StatusCreated, code, body)
 	require.Equal(t, "https://xn--bcher-kva.example/hook", body["url"])
@@ -142,8 +136,7 @@ func TestWebhookIDNHostsAreStoredAsPunycode(t *testing.T) {
 // TestDueAtOffsetsAreRFC3339: offsets beyond ±23:59 are refused, not
 // shifted.
 func TestDueAtOffsetsAreRFC3339(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	_, f := setup(t)
 	before := f.everything(t)
 	for _, due := range []string{"2026-03-20T18:00:00+24:00", "2026-03-20T18:00:00+00:60", "2026-03-20T18:00:00-24:00",
 		"2026-03-20T18:00:00+99:99", "2026-03-20T18:00:00+05:75"} {
@@ -162,8 +155,7 @@ func TestDueAtOffsetsAreRFC3339(t *testing.T) {
 // TestQueryParametersAreGivenOnceAndKnown: a repeated, unknown or malformed
 // parameter is a 400 naming it, never a silent choice.
 func TestQueryParametersAreGivenOnceAndKnown(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	_, f := setup(t)
 	op := f.operator(t)
 	for _, tc := range []struct {
 		name   string

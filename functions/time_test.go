@@ -28,9 +28,8 @@ func (f fixture) submitted(t *testing.T) events.ReviewSubmittedPayload {
 // The issue's input: a learner in Asia/Tokyo reviews a Review card at 08:30
 // and 09:30 local time, 23:30 and 00:30 UTC: one study day, elapsed 0.
 func TestReviewLogCountsElapsedStudyDaysInTheLearnersZone(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
-	_, err := f.pool.Exec(context.Background(), "UPDATE users SET timezone = 'Asia/Tokyo' WHERE id = $1", f.learner)
+	ctx, f := setup(t)
+	_, err := f.pool.Exec(ctx, "UPDATE users SET timezone = 'Asia/Tokyo' WHERE id = $1", f.learner)
 	require.NoError(t, err)
 	f.assign(t)
 	card := f.cards(t)[0]
@@ -47,8 +46,7 @@ func TestReviewLogCountsElapsedStudyDaysInTheLearnersZone(t *testing.T) {
 // The issue's input: two function instances whose clocks differ by a second
 // review one card in quick succession.
 func TestReviewOnAnInstanceWhoseClockIsBehindIsRecorded(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	ctx, f := setup(t)
 	f.assign(t)
 	card := f.cards(t)[0]
 	behind := f
@@ -56,7 +54,7 @@ func TestReviewOnAnInstanceWhoseClockIsBehindIsRecorded(t *testing.T) {
 	f.review(t, card, 3)
 	behind.review(t, card, 3)
 	var first, second time.Time
-	require.NoError(t, f.pool.QueryRow(context.Background(), `SELECT min(reviewed_at), max(reviewed_at)
+	require.NoError(t, f.pool.QueryRow(ctx, `SELECT min(reviewed_at), max(reviewed_at)
 		FROM review_log WHERE card_id = $1`, card).Scan(&first, &second))
 	require.Equal(t, 2, f.count(t, "SELECT count(*) FROM review_log WHERE card_id = $1", card))
 	require.True(t, second.Equal(first), "the later review is taken at the card's last review, %s and %s", first, second)
@@ -68,8 +66,7 @@ func TestReviewOnAnInstanceWhoseClockIsBehindIsRecorded(t *testing.T) {
 // The issue's input: SubmitReview answered "…48.693124308Z" where the stored
 // row and GetSchedule said "…48.693124Z".
 func TestReviewInstantsAreOneValueEverywhere(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	_, f := setup(t)
 	f.assign(t)
 	card := f.cards(t)[0]
 	f.clock.Set(time.Date(2026, 3, 2, 9, 0, 48, 693124308, time.UTC))
@@ -105,12 +102,11 @@ func TestReviewInstantsAreOneValueEverywhere(t *testing.T) {
 // GetSchedule's forecast counts study days (04:00 to 04:00 in the learner's
 // zone), as streaks and FSRS do, not local calendar days.
 func TestForecastDaysAreStudyDays(t *testing.T) {
-	t.Parallel()
-	f := setup(t) // the learner is in Europe/Paris; now is 10:00 there
+	ctx, f := setup(t) // the learner is in Europe/Paris; now is 10:00 there
 	f.assign(t)
 	cards := f.cards(t)
 	setDue := func(card uuid.UUID, due string) {
-		_, err := f.pool.Exec(context.Background(), "UPDATE cards SET due = $2 WHERE id = $1", card, due)
+		_, err := f.pool.Exec(ctx, "UPDATE cards SET due = $2 WHERE id = $1", card, due)
 		require.NoError(t, err)
 	}
 	setDue(cards[0], "2026-03-03T02:00:00+01:00") // tonight, before 04:00: today's study day
@@ -150,11 +146,10 @@ func (c behindClock) NowOrNil() *time.Time {
 // TestCardStepIsNeverNegative: the cards table refuses a negative step
 // (migration 00017), so a review never meets one.
 func TestCardStepIsNeverNegative(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	ctx, f := setup(t)
 	f.assign(t)
 	card := f.cards(t)[0]
-	_, err := f.pool.Exec(context.Background(), "UPDATE cards SET state = 1, step = -1 WHERE id = $1", card)
+	_, err := f.pool.Exec(ctx, "UPDATE cards SET state = 1, step = -1 WHERE id = $1", card)
 	require.ErrorContains(t, err, "cards_step_nonnegative")
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM cards WHERE id = $1 AND state = 0 AND step = 0", card))
 }

@@ -32,7 +32,7 @@ var spanRecorder = sync.OnceValue(func() *tracetest.SpanRecorder {
 // One trace shows the request and every delivery it caused.
 func TestTraceContinuesFromRequestToDelivery(t *testing.T) {
 	recorder := spanRecorder()
-	f := setup(t)
+	f := newFixture(t)
 	ctx := context.Background()
 	const traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
 

@@ -51,9 +51,7 @@ func twice(h outbox.Handler) outbox.Handler {
 // subscriber twice, and checks the projections after each step; then every
 // event is delivered once more, and nothing changes.
 func TestUndoReviewTakesBackEveryProjection(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
-	ctx := context.Background()
+	ctx, f := setup(t)
 	assignment := f.assign(t)
 	cards := f.cards(t)
 	handlers := consumers.Handlers(consumers.Deps{Pool: f.pool})
@@ -141,8 +139,7 @@ func TestUndoReviewTakesBackEveryProjection(t *testing.T) {
 // An undo answers the card as restored, keeps an assignment it completed
 // completed, and replays with its Idempotency-Key.
 func TestUndoReviewAnswersTheRestoredCard(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	_, f := setup(t)
 	assignment := f.assign(t)
 	cards := f.cards(t)
 	for _, c := range cards {
@@ -177,8 +174,7 @@ func TestUndoReviewAnswersTheRestoredCard(t *testing.T) {
 }
 
 func TestUndoReviewRejectsBadInputAndChangesNothing(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	ctx, f := setup(t)
 	f.assign(t)
 	cards := f.cards(t)
 	first := f.review(t, cards[0], 3)
@@ -187,12 +183,12 @@ func TestUndoReviewRejectsBadInputAndChangesNothing(t *testing.T) {
 	code, body := f.call(t, (*Service).UndoReview, http.MethodPost, "/UndoReview", f.learner, `{"card_id":"`+cards[0].String()+`"}`)
 	require.Equal(t, http.StatusOK, code, body)
 	var foreign uuid.UUID
-	require.NoError(t, f.pool.QueryRow(context.Background(), `INSERT INTO cards (learner_id, lexeme_id, due)
+	require.NoError(t, f.pool.QueryRow(ctx, `INSERT INTO cards (learner_id, lexeme_id, due)
 		SELECT $1, id, now() FROM lexemes LIMIT 1 RETURNING id`, f.otherLearner).Scan(&foreign))
 
 	state := func() string {
 		var s string
-		require.NoError(t, f.pool.QueryRow(context.Background(), `SELECT concat_ws(',', (SELECT count(*) FROM review_log),
+		require.NoError(t, f.pool.QueryRow(ctx, `SELECT concat_ws(',', (SELECT count(*) FROM review_log),
 			(SELECT count(*) FROM review_undo), (SELECT count(*) FROM outbox_events), (SELECT count(*) FROM outbox_deliveries),
 			(SELECT count(*) FROM idempotency_keys),
 			(SELECT string_agg(concat(id, state, due, stability, reps, lapses, step, last_review, suspended), ';' ORDER BY id) FROM cards))`).Scan(&s))

@@ -18,8 +18,7 @@ func (w *countingWaker) Wake() { w.n.Add(1) }
 // TestWakeIsSentAfterCommitNotWithin, which also shows a Waker's hint
 // arriving); a rejected write and an idempotent replay ask for none.
 func TestWriteWakesTheDrainsAfterItsCommit(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	_, f := setup(t)
 	w := &countingWaker{}
 	f.svc.waker = w
 	f.assign(t)

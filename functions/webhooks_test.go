@@ -1,7 +1,6 @@
 package functions
 
 import (
-	"context"
 	"net/http"
 	"testing"
 	"time"
@@ -13,8 +12,7 @@ import (
 )
 
 func TestWebhookEndpointsBelongToTheirTeacher(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	ctx, f := setup(t)
 	code, body := f.call(t, (*Service).RegisterWebhookEndpoint, http.MethodPost, "/RegisterWebhookEndpoint", f.teacher,
 		`{"url":"https://school.example/hooks","topics":["assignment.completed"]}`)
 	require.Equal(t, http.StatusCreated, code, body)
@@ -69,7 +67,7 @@ func TestWebhookEndpointsBelongToTheirTeacher(t *testing.T) {
 	require.Nil(t, body["previous_secret_expires_at"], "a leaked secret stops at once")
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM webhook_endpoints WHERE secret = $1 AND previous_secret IS NULL", body["secret"]))
 
-	_, err = f.pool.Exec(context.Background(), "UPDATE webhook_endpoints SET disabled_at = now(), disabled_reason = '410 Gone' WHERE id = $1", id)
+	_, err = f.pool.Exec(ctx, "UPDATE webhook_endpoints SET disabled_at = now(), disabled_reason = '410 Gone' WHERE id = $1", id)
 	require.NoError(t, err)
 	code, body = f.call(t, (*Service).EnableWebhookEndpoint, http.MethodPost, "/EnableWebhookEndpoint", f.teacher, `{"id":"`+id+`"}`)
 	require.Equal(t, http.StatusOK, code)
@@ -86,8 +84,7 @@ func TestWebhookEndpointsBelongToTheirTeacher(t *testing.T) {
 // writes nothing: the database still holds the one endpoint. Re-enabling a
 // disabled endpoint beside an active one at its URL is refused the same way.
 func TestWebhookURLRegisteredTwiceIsAConflict(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	ctx, f := setup(t)
 	register := func(url string) (int, map[string]any) {
 		return f.call(t, (*Service).RegisterWebhookEndpoint, http.MethodPost, "/RegisterWebhookEndpoint", f.teacher,
 			`{"url":"`+url+`","topics":["assignment.completed"]}`)
@@ -102,7 +99,7 @@ func TestWebhookURLRegisteredTwiceIsAConflict(t *testing.T) {
 	require.Equal(t, before, f.everything(t))
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM webhook_endpoints WHERE url = 'https://school.example/hooks'"))
 
-	_, err := f.pool.Exec(context.Background(), "UPDATE webhook_endpoints SET disabled_at = now(), disabled_reason = '410 Gone' WHERE id = $1", first)
+	_, err := f.pool.Exec(ctx, "UPDATE webhook_endpoints SET disabled_at = now(), disabled_reason = '410 Gone' WHERE id = $1", first)
 	require.NoError(t, err)
 	code, body = register("https://school.example/hooks")
 	require.Equal(t, http.StatusCreated, code, "a disabled endpoint does not hold its URL: %v", body)
