@@ -104,15 +104,21 @@ func TestUserTextIsOneLine(t *testing.T) {
 }
 
 // TestWebhookURLsWithSpacesOrInvisibleCharactersAreRefused: the URL
-// delivered to is the one the teacher saw.
+// delivered to is the one the teacher saw. An invisible character is
+// named in the refusal, as in a name (the README's promise).
 func TestWebhookURLsWithSpacesOrInvisibleCharactersAreRefused(t *testing.T) {
 	_, f := setup(t)
 	before := f.everything(t)
-	for _, url := range []string{`https://example.com/hook `, `https://example.com/ho\u200bok`, `https://example.com/hook\u202e`,
-		` https://example.com/hook`, `https://example.com/h ook`, `https://example.com/hook\t`, `https://ex\u00adample.com/hook`} {
+	for url, named := range map[string]string{`https://example.com/hook `: "https://", `https://example.com/ho\u200bok`: "U+200B ZERO WIDTH SPACE",
+		`https://example.com/hook\u202e`: "U+202E RIGHT-TO-LEFT OVERRIDE", ` https://example.com/hook`: "https://",
+		`https://example.com/h ook`: "https://", `https://example.com/hook\t`: "U+0009 (a control character)",
+		`https://ex\u00adample.com/hook`: "U+00AD SOFT HYPHEN", `https://ex\u202eample.com/h`: "U+202E RIGHT-TO-LEFT OVERRIDE",
+		`https://169.254.169.254/x\u200b`: "U+200B ZERO WIDTH SPACE"} {
 		code, body := f.call(t, (*Service).RegisterWebhookEndpoint, http.MethodPost, "/", f.teacher, `{"url":"`+url+`"}`)
 		require.Equal(t, http.StatusBadRequest, code, "%s: %v", url, body)
-		require.Equal(t, "url", body["errors"].([]any)[0].(map[string]any)["field"], url)
+		fieldError := body["errors"].([]any)[0].(map[string]any)
+		require.Equal(t, "url", fieldError["field"], url)
+		require.Contains(t, fieldError["reason"], named, url)
 		require.Equal(t, before, f.everything(t), url)
 	}
 }
@@ -129,7 +135,7 @@ func TestWebhookIDNHostsAreStoredAsPunycode(t *testing.T) {
 	before := f.everything(t)
 	code, body = f.call(t, (*Service).RegisterWebhookEndpoint, http.MethodPost, "/", f.teacher, `{"url":"https://b\u200bücher.example/hook"}`)
 	require.Equal(t, http.StatusBadRequest, code, body)
-	require.Contains(t, body["errors"].([]any)[0].(map[string]any)["reason"], "punycode")
+	require.Contains(t, body["errors"].([]any)[0].(map[string]any)["reason"], "U+200B ZERO WIDTH SPACE")
 	require.Equal(t, before, f.everything(t))
 }
 

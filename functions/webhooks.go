@@ -18,7 +18,7 @@ import (
 
 // RegisterWebhookEndpointRequest is the body of RegisterWebhookEndpoint.
 type RegisterWebhookEndpointRequest struct {
-	URL string `json:"url" validate:"required,max=2000"`
+	URL string `json:"url" validate:"required,max=2000,singleline"`
 	// Topics to receive (learner.enrolled, assignment.created,
 	// assignment.completed); empty means all of them.
 	Topics []string `json:"topics" validate:"max=10,unique,dive,oneof=learner.enrolled assignment.created assignment.completed"`

@@ -1288,7 +1288,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description https:// to a public host; non-ASCII in the path and query percent-encoded; a host name in another script is stored and answered in its punycode (xn--) form */
+                    /** @description https:// to a public host; non-ASCII in the path and query percent-encoded; a host name in another script is stored and answered in its punycode (xn--) form; a control, format or separator character anywhere is refused with a reason that names it (U+202E RIGHT-TO-LEFT OVERRIDE) */
                     url: string;
                     topics?: components["schemas"]["WebhookTopic"][];
                 };
