@@ -8,7 +8,6 @@ import (
 	"slices"
 	"unicode/utf8"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lexora-app/lexora/pkg/account"
@@ -40,7 +39,9 @@ type CreateClassRequest struct {
 // subject). Answers: 400 for an invalid body; 401 without a valid token, or
 // for a newcomer whose email is not verified; 404 for a learner or an
 // operator (a user has one role); 409 when a concurrent first request of
-// the same newcomer made the account (the retry acts as that teacher).
+// the same newcomer with another Idempotency-Key (or none) made the account
+// (the retry acts as that teacher; copies with the same key get the first
+// one's answer).
 func (s *Service) CreateClass(w http.ResponseWriter, r *http.Request) {
 	t, newcomer, ok := s.callerOrNewcomer(w, r, account.Teacher, account.Teacher)
 	var req CreateClassRequest
@@ -66,9 +67,9 @@ func (s *Service) CreateClass(w http.ResponseWriter, r *http.Request) {
 // who acts as a user of role as (their account's role, the newcomer's
 // Role), named by the token's name claim when it is one line of at most
 // 200 characters (else AddAccount's default). A newcomer's user has the id
-// their account will get, so that a retry of their first request with its
-// Idempotency-Key, made as the account it created, finds that request's
-// answer. A newcomer whose email is unverified or not an address gets 401,
+// their account will get (signin.NewcomerID, one per subject), so that a
+// copy of their first request with its Idempotency-Key, sent while it runs
+// or once the account exists, finds that request's answer. A newcomer whose email is unverified or not an address gets 401,
 // as from caller.
 func (s *Service) callerOrNewcomer(w http.ResponseWriter, r *http.Request, as account.Role, roles ...account.Role) (user, *classroom.Newcomer, bool) {
 	if !allow(w, r, http.MethodPost) {
@@ -81,7 +82,7 @@ func (s *Service) callerOrNewcomer(w http.ResponseWriter, r *http.Request, as ac
 	}
 	switch email, verified := signin.VerifiedEmail(c); {
 	case errors.Is(err, signin.ErrNoAccount) && verified:
-		n := &classroom.Newcomer{ID: uuid.New(), Role: as, Subject: c.Subject, Email: email}
+		n := &classroom.Newcomer{ID: signin.NewcomerID(c.Subject), Role: as, Subject: c.Subject, Email: email}
 		if name := text.Name(c.Name); text.SingleLine(name) && utf8.RuneCountInString(name) <= 200 {
 			n.DisplayName = name
 		}

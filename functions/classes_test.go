@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -28,6 +29,14 @@ func (f fixture) signedIn(t *testing.T, subject, email, key, body string) *httpt
 // when not empty) and name and, when key is set, an Idempotency-Key.
 func (f fixture) signedInTo(t *testing.T, h func(*Service, http.ResponseWriter, *http.Request), c auth.Claims, key, body string) *httptest.ResponseRecorder {
 	t.Helper()
+	rec := httptest.NewRecorder()
+	h(f.svc, rec, signedInRequest(t, c, key, body))
+	return rec
+}
+
+// signedInRequest is the POST of signedInTo.
+func signedInRequest(t *testing.T, c auth.Claims, key, body string) *http.Request {
+	t.Helper()
 	tok, err := auth.DevNamedToken("lexora-dev", c.Subject, c.Email, c.Name, time.Hour)
 	require.NoError(t, err)
 	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
@@ -36,9 +45,57 @@ func (f fixture) signedInTo(t *testing.T, h func(*Service, http.ResponseWriter, 
 	if key != "" {
 		req.Header.Set(IdempotencyKeyHeader, key)
 	}
-	rec := httptest.NewRecorder()
-	h(f.svc, rec, req)
-	return rec
+	return req
+}
+
+// A newcomer's first request sent several times at once with one
+// Idempotency-Key (a client retrying while the first is still running): every
+// copy waits for the first and gets its answer; one account, one effect.
+func TestANewcomersParallelFirstRequestsGetOneAnswer(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	f.assign(t)
+	_, err := f.pool.Exec(context.Background(), "UPDATE classes SET join_code = 'JOIN42' WHERE teacher_id = $1", f.teacher)
+	require.NoError(t, err)
+	for _, c := range []struct {
+		name, subject, body string
+		h                   func(*Service, http.ResponseWriter, *http.Request)
+		effects             string
+	}{
+		{"a join", "par-join-uid", `{"join_code":"JOIN42","display_name":"Par Join"}`, (*Service).EnrollLearner,
+			"SELECT count(*) FROM class_members m JOIN users u ON u.id = m.learner_id WHERE u.auth_subject = $1"},
+		{"a first class", "par-class-uid", `{"name":"Par class"}`, (*Service).CreateClass,
+			"SELECT count(*) FROM classes c JOIN users u ON u.id = c.teacher_id WHERE u.auth_subject = $1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			claims := auth.Claims{Subject: c.subject, Email: c.subject + "@example.com"}
+			reqs := make([]*http.Request, 6)
+			recs := make([]*httptest.ResponseRecorder, len(reqs))
+			for i := range reqs {
+				reqs[i], recs[i] = signedInRequest(t, claims, "pj", c.body), httptest.NewRecorder()
+			}
+			var wg sync.WaitGroup
+			for i := range reqs {
+				wg.Go(func() { c.h(f.svc, recs[i], reqs[i]) })
+			}
+			wg.Wait()
+			for _, rec := range recs {
+				require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String())
+				require.JSONEq(t, recs[0].Body.String(), rec.Body.String())
+			}
+			require.Equal(t, 1, f.count(t, "SELECT count(*) FROM users WHERE auth_subject = $1", c.subject))
+			require.Equal(t, 1, f.count(t, c.effects, c.subject))
+			require.Equal(t, 1, f.count(t, "SELECT count(*) FROM idempotency_keys WHERE key = 'pj'"+
+				" AND scope LIKE '% ' || (SELECT id::text FROM users WHERE auth_subject = $1)", c.subject))
+			var id string
+			require.NoError(t, f.pool.QueryRow(context.Background(), "SELECT id::text FROM users WHERE auth_subject = $1", c.subject).Scan(&id))
+			require.Equal(t, 0, f.count(t, `SELECT count(*) FROM (SELECT topic FROM outbox_events WHERE ordering_key = $1
+				GROUP BY topic HAVING count(*) > 1) twice`, id), "one set of events")
+			if c.name == "a join" {
+				require.Equal(t, 1, f.count(t, "SELECT count(*) FROM outbox_events WHERE topic = 'learner.enrolled' AND ordering_key = $1", id))
+			}
+		})
+	}
 }
 
 // accounts counts users and classes.

@@ -54,7 +54,8 @@ func (invitation) httpStatus() int { return http.StatusAccepted }
 // teacher's or an unknown join code, and for a caller of the wrong role; 409
 // (email-belongs-to-teacher) for a teacher's email; 409 when the learner is
 // already in the class, or, for a newcomer, when a concurrent first request
-// of theirs made the account (as from CreateClass).
+// of theirs with another Idempotency-Key (or none) made the account (as
+// from CreateClass; copies with the same key get the first one's answer).
 func (s *Service) EnrollLearner(w http.ResponseWriter, r *http.Request) {
 	caller, newcomer, ok := s.callerOrNewcomer(w, r, account.Learner, account.Teacher, account.Learner)
 	var req EnrollLearnerRequest

@@ -22,6 +22,19 @@ import (
 // and none could be linked by its email).
 var ErrNoAccount = errors.New("this identity has no Lexora account")
 
+// newcomers is the UUID namespace of NewcomerID.
+var newcomers = uuid.MustParse("6f2d4c1e-8a57-4b0e-9d3a-2c41f7e5b903")
+
+// NewcomerID is the id of the account a newcomer signed in as subject gets
+// with their first request: a name-based UUID (version 5) of the subject,
+// the same for every request of theirs. So copies of that first request,
+// sent at once with one Idempotency-Key, share the key's scope (the
+// function and the acting user's id) and wait for the first one's answer,
+// as a retry made once the account exists finds it.
+func NewcomerID(subject string) uuid.UUID {
+	return uuid.NewSHA1(newcomers, []byte(subject))
+}
+
 // Account is the account an identity acts as.
 type Account struct {
 	ID       uuid.UUID
