@@ -52,10 +52,9 @@ func signedInRequest(t *testing.T, c auth.Claims, key, body string) *http.Reques
 // Idempotency-Key (a client retrying while the first is still running): every
 // copy waits for the first and gets its answer; one account, one effect.
 func TestANewcomersParallelFirstRequestsGetOneAnswer(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
+	ctx, f := setup(t)
 	f.assign(t)
-	_, err := f.pool.Exec(context.Background(), "UPDATE classes SET join_code = 'JOIN42' WHERE teacher_id = $1", f.teacher)
+	_, err := f.pool.Exec(ctx, "UPDATE classes SET join_code = 'JOIN42' WHERE teacher_id = $1", f.teacher)
 	require.NoError(t, err)
 	for _, c := range []struct {
 		name, subject, body string
@@ -88,7 +87,7 @@ func TestANewcomersParallelFirstRequestsGetOneAnswer(t *testing.T) {
 			require.Equal(t, 1, f.count(t, "SELECT count(*) FROM idempotency_keys WHERE key = 'pj'"+
 				" AND scope LIKE '% ' || (SELECT id::text FROM users WHERE auth_subject = $1)", c.subject))
 			var id string
-			require.NoError(t, f.pool.QueryRow(context.Background(), "SELECT id::text FROM users WHERE auth_subject = $1", c.subject).Scan(&id))
+			require.NoError(t, f.pool.QueryRow(ctx, "SELECT id::text FROM users WHERE auth_subject = $1", c.subject).Scan(&id))
 			require.Equal(t, 0, f.count(t, `SELECT count(*) FROM (SELECT topic FROM outbox_events WHERE ordering_key = $1
 				GROUP BY topic HAVING count(*) > 1) twice`, id), "one set of events")
 			if c.name == "a join" {
