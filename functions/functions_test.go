@@ -289,6 +289,8 @@ func TestCreateAssignmentRejectsBadInputAndChangesNothing(t *testing.T) {
 		valid(f.class, f.deck, "2026-03-21T18:00:00Z"))
 	require.Equal(t, http.StatusOK, code, body)
 	require.Equal(t, "already_assigned", body["status"])
+	require.Equal(t, "2026-03-20T18:00:00Z", body["due_at"], "the due date kept, not the one asked for")
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM class_decks WHERE class_id = $1 AND due_at = '2026-03-20T18:00:00Z'", f.class))
 	require.Equal(t, []any{map[string]any{"learner_id": f.learner.String(), "status": "already_assigned", "assignment": nil}}, body["learners"])
 	require.Equal(t, after, f.snapshot(t))
 }

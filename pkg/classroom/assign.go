@@ -60,7 +60,9 @@ const (
 type ClassAssignment struct {
 	ClassID uuid.UUID `json:"class_id"`
 	DeckID  uuid.UUID `json:"deck_id"`
-	DueAt   time.Time `json:"due_at"`
+	// DueAt is the due date given, or the one kept when Status is
+	// StatusAlreadyAssigned (the class's, or the learner's named).
+	DueAt time.Time `json:"due_at"`
 	// Status is StatusAssigned when the assignment changed anything: the
 	// class got the deck (learners who join before DueAt get it; a deck the
 	// class had and that was due already is renewed), or a learner did;
@@ -112,7 +114,9 @@ func CheckDue(due, now time.Time) error {
 // rows in id order, which serialises each learner's writes (so their
 // outbox ids follow commit order) without deadlocks between two
 // assignments. The due date is kept at microseconds, as the database
-// stores it. Errors: ErrDueOutOfRange (CheckDue), ErrClassNotFound when the
+// stores it. When nothing changed (StatusAlreadyAssigned), the answer's
+// DueAt is the due date kept: the class's, or with req.LearnerID that
+// learner's assignment's. Errors: ErrDueOutOfRange (CheckDue), ErrClassNotFound when the
 // class is not the teacher's, ErrDeckNotFound, ErrLearnerNotFound when
 // req.LearnerID is not a learner of the class.
 func (c Classroom) Assign(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, req AssignRequest) (ClassAssignment, events.Batch, error) {
@@ -135,14 +139,8 @@ func (c Classroom) Assign(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, r
 	var only *uuid.UUID
 	if req.LearnerID != uuid.Nil {
 		only = &req.LearnerID
-	} else {
-		_, err := q.AssignClassDeck(ctx, req.ClassID, req.DeckID, out.DueAt, c.clock.NowOrNil())
-		switch {
-		case err == nil:
-			out.Status = StatusAssigned
-		case !errors.Is(err, store.ErrNotFound): // not found: the class has the deck, not yet due
-			return ClassAssignment{}, events.Batch{}, fmt.Errorf("assign to the class: %w", err)
-		}
+	} else if out, err = c.assignClass(ctx, q, out); err != nil {
+		return ClassAssignment{}, events.Batch{}, err
 	}
 	learners, err := q.LockClassLearners(ctx, req.ClassID, account.Learner, only)
 	switch {
@@ -151,7 +149,37 @@ func (c Classroom) Assign(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, r
 	case len(learners) == 0 && only != nil:
 		return ClassAssignment{}, events.Batch{}, ErrLearnerNotFound
 	}
-	return c.assignLearners(ctx, tx, teacherID, req, out, learners)
+	out, batch, err := c.assignLearners(ctx, tx, teacherID, req, out, learners)
+	if err != nil || only == nil || out.Status == StatusAssigned {
+		return out, batch, err
+	}
+	due, err := q.AssignmentDue(ctx, req.ClassID, req.LearnerID, req.DeckID) // the learner keeps theirs
+	if err != nil {
+		return ClassAssignment{}, events.Batch{}, fmt.Errorf("load the assignment's due date: %w", err)
+	}
+	out.DueAt = due.UTC()
+	return out, batch, nil
+}
+
+// assignClass gives out.DeckID to the class out.ClassID, due at out.DueAt
+// (store.AssignClassDeck); out.Status becomes StatusAssigned when the class
+// got it or renewed it. A class that has the deck, not yet due, keeps it
+// as it was: out.DueAt becomes the due date it keeps.
+func (c Classroom) assignClass(ctx context.Context, q *store.Queries, out ClassAssignment) (ClassAssignment, error) {
+	_, err := q.AssignClassDeck(ctx, out.ClassID, out.DeckID, out.DueAt, c.clock.NowOrNil())
+	switch {
+	case err == nil:
+		out.Status = StatusAssigned
+		return out, nil
+	case !errors.Is(err, store.ErrNotFound): // not found: the class has the deck, not yet due
+		return ClassAssignment{}, fmt.Errorf("assign to the class: %w", err)
+	}
+	due, err := q.ClassDeckDue(ctx, out.ClassID, out.DeckID)
+	if err != nil {
+		return ClassAssignment{}, fmt.Errorf("load the class's due date: %w", err)
+	}
+	out.DueAt = due.UTC()
+	return out, nil
 }
 
 // assignLearners assigns req.DeckID to each of learners (locked, in the

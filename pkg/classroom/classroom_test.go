@@ -478,6 +478,8 @@ func TestAnEmptyClassKeepsItsDecksForLaterLearners(t *testing.T) {
 	again, err := b.assign(t, b.teacher, AssignRequest{ClassID: empty, DeckID: b.deck, DueAt: due.Add(24 * time.Hour)})
 	require.NoError(t, err)
 	require.Equal(t, StatusAlreadyAssigned, again.Status, "not due yet: kept as it was")
+	require.True(t, due.Equal(again.DueAt), "the answer gives the due date kept, %v", again.DueAt)
+	require.Equal(t, 1, count(t, b, `SELECT count(*) FROM class_decks WHERE class_id = $1 AND due_at = $2`, empty, again.DueAt))
 
 	joined, err := b.enroll(t, Actor{ID: b.otherLearner, Role: account.Learner}, EnrolRequest{JoinCode: "empty1"})
 	require.NoError(t, err)
@@ -492,6 +494,11 @@ func TestAnEmptyClassKeepsItsDecksForLaterLearners(t *testing.T) {
 	_, err = b.assign(t, b.teacher, AssignRequest{ClassID: empty, LearnerID: b.otherLearner, DeckID: solo, DueAt: due})
 	require.NoError(t, err)
 	require.Equal(t, 0, count(t, b, `SELECT count(*) FROM class_decks WHERE deck_id = $1`, solo))
+	soloAgain, err := b.assign(t, b.teacher, AssignRequest{ClassID: empty, LearnerID: b.otherLearner, DeckID: solo, DueAt: due.Add(time.Hour)})
+	require.NoError(t, err)
+	require.Equal(t, StatusAlreadyAssigned, soloAgain.Status)
+	require.True(t, due.Equal(soloAgain.DueAt), "the learner's due date, kept: %v", soloAgain.DueAt)
+	require.Equal(t, 1, count(t, b, `SELECT count(*) FROM assignments WHERE deck_id = $1 AND due_at = $2`, solo, soloAgain.DueAt))
 
 	// Once due, assigning it again renews it for those who join later.
 	b.clock.Advance(8 * 24 * time.Hour)

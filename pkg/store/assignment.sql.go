@@ -75,6 +75,19 @@ func (q *Queries) AssignClassDeck(ctx context.Context, classID uuid.UUID, deckID
 	return column_1, err
 }
 
+const assignmentDue = `-- name: AssignmentDue :one
+SELECT due_at FROM assignments
+WHERE class_id = $1 AND learner_id = $2 AND deck_id = $3
+`
+
+// AssignmentDue is the due date of the deck the class gave the learner.
+func (q *Queries) AssignmentDue(ctx context.Context, classID uuid.UUID, learnerID uuid.UUID, deckID uuid.UUID) (time.Time, error) {
+	row := q.db.QueryRow(ctx, assignmentDue, classID, learnerID, deckID)
+	var due_at time.Time
+	err := row.Scan(&due_at)
+	return due_at, err
+}
+
 const assignmentsOfLexeme = `-- name: AssignmentsOfLexeme :many
 SELECT a.id FROM assignments a JOIN deck_items di ON di.deck_id = a.deck_id
 WHERE a.learner_id = $1 AND di.lexeme_id = $2
@@ -99,6 +112,18 @@ func (q *Queries) AssignmentsOfLexeme(ctx context.Context, learnerID uuid.UUID, 
 		return nil, err
 	}
 	return items, nil
+}
+
+const classDeckDue = `-- name: ClassDeckDue :one
+SELECT due_at FROM class_decks WHERE class_id = $1 AND deck_id = $2
+`
+
+// ClassDeckDue is the due date the class keeps for the deck (class_decks).
+func (q *Queries) ClassDeckDue(ctx context.Context, classID uuid.UUID, deckID uuid.UUID) (time.Time, error) {
+	row := q.db.QueryRow(ctx, classDeckDue, classID, deckID)
+	var due_at time.Time
+	err := row.Scan(&due_at)
+	return due_at, err
 }
 
 const classDecks = `-- name: ClassDecks :many

@@ -435,7 +435,10 @@ export interface components {
             class_id: string;
             /** Format: uuid */
             deck_id: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The due date given; with status already_assigned, the one kept (the class's, or the named learner's assignment's): assigning a deck again before it is due does not change its date.
+             */
             due_at: string;
             /**
              * @description assigned: the class (its later learners too) or a learner got the deck now (201); already_assigned: the class and every learner named had it, nothing changed (200).

@@ -109,6 +109,25 @@ describe("Classes", () => {
     expect(await screen.findByText(/No classes yet/)).toBeInTheDocument();
   });
 
+  it("says which due date stays when the class already has the deck", async () => {
+    fakeServer((req) => {
+      if (req.path === "/Me") return json(me);
+      if (req.path === "/ListClasses") return json({ classes: [cls] });
+      if (req.path === "/ListDecks") return json({ decks });
+      // The server keeps the class's date (20 March, end of day in Tokyo), not the one asked for.
+      return json({ ...answer([], [mia, noah]), due_at: "2026-03-20T14:59:59Z" }, 200);
+    });
+    const user = userEvent.setup();
+    renderApp(<Classes />, { user: teacher });
+    await user.selectOptions(await screen.findByLabelText("Deck"), "Rare verbs (30 words)");
+    await waitFor(() => expect(screen.getByRole("button", { name: "Assign to 2 learners" })).toBeEnabled());
+    await user.click(screen.getByRole("button", { name: "Assign to 2 learners" }));
+    const day = new Intl.DateTimeFormat(undefined, { day: "numeric", month: "long", timeZone: me.timezone }).format(
+      new Date("2026-03-20T14:59:59Z"),
+    );
+    expect(await screen.findByRole("status")).toHaveTextContent(`The class already has Rare verbs, due ${day}: that due date stays`);
+  });
+
   it("assigns a library deck to the class in one request, due at the end of the chosen day in the teacher's zone", async () => {
     const server = fakeServer((req) => {
       if (req.path === "/Me") return json(me);

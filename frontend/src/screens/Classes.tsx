@@ -8,7 +8,7 @@ import type { components } from "../api/schema";
 import { useMe } from "../auth/me";
 import { ProblemAlert } from "../components/ProblemAlert";
 import { Empty, QueryState } from "../components/States";
-import { assignToClass, dayAfter, endOfDay, type AssignOutcome } from "./assign";
+import { assignToClass, dayAfter, dayOf, endOfDay, type AssignOutcome } from "./assign";
 import { deckGroups, levelName } from "./decks";
 import { NameField } from "../components/NameField";
 
@@ -199,7 +199,7 @@ function AssignDeck({ c }: { c: Class }) {
     <form onSubmit={submit} className="assign" aria-labelledby={`${id}-title`}>
       <h3 id={`${id}-title`}>Assign a deck to {c.name}</h3>
       {assign.isError && <ProblemAlert error={assign.error} context="Not assigned" />}
-      {assign.isSuccess && <Outcome outcome={assign.data} deck={deck?.title ?? "The deck"} />}
+      {assign.isSuccess && <Outcome outcome={assign.data} deck={deck?.title ?? "The deck"} zone={zone} />}
       <>
         {c.members.length === 0 && (
           <p className="muted">Nobody has joined yet: learners who join before the due date get the class's decks.</p>
@@ -257,12 +257,14 @@ function DeckDetail({ deck }: { deck: Deck | undefined }) {
   );
 }
 
-function Outcome({ outcome, deck }: { outcome: AssignOutcome; deck: string }) {
+function Outcome({ outcome, deck, zone }: { outcome: AssignOutcome; deck: string; zone: string | undefined }) {
   const names = (list: string[]) => list.join(", ");
   return (
     <p role="status" className="ok-note">
       {outcome.assigned.length === 0 && outcome.toClass && `${deck} assigned to the class: learners who join get it.`}
-      {outcome.assigned.length === 0 && !outcome.toClass && `The class already has ${deck}.`}
+      {outcome.assigned.length === 0 &&
+        !outcome.toClass &&
+        `The class already has ${deck}, due ${dayOf(outcome.dueAt, zone)}: that due date stays (it changes once it has passed).`}
       {outcome.assigned.length > 0 && `${deck} assigned to ${names(outcome.assigned)}.`}
       {outcome.already.length > 0 && ` ${names(outcome.already)} already had it.`}
     </p>

@@ -9,6 +9,8 @@ export interface AssignOutcome {
   already: string[];
   /** Whether anything changed: the class got the deck (learners who join later get it too) or a learner did. */
   toClass: boolean;
+  /** The due date (RFC 3339): the one given, or, when nothing changed, the one the class keeps. */
+  dueAt: string;
 }
 
 /**
@@ -33,7 +35,7 @@ export async function assignToClass(
       body: { class_id: v.classId, deck_id: v.deckId, due_at: v.dueAt },
     }),
   );
-  const out: AssignOutcome = { assigned: [], already: [], toClass: answer.status === "assigned" };
+  const out: AssignOutcome = { assigned: [], already: [], toClass: answer.status === "assigned", dueAt: answer.due_at };
   for (const l of answer.learners) {
     (l.status === "assigned" ? out.assigned : out.already).push(names.get(l.learner_id) ?? l.learner_id);
   }
@@ -94,4 +96,14 @@ export function dayAfter(from: Date, days: number, timeZone?: string): string {
   const get = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)?.value);
   const d = new Date(Date.UTC(get("year"), get("month") - 1, get("day") + days));
   return d.toISOString().slice(0, 10);
+}
+
+/** The day of the instant at (RFC 3339) in timeZone (the browser's when undefined or unknown), as "6 December". */
+export function dayOf(at: string, timeZone?: string): string {
+  const options: Intl.DateTimeFormatOptions = { day: "numeric", month: "long" };
+  try {
+    return new Intl.DateTimeFormat(undefined, { ...options, timeZone }).format(new Date(at));
+  } catch {
+    return new Intl.DateTimeFormat(undefined, options).format(new Date(at)); // RangeError: an unknown zone
+  }
 }

@@ -62,6 +62,15 @@ ON CONFLICT (class_id, deck_id) DO UPDATE SET due_at = excluded.due_at, assigned
 WHERE class_decks.due_at <= excluded.assigned_at
 RETURNING true;
 
+-- ClassDeckDue is the due date the class keeps for the deck (class_decks).
+-- name: ClassDeckDue :one
+SELECT due_at FROM class_decks WHERE class_id = sqlc.arg(class_id) AND deck_id = sqlc.arg(deck_id);
+
+-- AssignmentDue is the due date of the deck the class gave the learner.
+-- name: AssignmentDue :one
+SELECT due_at FROM assignments
+WHERE class_id = sqlc.arg(class_id) AND learner_id = sqlc.arg(learner_id) AND deck_id = sqlc.arg(deck_id);
+
 -- ClassDecks are the decks assigned to the class (class_decks), by due
 -- date then title.
 -- name: ClassDecks :many
