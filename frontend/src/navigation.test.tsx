@@ -81,9 +81,9 @@ describe("navigation from Me", () => {
       if (req.path === "/Me") return meOrNoAccount(teacher ? "teacher" : null);
       if (req.path === "/CreateClass") {
         teacher = true;
-        return json({ id: "c1", name: "Evening B", join_code: "K7QX2M", created_at: "2026-03-02T09:00:00Z", members: [] }, 201);
+        return json({ id: "c1", name: "Evening B", join_code: "K7QX2M", created_at: "2026-03-02T09:00:00Z", members: [], decks: [] }, 201);
       }
-      return json({ classes: [{ id: "c1", name: "Evening B", join_code: "K7QX2M", created_at: "2026-03-02T09:00:00Z", members: [] }] });
+      return json({ classes: [{ id: "c1", name: "Evening B", join_code: "K7QX2M", created_at: "2026-03-02T09:00:00Z", members: [], decks: [] }] });
     });
     const user = userEvent.setup();
     renderApp(<AppRoutes />, { user: google, path: "/today" });

@@ -25,6 +25,9 @@ type Class struct {
 	JoinCode  *string   `json:"join_code"`
 	CreatedAt time.Time `json:"created_at"`
 	Members   []Member  `json:"members"`
+	// Decks are the decks assigned to the class, as ClassProgress.Decks:
+	// by due date, then title.
+	Decks []ClassDeck `json:"decks"`
 }
 
 // Member is a learner of a class.
@@ -88,13 +91,13 @@ func (c Classroom) CreateClass(ctx context.Context, tx pgx.Tx, teacherID uuid.UU
 		if err != nil {
 			return Class{}, fmt.Errorf("create class: %w", err)
 		}
-		return Class{ID: row.ID, Name: name, JoinCode: &code, CreatedAt: row.CreatedAt, Members: []Member{}}, nil
+		return Class{ID: row.ID, Name: name, JoinCode: &code, CreatedAt: row.CreatedAt, Members: []Member{}, Decks: []ClassDeck{}}, nil
 	}
 	return Class{}, fmt.Errorf("create class: %d join codes in a row were taken", joinCodeTries)
 }
 
 // ListClasses answers teacherID's classes, oldest first, each with its
-// members by name.
+// members by name and its decks (ClassDeck) by due date, then title.
 func ListClasses(ctx context.Context, db store.DBTX, teacherID uuid.UUID) ([]Class, error) {
 	q := store.On(db)
 	rows, err := q.TeachersClasses(ctx, teacherID)
@@ -105,17 +108,27 @@ func ListClasses(ctx context.Context, db store.DBTX, teacherID uuid.UUID) ([]Cla
 	if err != nil {
 		return nil, fmt.Errorf("list members: %w", err)
 	}
-	byClass := map[uuid.UUID][]Member{}
-	for _, m := range members {
-		byClass[m.ClassID] = append(byClass[m.ClassID], Member{LearnerID: m.ID, DisplayName: m.DisplayName, Email: m.Email, JoinedAt: m.JoinedAt})
+	decks, err := q.DecksOfTeachersClasses(ctx, teacherID)
+	if err != nil {
+		return nil, fmt.Errorf("list the classes' decks: %w", err)
 	}
 	out := make([]Class, 0, len(rows))
+	byID := map[uuid.UUID]*Class{}
 	for _, r := range rows {
-		ms := byClass[r.ID]
-		if ms == nil {
-			ms = []Member{}
+		out = append(out, Class{ID: r.ID, Name: r.Name, JoinCode: r.JoinCode, CreatedAt: r.CreatedAt, Members: []Member{}, Decks: []ClassDeck{}})
+	}
+	for i := range out {
+		byID[out[i].ID] = &out[i]
+	}
+	for _, m := range members { // outside one snapshot a class may be newer than rows
+		if c := byID[m.ClassID]; c != nil {
+			c.Members = append(c.Members, Member{LearnerID: m.ID, DisplayName: m.DisplayName, Email: m.Email, JoinedAt: m.JoinedAt})
 		}
-		out = append(out, Class{ID: r.ID, Name: r.Name, JoinCode: r.JoinCode, CreatedAt: r.CreatedAt, Members: ms})
+	}
+	for _, d := range decks {
+		if c := byID[d.ClassID]; c != nil {
+			c.Decks = append(c.Decks, ClassDeck{DeckID: d.DeckID, DeckTitle: d.Title, DueAt: d.DueAt.UTC(), AssignedAt: d.AssignedAt.UTC()})
+		}
 	}
 	return out, nil
 }

@@ -3,6 +3,7 @@ package classroom
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -433,7 +434,7 @@ func TestClassesAnswerTypedErrors(t *testing.T) {
 	require.ErrorIs(t, err, ErrClassNotFound, "an unknown class")
 	classes, err := ListClasses(ctx, b.pool, n.ID)
 	require.NoError(t, err)
-	require.Equal(t, []Class{{ID: class.ID, Name: "Morning", JoinCode: class.JoinCode, CreatedAt: classes[0].CreatedAt, Members: []Member{}}}, classes)
+	require.Equal(t, []Class{{ID: class.ID, Name: "Morning", JoinCode: class.JoinCode, CreatedAt: classes[0].CreatedAt, Members: []Member{}, Decks: []ClassDeck{}}}, classes)
 	require.WithinDuration(t, b.clock.Now(), classes[0].CreatedAt, 0, "created at the clock's instant")
 }
 
@@ -474,6 +475,11 @@ func TestAnEmptyClassKeepsItsDecksForLaterLearners(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, grid.Learners)
 	require.Equal(t, []ClassDeck{{DeckID: b.deck, DeckTitle: "Deck", DueAt: due, AssignedAt: b.clock.Now()}}, grid.Decks)
+	classes, err := ListClasses(ctx, b.pool, b.teacher)
+	require.NoError(t, err)
+	i := slices.IndexFunc(classes, func(c Class) bool { return c.ID == empty })
+	require.Equal(t, grid.Decks, classes[i].Decks, "the class list shows the class's decks, as its progress does")
+	require.Empty(t, classes[i].Members)
 
 	again, err := b.assign(t, b.teacher, AssignRequest{ClassID: empty, DeckID: b.deck, DueAt: due.Add(24 * time.Hour)})
 	require.NoError(t, err)

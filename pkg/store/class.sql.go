@@ -237,6 +237,49 @@ func (q *Queries) CreateClass(ctx context.Context, teacherID uuid.UUID, name str
 	return i, err
 }
 
+const decksOfTeachersClasses = `-- name: DecksOfTeachersClasses :many
+SELECT cd.class_id, cd.deck_id, d.title, cd.due_at, cd.assigned_at
+FROM class_decks cd JOIN classes c ON c.id = cd.class_id JOIN decks d ON d.id = cd.deck_id
+WHERE c.teacher_id = $1
+ORDER BY cd.class_id, cd.due_at, d.title, cd.deck_id
+`
+
+type DecksOfTeachersClassesRow struct {
+	ClassID    uuid.UUID
+	DeckID     uuid.UUID
+	Title      string
+	DueAt      time.Time
+	AssignedAt time.Time
+}
+
+// DecksOfTeachersClasses lists the decks assigned to every class of the
+// teacher (class_decks), by class, then due date and title as ClassDecks.
+func (q *Queries) DecksOfTeachersClasses(ctx context.Context, teacherID uuid.UUID) ([]DecksOfTeachersClassesRow, error) {
+	rows, err := q.db.Query(ctx, decksOfTeachersClasses, teacherID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []DecksOfTeachersClassesRow
+	for rows.Next() {
+		var i DecksOfTeachersClassesRow
+		if err := rows.Scan(
+			&i.ClassID,
+			&i.DeckID,
+			&i.Title,
+			&i.DueAt,
+			&i.AssignedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const hardestWords = `-- name: HardestWords :many
 SELECT l.id, l.lemma, l.part_of_speech, sum(c.lapses)::bigint AS lapses,
        count(*) FILTER (WHERE c.lapses > 0) AS learners, count(*) FILTER (WHERE c.suspended) AS leeches

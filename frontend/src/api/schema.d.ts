@@ -475,6 +475,8 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             members: components["schemas"]["ClassMember"][];
+            /** @description The decks assigned to the class (as GetClassProgress's decks), by due date, then title. */
+            decks: components["schemas"]["ClassDeck"][];
         };
         ClassMember: {
             /** Format: uuid */

@@ -18,6 +18,7 @@ const cls = {
     { learner_id: mia, display_name: "Mia Laurent", email: "mia@lexora.test", joined_at: "2026-03-01T10:00:00Z" },
     { learner_id: noah, display_name: "Noah Brooks", email: "noah@lexora.test", joined_at: "2026-03-02T10:00:00Z" },
   ],
+  decks: [] as { deck_id: string; deck_title: string; due_at: string; assigned_at: string }[],
 };
 
 const decks = [
@@ -101,6 +102,40 @@ describe("Classes", () => {
     expect(await screen.findByRole("status")).toHaveTextContent("Rare verbs assigned to the class: learners who join get it.");
     expect(server.seen.filter((s) => s.path === "/CreateAssignment").map((s) => (s.body as { class_id: string }).class_id)).toEqual([empty.id]);
     expect(screen.queryByRole("alert")).not.toBeInTheDocument();
+  });
+
+  it("lists the decks a class has, with their due dates, and marks them in the deck picker", async () => {
+    const future = new Date(Date.now() + 5 * 86_400_000).toISOString();
+    const past = new Date(Date.now() - 2 * 86_400_000).toISOString();
+    const empty = {
+      ...cls,
+      id: "c2",
+      name: "Empty",
+      members: [],
+      decks: [
+        { deck_id: decks[0]!.id, deck_title: "Everyday nouns", due_at: past, assigned_at: "2026-03-01T09:00:00Z" },
+        { deck_id: decks[1]!.id, deck_title: "Rare verbs", due_at: future, assigned_at: "2026-03-01T09:00:00Z" },
+      ],
+    };
+    fakeServer((req) => (req.path === "/ListClasses" ? json({ classes: [cls, empty] }) : json({ decks })));
+    renderApp(<Classes />, { user: teacher });
+    const card = (await screen.findByRole("heading", { name: "Empty" }, { timeout: 5000 })).closest("li")!;
+    const list = within(card).getByRole("list", { name: "Decks of Empty" });
+    const day = (iso: string) => new Intl.DateTimeFormat(undefined, { dateStyle: "medium" }).format(new Date(iso));
+    expect(within(list).getAllByRole("listitem").map((li) => li.textContent)).toEqual([
+      `Everyday nouns was due ${day(past)}`,
+      `Rare verbs due ${day(future)}`,
+    ]);
+    const picker = await within(card).findByLabelText("Deck");
+    const option = (name: RegExp) => within(picker).getByRole("option", { name });
+    expect(option(/^Rare verbs/)).toBeDisabled();
+    expect(option(/^Rare verbs/)).toHaveTextContent(`Rare verbs (30 words) · assigned, due ${day(future)}`);
+    expect(option(/^Everyday nouns/)).toBeEnabled();
+    expect(option(/^Everyday nouns/)).toHaveTextContent(`Everyday nouns (25 words) · was due ${day(past)}: assign again to renew`);
+    expect(option(/^My trip words/)).toHaveTextContent(/^My trip words \(12 words\)$/);
+    const full = screen.getByRole("heading", { name: "Year 9 English" }).closest("li")!;
+    expect(within(full).getByText("No decks assigned yet.")).toBeInTheDocument();
+    expect(within(await within(full).findByLabelText("Deck")).getByRole("option", { name: /^Rare verbs/ })).toBeEnabled();
   });
 
   it("shows the empty state when the teacher has no class", async () => {

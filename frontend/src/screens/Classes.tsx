@@ -18,7 +18,7 @@ type Deck = components["schemas"]["Deck"];
 const date = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
 
 /**
- * A teacher's classes: each with its join code and members, a form to add
+ * A teacher's classes: each with its join code, members and decks (with due dates), a form to add
  * a learner by email, a form to assign a deck to its learners with a due date, and a link to its
  * progress grid; and a form to create a class (a signed-in user without an
  * account becomes a teacher this way).
@@ -88,10 +88,47 @@ function ClassCard({ c }: { c: Class }) {
           ))}
         </ul>
       )}
+      <ClassDecks c={c} />
       <AddLearner c={c} />
       <AssignDeck c={c} />
     </li>
   );
+}
+
+/** The decks assigned to the class (learners who join before a deck is due get it), each with its due date. */
+function ClassDecks({ c }: { c: Class }) {
+  const now = Date.now();
+  return (
+    <>
+      <h3>
+        {c.decks.length} {c.decks.length === 1 ? "deck" : "decks"}
+      </h3>
+      {c.decks.length === 0 ? (
+        <p className="muted">No decks assigned yet.</p>
+      ) : (
+        <ul className="members" aria-label={`Decks of ${c.name}`}>
+          {c.decks.map((d) => (
+            <li key={d.deck_id}>
+              {d.deck_title}{" "}
+              <span className="muted small">
+                {Date.parse(d.due_at) <= now ? "was due" : "due"} {date.format(new Date(d.due_at))}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
+/** What the deck picker adds to a deck the class has: assigning it again changes nothing until it is due, then renews it. */
+function hasDeck(c: Class, deckId: string, now: number): { note: string; disabled: boolean } | undefined {
+  const d = c.decks.find((x) => x.deck_id === deckId);
+  if (!d) return undefined;
+  const day = date.format(new Date(d.due_at));
+  return Date.parse(d.due_at) > now
+    ? { note: ` · assigned, due ${day}`, disabled: true }
+    : { note: ` · was due ${day}: assign again to renew`, disabled: false };
 }
 
 /**
@@ -188,13 +225,17 @@ function AssignDeck({ c }: { c: Class }) {
         { classId: c.id, ...v },
         new Map(c.members.map((m) => [m.learner_id, m.display_name])),
       ),
-    onSuccess: () => void qc.invalidateQueries({ queryKey: ["class-progress", c.id] }),
+    onSuccess: () => {
+      void qc.invalidateQueries({ queryKey: ["classes"] });
+      void qc.invalidateQueries({ queryKey: ["class-progress", c.id] });
+    },
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
     assign.submit({ deckId, dueAt: endOfDay(due, zone) });
   };
   const deck = decks.data?.find((d) => d.id === assign.variables?.deckId);
+  const now = Date.now();
   return (
     <form onSubmit={submit} className="assign" aria-labelledby={`${id}-title`}>
       <h3 id={`${id}-title`}>Assign a deck to {c.name}</h3>
@@ -212,11 +253,14 @@ function AssignDeck({ c }: { c: Class }) {
                 <option value="">Choose a deck…</option>
                 {deckGroups(list).map((g) => (
                   <optgroup key={g.label} label={g.label}>
-                    {g.decks.map((d) => (
-                      <option key={d.id} value={d.id}>
-                        {d.title} ({d.words} words)
-                      </option>
-                    ))}
+                    {g.decks.map((d) => {
+                      const has = hasDeck(c, d.id, now);
+                      return (
+                        <option key={d.id} value={d.id} disabled={has?.disabled}>
+                          {d.title} ({d.words} words){has?.note}
+                        </option>
+                      );
+                    })}
                   </optgroup>
                 ))}
               </select>
