@@ -2,7 +2,9 @@ package functions
 
 import (
 	"cmp"
+	"encoding/json"
 	"net/http"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -25,7 +27,24 @@ type EnrollLearnerRequest struct {
 	Email       string `json:"email" validate:"required_with=ClassID,excluded_with=JoinCode,omitempty,email,max=254"`
 	DisplayName string `json:"display_name" validate:"max=200,singleline"`
 	Timezone    string `json:"timezone" validate:"omitempty,timezone"`
-	JoinCode    string `json:"join_code" validate:"omitempty,alphanum,min=4,max=12"`
+	JoinCode    joinCode `json:"join_code" validate:"omitempty,alphanum,min=4,max=12"`
+}
+
+// joinCode is a join code as sent, without the white space around it (a
+// code pasted with a space or a line break), dropped when it is decoded,
+// before it is validated: white space inside is still refused. Case does
+// not matter (classroom.Enroll).
+type joinCode string
+
+// UnmarshalJSON decodes a JSON string and trims its surrounding white space
+// (unicode.IsSpace, as strings.TrimSpace does).
+func (c *joinCode) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err //nolint:wrapcheck // encoding/json names the field of its own type error
+	}
+	*c = joinCode(strings.TrimSpace(s))
+	return nil
 }
 
 // invitation is EnrollLearner's answer for a classroom.Invitation: 202.
@@ -66,7 +85,7 @@ func (s *Service) EnrollLearner(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, neitherWay(caller.Role))
 		return
 	}
-	in := classroom.EnrolRequest{Email: req.Email, DisplayName: req.DisplayName, Timezone: req.Timezone, JoinCode: req.JoinCode}
+	in := classroom.EnrolRequest{Email: req.Email, DisplayName: req.DisplayName, Timezone: req.Timezone, JoinCode: string(req.JoinCode)}
 	if newcomer != nil {
 		if req.JoinCode == "" {
 			s.fail(w, r, unauthenticated("this identity has no Lexora account; a learner joins a class with its join code"))

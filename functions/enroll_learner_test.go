@@ -54,6 +54,9 @@ func TestEnrollLearnerAssignsTheClassDecks(t *testing.T) {
 		{"a learner adding by email", f.learner, `{"class_id":"` + class.String() + `","email":"new@example.com"}`, 404},
 		{"a teacher with a join code", f.teacher, `{"join_code":"JOIN42"}`, 403},
 		{"unknown join code", f.otherLearner, `{"join_code":"NOPE99"}`, 404},
+		{"a join code with a space inside", f.otherLearner, `{"join_code":"JOIN 42"}`, 400},
+		{"a join code ending in an invisible character", f.otherLearner, `{"join_code":"JOIN42\u200b"}`, 400},
+		{"a join code too long once trimmed", f.otherLearner, `{"join_code":" JOIN42JOIN42J "}`, 400},
 		{"already a member", f.teacher, `{"class_id":"` + class.String() + `","email":"l@example.com"}`, 409},
 		{"a teacher's email", f.teacher, `{"class_id":"` + class.String() + `","email":"t2@example.com"}`, 409},
 	} {
@@ -85,7 +88,8 @@ func TestEnrollLearnerAssignsTheClassDecks(t *testing.T) {
 	code, _ = f.call(t, (*Service).GetProgress, http.MethodGet, "/?learner_id="+f.otherLearner.String(), f.teacher, "")
 	require.Equal(t, http.StatusNotFound, code, "an invitation shares nothing")
 
-	code, body = f.call(t, (*Service).EnrollLearner, http.MethodPost, "/EnrollLearner", f.otherLearner, `{"join_code":"join42"}`)
+	// A pasted code: white space around it is dropped, case does not matter.
+	code, body = f.call(t, (*Service).EnrollLearner, http.MethodPost, "/EnrollLearner", f.otherLearner, `{"join_code":" join42\u00a0\t"}`)
 	require.Equal(t, http.StatusCreated, code, body)
 	require.Len(t, body["assignments"], 1)
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM class_members WHERE class_id = $1 AND learner_id = $2", class, f.otherLearner))

@@ -922,6 +922,7 @@ export interface operations {
                     display_name?: string;
                     /** @description IANA zone of a learner who has no account yet; default UTC. */
                     timezone?: string;
+                    /** @description Letters and digits, in any case; white space around it (a pasted code) is dropped before it is checked, white space inside is a 400. */
                     join_code?: string;
                 };
             };
