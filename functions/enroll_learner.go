@@ -23,10 +23,10 @@ import (
 // (text.CanonicalEmail), so two addresses that look alike are one account
 // or refused.
 type EnrollLearnerRequest struct {
-	ClassID     string `json:"class_id" validate:"excluded_with=JoinCode,omitempty,uuid"`
-	Email       string `json:"email" validate:"required_with=ClassID,excluded_with=JoinCode,omitempty,email,max=254"`
-	DisplayName string `json:"display_name" validate:"max=200,singleline"`
-	Timezone    string `json:"timezone" validate:"omitempty,timezone"`
+	ClassID     string   `json:"class_id" validate:"excluded_with=JoinCode,omitempty,uuid"`
+	Email       string   `json:"email" validate:"required_with=ClassID,excluded_with=JoinCode,omitempty,email,max=254"`
+	DisplayName string   `json:"display_name" validate:"max=200,singleline"`
+	Timezone    string   `json:"timezone" validate:"omitempty,timezone"`
 	JoinCode    joinCode `json:"join_code" validate:"omitempty,alphanum,min=4,max=12"`
 }
 
