@@ -80,31 +80,29 @@ func (b bundle) rows(t *testing.T) string {
 // as CreateAssignment does.
 func (b bundle) assign(t *testing.T, teacher uuid.UUID, req AssignRequest) (ClassAssignment, error) {
 	t.Helper()
-	var out ClassAssignment
-	err := b.inTx(t, func(tx pgx.Tx) error {
-		var batch events.Batch
-		var err error
-		if out, batch, err = b.classroom.Assign(context.Background(), tx, teacher, req); err != nil {
-			return err
-		}
-		evs, err := batch.Events()
-		if err != nil {
-			return err
-		}
-		return events.NewOutbox().Enqueue(context.Background(), tx, evs...)
+	return enqueued(t, b, func(ctx context.Context, tx pgx.Tx) (ClassAssignment, events.Batch, error) {
+		return b.classroom.Assign(ctx, tx, teacher, req)
 	})
-	return out, err
 }
 
 // enroll runs Enroll for actor in a transaction and enqueues its events, as
 // EnrollLearner does.
 func (b bundle) enroll(t *testing.T, actor Actor, req EnrolRequest) (Outcome, error) {
 	t.Helper()
-	var out Outcome
+	return enqueued(t, b, func(ctx context.Context, tx pgx.Tx) (Outcome, events.Batch, error) {
+		return b.classroom.Enroll(ctx, tx, actor, req)
+	})
+}
+
+// enqueued runs op in one transaction on b's pool and enqueues the events
+// it returns in that transaction; op's error (or the enqueue's) rolls back.
+func enqueued[T any](t *testing.T, b bundle, op func(context.Context, pgx.Tx) (T, events.Batch, error)) (T, error) {
+	t.Helper()
+	var out T
 	err := b.inTx(t, func(tx pgx.Tx) error {
 		var batch events.Batch
 		var err error
-		if out, batch, err = b.classroom.Enroll(context.Background(), tx, actor, req); err != nil {
+		if out, batch, err = op(context.Background(), tx); err != nil {
 			return err
 		}
 		evs, err := batch.Events()
