@@ -108,7 +108,7 @@ func ListClasses(ctx context.Context, db store.DBTX, teacherID uuid.UUID) ([]Cla
 	if err != nil {
 		return nil, fmt.Errorf("list members: %w", err)
 	}
-	decks, err := q.DecksOfTeachersClasses(ctx, teacherID)
+	decks, err := q.ClassDecks(ctx, teacherID, nil)
 	if err != nil {
 		return nil, fmt.Errorf("list the classes' decks: %w", err)
 	}
@@ -127,8 +127,13 @@ func ListClasses(ctx context.Context, db store.DBTX, teacherID uuid.UUID) ([]Cla
 	}
 	for _, d := range decks {
 		if c := byID[d.ClassID]; c != nil {
-			c.Decks = append(c.Decks, ClassDeck{DeckID: d.DeckID, DeckTitle: d.Title, DueAt: d.DueAt.UTC(), AssignedAt: d.AssignedAt.UTC()})
+			c.Decks = append(c.Decks, classDeck(d))
 		}
 	}
 	return out, nil
+}
+
+// classDeck is the answer's form of a class_decks row: its times in UTC.
+func classDeck(d store.ClassDecksRow) ClassDeck {
+	return ClassDeck{DeckID: d.DeckID, DeckTitle: d.Title, DueAt: d.DueAt.UTC(), AssignedAt: d.AssignedAt.UTC()}
 }

@@ -469,6 +469,11 @@ func TestAnEmptyClassKeepsItsDecksForLaterLearners(t *testing.T) {
 	require.Equal(t, 0, count(t, b, `SELECT count(*) FROM assignments WHERE class_id = $1`, empty), "nobody to give it to yet")
 	require.Zero(t, count(t, b, `SELECT count(*) FROM outbox_events`)+count(t, b, `SELECT count(*) FROM cards`), "no learner: no card, no event")
 
+	// The teacher's other class has a deck of its own: neither grid shows the other's.
+	var other uuid.UUID
+	require.NoError(t, b.pool.QueryRow(ctx, `INSERT INTO decks (owner_id, title) VALUES ($1, 'Other class') RETURNING id`, b.teacher).Scan(&other))
+	_, err = b.pool.Exec(ctx, `INSERT INTO class_decks (class_id, deck_id, due_at) VALUES ($1, $2, $3)`, b.class, other, due)
+	require.NoError(t, err)
 	grid, err := ClassProgressOf(ctx, b.pool, b.teacher, empty, b.clock.Now())
 	require.NoError(t, err)
 	require.Empty(t, grid.Learners)

@@ -110,13 +110,13 @@ func ClassProgressOf(ctx context.Context, db store.DBTX, teacherID, classID uuid
 	if out.Learners, out.ProgressUpdatedAt, err = grid(ctx, q, classID, now); err != nil {
 		return ClassProgress{}, err
 	}
-	decks, err := q.ClassDecks(ctx, classID)
+	decks, err := q.ClassDecks(ctx, teacherID, &classID)
 	if err != nil {
 		return ClassProgress{}, fmt.Errorf("list the class's decks: %w", err)
 	}
 	out.Decks = make([]ClassDeck, 0, len(decks))
 	for _, d := range decks {
-		out.Decks = append(out.Decks, ClassDeck{DeckID: d.DeckID, DeckTitle: d.Title, DueAt: d.DueAt.UTC(), AssignedAt: d.AssignedAt.UTC()})
+		out.Decks = append(out.Decks, classDeck(d))
 	}
 	words, err := q.HardestWords(ctx, classID, HardestWordsShown)
 	if err != nil {

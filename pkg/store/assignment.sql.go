@@ -126,47 +126,6 @@ func (q *Queries) ClassDeckDue(ctx context.Context, classID uuid.UUID, deckID uu
 	return due_at, err
 }
 
-const classDecks = `-- name: ClassDecks :many
-SELECT cd.deck_id, d.title, cd.due_at, cd.assigned_at
-FROM class_decks cd JOIN decks d ON d.id = cd.deck_id
-WHERE cd.class_id = $1
-ORDER BY cd.due_at, d.title, cd.deck_id
-`
-
-type ClassDecksRow struct {
-	DeckID     uuid.UUID
-	Title      string
-	DueAt      time.Time
-	AssignedAt time.Time
-}
-
-// ClassDecks are the decks assigned to the class (class_decks), by due
-// date then title.
-func (q *Queries) ClassDecks(ctx context.Context, classID uuid.UUID) ([]ClassDecksRow, error) {
-	rows, err := q.db.Query(ctx, classDecks, classID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []ClassDecksRow
-	for rows.Next() {
-		var i ClassDecksRow
-		if err := rows.Scan(
-			&i.DeckID,
-			&i.Title,
-			&i.DueAt,
-			&i.AssignedAt,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const completeAssignments = `-- name: CompleteAssignments :many
 UPDATE assignments a SET completed_at = $1::timestamptz
 WHERE a.id = ANY($2::uuid[]) AND a.completed_at IS NULL

@@ -143,6 +143,51 @@ func (q *Queries) ClassByJoinCode(ctx context.Context, joinCode string) (ClassBy
 	return i, err
 }
 
+const classDecks = `-- name: ClassDecks :many
+SELECT cd.class_id, cd.deck_id, d.title, cd.due_at, cd.assigned_at
+FROM class_decks cd JOIN classes c ON c.id = cd.class_id JOIN decks d ON d.id = cd.deck_id
+WHERE c.teacher_id = $1
+  AND ($2::uuid IS NULL OR cd.class_id = $2)
+ORDER BY cd.class_id, cd.due_at, d.title, cd.deck_id
+`
+
+type ClassDecksRow struct {
+	ClassID    uuid.UUID
+	DeckID     uuid.UUID
+	Title      string
+	DueAt      time.Time
+	AssignedAt time.Time
+}
+
+// ClassDecks lists the decks assigned to the teacher's classes
+// (class_decks), or with class_id to that one class only, by class, then due
+// date, title and deck.
+func (q *Queries) ClassDecks(ctx context.Context, teacherID uuid.UUID, classID *uuid.UUID) ([]ClassDecksRow, error) {
+	rows, err := q.db.Query(ctx, classDecks, teacherID, classID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ClassDecksRow
+	for rows.Next() {
+		var i ClassDecksRow
+		if err := rows.Scan(
+			&i.ClassID,
+			&i.DeckID,
+			&i.Title,
+			&i.DueAt,
+			&i.AssignedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const classMembers = `-- name: ClassMembers :many
 SELECT u.id, u.display_name FROM class_members m JOIN users u ON u.id = m.learner_id
 WHERE m.class_id = $1 ORDER BY u.display_name, u.id
@@ -235,49 +280,6 @@ func (q *Queries) CreateClass(ctx context.Context, teacherID uuid.UUID, name str
 	var i CreateClassRow
 	err := row.Scan(&i.ID, &i.CreatedAt)
 	return i, err
-}
-
-const decksOfTeachersClasses = `-- name: DecksOfTeachersClasses :many
-SELECT cd.class_id, cd.deck_id, d.title, cd.due_at, cd.assigned_at
-FROM class_decks cd JOIN classes c ON c.id = cd.class_id JOIN decks d ON d.id = cd.deck_id
-WHERE c.teacher_id = $1
-ORDER BY cd.class_id, cd.due_at, d.title, cd.deck_id
-`
-
-type DecksOfTeachersClassesRow struct {
-	ClassID    uuid.UUID
-	DeckID     uuid.UUID
-	Title      string
-	DueAt      time.Time
-	AssignedAt time.Time
-}
-
-// DecksOfTeachersClasses lists the decks assigned to every class of the
-// teacher (class_decks), by class, then due date and title as ClassDecks.
-func (q *Queries) DecksOfTeachersClasses(ctx context.Context, teacherID uuid.UUID) ([]DecksOfTeachersClassesRow, error) {
-	rows, err := q.db.Query(ctx, decksOfTeachersClasses, teacherID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []DecksOfTeachersClassesRow
-	for rows.Next() {
-		var i DecksOfTeachersClassesRow
-		if err := rows.Scan(
-			&i.ClassID,
-			&i.DeckID,
-			&i.Title,
-			&i.DueAt,
-			&i.AssignedAt,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
 }
 
 const hardestWords = `-- name: HardestWords :many

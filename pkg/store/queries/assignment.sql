@@ -71,14 +71,6 @@ SELECT due_at FROM class_decks WHERE class_id = sqlc.arg(class_id) AND deck_id =
 SELECT due_at FROM assignments
 WHERE class_id = sqlc.arg(class_id) AND learner_id = sqlc.arg(learner_id) AND deck_id = sqlc.arg(deck_id);
 
--- ClassDecks are the decks assigned to the class (class_decks), by due
--- date then title.
--- name: ClassDecks :many
-SELECT cd.deck_id, d.title, cd.due_at, cd.assigned_at
-FROM class_decks cd JOIN decks d ON d.id = cd.deck_id
-WHERE cd.class_id = sqlc.arg(class_id)
-ORDER BY cd.due_at, d.title, cd.deck_id;
-
 -- IsAssignmentVisible reports whether the assignment is the learner's and, when
 -- teacher_id is set, that teacher's.
 -- name: IsAssignmentVisible :one

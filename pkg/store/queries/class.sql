@@ -70,12 +70,14 @@ FROM class_members m JOIN classes c ON c.id = m.class_id JOIN users u ON u.id = 
 WHERE c.teacher_id = $1
 ORDER BY m.class_id, u.display_name, u.id;
 
--- DecksOfTeachersClasses lists the decks assigned to every class of the
--- teacher (class_decks), by class, then due date and title as ClassDecks.
--- name: DecksOfTeachersClasses :many
+-- ClassDecks lists the decks assigned to the teacher's classes
+-- (class_decks), or with class_id to that one class only, by class, then due
+-- date, title and deck.
+-- name: ClassDecks :many
 SELECT cd.class_id, cd.deck_id, d.title, cd.due_at, cd.assigned_at
 FROM class_decks cd JOIN classes c ON c.id = cd.class_id JOIN decks d ON d.id = cd.deck_id
-WHERE c.teacher_id = $1
+WHERE c.teacher_id = sqlc.arg(teacher_id)
+  AND (sqlc.narg(class_id)::uuid IS NULL OR cd.class_id = sqlc.narg(class_id))
 ORDER BY cd.class_id, cd.due_at, d.title, cd.deck_id;
 
 -- LibraryDecks lists the decks a caller may see: the library's (no owner)
