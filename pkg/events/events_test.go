@@ -2,6 +2,7 @@ package events
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 	"time"
 
@@ -60,6 +61,57 @@ func TestReviewPayloadsKeepTheirJSON(t *testing.T) {
 			case *ReviewUndonePayload:
 				require.Equal(t, tc.payload, *d)
 			}
+		})
+	}
+}
+
+// TestAssignmentAndClassPayloadsKeepTheirJSON pins the JSON of the payloads
+// that name an assignment (assignment.created, assignment.completed) or a
+// class's learner (learner.enrolled, learner.invited): the golden strings
+// were made by the structs before they shared their first fields, and the
+// payloads are filled field by field, so this test reads the same either way.
+func TestAssignmentAndClassPayloadsKeepTheirJSON(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC)
+	id := func(n byte) uuid.UUID { return uuid.UUID{15: n} }
+	const (
+		assignment = `{"assignment_id":"00000000-0000-0000-0000-000000000001",` +
+			`"deck_id":"00000000-0000-0000-0000-000000000002","learner_id":"00000000-0000-0000-0000-000000000003",` +
+			`"teacher_id":"00000000-0000-0000-0000-000000000004","due_at":"2026-03-09T09:30:00Z",`
+		class = `{"class_id":"00000000-0000-0000-0000-000000000005","learner_id":"00000000-0000-0000-0000-000000000003",` +
+			`"teacher_id":"00000000-0000-0000-0000-000000000004"`
+	)
+	var created AssignmentCreatedPayload
+	created.AssignmentID, created.DeckID, created.LearnerID, created.TeacherID = id(1), id(2), id(3), id(4)
+	created.DueAt, created.Cards, created.CardsSeen, created.CardsLearned = at.AddDate(0, 0, 7), 25, 3, 1
+	completed := AssignmentCompletedPayload{CompletedAt: at}
+	completed.AssignmentID, completed.DeckID, completed.LearnerID, completed.TeacherID = id(1), id(2), id(3), id(4)
+	completed.DueAt = at.AddDate(0, 0, 7)
+	enrolled := LearnerEnrolledPayload{Assignments: []uuid.UUID{id(1)}, By: "join_code"}
+	enrolled.ClassID, enrolled.LearnerID, enrolled.TeacherID = id(5), id(3), id(4)
+	var invited LearnerInvitedPayload
+	invited.ClassID, invited.LearnerID, invited.TeacherID = id(5), id(3), id(4)
+	for _, tc := range []struct {
+		name    string
+		payload any
+		decoded any
+		want    string
+	}{
+		{"assignment.created", created, &AssignmentCreatedPayload{},
+			assignment + `"cards":25,"cards_seen":3,"cards_learned":1}`},
+		{"assignment.completed", completed, &AssignmentCompletedPayload{},
+			assignment + `"completed_at":"2026-03-02T09:30:00Z"}`},
+		{"learner.enrolled", enrolled, &LearnerEnrolledPayload{},
+			class + `,"assignments":["00000000-0000-0000-0000-000000000001"],"by":"join_code"}`},
+		{"learner.invited", invited, &LearnerInvitedPayload{}, class + `}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := json.Marshal(tc.payload)
+			require.NoError(t, err)
+			require.Equal(t, tc.want, string(got), "the fields keep their names and order")
+			require.NoError(t, json.Unmarshal(got, tc.decoded))
+			require.Equal(t, tc.payload, reflect.ValueOf(tc.decoded).Elem().Interface())
 		})
 	}
 }
