@@ -237,8 +237,7 @@ func (c Classroom) assign(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, r
 	if err != nil {
 		return Assignment{}, fmt.Errorf("count known cards: %w", err)
 	}
-	batch.Add(events.AssignmentCreated, events.AssignmentCreatedPayload{AssignmentID: a.ID, DeckID: a.DeckID,
-		LearnerID: a.LearnerID, TeacherID: a.TeacherID, DueAt: a.DueAt, Cards: a.Cards,
+	batch.Add(events.AssignmentCreated, events.AssignmentCreatedPayload{Assignment: a.event(), Cards: a.Cards,
 		CardsSeen: int(known.Seen), CardsLearned: int(known.Learned)})
 	if remindAt := a.DueAt.Add(-events.DueSoonLead); remindAt.After(c.clock.Now()) {
 		batch.AddAt(events.ReminderDueSoon, events.ReminderDueSoonPayload{
@@ -252,8 +251,11 @@ func (c Classroom) assign(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, r
 		return Assignment{}, fmt.Errorf("complete assignment: %w", err)
 	}
 	a.CompletedAt = &now
-	batch.Add(events.AssignmentCompleted, events.AssignmentCompletedPayload{
-		AssignmentID: a.ID, DeckID: a.DeckID, LearnerID: a.LearnerID, TeacherID: a.TeacherID, DueAt: a.DueAt, CompletedAt: now,
-	})
+	batch.Add(events.AssignmentCompleted, events.AssignmentCompletedPayload{Assignment: a.event(), CompletedAt: now})
 	return a, nil
+}
+
+// event is what the assignment events say of a.
+func (a Assignment) event() events.Assignment {
+	return events.Assignment{AssignmentID: a.ID, DeckID: a.DeckID, LearnerID: a.LearnerID, TeacherID: a.TeacherID, DueAt: a.DueAt}
 }

@@ -177,8 +177,8 @@ func (c Classroom) addMember(ctx context.Context, tx pgx.Tx, out Enrollment, tea
 	}
 	out.Assignments = []Assignment{}
 	assigned := events.NewBatch(out.LearnerID.String())
-	enrolled := events.LearnerEnrolledPayload{ClassID: out.ClassID, LearnerID: out.LearnerID, TeacherID: teacherID,
-		Assignments: []uuid.UUID{}, By: by}
+	enrolled := events.LearnerEnrolledPayload{ClassLearner: events.ClassLearner{ClassID: out.ClassID,
+		LearnerID: out.LearnerID, TeacherID: teacherID}, Assignments: []uuid.UUID{}, By: by}
 	for _, d := range decks {
 		a, err := c.assign(ctx, tx, teacherID, AssignRequest{ClassID: out.ClassID, LearnerID: out.LearnerID, DeckID: d.DeckID, DueAt: d.DueAt}, &assigned)
 		if err != nil {
@@ -250,6 +250,6 @@ func (c Classroom) invite(ctx context.Context, tx pgx.Tx, teacherID, classID, le
 		return Invitation{}, events.Batch{}, fmt.Errorf("record invitation: %w", err)
 	}
 	batch := events.NewBatch(learnerID.String())
-	batch.Add(events.LearnerInvited, events.LearnerInvitedPayload{ClassID: classID, LearnerID: learnerID, TeacherID: teacherID})
+	batch.Add(events.LearnerInvited, events.LearnerInvitedPayload{ClassLearner: events.ClassLearner{ClassID: classID, LearnerID: learnerID, TeacherID: teacherID}})
 	return inv, batch, nil
 }

@@ -61,9 +61,9 @@ func delivery(t *testing.T, topic, subscriber string, payload any) outbox.Delive
 func TestEmailIsSentOnceWithTheEventInItsMessageID(t *testing.T) {
 	ctx, b := setup(t)
 	created := delivery(t, events.AssignmentCreated, events.SubscriberEmail,
-		events.AssignmentCreatedPayload{AssignmentID: b.assignment, LearnerID: b.learner.ID, Cards: seed.DeckSize})
+		events.AssignmentCreatedPayload{Assignment: events.Assignment{AssignmentID: b.assignment, LearnerID: b.learner.ID}, Cards: seed.DeckSize})
 	completed := delivery(t, events.AssignmentCompleted, events.SubscriberEmail,
-		events.AssignmentCompletedPayload{AssignmentID: b.assignment, LearnerID: b.learner.ID})
+		events.AssignmentCompletedPayload{Assignment: events.Assignment{AssignmentID: b.assignment, LearnerID: b.learner.ID}})
 
 	h := b.handlers[events.SubscriberEmail]
 	for range 3 { // redeliveries
@@ -95,7 +95,7 @@ func TestEmailFailuresAreRetryableOrPermanent(t *testing.T) {
 	down, err := mail.NewSMTP(mail.Config{Host: "127.0.0.1", Port: 1, TLS: "none", From: "x@lexora.app", Timeout: time.Second})
 	require.NoError(t, err)
 	h := Handlers(Deps{Pool: b.pool, Mail: down})[events.SubscriberEmail]
-	d := delivery(t, events.AssignmentCreated, events.SubscriberEmail, events.AssignmentCreatedPayload{AssignmentID: b.assignment})
+	d := delivery(t, events.AssignmentCreated, events.SubscriberEmail, events.AssignmentCreatedPayload{Assignment: events.Assignment{AssignmentID: b.assignment}})
 	err = h.Handle(ctx, d)
 	require.Error(t, err)
 	require.False(t, outbox.IsPermanent(err), "an SMTP outage is retried")
@@ -103,7 +103,7 @@ func TestEmailFailuresAreRetryableOrPermanent(t *testing.T) {
 	require.NoError(t, b.pool.QueryRow(ctx, "SELECT count(*) FROM outbox_processed").Scan(&marked))
 	require.Zero(t, marked, "a failed send leaves no dedup record, so the retry sends")
 
-	gone := delivery(t, events.AssignmentCreated, events.SubscriberEmail, events.AssignmentCreatedPayload{AssignmentID: uuid.New()})
+	gone := delivery(t, events.AssignmentCreated, events.SubscriberEmail, events.AssignmentCreatedPayload{Assignment: events.Assignment{AssignmentID: uuid.New()}})
 	require.True(t, outbox.IsPermanent(b.handlers[events.SubscriberEmail].Handle(ctx, gone)))
 	bad := delivery(t, events.AssignmentCreated, events.SubscriberEmail, "not an object")
 	require.True(t, outbox.IsPermanent(b.handlers[events.SubscriberEmail].Handle(ctx, bad)))
@@ -124,7 +124,7 @@ func TestProgressCountsEachReviewOnce(t *testing.T) {
 		review(0, 2, "2026-03-02"), // seen and learned
 		review(2, 3, "2026-03-02"), // lapse: no longer learned
 		delivery(t, events.AssignmentCreated, events.SubscriberProgress, events.AssignmentCreatedPayload{
-			AssignmentID: b.assignment, LearnerID: b.learner.ID, Cards: 25, CardsSeen: 1, CardsLearned: 1}),
+			Assignment: events.Assignment{AssignmentID: b.assignment, LearnerID: b.learner.ID}, Cards: 25, CardsSeen: 1, CardsLearned: 1}),
 	}
 	for _, d := range steps {
 		require.NoError(t, h.Handle(ctx, d))
@@ -173,7 +173,7 @@ func TestDueSoonReminderIsCancelledByCompletion(t *testing.T) {
 	require.Len(t, msgs, 1)
 
 	require.NoError(t, b.handlers[events.SubscriberCongratulation].Handle(ctx, delivery(t, events.AssignmentCompleted,
-		events.SubscriberCongratulation, events.AssignmentCompletedPayload{AssignmentID: b.assignment, LearnerID: b.learner.ID})))
+		events.SubscriberCongratulation, events.AssignmentCompletedPayload{Assignment: events.Assignment{AssignmentID: b.assignment, LearnerID: b.learner.ID}})))
 	msgs, err = b.mailpit.Messages(ctx)
 	require.NoError(t, err)
 	require.Len(t, msgs, 2)
@@ -203,7 +203,7 @@ func TestConsumersWriteTheirClocksInstant(t *testing.T) {
 	require.Equal(t, stub.Now(), updated(), "the row's first write")
 	stub.Advance(time.Minute)
 	require.NoError(t, handlers[events.SubscriberProgress].Handle(ctx, delivery(t, events.AssignmentCreated, events.SubscriberProgress,
-		events.AssignmentCreatedPayload{AssignmentID: b.assignment, LearnerID: b.learner.ID, Cards: 25})))
+		events.AssignmentCreatedPayload{Assignment: events.Assignment{AssignmentID: b.assignment, LearnerID: b.learner.ID}, Cards: 25})))
 	require.Equal(t, stub.Now(), updated(), "a later write")
 
 	accepting, gone := newReceiver(t), newReceiver(t, http.StatusGone)

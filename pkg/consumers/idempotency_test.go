@@ -26,10 +26,10 @@ func TestEverySubscriberTakesEffectOnce(t *testing.T) {
 			var due time.Time
 			require.NoError(t, b.pool.QueryRow(ctx, "SELECT due_at FROM assignments WHERE id = $1", b.assignment).Scan(&due))
 			payloads := map[string]any{
-				events.AssignmentCreated: events.AssignmentCreatedPayload{AssignmentID: b.assignment, LearnerID: b.learner.ID,
-					TeacherID: seed.TeacherID, Cards: seed.DeckSize},
-				events.AssignmentCompleted: events.AssignmentCompletedPayload{AssignmentID: b.assignment, LearnerID: b.learner.ID,
-					TeacherID: seed.TeacherID, DueAt: due, CompletedAt: due.Add(-time.Hour)},
+				events.AssignmentCreated: events.AssignmentCreatedPayload{Assignment: events.Assignment{AssignmentID: b.assignment, LearnerID: b.learner.ID,
+					TeacherID: seed.TeacherID}, Cards: seed.DeckSize},
+				events.AssignmentCompleted: events.AssignmentCompletedPayload{Assignment: events.Assignment{AssignmentID: b.assignment, LearnerID: b.learner.ID,
+					TeacherID: seed.TeacherID, DueAt: due}, CompletedAt: due.Add(-time.Hour)},
 				events.ReviewSubmitted: events.ReviewSubmittedPayload{Review: events.Review{LearnerID: b.learner.ID, StateBefore: 0, StateAfter: 1, ReviewedAt: time.Now(), StudyDay: "2026-03-01"},
 					AssignmentIDs: []uuid.UUID{b.assignment}},
 				events.ReviewUndone: events.ReviewUndonePayload{Review: events.Review{ReviewID: 1, LearnerID: b.learner.ID, StateBefore: 0, StateAfter: 1, ReviewedAt: time.Now(), StudyDay: "2026-03-01"},
@@ -39,9 +39,10 @@ func TestEverySubscriberTakesEffectOnce(t *testing.T) {
 				events.ReminderDueSoon:   events.ReminderDueSoonPayload{AssignmentID: b.assignment, LearnerID: b.learner.ID, DueAt: due},
 				events.CardLeeched:       events.CardLeechedPayload{CardID: uuid.New(), LearnerID: b.learner.ID, Lemma: "cat", Lapses: 8},
 				events.ReminderDaily:     events.ReminderDailyPayload{LearnerID: b.learner.ID, At: time.Now()},
-				events.LearnerInvited:    events.LearnerInvitedPayload{ClassID: seed.ClassID, LearnerID: b.learner.ID, TeacherID: seed.TeacherID},
-				events.LearnerEnrolled: events.LearnerEnrolledPayload{ClassID: seed.ClassID, LearnerID: b.learner.ID,
-					TeacherID: seed.TeacherID, Assignments: []uuid.UUID{b.assignment}, By: "teacher"},
+				events.LearnerInvited: events.LearnerInvitedPayload{ClassLearner: events.ClassLearner{ClassID: seed.ClassID,
+					LearnerID: b.learner.ID, TeacherID: seed.TeacherID}},
+				events.LearnerEnrolled: events.LearnerEnrolledPayload{ClassLearner: events.ClassLearner{ClassID: seed.ClassID,
+					LearnerID: b.learner.ID, TeacherID: seed.TeacherID}, Assignments: []uuid.UUID{b.assignment}, By: "teacher"},
 			}
 			payload, ok := payloads[sub.Topic]
 			require.True(t, ok, "add a payload for %s", sub.Topic)

@@ -51,7 +51,7 @@ func TestNoTransactionIsOpenWhileAnEmailOrWebhookIsSent(t *testing.T) {
 	deps.Mail = sender
 	email := Handlers(deps)[events.SubscriberEmail]
 	created := delivery(t, events.AssignmentCreated, events.SubscriberEmail,
-		events.AssignmentCreatedPayload{AssignmentID: b.assignment, LearnerID: b.learner.ID, Cards: seed.DeckSize})
+		events.AssignmentCreatedPayload{Assignment: events.Assignment{AssignmentID: b.assignment, LearnerID: b.learner.ID}, Cards: seed.DeckSize})
 	done := make(chan error, 1)
 	go func() { done <- email.Handle(ctx, created) }()
 	<-sender.sending

@@ -79,7 +79,7 @@ func (b bundle) endpoint(t *testing.T, r *receiver) uuid.UUID {
 func (b bundle) webhookDelivery(t *testing.T) outbox.Delivery {
 	t.Helper()
 	return delivery(t, events.AssignmentCreated, events.SubscriberWebhook, events.AssignmentCreatedPayload{
-		AssignmentID: b.assignment, LearnerID: b.learner.ID, TeacherID: seed.TeacherID, Cards: 25})
+		Assignment: events.Assignment{AssignmentID: b.assignment, LearnerID: b.learner.ID, TeacherID: seed.TeacherID}, Cards: 25})
 }
 
 // enqueueAssignmentCreated commits an assignment.created event of the

@@ -93,14 +93,21 @@ func NewOutbox() *outbox.Outbox {
 	return ob
 }
 
-// AssignmentCreatedPayload is the payload of AssignmentCreated; its ordering
-// key is the learner id.
-type AssignmentCreatedPayload struct {
+// Assignment is what assignment.created and assignment.completed both say
+// of an assignment: the first fields of each payload (embedded, so the JSON
+// keeps its fields and their order).
+type Assignment struct {
 	AssignmentID uuid.UUID `json:"assignment_id"`
 	DeckID       uuid.UUID `json:"deck_id"`
 	LearnerID    uuid.UUID `json:"learner_id"`
 	TeacherID    uuid.UUID `json:"teacher_id"`
 	DueAt        time.Time `json:"due_at"`
+}
+
+// AssignmentCreatedPayload is the payload of AssignmentCreated; its ordering
+// key is the learner id.
+type AssignmentCreatedPayload struct {
+	Assignment
 	// Cards is the number of lexemes in the deck, hence of the assignment's cards.
 	Cards int `json:"cards"`
 	// CardsSeen and CardsLearned count the assignment's cards that the
@@ -168,12 +175,8 @@ type ReviewUndonePayload struct {
 // once, when every card of the assignment has reached the Review state; its
 // ordering key is the learner id.
 type AssignmentCompletedPayload struct {
-	AssignmentID uuid.UUID `json:"assignment_id"`
-	DeckID       uuid.UUID `json:"deck_id"`
-	LearnerID    uuid.UUID `json:"learner_id"`
-	TeacherID    uuid.UUID `json:"teacher_id"`
-	DueAt        time.Time `json:"due_at"`
-	CompletedAt  time.Time `json:"completed_at"`
+	Assignment
+	CompletedAt time.Time `json:"completed_at"`
 }
 
 // StreakExtendedPayload is the payload of StreakExtended: the learner studied
@@ -225,12 +228,19 @@ type CardLeechedPayload struct {
 	Lapses    int       `json:"lapses"`
 }
 
-// LearnerEnrolledPayload is the payload of LearnerEnrolled. Ordering key:
-// learner id.
-type LearnerEnrolledPayload struct {
+// ClassLearner is what learner.enrolled and learner.invited both say: the
+// class, the learner and the class's teacher, the first fields of each
+// payload (embedded, so the JSON keeps its fields and their order).
+type ClassLearner struct {
 	ClassID   uuid.UUID `json:"class_id"`
 	LearnerID uuid.UUID `json:"learner_id"`
 	TeacherID uuid.UUID `json:"teacher_id"`
+}
+
+// LearnerEnrolledPayload is the payload of LearnerEnrolled. Ordering key:
+// learner id.
+type LearnerEnrolledPayload struct {
+	ClassLearner
 	// Assignments were created for the class's active decks.
 	Assignments []uuid.UUID `json:"assignments"`
 	// By is "teacher" (added by email) or "join_code".
@@ -240,9 +250,7 @@ type LearnerEnrolledPayload struct {
 // LearnerInvitedPayload is the payload of LearnerInvited. Ordering key:
 // learner id.
 type LearnerInvitedPayload struct {
-	ClassID   uuid.UUID `json:"class_id"`
-	LearnerID uuid.UUID `json:"learner_id"`
-	TeacherID uuid.UUID `json:"teacher_id"`
+	ClassLearner
 }
 
 // ReminderDailyPayload is the payload of ReminderDaily. Ordering key:

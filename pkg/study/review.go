@@ -239,8 +239,8 @@ func complete(ctx context.Context, assignments *store.Queries, ids []uuid.UUID, 
 		return nil, fmt.Errorf("complete assignments: %w", err)
 	}
 	for _, a := range done {
-		batch.Add(events.AssignmentCompleted, events.AssignmentCompletedPayload{AssignmentID: a.ID, DeckID: a.DeckID,
-			LearnerID: a.LearnerID, TeacherID: a.TeacherID, DueAt: a.DueAt, CompletedAt: at})
+		batch.Add(events.AssignmentCompleted, events.AssignmentCompletedPayload{Assignment: events.Assignment{AssignmentID: a.ID,
+			DeckID: a.DeckID, LearnerID: a.LearnerID, TeacherID: a.TeacherID, DueAt: a.DueAt}, CompletedAt: at})
 		completed = append(completed, a.ID)
 	}
 	return completed, nil

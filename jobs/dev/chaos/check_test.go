@@ -102,14 +102,14 @@ func TestWantCountsTakeBackUndos(t *testing.T) {
 		require.NoError(t, err)
 		evs = append(evs, event{id: uuid.New(), topic: topic, payload: b})
 	}
-	add(events.AssignmentCreated, events.AssignmentCreatedPayload{AssignmentID: a, LearnerID: learner, CardsSeen: 2, CardsLearned: 1})
+	add(events.AssignmentCreated, events.AssignmentCreatedPayload{Assignment: events.Assignment{AssignmentID: a, LearnerID: learner}, CardsSeen: 2, CardsLearned: 1})
 	// New -> Learning, then Learning -> Review, that one undone; Review ->
 	// Relearning on another day.
 	add(events.ReviewSubmitted, events.ReviewSubmittedPayload{Review: events.Review{ReviewID: 1, LearnerID: learner, StateBefore: 0, StateAfter: 1, StudyDay: "2026-03-02"},
 		AssignmentIDs: []uuid.UUID{a}})
 	add(events.ReviewSubmitted, events.ReviewSubmittedPayload{Review: events.Review{ReviewID: 2, LearnerID: learner, StateBefore: 1, StateAfter: 2, StudyDay: "2026-03-02"},
 		AssignmentIDs: []uuid.UUID{a}})
-	add(events.AssignmentCreated, events.AssignmentCreatedPayload{AssignmentID: later, LearnerID: learner, CardsSeen: 1, CardsLearned: 1})
+	add(events.AssignmentCreated, events.AssignmentCreatedPayload{Assignment: events.Assignment{AssignmentID: later, LearnerID: learner}, CardsSeen: 1, CardsLearned: 1})
 	add(events.ReviewUndone, events.ReviewUndonePayload{Review: events.Review{ReviewID: 2, LearnerID: learner, StateBefore: 1, StateAfter: 2, StudyDay: "2026-03-02"},
 		AssignmentIDs: []uuid.UUID{a}, LaterAssignmentIDs: []uuid.UUID{later}})
 	add(events.ReviewSubmitted, events.ReviewSubmittedPayload{Review: events.Review{ReviewID: 3, LearnerID: learner, StateBefore: 2, StateAfter: 3, StudyDay: "2026-03-03"},
