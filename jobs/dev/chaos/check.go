@@ -387,25 +387,17 @@ func (c *checker) projections(ctx context.Context, f *findings) error {
 		return err
 	}
 	// Subscribers that always record what they handled.
-	for _, need := range []struct{ topic, sub string }{
-		{events.AssignmentCreated, events.SubscriberProgress},
-		{events.AssignmentCreated, events.SubscriberEmail},
-		{events.LearnerEnrolled, events.SubscriberEmail},
-		{events.AssignmentCompleted, events.SubscriberEmail},
-		{events.AssignmentCompleted, events.SubscriberCongratulation},
-		{events.ReviewSubmitted, events.SubscriberActivity},
-		{events.ReviewUndone, events.SubscriberActivity},
-		{events.StreakExtended, events.SubscriberFeed},
-		{events.AchievementEarned, events.SubscriberFeed},
-		{events.CardLeeched, events.SubscriberFeed},
-	} {
-		for _, e := range c.byTopic[need.topic] {
-			iv.Checked++
-			if !processed[need.sub+" "+e.id.String()] {
-				iv.fail("%s event %s was never handled by %s", need.topic, e.id, need.sub)
-			}
-		}
-	}
+	c.requireDone(iv, processed, "%s event %s was never handled by %s",
+		topicSub{events.AssignmentCreated, events.SubscriberProgress},
+		topicSub{events.AssignmentCreated, events.SubscriberEmail},
+		topicSub{events.LearnerEnrolled, events.SubscriberEmail},
+		topicSub{events.AssignmentCompleted, events.SubscriberEmail},
+		topicSub{events.AssignmentCompleted, events.SubscriberCongratulation},
+		topicSub{events.ReviewSubmitted, events.SubscriberActivity},
+		topicSub{events.ReviewUndone, events.SubscriberActivity},
+		topicSub{events.StreakExtended, events.SubscriberFeed},
+		topicSub{events.AchievementEarned, events.SubscriberFeed},
+		topicSub{events.CardLeeched, events.SubscriberFeed})
 
 	// Counters against the events they count.
 	want, err := wantCounts(c.byTopic)
@@ -601,20 +593,30 @@ func (c *checker) emails(ctx context.Context, f *findings) error {
 			c.copies = append(c.copies, copies{"email " + mid, k, at, committed})
 		}
 	}
-	for _, need := range []struct{ topic, sub string }{
-		{events.AssignmentCreated, events.SubscriberEmail},
-		{events.LearnerEnrolled, events.SubscriberEmail},
-		{events.AssignmentCompleted, events.SubscriberEmail},
-		{events.AssignmentCompleted, events.SubscriberCongratulation},
-	} {
+	c.requireDone(iv, sent, "%s event %s: %s never sent its email",
+		topicSub{events.AssignmentCreated, events.SubscriberEmail},
+		topicSub{events.LearnerEnrolled, events.SubscriberEmail},
+		topicSub{events.AssignmentCompleted, events.SubscriberEmail},
+		topicSub{events.AssignmentCompleted, events.SubscriberCongratulation})
+	return nil
+}
+
+// topicSub is a topic and one of its subscribers.
+type topicSub struct{ topic, sub string }
+
+// requireDone checks, for each of needs, every committed event of its topic
+// (counted in iv) against done, keyed "subscriber event-id": an event its
+// subscriber has not done fails iv with format, given the topic, the event
+// id and the subscriber.
+func (c *checker) requireDone(iv *invariant, done map[string]bool, format string, needs ...topicSub) {
+	for _, need := range needs {
 		for _, e := range c.byTopic[need.topic] {
 			iv.Checked++
-			if !sent[need.sub+" "+e.id.String()] {
-				iv.fail("%s event %s: %s never sent its email", need.topic, e.id, need.sub)
+			if !done[need.sub+" "+e.id.String()] {
+				iv.fail(format, need.topic, e.id, need.sub)
 			}
 		}
 	}
-	return nil
 }
 
 // copySlack is how far a copy's arrival may lie outside the attempt that

@@ -152,3 +152,21 @@ func TestNothingStuckCountsTheDeliveriesItExamines(t *testing.T) {
 	require.Len(t, f.Invariants[0].Violations, 1, "the webhook delivery left pending")
 	require.Equal(t, 2, f.Invariants[0].Checked, "two delivery rows left, not three events")
 }
+
+// TestRequireDoneFailsEachEventItsSubscriberMissed: every committed event
+// of a needed topic is counted, and each one its subscriber has not done
+// is a violation naming the topic, the event and the subscriber.
+func TestRequireDoneFailsEachEventItsSubscriberMissed(t *testing.T) {
+	t.Parallel()
+	handled, missed, other := &event{id: uuid.New()}, &event{id: uuid.New()}, &event{id: uuid.New()}
+	c := &checker{byTopic: map[string][]*event{
+		events.AssignmentCreated: {handled, missed},
+		events.CardLeeched:       {other},
+	}}
+	iv := &invariant{}
+	c.requireDone(iv, map[string]bool{events.SubscriberEmail + " " + handled.id.String(): true},
+		"%s event %s: %s missed", topicSub{events.AssignmentCreated, events.SubscriberEmail})
+	require.Equal(t, 2, iv.Checked, "the needed topic's events, not the others")
+	require.Equal(t, []string{events.AssignmentCreated + " event " + missed.id.String() + ": " + events.SubscriberEmail + " missed"},
+		iv.Violations)
+}

@@ -41,26 +41,12 @@ func soakMain(args []string) int {
 
 	ctx := context.Background()
 	head := commit() // now: the checkout may move during the half hour
-	dir, err := os.MkdirTemp("", "lexora-soak-")
+	_, pool, stopCluster, err := benchCluster(ctx, "soak", *bin, !*autovacuum)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "soak:", err)
 		return 2
 	}
-	defer func() {
-		if err := os.RemoveAll(dir); err != nil {
-			fmt.Fprintln(os.Stderr, "soak:", err)
-		}
-	}()
-	pg, pool, err := benchCluster(ctx, dir, *bin, !*autovacuum)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "soak:", err)
-		return 2
-	}
-	defer func() {
-		if err := pg.stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "soak:", err)
-		}
-	}()
+	defer stopCluster()
 	defer pool.Close()
 
 	ob, err := outbox.New(outbox.Subscription{Topic: "soak", Subscriber: "a"}, outbox.Subscription{Topic: "soak", Subscriber: "b"})
@@ -191,16 +177,30 @@ sampling:
 	return 0
 }
 
-// benchCluster starts a private cluster with production-like settings
-// (fsync and autovacuum on, unless noAutovacuum) and a migrated database.
-func benchCluster(ctx context.Context, dir, bin string, noAutovacuum bool) (*cluster, *pgxpool.Pool, error) {
-	pg, err := newCluster(ctx, dir, true)
+// benchCluster starts, in a new temporary folder, a private cluster with
+// production-like settings (fsync and autovacuum on, unless noAutovacuum)
+// and a migrated database. stop stops the cluster and removes the folder,
+// writing what fails to stderr after name (the command's, as its other
+// messages). On error nothing is left running or on disk.
+func benchCluster(ctx context.Context, name, bin string, noAutovacuum bool) (pg *cluster, pool *pgxpool.Pool, stop func(), err error) {
+	dir, err := os.MkdirTemp("", "lexora-"+name+"-")
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	fail := func(err error) (*cluster, *pgxpool.Pool, error) {
+	removeDir := func() {
+		if err := os.RemoveAll(dir); err != nil {
+			fmt.Fprintln(os.Stderr, name+":", err)
+		}
+	}
+	pg, err = newCluster(ctx, dir, true)
+	if err != nil {
+		removeDir()
+		return nil, nil, nil, err
+	}
+	fail := func(err error) (*cluster, *pgxpool.Pool, func(), error) {
 		_ = pg.stop()
-		return nil, nil, err
+		removeDir()
+		return nil, nil, nil, err
 	}
 	if noAutovacuum {
 		if err := pg.exec(ctx, "postgres", "ALTER SYSTEM SET autovacuum = off"); err != nil {
@@ -218,12 +218,17 @@ func benchCluster(ctx context.Context, dir, bin string, noAutovacuum bool) (*clu
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fail(fmt.Errorf("migrate: %w: %s", err, out))
 	}
-	pool, err := database.Open(ctx, database.Config{URL: pg.URL(dbName), MaxConns: 16,
+	p, err := database.Open(ctx, database.Config{URL: pg.URL(dbName), MaxConns: 16,
 		StatementTimeout: 30 * time.Second, IdleInTransactionTimeout: time.Minute})
 	if err != nil {
 		return fail(err)
 	}
-	return pg, pool.Pool, nil
+	return pg, p.Pool, func() {
+		if err := pg.stop(); err != nil {
+			fmt.Fprintln(os.Stderr, name+":", err)
+		}
+		removeDir()
+	}, nil
 }
 
 // soakSample is one sample of the outbox tables.
@@ -298,27 +303,13 @@ func clusterMain(args []string) int {
 		return 2
 	}
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "lexora-cluster-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "cluster:", err)
-		return 2
-	}
-	defer func() {
-		if err := os.RemoveAll(dir); err != nil {
-			fmt.Fprintln(os.Stderr, "cluster:", err)
-		}
-	}()
-	pg, pool, err := benchCluster(ctx, dir, *bin, false)
+	pg, pool, stopCluster, err := benchCluster(ctx, "cluster", *bin, false)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "cluster:", err)
 		return 2
 	}
 	pool.Close()
-	defer func() {
-		if err := pg.stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "cluster:", err)
-		}
-	}()
+	defer stopCluster()
 	cmd := exec.Command(fs.Arg(0), fs.Args()[1:]...)
 	cmd.Env = append(os.Environ(), "LEXORA_TEST_DATABASE_URL="+pg.URL("postgres"))
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
