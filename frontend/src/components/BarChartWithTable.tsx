@@ -1,4 +1,5 @@
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { DataTable } from "./DataTable";
 
 export interface Point {
   label: string;
@@ -40,22 +41,14 @@ export function BarChartWithTable({
       </div>
       <details>
         <summary>Show the figures</summary>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">{labelName}</th>
-              <th scope="col">{valueName}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.map((p) => (
-              <tr key={p.label}>
-                <td>{p.label}</td>
-                <td>{p.value}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          rows={data}
+          rowKey={(p) => p.label}
+          columns={[
+            { header: labelName, cell: (p) => p.label },
+            { header: valueName, cell: (p) => p.value },
+          ]}
+        />
       </details>
     </figure>
   );

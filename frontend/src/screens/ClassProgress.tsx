@@ -3,10 +3,11 @@ import { Link, useParams } from "react-router";
 import { useApi } from "../api/ApiContext";
 import { unwrap } from "../api/client";
 import type { components } from "../api/schema";
+import { DataTable, type Column } from "../components/DataTable";
 import { Empty, QueryState } from "../components/States";
-import { TableWrap } from "../components/TableWrap";
 
 type Grid = components["schemas"]["ClassProgress"];
+type Row = components["schemas"]["ClassProgressRow"];
 type Cell = components["schemas"]["ClassProgressCell"];
 type HardWord = components["schemas"]["HardWord"];
 
@@ -96,33 +97,27 @@ function ProgressGrid({ g }: { g: Grid }) {
     );
   const cols = deckColumns(g);
   if (cols.length === 0) return <Empty>No decks assigned to this class yet.</Empty>;
+  const columns: Column<Row>[] = [
+    { header: "Learner", rowHeader: true, cell: (row) => row.display_name },
+    ...cols.map((c) => ({
+      header: c.title,
+      key: c.deckId,
+      cell: (row: Row) => {
+        const a = row.assignments.find((x) => x.deck_id === c.deckId);
+        return a ? <GridCell a={a} /> : <span className="muted">not assigned</span>;
+      },
+    })),
+  ];
   return (
-    <TableWrap label="Progress by learner and assignment">
-      <table className="grid">
-        <caption className="visually-hidden">Each learner's progress in each assigned deck</caption>
-        <thead>
-          <tr>
-            <th scope="col">Learner</th>
-            {cols.map((c) => (
-              <th key={c.deckId} scope="col">
-                {c.title}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {g.learners.map((row) => (
-            <tr key={row.learner_id}>
-              <th scope="row">{row.display_name}</th>
-              {cols.map((c) => {
-                const a = row.assignments.find((x) => x.deck_id === c.deckId);
-                return <td key={c.deckId}>{a ? <GridCell a={a} /> : <span className="muted">not assigned</span>}</td>;
-              })}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </TableWrap>
+    <DataTable
+      label="Progress by learner and assignment"
+      className="grid"
+      caption="Each learner's progress in each assigned deck"
+      captionClassName="visually-hidden"
+      rows={g.learners}
+      rowKey={(row) => row.learner_id}
+      columns={columns}
+    />
   );
 }
 
@@ -159,30 +154,13 @@ function GridCell({ a }: { a: Cell }) {
 function HardestWords({ words }: { words: HardWord[] }) {
   if (words.length === 0)
     return <Empty>No lapses yet: words your learners forget after learning them appear here.</Empty>;
-  return (
-    <TableWrap label="Hardest words">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Word</th>
-            <th scope="col">Part of speech</th>
-            <th scope="col">Lapses</th>
-            <th scope="col">Learners</th>
-            <th scope="col">Suspended as leeches</th>
-          </tr>
-        </thead>
-        <tbody>
-          {words.map((w) => (
-            <tr key={w.lexeme_id}>
-              <td lang="en">{w.lemma}</td>
-              <td>{w.part_of_speech}</td>
-              <td>{w.lapses}</td>
-              <td>{w.learners}</td>
-              <td>{w.leeches}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </TableWrap>
-  );
+  return <DataTable label="Hardest words" rows={words} rowKey={(w) => w.lexeme_id} columns={hardWordColumns} />;
 }
+
+const hardWordColumns: Column<HardWord>[] = [
+  { header: "Word", lang: "en", cell: (w) => w.lemma },
+  { header: "Part of speech", cell: (w) => w.part_of_speech },
+  { header: "Lapses", cell: (w) => w.lapses },
+  { header: "Learners", cell: (w) => w.learners },
+  { header: "Suspended as leeches", cell: (w) => w.leeches },
+];

@@ -5,12 +5,13 @@ import { unwrap } from "../api/client";
 import { useWrite } from "../api/mutation";
 import type { components } from "../api/schema";
 import { BarChartWithTable } from "../components/BarChartWithTable";
+import { DataTable, type Column } from "../components/DataTable";
 import { ProblemAlert } from "../components/ProblemAlert";
 import { Empty, QueryState } from "../components/States";
-import { TableWrap } from "../components/TableWrap";
 
 type Health = components["schemas"]["OutboxHealth"];
 type DeadDelivery = components["schemas"]["DeadDelivery"];
+type Backlog = components["schemas"]["TopicBacklog"];
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "short", timeStyle: "medium" });
 
@@ -46,6 +47,14 @@ export function Operator() {
   );
 }
 
+const backlogColumns: Column<Backlog>[] = [
+  { header: "Subscriber", cell: (b) => b.subscriber },
+  { header: "Topic", cell: (b) => b.topic },
+  { header: "Pending", cell: (b) => b.pending },
+  { header: "Due now", cell: (b) => b.due },
+  { header: "Oldest due", cell: (b) => age(b.oldest_age_seconds) },
+];
+
 function HealthView({ h }: { h: Health }) {
   const dead = h.dead.reduce((n, d) => n + d.count, 0);
   return (
@@ -58,30 +67,12 @@ function HealthView({ h }: { h: Health }) {
       {h.backlog.length === 0 ? (
         <Empty>Nothing waiting: every event has been delivered.</Empty>
       ) : (
-        <TableWrap label="Backlog by subscriber">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Subscriber</th>
-                <th scope="col">Topic</th>
-                <th scope="col">Pending</th>
-                <th scope="col">Due now</th>
-                <th scope="col">Oldest due</th>
-              </tr>
-            </thead>
-            <tbody>
-              {h.backlog.map((b) => (
-                <tr key={`${b.subscriber} ${b.topic}`}>
-                  <td>{b.subscriber}</td>
-                  <td>{b.topic}</td>
-                  <td>{b.pending}</td>
-                  <td>{b.due}</td>
-                  <td>{age(b.oldest_age_seconds)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <DataTable
+          label="Backlog by subscriber"
+          rows={h.backlog}
+          rowKey={(b) => `${b.subscriber} ${b.topic}`}
+          columns={backlogColumns}
+        />
       )}
       <BarChartWithTable
         title="Deliveries per minute, last hour"
@@ -165,44 +156,42 @@ function DeadTable({
   onSelect: (ids: number[]) => void;
 }) {
   const toggle = (id: number, on: boolean) => onSelect(on ? [...selected, id] : selected.filter((x) => x !== id));
+  const columns: Column<DeadDelivery>[] = [
+    {
+      header: "Select",
+      cell: (d) => (
+        <input
+          type="checkbox"
+          aria-label={`Select delivery ${d.id} (${d.subscriber}, ${d.topic})`}
+          checked={selected.includes(d.id)}
+          onChange={(e) => toggle(d.id, e.target.checked)}
+        />
+      ),
+    },
+    { header: "Subscriber", cell: (d) => d.subscriber },
+    { header: "Topic", cell: (d) => d.topic },
+    { header: "Attempts", cell: (d) => d.attempts },
+    {
+      header: "Last error",
+      className: "error-text",
+      cell: (d) => (
+        <>
+          {d.last_error}
+          {d.blocking > 0 && <span className="badge warn">holds back {d.blocking}</span>}
+        </>
+      ),
+    },
+    { header: "Dead since", cell: (d) => dateTime.format(new Date(d.dead_at)) },
+  ];
   return (
-    <TableWrap label="Dead letters">
-      <table>
-        <caption className="muted">Most recent first; select deliveries to replay or skip.</caption>
-        <thead>
-          <tr>
-            <th scope="col">Select</th>
-            <th scope="col">Subscriber</th>
-            <th scope="col">Topic</th>
-            <th scope="col">Attempts</th>
-            <th scope="col">Last error</th>
-            <th scope="col">Dead since</th>
-          </tr>
-        </thead>
-        <tbody>
-          {list.map((d) => (
-            <tr key={d.id}>
-              <td>
-                <input
-                  type="checkbox"
-                  aria-label={`Select delivery ${d.id} (${d.subscriber}, ${d.topic})`}
-                  checked={selected.includes(d.id)}
-                  onChange={(e) => toggle(d.id, e.target.checked)}
-                />
-              </td>
-              <td>{d.subscriber}</td>
-              <td>{d.topic}</td>
-              <td>{d.attempts}</td>
-              <td className="error-text">
-                {d.last_error}
-                {d.blocking > 0 && <span className="badge warn">holds back {d.blocking}</span>}
-              </td>
-              <td>{dateTime.format(new Date(d.dead_at))}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </TableWrap>
+    <DataTable
+      label="Dead letters"
+      caption="Most recent first; select deliveries to replay or skip."
+      captionClassName="muted"
+      rows={list}
+      rowKey={(d) => d.id}
+      columns={columns}
+    />
   );
 }
 
