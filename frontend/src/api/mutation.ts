@@ -19,6 +19,15 @@ export function newKey(): string {
 }
 
 /**
+ * idempotent is a write's openapi-fetch params: key in its Idempotency-Key
+ * header (the functions answer a retry with the same key and body with the
+ * first answer).
+ */
+export function idempotent(key: string) {
+  return { header: { "Idempotency-Key": key } };
+}
+
+/**
  * useWrite is a screen's write as one user intent (a form sent, a button
  * pressed), on react-query's useMutation with retryWrite. submit(v) sends
  * v with its intent's Idempotency-Key (mutationFn gets v with it as key):

@@ -1,6 +1,7 @@
 import { createContext, useContext, useEffect, useMemo, useSyncExternalStore, type ReactNode } from "react";
 import { useApi } from "../api/ApiContext";
 import { unwrap } from "../api/client";
+import { idempotent } from "../api/mutation";
 import { indexedDbStore, type ReviewStore } from "./queue";
 import { ReviewSender, type SenderOptions, type SenderState } from "./sender";
 
@@ -32,7 +33,7 @@ export function ReviewSenderProvider({
         store ?? indexedDbStore(),
         learnerId,
         async (r) => {
-          const params = { header: { "Idempotency-Key": r.key } };
+          const params = idempotent(r.key);
           const { reviewId, reviewedAt } = r.request;
           if (r.action === "undo") {
             const body = { card_id: r.cardId, ...(reviewId !== undefined && { review_id: reviewId }) };

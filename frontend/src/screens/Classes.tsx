@@ -3,13 +3,13 @@ import { useId, useState, type FormEvent } from "react";
 import { Link } from "react-router";
 import { useApi } from "../api/ApiContext";
 import { unwrap } from "../api/client";
-import { useWrite } from "../api/mutation";
+import { idempotent, useWrite } from "../api/mutation";
 import type { components } from "../api/schema";
 import { useMe } from "../auth/me";
 import { ProblemAlert } from "../components/ProblemAlert";
 import { Empty, QueryState } from "../components/States";
 import { assignToClass, dayAfter, dayOf, endOfDay, type AssignOutcome } from "./assign";
-import { deckGroups, levelName } from "./decks";
+import { deckGroups, levelName, useDecks } from "./decks";
 import { NameField } from "../components/NameField";
 
 type Class = components["schemas"]["Class"];
@@ -148,7 +148,7 @@ function AddLearner({ c }: { c: Class }) {
     mutationFn: async (v: { key: string; email: string; name: string }) =>
       unwrap(
         await api.POST("/EnrollLearner", {
-          params: { header: { "Idempotency-Key": v.key } },
+          params: idempotent(v.key),
           body: { class_id: c.id, email: v.email, ...(v.name && { display_name: v.name }) },
         }),
       ),
@@ -205,10 +205,7 @@ function AssignDeck({ c }: { c: Class }) {
   const api = useApi();
   const qc = useQueryClient();
   const id = useId();
-  const decks = useQuery({
-    queryKey: ["decks"],
-    queryFn: async () => unwrap(await api.GET("/ListDecks")).decks,
-  });
+  const decks = useDecks();
   const [deckId, setDeckId] = useState("");
   const me = useMe();
   // Calendar days in the teacher's zone, as endOfDay reads them; the
@@ -330,7 +327,7 @@ export function CreateClass({ newcomer = false, onCreated }: { newcomer?: boolea
     mutationFn: async (v: { key: string; name: string; displayName: string }) =>
       unwrap(
         await api.POST("/CreateClass", {
-          params: { header: { "Idempotency-Key": v.key } },
+          params: idempotent(v.key),
           body: {
             name: v.name,
             timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,

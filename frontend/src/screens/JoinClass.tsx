@@ -2,7 +2,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
 import { useApi } from "../api/ApiContext";
 import { unwrap } from "../api/client";
-import { useWrite } from "../api/mutation";
+import { idempotent, useWrite } from "../api/mutation";
 import { ApiError } from "../api/problem";
 import { ProblemAlert } from "../components/ProblemAlert";
 import { NameField } from "../components/NameField";
@@ -24,7 +24,7 @@ export function JoinClass({ newcomer = false, onJoined }: { newcomer?: boolean; 
     mutationFn: async (v: { key: string; code: string; displayName: string }) =>
       unwrap(
         await api.POST("/EnrollLearner", {
-          params: { header: { "Idempotency-Key": v.key } },
+          params: idempotent(v.key),
           body: {
             join_code: v.code,
             ...(newcomer && { timezone: Intl.DateTimeFormat().resolvedOptions().timeZone }),

@@ -1,13 +1,13 @@
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQueryClient } from "@tanstack/react-query";
 import { useId } from "react";
 import { Link } from "react-router";
 import { useApi } from "../api/ApiContext";
 import { unwrap } from "../api/client";
-import { useWrite } from "../api/mutation";
+import { idempotent, useWrite } from "../api/mutation";
 import type { components } from "../api/schema";
 import { ProblemAlert } from "../components/ProblemAlert";
 import { Empty, QueryState } from "../components/States";
-import { deckGroups } from "./decks";
+import { deckGroups, useDecks } from "./decks";
 
 type Deck = components["schemas"]["Deck"];
 
@@ -18,11 +18,7 @@ type Deck = components["schemas"]["Deck"];
  * teacher) say so.
  */
 export function Library() {
-  const api = useApi();
-  const decks = useQuery({
-    queryKey: ["decks"],
-    queryFn: async () => unwrap(await api.GET("/ListDecks")).decks,
-  });
+  const decks = useDecks();
   return (
     <section aria-labelledby="library-title">
       <h1 id="library-title">Library</h1>
@@ -58,7 +54,7 @@ function DeckRow({ deck }: { deck: Deck }) {
   const id = useId();
   const start = useWrite({
     mutationFn: async ({ key }: { key: string }) =>
-      unwrap(await api.POST("/StartDeck", { params: { header: { "Idempotency-Key": key } }, body: { deck_id: deck.id } })),
+      unwrap(await api.POST("/StartDeck", { params: idempotent(key), body: { deck_id: deck.id } })),
     onSuccess: () => {
       void qc.invalidateQueries({ queryKey: ["decks"] });
       void qc.invalidateQueries({ queryKey: ["schedule"] });

@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useId, useRef, useState, type FormEvent } from "react";
 import { useApi } from "../api/ApiContext";
 import { unwrap } from "../api/client";
-import { useWrite } from "../api/mutation";
+import { idempotent, useWrite } from "../api/mutation";
 import type { components } from "../api/schema";
 import { BarChartWithTable } from "../components/BarChartWithTable";
 import { DataTable, type Column } from "../components/DataTable";
@@ -221,7 +221,7 @@ function Confirm({
   useEffect(() => reasonInput.current?.focus(), []);
   const apply = useWrite({
     mutationFn: async (v: { key: string; ids: number[]; reason: string }) => {
-      const params = { header: { "Idempotency-Key": v.key } };
+      const params = idempotent(v.key);
       const body = { ids: v.ids, reason: v.reason };
       return action === "replay"
         ? unwrap(await api.POST("/ReplayDeadLetters", { params, body })).replayed

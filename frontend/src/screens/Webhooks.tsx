@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useId, useRef, useState, type FormEvent } from "react";
 import { useApi } from "../api/ApiContext";
 import { unwrap } from "../api/client";
-import { useWrite } from "../api/mutation";
+import { idempotent, useWrite } from "../api/mutation";
 import type { components } from "../api/schema";
 import { ProblemAlert } from "../components/ProblemAlert";
 import { Empty, QueryState } from "../components/States";
@@ -86,7 +86,7 @@ function Register({ onSecret }: { onSecret: (s: Secret) => void }) {
     mutationFn: async (v: { key: string; url: string; topics: Topic[] }) =>
       unwrap(
         await api.POST("/RegisterWebhookEndpoint", {
-          params: { header: { "Idempotency-Key": v.key } },
+          params: idempotent(v.key),
           body: { url: v.url, topics: v.topics },
         }),
       ),
@@ -160,10 +160,9 @@ function EndpointRow({ ep, onSecret, secretShown }: { ep: Endpoint; onSecret: (s
   }, [confirmDelete]);
   const [revoke, setRevoke] = useState(false);
   const done = () => void qc.invalidateQueries({ queryKey: ["webhooks"] });
-  const header = (key: string) => ({ header: { "Idempotency-Key": key } });
   const rotate = useWrite({
     mutationFn: async (v: { key: string; revoke: boolean }) =>
-      unwrap(await api.POST("/RotateWebhookSecret", { params: header(v.key), body: { id: ep.id, revoke_previous: v.revoke } })),
+      unwrap(await api.POST("/RotateWebhookSecret", { params: idempotent(v.key), body: { id: ep.id, revoke_previous: v.revoke } })),
     onSuccess: (r) => {
       onSecret({ id: r.id, url: r.url, secret: r.secret ?? "" });
       done();
@@ -171,12 +170,12 @@ function EndpointRow({ ep, onSecret, secretShown }: { ep: Endpoint; onSecret: (s
   });
   const enable = useWrite({
     mutationFn: async ({ key }: { key: string }) =>
-      unwrap(await api.POST("/EnableWebhookEndpoint", { params: header(key), body: { id: ep.id } })),
+      unwrap(await api.POST("/EnableWebhookEndpoint", { params: idempotent(key), body: { id: ep.id } })),
     onSuccess: done,
   });
   const remove = useWrite({
     mutationFn: async ({ key }: { key: string }) =>
-      unwrap(await api.POST("/DeleteWebhookEndpoint", { params: header(key), body: { id: ep.id } })),
+      unwrap(await api.POST("/DeleteWebhookEndpoint", { params: idempotent(key), body: { id: ep.id } })),
     onSuccess: done,
   });
   const failed = rotate.error ?? enable.error ?? remove.error;

@@ -1,5 +1,6 @@
 import type { Api } from "../api/client";
 import { unwrap } from "../api/client";
+import { idempotent } from "../api/mutation";
 
 /** What assigning a deck to a class did, learner by learner (by name). */
 export interface AssignOutcome {
@@ -31,7 +32,7 @@ export async function assignToClass(
 ): Promise<AssignOutcome> {
   const answer = unwrap(
     await api.POST("/CreateAssignment", {
-      params: { header: { "Idempotency-Key": v.key } },
+      params: idempotent(v.key),
       body: { class_id: v.classId, deck_id: v.deckId, due_at: v.dueAt },
     }),
   );
