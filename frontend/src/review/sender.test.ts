@@ -13,16 +13,24 @@ const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 // recording is a sender on store (a fresh one, by default) whose attempts
 // are kept in sent, in order, and then answered by answer (a success, by
-// default); online says whether the network is up (always, by default) and
-// pause is its wait between attempts.
+// default); online says whether the network is up (always, by default),
+// pause is its wait between attempts and now its clock (the real one, by
+// default).
 function recording({
   store = freshStore(),
   online = () => true,
   pause = instant,
   answer = async () => undefined,
-}: { store?: ReviewStore; online?: () => boolean; pause?: () => Promise<void>; answer?: SendReview } = {}) {
+  now,
+}: {
+  store?: ReviewStore;
+  online?: () => boolean;
+  pause?: () => Promise<void>;
+  answer?: SendReview;
+  now?: () => Date;
+} = {}) {
   const sent: QueuedReview[] = [];
-  const sender = new ReviewSender(store, learnerId, (r) => (sent.push(r), answer(r)), { pause, online });
+  const sender = new ReviewSender(store, learnerId, (r) => (sent.push(r), answer(r)), { pause, online, now });
   return { store, sent, sender };
 }
 
@@ -68,8 +76,7 @@ describe("ReviewSender", () => {
     let stored!: () => void;
     const held = new Promise<void>((resolve) => (stored = resolve));
     const slow = { ...store, add: async (r: QueuedReview) => (await held, store.add(r)) };
-    const sent: QueuedReview[] = [];
-    const sender = new ReviewSender(slow, learnerId, async (r) => void sent.push(r), { pause: instant, online: () => true });
+    const { sent, sender } = recording({ store: slow });
 
     const rated = sender.rate("card-a", "cat", 3);
     expect(sender.current.pending).toBe(1);
@@ -86,7 +93,7 @@ describe("ReviewSender", () => {
   it("stops counting a rating the store refused", async () => {
     const store = freshStore();
     const broken = { ...store, add: () => Promise.reject(new Error("quota exceeded")) };
-    const sender = new ReviewSender(broken, learnerId, async () => undefined, { pause: instant, online: () => true });
+    const { sender } = recording({ store: broken });
 
     await expect(sender.rate("card-a", "cat", 3)).rejects.toThrow("quota exceeded");
     expect(sender.current.pending).toBe(0);
@@ -144,21 +151,17 @@ describe("ReviewSender", () => {
   });
 
   it("keeps a rating queued while the sign-in has expired", async () => {
-    const store = freshStore();
     let expired = 2;
-    const sent: string[] = [];
-    const sender = new ReviewSender(
-      store,
-      learnerId,
-      async (r) => {
+    const acknowledged: string[] = [];
+    const { sender } = recording({
+      answer: async (r) => {
         if (expired-- > 0) throw new ApiError(401, { type: "https://lexora.app/problems/unauthenticated", title: "Unauthenticated", status: 401 });
-        sent.push(r.key);
+        acknowledged.push(r.key);
       },
-      { pause: instant, online: () => true },
-    );
+    });
     const r = await sender.rate("card-a", "cat", 3);
     await sender.flush();
-    expect(sent).toEqual([r.key]);
+    expect(acknowledged).toEqual([r.key]);
     expect(sender.current.rejected).toEqual([]);
   });
 
@@ -300,14 +303,8 @@ describe("ReviewSender", () => {
   });
 
   it("sends a rating made offline with the time it was made, even when it goes out within the minute", async () => {
-    const store = freshStore();
     let online = false;
-    const sent: QueuedReview[] = [];
-    const sender = new ReviewSender(store, learnerId, async (r) => void sent.push(r), {
-      pause: () => new Promise((resolve) => setTimeout(resolve, 0)),
-      online: () => online,
-      now: () => new Date("2026-03-02T09:00:00Z"),
-    });
+    const { sent, sender } = recording({ online: () => online, pause: tick, now: () => new Date("2026-03-02T09:00:00Z") });
     await sender.rate("card-a", "cat", 3);
     online = true;
     await sender.flush();
@@ -315,19 +312,15 @@ describe("ReviewSender", () => {
   });
 
   it("sends a rating that waited behind others over a minute before its first attempt with the time it was made", async () => {
-    const store = freshStore();
     let clock = Date.parse("2026-03-02T09:00:00Z");
     let down = 3;
-    const sent: QueuedReview[] = [];
-    const sender = new ReviewSender(
-      store,
-      learnerId,
-      async (r) => {
-        sent.push(r);
+    const { sent, sender } = recording({
+      answer: async () => {
         if (down-- > 0) throw new TypeError("Failed to fetch");
       },
-      { pause: async () => void (clock += 30_000), online: () => true, now: () => new Date(clock) },
-    );
+      pause: async () => void (clock += 30_000),
+      now: () => new Date(clock),
+    });
     void sender.rate("card-a", "cat", 3);
     await sender.rate("card-b", "run", 4);
     await sender.flush();
@@ -374,15 +367,11 @@ describe("ReviewSender", () => {
   });
 
   it("shows a refusal until a rating made after it is acknowledged", async () => {
-    const store = freshStore();
-    const sender = new ReviewSender(
-      store,
-      learnerId,
-      async (r) => {
+    const { sender } = recording({
+      answer: async (r) => {
         if (r.cardId === "card-gone") throw new ApiError(404, { type: "https://lexora.app/problems/not-found", title: "Not found", status: 404 });
       },
-      { pause: instant, online: () => true },
-    );
+    });
     await sender.rate("card-gone", "cat", 3);
     // Queued before the refusal was known: its success does not hide it.
     await sender.rate("card-b", "run", 3);
