@@ -633,8 +633,7 @@ export interface components {
             preview: components["schemas"]["RatingPreview"][];
         };
         RatingPreview: {
-            /** @description 1 Again, 2 Hard, 3 Good, 4 Easy */
-            rating: number;
+            rating: components["schemas"]["Rating"];
             state: components["schemas"]["CardState"];
             /** Format: date-time */
             due: string;
@@ -651,6 +650,12 @@ export interface components {
         };
         /** @enum {string} */
         CardState: "new" | "learning" | "review" | "relearning";
+        /** @description 1 Again, 2 Hard, 3 Good, 4 Easy */
+        Rating: number;
+        /** @description The name of someone without an account, given with the request that creates it (CreateClass, EnrollLearner); one line; control, format and separator characters (Unicode Cc, Cf, Zl, Zp) are a 400. */
+        NewcomerName: string;
+        /** @description The IANA time zone of someone without an account, given with the request that creates it; default UTC. */
+        NewcomerTimeZone: string;
         Progress: {
             /** Format: uuid */
             learner_id: string;
@@ -918,10 +923,10 @@ export interface operations {
                     class_id?: string;
                     /** @description Stored and matched in one canonical form (PRECIS UsernameCaseMapped local part, IDNA ASCII domain); an address with a control, format or separator character is a 400. */
                     email?: string;
-                    /** @description The name of a learner who has no account yet (added by email, or joining by code); one line; control, format and separator characters (Unicode Cc, Cf, Zl, Zp) are a 400. */
-                    display_name?: string;
-                    /** @description IANA zone of a learner who has no account yet; default UTC. */
-                    timezone?: string;
+                    /** @description The name of a learner who has no account yet (added by email, or joining by code). */
+                    display_name?: components["schemas"]["NewcomerName"];
+                    /** @description The time zone of a learner who has no account yet. */
+                    timezone?: components["schemas"]["NewcomerTimeZone"];
                     /** @description Letters and digits, in any case; white space around it (a pasted code) is dropped before it is checked, white space inside is a 400. */
                     join_code?: string;
                 };
@@ -1019,9 +1024,9 @@ export interface operations {
                     /** @description One line. */
                     name: string;
                     /** @description A newcomer's name (default the email's local part); ignored for a teacher. */
-                    display_name?: string;
-                    /** @description A newcomer's IANA time zone (default UTC); ignored for a teacher. */
-                    timezone?: string;
+                    display_name?: components["schemas"]["NewcomerName"];
+                    /** @description A newcomer's time zone; ignored for a teacher. */
+                    timezone?: components["schemas"]["NewcomerTimeZone"];
                 };
             };
         };
@@ -1123,8 +1128,7 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     card_id: string;
-                    /** @description 1 Again, 2 Hard, 3 Good, 4 Easy */
-                    rating: number;
+                    rating: components["schemas"]["Rating"];
                     /**
                      * Format: date-time
                      * @description When the learner made the review, for one made offline and sent later: the card is scheduled, and the review counts for the study day, at this instant. Refused (400) when more than 5 minutes ahead of the server's clock (up to 5 minutes ahead counts as now) or more than 7 days ago; refused (409) when before the card's last review. Absent: now.
