@@ -103,14 +103,6 @@ resource "google_compute_target_https_proxy" "app" {
   ssl_certificates = [google_compute_managed_ssl_certificate.app.id]
 }
 
-resource "google_compute_global_forwarding_rule" "https" {
-  name                  = "lexora-https"
-  load_balancing_scheme = "EXTERNAL_MANAGED"
-  ip_address            = google_compute_global_address.lb.id
-  port_range            = "443"
-  target                = google_compute_target_https_proxy.app.id
-}
-
 # Plain HTTP only redirects to HTTPS.
 resource "google_compute_url_map" "redirect" {
   name = "lexora-redirect"
@@ -126,10 +118,26 @@ resource "google_compute_target_http_proxy" "redirect" {
   url_map = google_compute_url_map.redirect.id
 }
 
-resource "google_compute_global_forwarding_rule" "http" {
-  name                  = "lexora-http"
+# The load balancer's two entrances on its one address: HTTPS to the app,
+# plain HTTP to the redirect.
+resource "google_compute_global_forwarding_rule" "lb" {
+  for_each = {
+    https = { port = "443", target = google_compute_target_https_proxy.app.id }
+    http  = { port = "80", target = google_compute_target_http_proxy.redirect.id }
+  }
+  name                  = "lexora-${each.key}"
   load_balancing_scheme = "EXTERNAL_MANAGED"
   ip_address            = google_compute_global_address.lb.id
-  port_range            = "80"
-  target                = google_compute_target_http_proxy.redirect.id
+  port_range            = each.value.port
+  target                = each.value.target
+}
+
+moved {
+  from = google_compute_global_forwarding_rule.https
+  to   = google_compute_global_forwarding_rule.lb["https"]
+}
+
+moved {
+  from = google_compute_global_forwarding_rule.http
+  to   = google_compute_global_forwarding_rule.lb["http"]
 }
