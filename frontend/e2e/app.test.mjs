@@ -48,11 +48,29 @@ async function assignDeck(learner, { wholeClass = false, nth = 0 } = {}) {
   await call(ada, "CreateAssignment", { class_id: classId, ...to, deck_id: deck, due_at: due });
 }
 
+/** A new browser context at a laptop's size (1280 × 800). */
+function desktop() {
+  return browser.newContext({ viewport: { width: 1280, height: 800 } });
+}
+
 async function signIn(context, name) {
   const page = await context.newPage();
   await page.goto(`${stack.baseURL}/`);
   await page.getByRole("heading", { name: "Sign in to Lexora" }).waitFor();
   await page.getByRole("button", { name: new RegExp(name) }).click();
+  return page;
+}
+
+/**
+ * Opens the client in a new page of context and signs in with the
+ * development sign-in's email field: an email without an account is someone
+ * new, as at a first Google sign-in.
+ */
+async function signInWithEmail(context, email) {
+  const page = await context.newPage();
+  await page.goto(`${stack.baseURL}/`);
+  await page.getByLabel("Email").fill(email);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
   return page;
 }
 
@@ -98,7 +116,7 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
   });
 
   it("a learner signs in, reviews five cards with the keyboard, undoes one and sees the forecast change", async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const context = await desktop();
     const page = await context.newPage();
     const consoleErrors = [];
     page.on("console", (m) => m.type() === "error" && consoleErrors.push(m.text()));
@@ -197,7 +215,7 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
   });
 
   it("a review made offline arrives exactly once when the browser is back online", async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const context = await desktop();
     const page = await signIn(context, "Noah Brooks");
     await page.getByRole("heading", { name: "Today" }).waitFor();
     await page.getByRole("link", { name: "Review", exact: true }).click();
@@ -224,7 +242,7 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
   });
 
   it("a learner starts a library deck and its words join their reviews", async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const context = await desktop();
     const page = await signIn(context, "Noah Brooks");
     await page.getByRole("heading", { name: "Today" }).waitFor();
     await page.getByRole("link", { name: "Library" }).click();
@@ -248,11 +266,8 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
   });
 
   it("someone new becomes a teacher by creating their first class", async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const page = await context.newPage();
-    await page.goto(`${stack.baseURL}/`);
-    await page.getByLabel("Email").fill("lena.novak@school.example");
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    const context = await desktop();
+    const page = await signInWithEmail(context, "lena.novak@school.example");
     await page.getByRole("heading", { name: "Welcome to Lexora" }).waitFor();
     await checkScreen(page, "welcome");
     assert.equal(stack.sql("SELECT count(*) FROM users WHERE email = 'lena.novak@school.example'"), "0");
@@ -274,12 +289,9 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
   });
 
   it("someone new joins a class with its code and sees its deck on Today", async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const page = await context.newPage();
-    await page.goto(`${stack.baseURL}/`);
+    const context = await desktop();
     // The development sign-in's "Someone new": a token for an email without an account, as a first Google sign-in.
-    await page.getByLabel("Email").fill("kai.berg@school.example");
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    const page = await signInWithEmail(context, "kai.berg@school.example");
     await page.getByRole("heading", { name: "Welcome to Lexora" }).waitFor();
     const joinCode = page.getByLabel("Join code from your teacher");
     await joinCode.fill("NOPE2026");
@@ -305,7 +317,7 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
   });
 
   it("a teacher adds a learner by email, who then signs in with it", async () => {
-    const teacher = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const teacher = await desktop();
     const page = await signIn(teacher, "Ada Okafor");
     const card = page.locator("li.class-card", { has: page.getByRole("heading", { name: "Demo class", exact: true }) });
     await card.getByLabel("Learner's email").fill("Omar.Haddad@School.example");
@@ -320,18 +332,15 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     );
     await teacher.close();
 
-    const learner = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const today = await learner.newPage();
-    await today.goto(`${stack.baseURL}/`);
-    await today.getByLabel("Email").fill("omar.haddad@school.example");
-    await today.getByRole("button", { name: "Sign in", exact: true }).click();
+    const learner = await desktop();
+    const today = await signInWithEmail(learner, "omar.haddad@school.example");
     await today.getByRole("heading", { name: "Today", level: 1 }).waitFor();
     await today.getByText(stack.sql("SELECT title FROM decks ORDER BY title LIMIT 1"), { exact: true }).waitFor();
     await learner.close();
   });
 
   it("a teacher registers a webhook endpoint and sees its secret once; a double click registers or rotates once", async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const context = await desktop();
     const page = await signIn(context, "Ada Okafor");
     await page.getByRole("heading", { name: "Classes", level: 1 }).waitFor();
     await page.getByRole("link", { name: "Webhooks" }).click();
@@ -379,7 +388,7 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
 
   /** The class progress story (the test above): kept apart so that its failure keeps the stack's logs and rows. */
   async function classProgress() {
-    const teacher = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const teacher = await desktop();
     const page = await signIn(teacher, "Ada Okafor");
     await page.getByRole("heading", { name: "Classes", level: 1 }).waitFor();
     await page.getByTestId("join-code").getByText("DEMO2026").waitFor();
@@ -393,11 +402,8 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
 
     // Lena, new to Lexora (the demo learners have the Demo class's deck, whose cards would come first in her reviews),
     // joins with the code the teacher shares.
-    const learner = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const review = await learner.newPage();
-    await review.goto(`${stack.baseURL}/`);
-    await review.getByLabel("Email").fill("lena.vogel@school.example");
-    await review.getByRole("button", { name: "Sign in", exact: true }).click();
+    const learner = await desktop();
+    const review = await signInWithEmail(learner, "lena.vogel@school.example");
     await review.getByLabel("Your name, as your teacher will see it").fill("Lena Vogel");
     await review.getByLabel("Join code from your teacher").fill(code.toLowerCase());
     await review.getByRole("button", { name: "Join", exact: true }).click();
@@ -470,7 +476,7 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
         stack.sql("SELECT id FROM outbox_deliveries WHERE subscriber = 'webhook' AND state = 'dead'"),
       );
 
-      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const context = await desktop();
       const page = await signIn(context, "Ops On-Call");
       await page.getByRole("heading", { name: "Outbox" }).waitFor();
       await page.getByText(/status 400 Bad Request/).waitFor();
