@@ -157,23 +157,18 @@ const dueCards = `-- name: DueCards :many
 SELECT c.id, l.lemma, l.part_of_speech, l.definition, l.example, c.state, c.due, c.stability, c.difficulty,
        c.elapsed_days, c.scheduled_days, c.reps, c.lapses, c.step, c.last_review,
        count(*) OVER () AS total
-FROM cards c JOIN lexemes l ON l.id = c.lexeme_id
-WHERE c.learner_id = $1 AND c.due <= $2 AND NOT c.suspended
-  AND ($3::uuid IS NULL OR c.lexeme_id IN (
-      SELECT di.lexeme_id FROM assignments a JOIN deck_items di ON di.deck_id = a.deck_id
-      WHERE a.id = $3 AND a.learner_id = $1))
-  AND ($4::uuid IS NULL OR c.lexeme_id IN (
-      SELECT di.lexeme_id FROM assignments a JOIN deck_items di ON di.deck_id = a.deck_id
-      WHERE a.learner_id = $1 AND a.teacher_id = $4))
+FROM schedule_cards($1, $2, $3) c
+JOIN lexemes l ON l.id = c.lexeme_id
+WHERE c.due <= $4::timestamptz
 ORDER BY c.due, c.id
 LIMIT $5
 `
 
 type DueCardsParams struct {
 	LearnerID    uuid.UUID
-	Now          time.Time
 	AssignmentID *uuid.UUID
 	TeacherID    *uuid.UUID
+	Now          time.Time
 	MaxCards     int32
 }
 
@@ -196,17 +191,19 @@ type DueCardsRow struct {
 	Total         int64
 }
 
-// DueCards lists the learner's cards due at now, most overdue first, with
-// their whole FSRS state (for the ratings' preview) and the total count; restricted to one assignment's deck when assignment_id
-// is set, and to the decks teacher_id assigned to the learner when it is
-// set (a teacher does not see the cards of another teacher's decks of a
-// learner they share).
+// DueCards lists the cards of the learner's schedule due at now, most
+// overdue first, with their whole FSRS state (for the ratings' preview) and
+// the total count. The schedule is schedule_cards (schema 00025): the
+// learner's cards not suspended, restricted to one assignment's deck when
+// assignment_id is set, and to the decks teacher_id assigned to the learner
+// when it is set. (sqlc types a parameter compared with a column of a
+// function's rows only by its cast.)
 func (q *Queries) DueCards(ctx context.Context, arg DueCardsParams) ([]DueCardsRow, error) {
 	rows, err := q.db.Query(ctx, dueCards,
 		arg.LearnerID,
-		arg.Now,
 		arg.AssignmentID,
 		arg.TeacherID,
+		arg.Now,
 		arg.MaxCards,
 	)
 	if err != nil {
@@ -248,14 +245,8 @@ const forecast = `-- name: Forecast :many
 SELECT greatest(((c.due AT TIME ZONE $1::text) - make_interval(hours => $2::integer))::date,
                 (($3::timestamptz AT TIME ZONE $1::text) - make_interval(hours => $2::integer))::date)::date AS day,
        count(*) AS due
-FROM cards c
-WHERE c.learner_id = $4 AND c.due < $5 AND NOT c.suspended
-  AND ($6::uuid IS NULL OR c.lexeme_id IN (
-      SELECT di.lexeme_id FROM assignments a JOIN deck_items di ON di.deck_id = a.deck_id
-      WHERE a.id = $6 AND a.learner_id = $4))
-  AND ($7::uuid IS NULL OR c.lexeme_id IN (
-      SELECT di.lexeme_id FROM assignments a JOIN deck_items di ON di.deck_id = a.deck_id
-      WHERE a.learner_id = $4 AND a.teacher_id = $7))
+FROM schedule_cards($4, $5, $6) c
+WHERE c.due < $7::timestamptz
 GROUP BY day ORDER BY day
 `
 
@@ -264,9 +255,9 @@ type ForecastParams struct {
 	RolloverHours int32
 	Now           time.Time
 	LearnerID     uuid.UUID
-	EndAt         time.Time
 	AssignmentID  *uuid.UUID
 	TeacherID     *uuid.UUID
+	EndAt         time.Time
 }
 
 type ForecastRow struct {
@@ -276,16 +267,17 @@ type ForecastRow struct {
 
 // Forecast counts the cards due before end_at per study day (learning.StudyDay
 // in SQL: the local wall-clock time in zone less rollover_hours, then its
-// date); overdue cards count on now's day. The scope is DueCards'.
+// date); overdue cards count on now's day. The cards are DueCards'
+// (schedule_cards).
 func (q *Queries) Forecast(ctx context.Context, arg ForecastParams) ([]ForecastRow, error) {
 	rows, err := q.db.Query(ctx, forecast,
 		arg.Zone,
 		arg.RolloverHours,
 		arg.Now,
 		arg.LearnerID,
-		arg.EndAt,
 		arg.AssignmentID,
 		arg.TeacherID,
+		arg.EndAt,
 	)
 	if err != nil {
 		return nil, err

@@ -60,41 +60,33 @@ SELECT count(*) FILTER (WHERE c.reps > 0) AS seen, count(*) FILTER (WHERE c.stat
 FROM deck_items di JOIN cards c ON c.lexeme_id = di.lexeme_id AND c.learner_id = sqlc.arg(learner_id)
 WHERE di.deck_id = sqlc.arg(deck_id);
 
--- DueCards lists the learner's cards due at now, most overdue first, with
--- their whole FSRS state (for the ratings' preview) and the total count; restricted to one assignment's deck when assignment_id
--- is set, and to the decks teacher_id assigned to the learner when it is
--- set (a teacher does not see the cards of another teacher's decks of a
--- learner they share).
+-- DueCards lists the cards of the learner's schedule due at now, most
+-- overdue first, with their whole FSRS state (for the ratings' preview) and
+-- the total count. The schedule is schedule_cards (schema 00025): the
+-- learner's cards not suspended, restricted to one assignment's deck when
+-- assignment_id is set, and to the decks teacher_id assigned to the learner
+-- when it is set. (sqlc types a parameter compared with a column of a
+-- function's rows only by its cast.)
 -- name: DueCards :many
 SELECT c.id, l.lemma, l.part_of_speech, l.definition, l.example, c.state, c.due, c.stability, c.difficulty,
        c.elapsed_days, c.scheduled_days, c.reps, c.lapses, c.step, c.last_review,
        count(*) OVER () AS total
-FROM cards c JOIN lexemes l ON l.id = c.lexeme_id
-WHERE c.learner_id = sqlc.arg(learner_id) AND c.due <= sqlc.arg(now) AND NOT c.suspended
-  AND (sqlc.narg(assignment_id)::uuid IS NULL OR c.lexeme_id IN (
-      SELECT di.lexeme_id FROM assignments a JOIN deck_items di ON di.deck_id = a.deck_id
-      WHERE a.id = sqlc.narg(assignment_id) AND a.learner_id = sqlc.arg(learner_id)))
-  AND (sqlc.narg(teacher_id)::uuid IS NULL OR c.lexeme_id IN (
-      SELECT di.lexeme_id FROM assignments a JOIN deck_items di ON di.deck_id = a.deck_id
-      WHERE a.learner_id = sqlc.arg(learner_id) AND a.teacher_id = sqlc.narg(teacher_id)))
+FROM schedule_cards(sqlc.arg(learner_id), sqlc.narg(assignment_id), sqlc.narg(teacher_id)) c
+JOIN lexemes l ON l.id = c.lexeme_id
+WHERE c.due <= sqlc.arg(now)::timestamptz
 ORDER BY c.due, c.id
 LIMIT sqlc.arg(max_cards);
 
 -- Forecast counts the cards due before end_at per study day (learning.StudyDay
 -- in SQL: the local wall-clock time in zone less rollover_hours, then its
--- date); overdue cards count on now's day. The scope is DueCards'.
+-- date); overdue cards count on now's day. The cards are DueCards'
+-- (schedule_cards).
 -- name: Forecast :many
 SELECT greatest(((c.due AT TIME ZONE sqlc.arg(zone)::text) - make_interval(hours => sqlc.arg(rollover_hours)::integer))::date,
                 ((sqlc.arg(now)::timestamptz AT TIME ZONE sqlc.arg(zone)::text) - make_interval(hours => sqlc.arg(rollover_hours)::integer))::date)::date AS day,
        count(*) AS due
-FROM cards c
-WHERE c.learner_id = sqlc.arg(learner_id) AND c.due < sqlc.arg(end_at) AND NOT c.suspended
-  AND (sqlc.narg(assignment_id)::uuid IS NULL OR c.lexeme_id IN (
-      SELECT di.lexeme_id FROM assignments a JOIN deck_items di ON di.deck_id = a.deck_id
-      WHERE a.id = sqlc.narg(assignment_id) AND a.learner_id = sqlc.arg(learner_id)))
-  AND (sqlc.narg(teacher_id)::uuid IS NULL OR c.lexeme_id IN (
-      SELECT di.lexeme_id FROM assignments a JOIN deck_items di ON di.deck_id = a.deck_id
-      WHERE a.learner_id = sqlc.arg(learner_id) AND a.teacher_id = sqlc.narg(teacher_id)))
+FROM schedule_cards(sqlc.arg(learner_id), sqlc.narg(assignment_id), sqlc.narg(teacher_id)) c
+WHERE c.due < sqlc.arg(end_at)::timestamptz
 GROUP BY day ORDER BY day;
 
 -- LastReview is the card's last review, with the card's state before it
