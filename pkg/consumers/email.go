@@ -236,7 +236,7 @@ func (e *Email) daily(ctx context.Context, d outbox.Delivery, p events.ReminderD
 		// blocked by a dead letter, and a learner who studied would be told
 		// they did not.
 		start, end := learning.StudyDayBounds(p.At, learning.Zone(l.Timezone))
-		studied, err := q.ReviewedBetween(ctx, p.LearnerID, start, end)
+		studied, err := q.ReviewedBetween(ctx, p.LearnerID, &start, &end)
 		if err != nil || studied {
 			return nil, err
 		}

@@ -113,7 +113,7 @@ func (a *Activity) takeBack(ctx context.Context, tx pgx.Tx, p events.ReviewUndon
 // An assignment the review completed stays completed, and so does
 // assignment_finished_early.
 func (a *Activity) revoke(ctx context.Context, q *store.Queries, p events.ReviewUndonePayload, s streak) error {
-	left, err := q.HasReviewsLeft(ctx, p.LearnerID)
+	left, err := q.ReviewedBetween(ctx, p.LearnerID, nil, nil)
 	if err != nil {
 		return fmt.Errorf("count reviews left: %w", err)
 	}

@@ -111,20 +111,6 @@ func (q *Queries) EarnAchievement(ctx context.Context, arg EarnAchievementParams
 	return result.RowsAffected(), nil
 }
 
-const hasReviewsLeft = `-- name: HasReviewsLeft :one
-SELECT EXISTS (SELECT 1 FROM review_log r WHERE r.learner_id = $1
-               AND NOT EXISTS (SELECT 1 FROM review_undo u WHERE u.review_id = r.id))
-`
-
-// Whether the learner has a review that is not undone (the review log is
-// the synchronous truth).
-func (q *Queries) HasReviewsLeft(ctx context.Context, learnerID uuid.UUID) (bool, error) {
-	row := q.db.QueryRow(ctx, hasReviewsLeft, learnerID)
-	var exists bool
-	err := row.Scan(&exists)
-	return exists, err
-}
-
 const lockStreak = `-- name: LockStreak :one
 SELECT current, longest, last_day FROM learner_streaks WHERE learner_id = $1 FOR UPDATE
 `

@@ -460,6 +460,26 @@ func (q *Queries) RecordUndo(ctx context.Context, reviewID int64, cardID uuid.UU
 	return undone_at, err
 }
 
+const reviewedBetween = `-- name: ReviewedBetween :one
+SELECT EXISTS (SELECT 1 FROM review_log r
+               WHERE r.learner_id = $1
+                 AND r.reviewed_at >= coalesce($2::timestamptz, '-infinity')
+                 AND r.reviewed_at < coalesce($3::timestamptz, 'infinity')
+                 AND NOT EXISTS (SELECT 1 FROM review_undo u WHERE u.review_id = r.id))
+`
+
+// ReviewedBetween reports whether the learner has a review that is not
+// undone in [start, end_at) (a study day's bounds; a bound that is null is
+// open). The review log is the synchronous truth, unlike the projections
+// that lag behind it. Served by review_log_learner_reviewed, in generic
+// plans too (the coalesced bounds stay index conditions).
+func (q *Queries) ReviewedBetween(ctx context.Context, learnerID uuid.UUID, start *time.Time, endAt *time.Time) (bool, error) {
+	row := q.db.QueryRow(ctx, reviewedBetween, learnerID, start, endAt)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
+}
+
 const startDeck = `-- name: StartDeck :one
 WITH started AS (
     INSERT INTO learner_decks (learner_id, deck_id, started_at)

@@ -140,17 +140,3 @@ func (q *Queries) RecordEmailSend(ctx context.Context, arg RecordEmailSendParams
 	)
 	return err
 }
-
-const reviewedBetween = `-- name: ReviewedBetween :one
-SELECT EXISTS (SELECT 1 FROM review_log r WHERE r.learner_id = $1 AND r.reviewed_at >= $2 AND r.reviewed_at < $3
-               AND NOT EXISTS (SELECT 1 FROM review_undo u WHERE u.review_id = r.id))
-`
-
-// Whether the learner reviewed in [start, end) (a study day's bounds),
-// undone reviews left out. Served by review_log_learner_reviewed.
-func (q *Queries) ReviewedBetween(ctx context.Context, learnerID uuid.UUID, start time.Time, endAt time.Time) (bool, error) {
-	row := q.db.QueryRow(ctx, reviewedBetween, learnerID, start, endAt)
-	var exists bool
-	err := row.Scan(&exists)
-	return exists, err
-}

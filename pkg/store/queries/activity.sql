@@ -43,12 +43,6 @@ SELECT day FROM learner_daily_activity WHERE learner_id = @learner_id AND review
 -- name: DeleteStreak :exec
 DELETE FROM learner_streaks WHERE learner_id = @learner_id;
 
--- name: HasReviewsLeft :one
--- Whether the learner has a review that is not undone (the review log is
--- the synchronous truth).
-SELECT EXISTS (SELECT 1 FROM review_log r WHERE r.learner_id = @learner_id
-               AND NOT EXISTS (SELECT 1 FROM review_undo u WHERE u.review_id = r.id));
-
 -- name: RevokeAchievement :exec
 -- Revokes the learner's achievement code; when review_id is set, only if
 -- that review earned it.

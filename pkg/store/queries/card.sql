@@ -102,6 +102,18 @@ WHERE r.card_id = sqlc.arg(card_id)
 ORDER BY r.id DESC
 LIMIT 1;
 
+-- ReviewedBetween reports whether the learner has a review that is not
+-- undone in [start, end_at) (a study day's bounds; a bound that is null is
+-- open). The review log is the synchronous truth, unlike the projections
+-- that lag behind it. Served by review_log_learner_reviewed, in generic
+-- plans too (the coalesced bounds stay index conditions).
+-- name: ReviewedBetween :one
+SELECT EXISTS (SELECT 1 FROM review_log r
+               WHERE r.learner_id = sqlc.arg(learner_id)
+                 AND r.reviewed_at >= coalesce(sqlc.narg(start)::timestamptz, '-infinity')
+                 AND r.reviewed_at < coalesce(sqlc.narg(end_at)::timestamptz, 'infinity')
+                 AND NOT EXISTS (SELECT 1 FROM review_undo u WHERE u.review_id = r.id));
+
 -- RecordUndo records that a review was undone, at now (the database's
 -- now() when null).
 -- name: RecordUndo :one

@@ -29,12 +29,6 @@ SELECT u.email, u.display_name, u.timezone,
        (SELECT count(*) FROM cards c WHERE c.learner_id = u.id AND c.due <= @at AND NOT c.suspended) AS due
 FROM users u WHERE u.id = @learner_id;
 
--- name: ReviewedBetween :one
--- Whether the learner reviewed in [start, end) (a study day's bounds),
--- undone reviews left out. Served by review_log_learner_reviewed.
-SELECT EXISTS (SELECT 1 FROM review_log r WHERE r.learner_id = @learner_id AND r.reviewed_at >= @start AND r.reviewed_at < @end_at
-               AND NOT EXISTS (SELECT 1 FROM review_undo u WHERE u.review_id = r.id));
-
 -- name: RecordEmailSend :exec
 INSERT INTO email_sends (subscriber, event_id, message_id, recipient, subject)
 VALUES (@subscriber, @event_id, @message_id, @recipient, @subject);
