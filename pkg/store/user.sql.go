@@ -94,25 +94,17 @@ func (q *Queries) LearnersClasses(ctx context.Context, learnerID uuid.UUID) ([]L
 	return items, nil
 }
 
-const linkSubject = `-- name: LinkSubject :one
+const linkSubject = `-- name: LinkSubject :exec
 UPDATE users SET auth_subject = $1::text
 WHERE email = $2 AND auth_subject IS NULL
-RETURNING id, role, timezone
 `
 
-type LinkSubjectRow struct {
-	ID       uuid.UUID
-	Role     account.Role
-	Timezone string
-}
-
 // LinkSubject links a first sign-in's subject to the account with its
-// verified (canonical) email, unless that account is linked already.
-func (q *Queries) LinkSubject(ctx context.Context, subject string, email string) (LinkSubjectRow, error) {
-	row := q.db.QueryRow(ctx, linkSubject, subject, email)
-	var i LinkSubjectRow
-	err := row.Scan(&i.ID, &i.Role, &i.Timezone)
-	return i, err
+// verified (canonical) email, unless that account is linked already (then
+// it changes nothing); UserBySubject then finds the account.
+func (q *Queries) LinkSubject(ctx context.Context, subject string, email string) error {
+	_, err := q.db.Exec(ctx, linkSubject, subject, email)
+	return err
 }
 
 const lockUser = `-- name: LockUser :exec

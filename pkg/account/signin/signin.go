@@ -60,10 +60,8 @@ func Resolve(ctx context.Context, db store.DBTX, c auth.Claims) (Account, error)
 	users := store.On(db)
 	u, err := users.UserBySubject(ctx, c.Subject)
 	if email, ok := VerifiedEmail(c); errors.Is(err, store.ErrNotFound) && ok {
-		var linked store.LinkSubjectRow
-		linked, err = users.LinkSubject(ctx, c.Subject, email)
-		u = store.UserBySubjectRow(linked)
-		if errors.Is(err, store.ErrNotFound) {
+		if err = users.LinkSubject(ctx, c.Subject, email); err == nil {
+			// Linked by this call, or by a concurrent one first.
 			u, err = users.UserBySubject(ctx, c.Subject)
 		}
 	}

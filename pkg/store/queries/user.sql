@@ -6,11 +6,11 @@
 SELECT id, role, timezone FROM users WHERE auth_subject = sqlc.arg(subject)::text;
 
 -- LinkSubject links a first sign-in's subject to the account with its
--- verified (canonical) email, unless that account is linked already.
--- name: LinkSubject :one
+-- verified (canonical) email, unless that account is linked already (then
+-- it changes nothing); UserBySubject then finds the account.
+-- name: LinkSubject :exec
 UPDATE users SET auth_subject = sqlc.arg(subject)::text
-WHERE email = sqlc.arg(email) AND auth_subject IS NULL
-RETURNING id, role, timezone;
+WHERE email = sqlc.arg(email) AND auth_subject IS NULL;
 
 -- FindOrCreateUser returns the user with the email, creating one with the
 -- role when there is none; created tells which. A concurrent call with the
