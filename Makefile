@@ -36,11 +36,11 @@ $(WEB_DEPS): $(WEB)/package-lock.json $(WEB)/package.json
 web: $(WEB_DEPS) ## Build the web client into frontend/dist (make run serves it at /).
 	cd $(WEB) && npm run --silent build
 
-run: ## Run the whole stack locally (PostgreSQL, mailpit, server and web client, drain/prune schedule).
+run: ## Run the whole stack locally (PostgreSQL, mailpit, server and web client, drain/prune schedule); RUN_FLAGS='-port 8081' passes devstack flags.
 	.ci/ensure-postgres
 	.ci/ensure-mailpit
 	$(MAKE) --no-print-directory build web
-	exec $(BIN)/devstack -bin $(BIN)
+	exec $(BIN)/devstack -bin $(BIN) $(RUN_FLAGS)
 
 demo: build ## Play the demo against `make run` (start that in another terminal).
 	$(BIN)/demo
