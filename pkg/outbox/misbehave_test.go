@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -54,32 +55,32 @@ func (b bundle) attemptsTable(t *testing.T) {
 }
 
 // Scenario 1: handlers on a pool of eight connections, each holding its
-// HandleOnce transaction for 1.5 s (an SMTP call inside it), while a second
-// drain polls. Before, the heartbeat queued behind the handlers for a
-// connection of the same pool, the leases expired and the second drain
-// handled the batch again.
+// HandleOnce transaction for half a lease (an SMTP call inside it), in six
+// rounds (three leases), while a second drain polls. Before, the heartbeat
+// queued behind the handlers for a connection of the same pool, the leases
+// expired and the second drain handled the batch again.
 func TestHandlersHoldingEveryConnectionDoNotStarveTheHeartbeat(t *testing.T) {
 	_, b := setup(t)
 	b.effects(t)
 	b.attemptsTable(t)
-	const n = 96
+	const n = 48 // 6 rounds of 8 handlers
 	events := numbered(t, "t.b", n)
 	b.enqueue(t, events...)
 	pool := poolOf(t, b.pool.Config(), 8) // DATABASE_MAX_CONNS' default
+	const lease = 1500 * time.Millisecond
 	h := loggedEffect(pool, 0, nil)
 	hog := HandlerFunc(func(ctx context.Context, d Delivery) error {
 		if _, err := pool.Exec(ctx, "INSERT INTO attempts VALUES ($1)", d.Event.ID); err != nil {
 			return err
 		}
 		return HandleOnce(ctx, pool, d, func(tx pgx.Tx) error {
-			if !sleep(ctx, 1500*time.Millisecond) { // an SMTP call inside the transaction
+			if !sleep(ctx, lease/2) { // an SMTP call inside the transaction
 				return ctx.Err()
 			}
 			_, err := tx.Exec(ctx, "INSERT INTO effects VALUES ($1, $2)", d.Event.ID, d.Subscriber)
 			return err
 		})
 	})
-	lease := 3 * time.Second
 	// Concurrency n/2: the first claim (twice the concurrency) takes all n,
 	// and only 8 handlers at a time get a connection.
 	first, err := NewDrainer(pool, map[string]Handler{"s1": hog}, Config{StopWhenIdle: true, Concurrency: n / 2, LeaseDuration: lease},
@@ -157,7 +158,9 @@ func TestHandlersThatIgnoreTheirContextAreAbandonedAndDeadLettered(t *testing.T)
 		}
 		return err
 	})
-	cfg := Config{Concurrency: 8, MaxDuration: 8 * time.Second, HandlerTimeout: 2 * time.Second,
+	// A hanging handler holds its worker for its timeout plus a second: the
+	// last of three rounds of them starts 4 s in, 2 s before the bound.
+	cfg := Config{Concurrency: 8, MaxDuration: 6 * time.Second, HandlerTimeout: time.Second,
 		LeaseDuration: 3 * time.Second, MaxAttempts: 1}
 	d := b.drainer(t, map[string]Handler{"s1": h}, cfg)
 	start := time.Now()
@@ -184,38 +187,43 @@ func TestHandlersThatIgnoreTheirContextAreAbandonedAndDeadLettered(t *testing.T)
 func blackHole(t *testing.T, b bundle) (*pgxpool.Pool, func()) {
 	t.Helper()
 	cfg := b.pool.Config()
-	hold, lift := blackhole.Proxy(t, cfg)
+	hold, stop := blackhole.Proxy(t, cfg)
 	pool := poolOf(t, cfg, 8)
-	t.Cleanup(lift)
+	t.Cleanup(stop)
 	return pool, hold
 }
 
 // Scenario 4: the database stops answering right after a handler's effect.
 // The run ends within its bound plus a statement timeout, and on SIGTERM
+// (sent as soon as the database stops answering)
 // within the grace plus two seconds, however long its statement timeout.
 func TestRunEndsWhenTheDatabaseStopsAnswering(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name      string
 		cfg       Config
-		sigterm   time.Duration // 0: none
-		endsAfter time.Duration // at most, from the start
+		sigterm   bool          // once the database is held
+		endsAfter time.Duration // at most, from the start, or from SIGTERM
 	}{
-		{"bound", Config{MaxDuration: 3 * time.Second, HandlerTimeout: 2 * time.Second}, 0, 3*time.Second + DefaultStatementTimeout + 2*time.Second},
+		{"bound", Config{MaxDuration: 3 * time.Second, HandlerTimeout: 2 * time.Second, StatementTimeout: 2 * time.Second},
+			false, 3*time.Second + 2*time.Second + 2*time.Second},
 		{"sigterm", Config{MaxDuration: 3 * time.Second, StatementTimeout: time.Minute, ShutdownGrace: time.Second},
-			8 * time.Second, 8*time.Second + time.Second + 2*hardStopDelay + 2*time.Second},
+			true, time.Second + 2*hardStopDelay + 2*time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, b := setup(t)
 			b.effects(t)
 			b.enqueue(t, event(t, "t.b", 1), event(t, "t.b", 2))
 			pool, hold := blackHole(t, b)
+			held := make(chan struct{})
+			var holdOnce sync.Once
 			h := HandlerFunc(func(ctx context.Context, d Delivery) error {
 				err := HandleOnce(ctx, pool, d, func(tx pgx.Tx) error {
 					_, err := tx.Exec(ctx, "INSERT INTO effects VALUES ($1, $2)", d.Event.ID, d.Subscriber)
 					return err
 				})
 				hold()
+				holdOnce.Do(func() { close(held) })
 				return err
 			})
 			cfg := tc.cfg
@@ -224,10 +232,7 @@ func TestRunEndsWhenTheDatabaseStopsAnswering(t *testing.T) {
 			require.NoError(t, err)
 			ctx, sigterm := context.WithCancel(context.Background())
 			defer sigterm()
-			if tc.sigterm > 0 {
-				time.AfterFunc(tc.sigterm, sigterm)
-			}
-			start := time.Now()
+			from := time.Now()
 			errs := make(chan error, 1)
 			var rep Report
 			go func() {
@@ -235,15 +240,24 @@ func TestRunEndsWhenTheDatabaseStopsAnswering(t *testing.T) {
 				rep, err = d.Run(ctx)
 				errs <- err
 			}()
+			if tc.sigterm {
+				select {
+				case <-held:
+				case <-time.After(25 * time.Second):
+					t.Fatal("no handler ran within 25 s")
+				}
+				sigterm()
+				from = time.Now()
+			}
 			select {
 			case err := <-errs:
 				require.Error(t, err, "the run says the database could not be used")
 				require.Equal(t, rep.Claimed, rep.Delivered+rep.Retried+rep.Dead+rep.LostLeases+rep.Released+rep.Unwritten,
 					"every claimed delivery is accounted for: %+v", rep)
 			case <-time.After(25 * time.Second):
-				t.Fatal("the run is still alive at 25 s")
+				t.Fatal("the run is still alive 25 s after its start or SIGTERM")
 			}
-			require.Less(t, time.Since(start), tc.endsAfter)
+			require.Less(t, time.Since(from), tc.endsAfter)
 			require.Equal(t, 1, b.count(t, "SELECT count(*) FROM effects"), "the first effect happened once")
 		})
 	}

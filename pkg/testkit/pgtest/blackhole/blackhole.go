@@ -20,12 +20,16 @@ import (
 // faultproxy.Proxy) in front of its database, stopped at the test's end.
 // hold makes the proxy drop every byte from then on, in both directions,
 // on open connections and new ones, as a database that stops answering
-// does; calling it again changes nothing. lift ends the hold: register it
-// as a cleanup after opening the pools, so that they close (and their
-// cancel requests go through) first. Neither blocks, whatever the
+// does; calling it again changes nothing. stop closes the proxy and every
+// connection through it: register it as a cleanup after opening the pools,
+// so that it runs before they close. A connection whose bytes were dropped
+// cannot go on, and pgx closes one cut short by a cancelled query with a
+// cancel request sent through the hold, whose answer it awaits for 15 s
+// (pgconn's asyncClose, which pgxpool's Close waits for): once the proxy's
+// connections are closed, both end at once. Neither blocks, whatever the
 // connections do (the proxy's toxics are never added or removed, see
 // faultproxy).
-func Proxy(t testing.TB, cfg *pgxpool.Config) (hold, lift func()) {
+func Proxy(t testing.TB, cfg *pgxpool.Config) (hold, stop func()) {
 	t.Helper()
 	server := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), zerolog.Nop())
 	p, err := faultproxy.Start(server, "postgres", "127.0.0.1:0", fmt.Sprintf("%s:%d", cfg.ConnConfig.Host, cfg.ConnConfig.Port))
@@ -41,5 +45,5 @@ func Proxy(t testing.TB, cfg *pgxpool.Config) (hold, lift func()) {
 	if _, err := fmt.Sscan(port, &cfg.ConnConfig.Port); err != nil {
 		t.Fatal(err)
 	}
-	return p.Hold, p.Heal
+	return p.Hold, p.Stop
 }
