@@ -108,7 +108,7 @@ func CheckDue(due, now time.Time) error {
 // deck from this class yet, it stores the assignment, creates the learner's
 // missing cards (due now) and adds, under the learner's ordering key, the
 // events assignment.created, reminder.due_soon (delayed to
-// events.DueSoonLead before the due date) and, when the learner already
+// learning.DueSoonLead before the due date) and, when the learner already
 // knows every word from other decks, assignment.completed. The class's row
 // is locked first (enrolments to it wait, see Enroll), then the learners'
 // rows in id order, which serialises each learner's writes (so their
@@ -239,7 +239,7 @@ func (c Classroom) assign(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, r
 	}
 	batch.Add(events.AssignmentCreated, events.AssignmentCreatedPayload{Assignment: a.event(), Cards: a.Cards,
 		CardsSeen: int(known.Seen), CardsLearned: int(known.Learned)})
-	if remindAt := a.DueAt.Add(-events.DueSoonLead); remindAt.After(c.clock.Now()) {
+	if remindAt := a.DueAt.Add(-learning.DueSoonLead); remindAt.After(c.clock.Now()) {
 		batch.AddAt(events.ReminderDueSoon, events.ReminderDueSoonPayload{
 			AssignmentID: a.ID, LearnerID: a.LearnerID, DueAt: a.DueAt}, remindAt)
 	}

@@ -18,8 +18,8 @@ const (
 	ReviewSubmitted     = "review.submitted"
 	StreakExtended      = "streak.extended"
 	AchievementEarned   = "achievement.earned"
-	// ReminderDueSoon is enqueued with the assignment, not before 24 hours
-	// ahead of its due date.
+	// ReminderDueSoon is enqueued with the assignment, delayed to
+	// learning.DueSoonLead before its due date.
 	ReminderDueSoon = "reminder.due_soon"
 	CardLeeched     = "card.leeched"
 	LearnerEnrolled = "learner.enrolled"
@@ -206,9 +206,6 @@ type AchievementEarnedPayload struct {
 	// (assignment_finished_early); absent for the others.
 	AssignmentID *uuid.UUID `json:"assignment_id,omitempty"`
 }
-
-// DueSoonLead is how long before an assignment's due date its reminder fires.
-const DueSoonLead = 24 * time.Hour
 
 // ReminderDueSoonPayload is the payload of ReminderDueSoon. Ordering key:
 // learner id. The reminder is not sent if the assignment is complete by then

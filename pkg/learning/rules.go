@@ -9,6 +9,11 @@ const LeechLapses = 8
 // DailyReminderHour is the local hour of a learner's daily study reminder.
 const DailyReminderHour = 18
 
+// DueSoonLead is how long before an assignment's due date its due-soon
+// reminder (the reminder.due_soon event) fires: 24 hours. An assignment due
+// sooner than that after it is made gets no such reminder.
+const DueSoonLead = 24 * time.Hour
+
 // NextDailyReminder returns the first DailyReminderHour:00 in the zone tz
 // strictly after t.
 func NextDailyReminder(t time.Time, tz *time.Location) time.Time {
