@@ -69,7 +69,7 @@ type Service struct {
 // updated_at) takes clk.NowOrNil() instead, so one request decides with one
 // clock. It returns an error only for an invalid scheduler configuration.
 func NewService(pool *pgxpool.Pool, verifier *auth.Verifier, clk clock.Clock, log *slog.Logger) (*Service, error) {
-	sched, err := learning.NewScheduler(learning.DefaultParams(), clk.Now)
+	sched, err := learning.NewScheduler(learning.DefaultParams(), clk)
 	if err != nil {
 		return nil, fmt.Errorf("build scheduler: %w", err)
 	}
@@ -119,7 +119,7 @@ func fromEnv() (*Service, error) {
 		p := svc.scheduler.Params()
 		p.EnableFuzz = false
 		var sched *learning.Scheduler
-		if sched, err = learning.NewScheduler(p, svc.clock.Now); err == nil {
+		if sched, err = learning.NewScheduler(p, svc.clock); err == nil {
 			svc.setScheduler(sched)
 		}
 	}

@@ -14,8 +14,9 @@
 //
 //   - plain value types ([Card], [ReviewLog]) that the database layer stores
 //     column by column, independent of go-fsrs' own structs;
-//   - an injected [Clock], so reviews are reproducible in tests and the
-//     review time is never read from the wall clock behind the caller's back;
+//   - an injected clock (the product's one clock.Clock, pkg/platform/clock),
+//     so reviews are reproducible in tests and the review time is never read
+//     from the wall clock behind the caller's back;
 //   - strict parameter validation in [NewScheduler]. go-fsrs' own constructor
 //     silently clamps out-of-range weights and silently falls back to its
 //     defaults on invalid input; [NewScheduler] reports an error instead.
@@ -34,13 +35,14 @@
 //
 // # Usage
 //
-//	s, err := learning.NewScheduler(learning.DefaultParams(), time.Now)
+//	s, err := learning.NewScheduler(learning.DefaultParams(), clock.System{})
 //	if err != nil { ... }
 //	card := s.NewCard()                          // due immediately
 //	card, log, err := s.Review(card, learning.Good, learnerZone)
 //	// persist card (and log) column by column
 //
-// The package's Example runs this with a fixed clock.
+// The package's Example runs this with a fixed clock (a clocktest.Stub in
+// place of clock.System).
 //
 // A [Scheduler] is immutable after construction and safe for concurrent use.
 package learning

@@ -5,16 +5,18 @@ import (
 	"time"
 
 	"github.com/lexora-app/lexora/pkg/learning"
+	"github.com/lexora-app/lexora/pkg/platform/clock/clocktest"
 )
 
 // The Usage block of the package documentation: a new card, due at once,
-// reviewed Good by a learner in Paris, then stored column by column. Fuzz
-// is off so that the intervals printed are FSRS-6's own.
+// reviewed Good by a learner in Paris, then stored column by column. The
+// clock is a clocktest.Stub in place of clock.System, and fuzz is off, so
+// that the instants and intervals printed are FSRS-6's own.
 func Example() {
-	now := time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC)
+	clk := clocktest.New(time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC))
 	params := learning.DefaultParams()
 	params.EnableFuzz = false
-	s, err := learning.NewScheduler(params, func() time.Time { return now })
+	s, err := learning.NewScheduler(params, clk)
 	if err != nil {
 		panic(err)
 	}
@@ -30,7 +32,7 @@ func Example() {
 	fmt.Println(log.Rating, "on a", log.State, "card:", card.State, "step", card.Step, "due", card.Due.Format(time.RFC3339))
 
 	// The learner comes back when the step is due, and again rates it Good.
-	now = card.Due
+	clk.Set(card.Due)
 	card, _, err = s.Review(card, learning.Good, learnerZone)
 	if err != nil {
 		panic(err)

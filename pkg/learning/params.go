@@ -14,7 +14,7 @@ import (
 // with errors.Is.
 var (
 	// ErrInvalidParams is wrapped by [NewScheduler] errors caused by
-	// invalid [Params] or a nil [Clock].
+	// invalid [Params] or a nil clock.Clock.
 	ErrInvalidParams = errors.New("learning: invalid scheduler params")
 	// ErrInvalidRating is wrapped by [Scheduler.Review] errors caused by a
 	// rating outside Again..Easy (1..4).

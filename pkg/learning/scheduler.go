@@ -5,26 +5,24 @@ import (
 	"time"
 
 	fsrs "github.com/open-spaced-repetition/go-fsrs/v4"
+
+	"github.com/lexora-app/lexora/pkg/platform/clock"
 )
 
-// Clock returns the current instant. The [Scheduler] calls it once per
-// operation; the product passes its one clock's Now (pkg/platform/clock:
-// clock.System in production, clocktest.Stub in tests).
-type Clock func() time.Time
-
 // Scheduler applies FSRS-6 (via go-fsrs v4's fsrs.FSRS) to [Card] values at
-// the instant given by its [Clock]. It is immutable after construction and
-// safe for concurrent use.
+// the instant given by its clock (the product's one clock.Clock). It is
+// immutable after construction and safe for concurrent use.
 type Scheduler struct {
 	params Params
 	lib    *fsrs.FSRS
-	now    Clock
+	clock  clock.Clock
 }
 
 // NewScheduler validates p and returns a Scheduler that reads the review time
-// from now.
+// from clk's Now, once per operation (clock.System in production, a
+// clocktest.Stub in tests).
 //
-// Errors (all wrapping [ErrInvalidParams]): now is nil; a weight is NaN or
+// Errors (all wrapping [ErrInvalidParams]): clk is nil; a weight is NaN or
 // infinite; Weights[20] <= 0; DesiredRetention outside (0, 1);
 // MaximumInterval outside [1, 36500] days; a step <= 0; or a weight outside
 // the range go-fsrs v4 accepts for it (go-fsrs would silently clamp it — we
@@ -33,8 +31,8 @@ type Scheduler struct {
 // relearning steps when there are two or more of them; that adjustment is
 // part of the reference algorithm (it mirrors fsrs-rs) and is applied
 // silently.
-func NewScheduler(p Params, now Clock) (*Scheduler, error) {
-	if now == nil {
+func NewScheduler(p Params, clk clock.Clock) (*Scheduler, error) {
+	if clk == nil {
 		return nil, fmt.Errorf("%w: clock must not be nil", ErrInvalidParams)
 	}
 	p = p.clone()
@@ -60,7 +58,7 @@ func NewScheduler(p Params, now Clock) (*Scheduler, error) {
 		// fallback to defaults.
 		return nil, fmt.Errorf("%w: rejected by go-fsrs validation", ErrInvalidParams)
 	}
-	return &Scheduler{params: p, lib: lib, now: now}, nil
+	return &Scheduler{params: p, lib: lib, clock: clk}, nil
 }
 
 // Params returns a copy of the scheduler's parameters.
@@ -71,7 +69,7 @@ func (s *Scheduler) Params() Params {
 // NewCard returns a never-reviewed card (State New, Step 0, zero stability and
 // difficulty) that is due at the clock's current instant.
 func (s *Scheduler) NewCard() Card {
-	return Card{State: New, Due: s.now()}
+	return Card{State: New, Due: s.clock.Now()}
 }
 
 // Review records rating r for card c, given by a learner whose zone is tz,
@@ -112,7 +110,7 @@ func (s *Scheduler) NewCard() Card {
 // a reviewed card with stability or difficulty below the
 // FSRS minimum wraps [ErrInvalidCard].
 func (s *Scheduler) Review(c Card, r Rating, tz *time.Location) (Card, ReviewLog, error) {
-	return s.ReviewAt(c, r, tz, s.now())
+	return s.ReviewAt(c, r, tz, s.clock.Now())
 }
 
 // ReviewAt is [Scheduler.Review] at the instant at instead of the clock's

@@ -2,7 +2,6 @@ package learning
 
 import (
 	"math"
-	"sync"
 	"testing"
 	"time"
 
@@ -10,25 +9,19 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// fakeClock is a manually advanced Clock for tests.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+// fakeClock is a manually set clock.Clock for tests, each used by one
+// goroutine. Unlike clocktest.Stub it answers its instant as it was set,
+// neither truncated to clock.Precision nor moved to UTC, so that the tests
+// see the scheduler's own truncation and zone handling.
+type fakeClock struct{ t time.Time }
 
 func newFakeClock(t time.Time) *fakeClock { return &fakeClock{t: t} }
 
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
+func (c *fakeClock) Now() time.Time { return c.t }
 
-func (c *fakeClock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = t
-}
+func (c *fakeClock) NowOrNil() *time.Time { t := c.t; return &t }
+
+func (c *fakeClock) Set(t time.Time) { c.t = t }
 
 // fsrs6DefaultWeights are the published FSRS-6 default weights w0..w20,
 // written out so that a change in go-fsrs' DefaultWeights is noticed.
@@ -42,7 +35,7 @@ var t0 = time.Date(2022, 11, 29, 12, 30, 0, 0, time.UTC)
 
 func newTestScheduler(t *testing.T, p Params, clk *fakeClock) *Scheduler {
 	t.Helper()
-	s, err := NewScheduler(p, clk.Now)
+	s, err := NewScheduler(p, clk)
 	require.NoError(t, err)
 	return s
 }
@@ -260,7 +253,7 @@ func TestReviewRejectsInvalidCard(t *testing.T) {
 
 func TestNewSchedulerValidation(t *testing.T) {
 	t.Parallel()
-	clk := newFakeClock(t0).Now
+	clk := newFakeClock(t0)
 	cases := map[string]func(p *Params){
 		"nan weight":          func(p *Params) { p.Weights[3] = math.NaN() },
 		"zero decay":          func(p *Params) { p.Weights[20] = 0 },

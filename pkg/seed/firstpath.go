@@ -39,7 +39,7 @@ func StartFirstLearner(ctx context.Context, pool *pgxpool.Pool, c clock.Clock) e
 }
 
 func startFirstLearner(ctx context.Context, tx pgx.Tx, c clock.Clock) error {
-	sched, err := learning.NewScheduler(learning.DefaultParams(), c.Now)
+	sched, err := learning.NewScheduler(learning.DefaultParams(), c)
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ func setup(t *testing.T) (context.Context, bundle) {
 	t.Parallel()
 	ctx := context.Background()
 	b := bundle{pool: pgtest.New(t), clock: clocktest.New(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))}
-	sched, err := learning.NewScheduler(learning.DefaultParams(), b.clock.Now)
+	sched, err := learning.NewScheduler(learning.DefaultParams(), b.clock)
 	require.NoError(t, err)
 	b.study = New(b.clock, sched)
 	user := func(email string, role account.Role) uuid.UUID {

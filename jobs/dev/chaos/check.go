@@ -22,6 +22,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/outbox"
+	"github.com/lexora-app/lexora/pkg/platform/clock"
 	"github.com/lexora-app/lexora/pkg/testkit/mailpit"
 )
 
@@ -919,8 +920,9 @@ func (c *checker) fsrs(ctx context.Context, f *findings) error {
 		return err
 	}
 	cards := map[uuid.UUID]learning.Card{}
-	var now time.Time
-	sched, err := learning.NewScheduler(learning.DefaultParams(), func() time.Time { return now })
+	// Each review is replayed at its logged instant (ReviewAt): the
+	// scheduler's clock is never read.
+	sched, err := learning.NewScheduler(learning.DefaultParams(), clock.System{})
 	if err != nil {
 		return err
 	}
@@ -935,8 +937,7 @@ func (c *checker) fsrs(ctx context.Context, f *findings) error {
 			iv.fail("card %s: review at %s starts from state %d due %s, the replay from %d due %s", l.card,
 				l.reviewed.Format(time.RFC3339Nano), l.before, l.dueBefore, card.State, card.Due)
 		}
-		now = l.reviewed
-		next, _, err := sched.Review(card, learning.Rating(l.rating), learning.Zone(l.zone))
+		next, _, err := sched.ReviewAt(card, learning.Rating(l.rating), learning.Zone(l.zone), l.reviewed)
 		if err != nil {
 			iv.fail("card %s: replay of the review at %s: %v", l.card, l.reviewed, err)
 			continue

@@ -27,7 +27,7 @@ import (
 func TestFSRSReplayLeavesOutUndoneReviews(t *testing.T) {
 	ctx, pool := pgtest.Setup(t)
 	clock := clocktest.New(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
-	sched, err := learning.NewScheduler(learning.DefaultParams(), clock.Now)
+	sched, err := learning.NewScheduler(learning.DefaultParams(), clock)
 	require.NoError(t, err)
 	st := study.New(clock, sched)
 	learner := pgtest.User(t, pool, "l@example.com", "L", account.Learner, "Europe/Berlin")
