@@ -326,3 +326,26 @@ func TestEnrollLearnerRefusesTeachersWithAReason(t *testing.T) {
 		check(t, rec.Code, body, http.StatusBadRequest, "validation-failed", "join_code")
 	})
 }
+
+// An address that looks like a learner's but mixes scripts (a Cyrillic а
+// among Latin letters) is refused, naming email, and creates no second
+// account, membership or event.
+func TestEnrollLearnerRefusesAnEmailMixingScripts(t *testing.T) {
+	_, f := setup(t)
+	enrol := func(email string) (int, map[string]any) {
+		return f.call(t, (*Service).EnrollLearner, http.MethodPost, "/EnrollLearner", f.teacher,
+			`{"class_id":"`+f.class.String()+`","email":"`+email+`"}`)
+	}
+	code, body := enrol("sam@example.com")
+	require.Equal(t, http.StatusCreated, code, body)
+	before := f.enrolment(t)
+	for _, email := range []string{`s\u0430m@example.com`, `sam@ex\u0430mple.com`} {
+		code, body = enrol(email)
+		require.Equal(t, http.StatusBadRequest, code, body)
+		errs := body["errors"].([]any)
+		require.Len(t, errs, 1, body)
+		require.Equal(t, "email", errs[0].(map[string]any)["field"])
+		require.Contains(t, errs[0].(map[string]any)["reason"], "scripts")
+		require.Equal(t, before, f.enrolment(t), "no second learner, no event")
+	}
+}

@@ -921,7 +921,7 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     class_id?: string;
-                    /** @description Stored and matched in one canonical form (PRECIS UsernameCaseMapped local part, IDNA ASCII domain); an address with a control, format or separator character is a 400. */
+                    /** @description Stored and matched in one canonical form (PRECIS UsernameCaseMapped local part, IDNA ASCII domain); an address with a control, format or separator character is a 400, and so is one whose local part or a domain label mixes letters of two scripts (UTS #39 single script: sаm@example.com, with a Cyrillic а, looks like sam@example.com). */
                     email?: string;
                     /** @description The name of a learner who has no account yet (added by email, or joining by code). */
                     display_name?: components["schemas"]["NewcomerName"];

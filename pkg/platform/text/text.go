@@ -8,6 +8,7 @@ package text
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -137,15 +138,23 @@ func Name(s string) string { return norm.NFC.String(strings.TrimSpace(s)) }
 // ErrEmail is returned by CanonicalEmail for text that is not an address.
 var ErrEmail = errors.New("must be an email address without control, format or space characters")
 
+// ErrMixedScripts is returned by CanonicalEmail for an address whose local
+// part or a domain label mixes letters of two scripts (singleScript), such
+// as "sаm" with a Cyrillic а among Latin letters.
+var ErrMixedScripts = errors.New("must not mix letters of different scripts (such as Latin and Cyrillic) in the part before the @ or in a part of the domain: such an address can look like another one")
+
 // CanonicalEmail returns the one form Lexora stores of the email address
 // raw: trimmed of surrounding spaces (U+0020); the local part through the PRECIS
 // UsernameCaseMapped profile (RFC 8265: full-width forms mapped, lower
 // case, NFC; spaces, controls and format characters refused); the domain
 // through IDNA lookup (UTS #46, RFC 5891) to its lower-case ASCII
-// (punycode) form, so a look-alike domain stays visibly different. Two
-// addresses that look the same have the same canonical form or one of them
-// is refused. It returns ErrEmail for anything else, including a control,
-// format or separator character anywhere.
+// (punycode) form. Two addresses that look the same have the same
+// canonical form or one of them is refused: the local part and each label
+// of the domain (in its Unicode form) must be of a single script
+// (singleScript), else it returns ErrMixedScripts. It returns ErrEmail for
+// anything else that is not an address, including a control, format or
+// separator character anywhere. A domain wholly in another script
+// (пример.рф) is accepted and stored as punycode (xn--e1afmkfd.xn--p1ai).
 func CanonicalEmail(raw string) (string, error) {
 	s := strings.Trim(raw, " ")
 	if strings.ContainsFunc(s, invisible) {
@@ -167,7 +176,71 @@ func CanonicalEmail(raw string) (string, error) {
 	if strings.ContainsRune(local, '@') || len(email) > 254 {
 		return "", ErrEmail
 	}
+	unicodeDomain, err := idna.Lookup.ToUnicode(domain)
+	if err != nil {
+		return "", ErrEmail
+	}
+	for _, part := range append(strings.Split(unicodeDomain, "."), local) {
+		if !singleScript(part) {
+			return "", ErrMixedScripts
+		}
+	}
 	return email, nil
+}
+
+// augmented is, for a script that a writing system uses together with
+// others, the writing systems it counts for (UTS #39 section 5.1, augmented
+// script sets): Japanese writes Han with Hiragana and Katakana, Korean Han
+// with Hangul, and Chinese may add Bopomofo to Han.
+var augmented = map[string][]string{
+	"Han":      {"Han", "Japanese", "Korean", "Bopomofo+Han"},
+	"Hiragana": {"Japanese"},
+	"Katakana": {"Japanese"},
+	"Hangul":   {"Korean"},
+	"Bopomofo": {"Bopomofo+Han"},
+}
+
+// singleScript reports whether s passes the UTS #39 (section 5.1) "single
+// script" restriction: the scripts of its characters (the standard
+// library's unicode.Scripts tables of the Script property), Common and
+// Inherited aside (digits, punctuation, combining marks), have one in
+// common once extended to their augmented sets (augmented). So "sam",
+// "пример", "3com" and "東京すし" pass, "sаm" (Latin s, m and a Cyrillic а)
+// does not. The Script_Extensions property, which the standard library
+// lacks, is not consulted: a character it would extend is in Common or
+// Inherited here, so it is never a reason to refuse.
+func singleScript(s string) bool {
+	var common []string // nil until a letter of some script is seen
+	for _, r := range s {
+		name := script(r)
+		if name == "" {
+			continue
+		}
+		sets, ok := augmented[name]
+		if !ok {
+			sets = []string{name}
+		}
+		if common == nil {
+			common = sets
+			continue
+		}
+		common = slices.DeleteFunc(slices.Clone(common), func(c string) bool { return !slices.Contains(sets, c) })
+		if len(common) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// script is the name of r's script in unicode.Scripts, "" for Common,
+// Inherited and a code point of no script.
+func script(r rune) string {
+	for name, table := range unicode.Scripts {
+		if name != "Common" && name != "Inherited" && unicode.Is(table, r) {
+			return name
+		}
+	}
+	return ""
 }
 
 // ParseTime parses an RFC 3339 time (section 5.6 grammar) strictly where

@@ -39,6 +39,27 @@ func TestCanonicalEmail(t *testing.T) {
 	}
 }
 
+// An address whose local part or a domain label mixes scripts looks like
+// another one and is refused; one script (or Japanese, which mixes Han,
+// Hiragana and Katakana) per part is not.
+func TestCanonicalEmailRefusesMixedScripts(t *testing.T) {
+	for _, in := range []string{"s\u0430m@example.com", "sam@ex\u0430mple.com", "sam@xn--exmple-4nf.com", "\u0440ayp\u0430l@example.com",
+		"sam@example.c\u03bfm", "\u03b1lpha@example.com"} {
+		got, err := CanonicalEmail(in)
+		require.ErrorIs(t, err, ErrMixedScripts, "%q gave %q", in, got)
+	}
+	for in, want := range map[string]string{
+		"\u0441\u0430\u0448\u0430@\u043f\u0440\u0438\u043c\u0435\u0440.\u0440\u0444": "\u0441\u0430\u0448\u0430@xn--e1afmkfd.xn--p1ai",
+		"\u0441\u0430\u0448\u0430@example.com":                                       "\u0441\u0430\u0448\u0430@example.com", // a Cyrillic local part, a Latin domain
+		"\u6771\u4eac\u3059\u3057@example.jp":                                        "\u6771\u4eac\u3059\u3057@example.jp",  // Han and Hiragana: Japanese
+		"zo\u00eb.2026@b\u00fccher.example":                                          "zo\u00eb.2026@xn--bcher-kva.example",
+	} {
+		got, err := CanonicalEmail(in)
+		require.NoError(t, err, in)
+		require.Equal(t, want, got, in)
+	}
+}
+
 func TestSingleLine(t *testing.T) {
 	for _, s := range []string{"a\nb", "a\rb", "a\tb", "a\u2028b", "a\u2029b", "\u202eevil", "a\u200bb", "\ufeffa", "a\u0085b", "a\u00adb", "a\u2066b",
 		// Invisible but not Cc/Cf/Zl/Zp, blank-only, and what a JSON decoder
