@@ -61,9 +61,14 @@ func allow(w http.ResponseWriter, r *http.Request, method string) bool {
 	return false
 }
 
-// decode answers a problem to a body that does not decode into req (see
-// httpx.DecodeJSON); it reports whether to go on.
+// decode is the first step of every POST function after caller: it answers
+// 400 to a request with query parameters (noQuery: a POST function reads
+// none, its input is the body) and a problem to a body that does not decode
+// into req (see httpx.DecodeJSON); it reports whether to go on.
 func (s *Service) decode(w http.ResponseWriter, r *http.Request, req any) bool {
+	if !s.noQuery(w, r) {
+		return false
+	}
 	if err := httpx.DecodeJSON(r, req); err != nil {
 		s.fail(w, r, err)
 		return false

@@ -15,7 +15,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/platform/text"
 )
 
-// queryParams reads a GET request's query parameters and collects a field
+// queryParams reads a request's query parameters and collects a field
 // error for each malformed one, each one given more than once, and each one
 // the function does not read; err reports them all as one 400 problem.
 type queryParams struct {

@@ -186,3 +186,33 @@ func TestQueryParametersAreGivenOnceAndKnown(t *testing.T) {
 		})
 	}
 }
+
+// TestPostFunctionsRefuseQueryParameters: a POST function reads only its
+// body, so any query parameter is unknown, a 400 naming it, as on GET, and
+// the otherwise valid request changes nothing.
+func TestPostFunctionsRefuseQueryParameters(t *testing.T) {
+	_, f := setup(t)
+	f.assign(t)
+	op := f.operator(t)
+	card := f.cards(t)[0].String()
+	before := f.everything(t)
+	for _, tc := range []struct {
+		name  string
+		fn    func(*Service, http.ResponseWriter, *http.Request)
+		actor uuid.UUID
+		body  string
+	}{
+		{"SubmitReview", (*Service).SubmitReview, f.learner, `{"card_id":"` + card + `","rating":3}`},
+		{"EnrollLearner", (*Service).EnrollLearner, f.teacher, `{"class_id":"` + f.class.String() + `","email":"new@example.com"}`},
+		{"CreateClass", (*Service).CreateClass, f.teacher, `{"name":"C"}`},
+		{"RegisterWebhookEndpoint", (*Service).RegisterWebhookEndpoint, f.teacher, `{"url":"https://school.example/h"}`},
+		{"ReplayDeadLetters", (*Service).ReplayDeadLetters, op, `{"all":true,"reason":"x"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, body := f.call(t, tc.fn, http.MethodPost, "/"+tc.name+"?x=1", tc.actor, tc.body)
+			require.Equal(t, http.StatusBadRequest, code, body)
+			require.Equal(t, []any{map[string]any{"field": "x", "reason": "unknown parameter"}}, body["errors"])
+			require.Equal(t, before, f.everything(t), "a refusal writes nothing")
+		})
+	}
+}
