@@ -147,16 +147,13 @@ func (s *Service) GetClassProgress(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := newQueryParams(r)
-	classID := q.uuid("class_id")
-	if classID == nil {
-		q.invalid("class_id", "required")
-	}
+	classID := q.requiredUUID("class_id")
 	if err := q.err(); err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	s.read(w, r, func(tx pgx.Tx) (any, error) {
-		return classroom.ClassProgressOf(r.Context(), tx, t.ID, *classID, s.now())
+		return classroom.ClassProgressOf(r.Context(), tx, t.ID, classID, s.now())
 	})
 }
 

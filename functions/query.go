@@ -79,6 +79,20 @@ func (q *queryParams) uuid(name string) *uuid.UUID {
 	return &id
 }
 
+// requiredUUID is uuid for a parameter that must be given: absent or empty
+// it is invalid ("required") and uuid.Nil; given more than once or
+// malformed it has only uuid's one error, not "required" as well.
+func (q *queryParams) requiredUUID(name string) uuid.UUID {
+	id := q.uuid(name)
+	if id == nil {
+		if len(q.values[name]) <= 1 {
+			q.invalid(name, "required")
+		}
+		return uuid.Nil
+	}
+	return *id
+}
+
 // time returns the parameter name, the zero time when absent; it must be
 // an RFC 3339 time.
 func (q *queryParams) time(name string) time.Time {

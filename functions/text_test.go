@@ -185,6 +185,17 @@ func TestQueryParametersAreGivenOnceAndKnown(t *testing.T) {
 			require.Equal(t, tc.field, body["errors"].([]any)[0].(map[string]any)["field"], tc.target)
 		})
 	}
+	// A required parameter given twice is said to be given twice, and only
+	// that: not also missing.
+	before := f.everything(t)
+	class := "class_id=" + f.class.String()
+	code, body := f.call(t, (*Service).GetClassProgress, http.MethodGet, "/?"+class+"&"+class, f.teacher, "")
+	require.Equal(t, http.StatusBadRequest, code, body)
+	require.Equal(t, []any{map[string]any{"field": "class_id", "reason": "must be given once"}}, body["errors"])
+	code, body = f.call(t, (*Service).GetClassProgress, http.MethodGet, "/", f.teacher, "")
+	require.Equal(t, http.StatusBadRequest, code, body)
+	require.Equal(t, []any{map[string]any{"field": "class_id", "reason": "required"}}, body["errors"])
+	require.Equal(t, before, f.everything(t))
 }
 
 // TestPostFunctionsRefuseQueryParameters: a POST function reads only its
