@@ -70,8 +70,10 @@ type ResolveDeadLettersRequest struct {
 // ReplayDeadLetters (POST) makes the selected dead deliveries pending again
 // with a fresh attempt budget; SkipDeadLetters (POST) resolves them without
 // delivery. Both need a reason, write one outbox_audit row per delivery and
-// answer {"replayed": n} or {"skipped": n}; a missing or blank reason is a
-// 400 with a field error for reason, and changes nothing.
+// answer {"replayed": n} or {"skipped": n}; a missing or blank reason, and
+// a topic or subscriber that the routing table does not name (unrouted),
+// is a 400 with a field error for each, and changes nothing. Ids and times
+// that select no dead delivery answer 200 with n = 0.
 func (s *Service) ReplayDeadLetters(w http.ResponseWriter, r *http.Request) {
 	s.resolveDead(w, r, "ReplayDeadLetters", "replayed", outbox.Replay)
 }
@@ -88,6 +90,10 @@ func (s *Service) resolveDead(w http.ResponseWriter, r *http.Request, name, verb
 	if !ok || !s.decode(w, r, &req) {
 		return
 	}
+	if err := s.unrouted(req.Topic, req.Subscriber); err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	f := outbox.DeadFilter{IDs: req.IDs, Topic: req.Topic, Subscriber: req.Subscriber, All: req.All}
 	f.Since, _ = text.ParseTime(req.Since)
 	f.Until, _ = text.ParseTime(req.Until)
@@ -98,4 +104,22 @@ func (s *Service) resolveDead(w http.ResponseWriter, r *http.Request, name, verb
 		}
 		return map[string]int{verb: n}, nil
 	})
+}
+
+// unrouted is the 400 problem naming the topic or subscriber (either may be
+// empty: no filter) that no subscription of the routing table
+// (events.Subscriptions) names, nil when there is none: a filter on such a
+// name selects nothing, so it is a typo, not a request to resolve nothing.
+func (s *Service) unrouted(topic, subscriber string) error {
+	var errs []httpx.FieldError
+	if topic != "" && !s.outbox.HasTopic(topic) {
+		errs = append(errs, httpx.FieldError{Field: "topic", Reason: "is no topic of the routing table (events.Subscriptions)"})
+	}
+	if subscriber != "" && !s.outbox.HasSubscriber(subscriber) {
+		errs = append(errs, httpx.FieldError{Field: "subscriber", Reason: "is no subscriber of the routing table (events.Subscriptions)"})
+	}
+	if errs == nil {
+		return nil
+	}
+	return invalid("one or more fields are invalid", errs...)
 }

@@ -72,3 +72,38 @@ func TestOperatorFunctionsAreForOperatorsOnly(t *testing.T) {
 	require.Equal(t, http.StatusBadRequest, replay("bad key", fixed).Code)
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM outbox_audit"))
 }
+
+// A replay or skip filtered on a topic or subscriber that the routing table
+// does not name is a 400 naming each such field, and resolves nothing; a
+// known one that selects nothing is 200 with 0.
+func TestResolvingDeadLettersOfAnUnknownSubscriberOrTopic(t *testing.T) {
+	ctx, f := setup(t)
+	op := f.operator(t)
+	f.assign(t)
+	_, err := f.pool.Exec(ctx, `UPDATE outbox_deliveries SET state = 'dead', finished_at = now(), attempts = 12 WHERE subscriber = 'email'`)
+	require.NoError(t, err)
+	before := f.everything(t)
+	audit := f.count(t, "SELECT count(*) FROM outbox_audit")
+	for _, fn := range []func(*Service, http.ResponseWriter, *http.Request){(*Service).ReplayDeadLetters, (*Service).SkipDeadLetters} {
+		for body, fields := range map[string][]string{
+			`{"subscriber":"nope","reason":"x"}`:                 {"subscriber"},
+			`{"topic":"nope","reason":"x"}`:                      {"topic"},
+			`{"topic":"nope","subscriber":"email","reason":"x"}`: {"topic"},
+			`{"topic":"no.pe","subscriber":"nope","reason":"x"}`: {"topic", "subscriber"},
+		} {
+			code, problem := f.call(t, fn, http.MethodPost, "/ResolveDeadLetters", op, body)
+			require.Equal(t, http.StatusBadRequest, code, "%s: %v", body, problem)
+			var named []string
+			for _, e := range problem["errors"].([]any) {
+				named = append(named, e.(map[string]any)["field"].(string))
+			}
+			require.Equal(t, fields, named, body)
+			require.Equal(t, before, f.everything(t), body)
+			require.Equal(t, audit, f.count(t, "SELECT count(*) FROM outbox_audit"), body)
+		}
+	}
+	code, body := f.call(t, (*Service).ReplayDeadLetters, http.MethodPost, "/ReplayDeadLetters", op, `{"subscriber":"progress","reason":"x"}`)
+	require.Equal(t, http.StatusOK, code, body)
+	require.Equal(t, float64(0), body["replayed"])
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'dead'"))
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -66,6 +67,12 @@ func New(subs ...Subscription) (*Outbox, error) {
 	}
 	return o, nil
 }
+
+// HasTopic reports whether a subscription of o names topic.
+func (o *Outbox) HasTopic(topic string) bool { return o.hasTopic[topic] }
+
+// HasSubscriber reports whether a subscription of o names subscriber.
+func (o *Outbox) HasSubscriber(subscriber string) bool { return slices.Contains(o.names, subscriber) }
 
 const enqueueSQL = `
 WITH ev AS (

@@ -866,7 +866,9 @@ export interface components {
             content: {
                 "application/json": {
                     ids?: number[];
+                    /** @description A topic of the routing table, else a 400. */
                     topic?: string;
+                    /** @description A subscriber of the routing table, else a 400. */
                     subscriber?: string;
                     /** Format: date-time */
                     since?: string;
