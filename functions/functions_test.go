@@ -367,13 +367,18 @@ func TestSubmitReviewRejectsBadInputAndChangesNothing(t *testing.T) {
 			require.Equal(t, before, f.snapshot(t))
 		})
 	}
-	req := httptest.NewRequest(http.MethodPost, "/SubmitReview", strings.NewReader(`{"card_id":"`+card+`","rating":3}`))
-	req.Header.Set("Content-Type", "text/plain")
-	req.Header.Set("Authorization", bearer(t, f.learner))
-	rec := httptest.NewRecorder()
-	f.svc.SubmitReview(rec, req)
-	require.Equal(t, http.StatusUnsupportedMediaType, rec.Code)
-	require.Equal(t, before, f.snapshot(t))
+	// A well-formed body is still a 415 when it is not plain UTF-8 JSON.
+	for _, header := range [][2]string{{"Content-Type", "text/plain"}, {"Content-Type", "application/json; charset=iso-8859-1"},
+		{"Content-Encoding", "gzip"}} {
+		req := httptest.NewRequest(http.MethodPost, "/SubmitReview", strings.NewReader(`{"card_id":"`+card+`","rating":3}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(header[0], header[1])
+		req.Header.Set("Authorization", bearer(t, f.learner))
+		rec := httptest.NewRecorder()
+		f.svc.SubmitReview(rec, req)
+		require.Equal(t, http.StatusUnsupportedMediaType, rec.Code, header)
+		require.Equal(t, before, f.snapshot(t), header)
+	}
 }
 
 func TestGetScheduleListsDueCardsAndForecast(t *testing.T) {

@@ -47,16 +47,15 @@ func newValidator() *validator.Validate {
 }
 
 // DecodeJSON reads one JSON object from r's body into dst and validates it
-// with dst's `validate` tags. It returns a *Problem for a wrong Content-Type
-// (415), a body over MaxBodyBytes (413), malformed JSON, a wrong type, an
+// with dst's `validate` tags. It returns a *Problem for a body that is not
+// plain UTF-8 JSON (415, mediaProblem), a body over MaxBodyBytes (413),
+// malformed JSON, a wrong type, an
 // unknown field, trailing data or a NUL character in a string (400; the
 // database cannot store one), and failed validation (400 with one
 // FieldError per field).
 func DecodeJSON(r *http.Request, dst any) error {
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mt != "application/json" {
-		return NewProblem(http.StatusUnsupportedMediaType, TypeUnsupportedMedia, "Unsupported media type",
-			"send the body as application/json")
+	if p := mediaProblem(r); p != nil {
+		return p
 	}
 	var body bytes.Buffer
 	dec := json.NewDecoder(io.TeeReader(http.MaxBytesReader(nil, r.Body, MaxBodyBytes), &body))
@@ -77,6 +76,30 @@ func DecodeJSON(r *http.Request, dst any) error {
 		return NewProblem(http.StatusBadRequest, TypeBadRequest, "Malformed JSON", "strings must not contain NUL characters")
 	}
 	return Validate(dst)
+}
+
+// mediaProblem is the 415 problem of a request whose body is not plain
+// UTF-8 JSON, nil for one that is: a Content-Type other than
+// application/json; a charset parameter other than utf-8 (any case), since
+// JSON exchanged between systems is UTF-8 (RFC 8259 section 8.1) and a body
+// in another charset would be misread; a Content-Encoding other than
+// identity (gzip, br, ...), since no body is decompressed.
+func mediaProblem(r *http.Request) *Problem {
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	charset, hasCharset := params["charset"]
+	coding := strings.TrimSpace(strings.Join(r.Header.Values("Content-Encoding"), ","))
+	unsupported := func(detail string) *Problem {
+		return NewProblem(http.StatusUnsupportedMediaType, TypeUnsupportedMedia, "Unsupported media type", detail)
+	}
+	switch {
+	case err != nil || mt != "application/json":
+		return unsupported("send the body as application/json")
+	case hasCharset && !strings.EqualFold(charset, "utf-8"):
+		return unsupported("send the body in UTF-8: the charset parameter, if any, must be utf-8")
+	case coding != "" && !strings.EqualFold(coding, "identity"):
+		return unsupported("send the body uncompressed: no Content-Encoding but identity is accepted")
+	}
+	return nil
 }
 
 // BodyField is the FieldError.Field that names the request body itself,

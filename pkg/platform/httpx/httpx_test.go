@@ -28,6 +28,40 @@ func decode(t *testing.T, contentType, raw string) *Problem {
 	return p
 }
 
+// A body that is not plain UTF-8 JSON, by its Content-Type's charset or
+// its Content-Encoding, is a 415, however well-formed the bytes are.
+func TestDecodeJSONRefusesOtherCharsetsAndEncodings(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		contentType, encoding string
+		status                int
+	}{
+		{"application/json; charset=UTF-8", "", 0},
+		{"application/json", "identity", 0},
+		{"application/json; charset=iso-8859-1", "", 415},
+		{"application/json; charset=utf-16", "", 415},
+		{"application/json", "gzip", 415},
+		{"application/json", "br", 415},
+		{"application/json", "identity, gzip", 415},
+	} {
+		r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"name":"ab","rating":2}`))
+		r.Header.Set("Content-Type", tc.contentType)
+		if tc.encoding != "" {
+			r.Header.Set("Content-Encoding", tc.encoding)
+		}
+		var b body
+		err := DecodeJSON(r, &b)
+		if tc.status == 0 {
+			require.NoError(t, err, "%+v", tc)
+			continue
+		}
+		var p *Problem
+		require.ErrorAs(t, err, &p, "%+v", tc)
+		require.Equal(t, tc.status, p.Status, "%+v", tc)
+		require.Equal(t, TypeUnsupportedMedia, p.Type, "%+v", tc)
+	}
+}
+
 func TestDecodeJSONExplainsEachMistake(t *testing.T) {
 	t.Parallel()
 	require.Nil(t, decode(t, "application/json; charset=utf-8", `{"name":"ab","rating":2}`))
