@@ -16,7 +16,9 @@ import (
 )
 
 // EnrollLearnerRequest is the body of EnrollLearner: either a teacher's
-// class_id and the learner's email, or a learner's join_code; display_name
+// class_id and the learner's email, or a learner's join_code (sent with
+// either, each of them is a field error: "must not be sent together");
+// display_name
 // and timezone are used when the learner has no account yet (the learner
 // added by email, or a newcomer who joins by code), and ignored otherwise.
 // The email is stored and matched in its canonical form
@@ -27,7 +29,7 @@ type EnrollLearnerRequest struct {
 	Email       string   `json:"email" validate:"required_with=ClassID,excluded_with=JoinCode,omitempty,email,max=254"`
 	DisplayName string   `json:"display_name" validate:"max=200,singleline"`
 	Timezone    string   `json:"timezone" validate:"omitempty,timezone"`
-	JoinCode    joinCode `json:"join_code" validate:"omitempty,alphanum,min=4,max=12"`
+	JoinCode    joinCode `json:"join_code" validate:"excluded_with=ClassID Email,omitempty,alphanum,min=4,max=12"`
 }
 
 // joinCode is a join code as sent, without the white space around it (a

@@ -349,3 +349,25 @@ func TestEnrollLearnerRefusesAnEmailMixingScripts(t *testing.T) {
 		require.Equal(t, before, f.enrolment(t), "no second learner, no event")
 	}
 }
+
+// A body that mixes both ways names every field at fault, join_code too,
+// and changes nothing.
+func TestEnrollLearnerNamesEveryFieldSentTogether(t *testing.T) {
+	_, f := setup(t)
+	class := f.joinable(t)
+	before := f.enrolment(t)
+	for actor, c := range map[uuid.UUID]struct{ body, fields string }{
+		f.teacher:      {`{"class_id":"` + class.String() + `","email":"new@example.com","join_code":"JOIN42"}`, "class_id email join_code"},
+		f.otherLearner: {`{"email":"new@example.com","join_code":"JOIN42"}`, "email join_code"},
+	} {
+		code, body := f.call(t, (*Service).EnrollLearner, http.MethodPost, "/EnrollLearner", actor, c.body)
+		require.Equal(t, http.StatusBadRequest, code, body)
+		var named []string
+		for _, e := range body["errors"].([]any) {
+			require.Equal(t, "must not be sent together with the fields given", e.(map[string]any)["reason"], body)
+			named = append(named, e.(map[string]any)["field"].(string))
+		}
+		require.Equal(t, c.fields, strings.Join(named, " "), c.body)
+		require.Equal(t, before, f.enrolment(t), "a refusal writes nothing")
+	}
+}
