@@ -19,8 +19,9 @@ import (
 // OutboxHealth (GET) answers the outbox's live health figures
 // (outbox.Health): backlog and oldest age per subscriber and topic, dead
 // counts, blocked ordered keys, deliveries per minute over the last hour.
+// It reads no query parameter: any is a 400 (noQuery).
 func (s *Service) OutboxHealth(w http.ResponseWriter, r *http.Request) {
-	if _, ok := s.caller(w, r, http.MethodGet, account.Operator); !ok {
+	if _, ok := s.caller(w, r, http.MethodGet, account.Operator); !ok || !s.noQuery(w, r) {
 		return
 	}
 	h, err := outbox.ReadHealth(r.Context(), s.pool)

@@ -178,6 +178,7 @@ func TestQueryParametersAreGivenOnceAndKnown(t *testing.T) {
 		{"one learner given twice", (*Service).GetProgress, f.teacher, "/?learner_id=" + f.learner.String() + "&learner_id=" + f.learner.String(), "learner_id"},
 		{"a topic given twice", (*Service).ListDeadLetters, op, "/?topic=a&topic=b", "topic"},
 		{"an offset out of range", (*Service).ListDeadLetters, op, "/?since=2026-03-01T00:00:00%2B24:00", "since"},
+		{"a parameter of a function that reads none", (*Service).OutboxHealth, op, "/?x=1", "x"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, body := f.call(t, tc.fn, http.MethodGet, tc.target, tc.actor, "")
