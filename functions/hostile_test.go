@@ -75,9 +75,9 @@ func TestHostileInputRun(t *testing.T) {
 		"ListDecks":               {f.teacher, nil, map[string]string{}},
 		"GetClassProgress":        {f.teacher, nil, map[string]string{"class_id": class.String()}},
 		"OutboxHealth":            {op, nil, map[string]string{}},
-		"ListDeadLetters":         {op, nil, map[string]string{"topic": "x", "subscriber": "email", "since": "2026-01-01T00:00:00Z", "limit": "10"}},
-		"ReplayDeadLetters":       {op, map[string]any{"ids": []any{1}, "topic": "x", "reason": "r"}, nil},
-		"SkipDeadLetters":         {op, map[string]any{"ids": []any{1}, "topic": "x", "reason": "r"}, nil},
+		"ListDeadLetters":         {op, nil, map[string]string{"topic": "assignment.created", "subscriber": "email", "since": "2026-01-01T00:00:00Z", "limit": "10"}},
+		"ReplayDeadLetters":       {op, map[string]any{"ids": []any{1}, "topic": "assignment.created", "reason": "r"}, nil},
+		"SkipDeadLetters":         {op, map[string]any{"ids": []any{1}, "topic": "assignment.created", "reason": "r"}, nil},
 	}
 	for name := range Functions {
 		require.Contains(t, valid, name, "%s has no hostile run", name)

@@ -34,7 +34,9 @@ func (s *Service) OutboxHealth(w http.ResponseWriter, r *http.Request) {
 
 // ListDeadLetters (GET) lists dead deliveries, most recent first. Query
 // parameters: topic, subscriber, since and until (RFC 3339, on the time the
-// delivery went dead), limit (1..1000, default 100).
+// delivery went dead), limit (1..1000, default 100). A topic or subscriber
+// that the routing table does not name (unrouted) is a 400 naming the
+// parameter; times that select no dead delivery answer 200 with none.
 func (s *Service) ListDeadLetters(w http.ResponseWriter, r *http.Request) {
 	if _, ok := s.caller(w, r, http.MethodGet, account.Operator); !ok {
 		return
@@ -42,6 +44,7 @@ func (s *Service) ListDeadLetters(w http.ResponseWriter, r *http.Request) {
 	q := newQueryParams(r)
 	f := outbox.DeadFilter{Topic: q.get("topic"), Subscriber: q.get("subscriber"),
 		Since: q.time("since"), Until: q.time("until"), Limit: q.int("limit", 100, 1, 1000)}
+	q.errs = append(q.errs, s.unrouted(f)...)
 	if err := q.err(); err != nil {
 		s.fail(w, r, err)
 		return
@@ -91,11 +94,11 @@ func (s *Service) resolveDead(w http.ResponseWriter, r *http.Request, name, verb
 	if !ok || !s.decode(w, r, &req) {
 		return
 	}
-	if err := s.unrouted(req.Topic, req.Subscriber); err != nil {
-		s.fail(w, r, err)
+	f := outbox.DeadFilter{IDs: req.IDs, Topic: req.Topic, Subscriber: req.Subscriber, All: req.All}
+	if errs := s.unrouted(f); errs != nil {
+		s.fail(w, r, invalid("one or more fields are invalid", errs...))
 		return
 	}
-	f := outbox.DeadFilter{IDs: req.IDs, Topic: req.Topic, Subscriber: req.Subscriber, All: req.All}
 	f.Since, _ = text.ParseTime(req.Since)
 	f.Until, _ = text.ParseTime(req.Until)
 	s.write(w, r, op, name, http.StatusOK, req, func(tx pgx.Tx) (any, error) {
@@ -107,20 +110,14 @@ func (s *Service) resolveDead(w http.ResponseWriter, r *http.Request, name, verb
 	})
 }
 
-// unrouted is the 400 problem naming the topic or subscriber (either may be
-// empty: no filter) that no subscription of the routing table
-// (events.Subscriptions) names, nil when there is none: a filter on such a
-// name selects nothing, so it is a typo, not a request to resolve nothing.
-func (s *Service) unrouted(topic, subscriber string) error {
+// unrouted returns a field error for each of f's topic and subscriber that
+// no subscription of the routing table (events.Subscriptions) names
+// (outbox.Outbox.Unrouted), nil when there is none: a filter on such a name
+// selects nothing, so it is a typo, not a request for nothing.
+func (s *Service) unrouted(f outbox.DeadFilter) []httpx.FieldError {
 	var errs []httpx.FieldError
-	if topic != "" && !s.outbox.HasTopic(topic) {
-		errs = append(errs, httpx.FieldError{Field: "topic", Reason: "is no topic of the routing table (events.Subscriptions)"})
+	for _, field := range s.outbox.Unrouted(f) {
+		errs = append(errs, httpx.FieldError{Field: field, Reason: "is no " + field + " of the routing table (events.Subscriptions)"})
 	}
-	if subscriber != "" && !s.outbox.HasSubscriber(subscriber) {
-		errs = append(errs, httpx.FieldError{Field: "subscriber", Reason: "is no subscriber of the routing table (events.Subscriptions)"})
-	}
-	if errs == nil {
-		return nil
-	}
-	return invalid("one or more fields are invalid", errs...)
+	return errs
 }

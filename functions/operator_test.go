@@ -73,16 +73,31 @@ func TestOperatorFunctionsAreForOperatorsOnly(t *testing.T) {
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM outbox_audit"))
 }
 
+// deadEmail makes an assignment whose email delivery went dead, and
+// returns an operator and what the database holds then (f.everything).
+func (f fixture) deadEmail(t *testing.T) (uuid.UUID, map[string]int) {
+	op := f.operator(t)
+	f.assign(t)
+	_, err := f.pool.Exec(t.Context(), `UPDATE outbox_deliveries SET state = 'dead', finished_at = now(), attempts = 12 WHERE subscriber = 'email'`)
+	require.NoError(t, err)
+	return op, f.everything(t)
+}
+
+// fieldsNamed is the fields that a problem's field errors name, in order.
+func fieldsNamed(problem map[string]any) []string {
+	var named []string
+	for _, e := range problem["errors"].([]any) {
+		named = append(named, e.(map[string]any)["field"].(string))
+	}
+	return named
+}
+
 // A replay or skip filtered on a topic or subscriber that the routing table
 // does not name is a 400 naming each such field, and resolves nothing; a
 // known one that selects nothing is 200 with 0.
 func TestResolvingDeadLettersOfAnUnknownSubscriberOrTopic(t *testing.T) {
-	ctx, f := setup(t)
-	op := f.operator(t)
-	f.assign(t)
-	_, err := f.pool.Exec(ctx, `UPDATE outbox_deliveries SET state = 'dead', finished_at = now(), attempts = 12 WHERE subscriber = 'email'`)
-	require.NoError(t, err)
-	before := f.everything(t)
+	_, f := setup(t)
+	op, before := f.deadEmail(t)
 	audit := f.count(t, "SELECT count(*) FROM outbox_audit")
 	for _, fn := range []func(*Service, http.ResponseWriter, *http.Request){(*Service).ReplayDeadLetters, (*Service).SkipDeadLetters} {
 		for body, fields := range map[string][]string{
@@ -93,11 +108,7 @@ func TestResolvingDeadLettersOfAnUnknownSubscriberOrTopic(t *testing.T) {
 		} {
 			code, problem := f.call(t, fn, http.MethodPost, "/ResolveDeadLetters", op, body)
 			require.Equal(t, http.StatusBadRequest, code, "%s: %v", body, problem)
-			var named []string
-			for _, e := range problem["errors"].([]any) {
-				named = append(named, e.(map[string]any)["field"].(string))
-			}
-			require.Equal(t, fields, named, body)
+			require.Equal(t, fields, fieldsNamed(problem), body)
 			require.Equal(t, before, f.everything(t), body)
 			require.Equal(t, audit, f.count(t, "SELECT count(*) FROM outbox_audit"), body)
 		}
@@ -106,4 +117,28 @@ func TestResolvingDeadLettersOfAnUnknownSubscriberOrTopic(t *testing.T) {
 	require.Equal(t, http.StatusOK, code, body)
 	require.Equal(t, float64(0), body["replayed"])
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'dead'"))
+}
+
+// A listing filtered on a topic or subscriber that the routing table does
+// not name is a 400 naming each such parameter, as a replay or skip is;
+// a known one that selects nothing is 200 with none.
+func TestListingDeadLettersOfAnUnknownSubscriberOrTopic(t *testing.T) {
+	_, f := setup(t)
+	op, before := f.deadEmail(t)
+	for query, fields := range map[string][]string{
+		"subscriber=nope":                {"subscriber"},
+		"topic=nope":                     {"topic"},
+		"topic=nope&subscriber=email":    {"topic"},
+		"topic=no.pe&subscriber=nope":    {"topic", "subscriber"},
+		"subscriber=nope&limit=0":        {"limit", "subscriber"},
+		"subscriber=nope&subscriber=bad": {"subscriber"},
+	} {
+		code, problem := f.call(t, (*Service).ListDeadLetters, http.MethodGet, "/ListDeadLetters?"+query, op, "")
+		require.Equal(t, http.StatusBadRequest, code, "%s: %v", query, problem)
+		require.Equal(t, fields, fieldsNamed(problem), query)
+		require.Equal(t, before, f.everything(t), query)
+	}
+	code, body := f.call(t, (*Service).ListDeadLetters, http.MethodGet, "/ListDeadLetters?subscriber=progress", op, "")
+	require.Equal(t, http.StatusOK, code, body)
+	require.Empty(t, body["dead"])
 }

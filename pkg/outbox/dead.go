@@ -67,6 +67,22 @@ func checkText(name, value string, maxBytes int) error {
 	return nil
 }
 
+// Unrouted returns the fields of f, "topic" then "subscriber", whose value
+// is set but named by no subscription of o (HasTopic, HasSubscriber); nil
+// when there is none. A filter on such a name selects nothing, so it is a
+// typo rather than a request for nothing: the operator functions answer 400
+// naming each field, outboxctl exits with status 2.
+func (o *Outbox) Unrouted(f DeadFilter) []string {
+	var fields []string
+	if f.Topic != "" && !o.HasTopic(f.Topic) {
+		fields = append(fields, "topic")
+	}
+	if f.Subscriber != "" && !o.HasSubscriber(f.Subscriber) {
+		fields = append(fields, "subscriber")
+	}
+	return fields
+}
+
 // DeadDelivery is one dead letter as operators see it.
 type DeadDelivery struct {
 	ID          int64     `json:"id"`

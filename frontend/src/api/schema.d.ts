@@ -1451,9 +1451,9 @@ export interface operations {
     ListDeadLetters: {
         parameters: {
             query?: {
-                /** @description Only this topic. */
+                /** @description Only this topic, a topic of the routing table (events.Subscriptions), else a 400. */
                 topic?: string;
-                /** @description Only this subscriber. */
+                /** @description Only this subscriber, a subscriber of the routing table (events.Subscriptions), else a 400. */
                 subscriber?: string;
                 /** @description Only deliveries that went dead at or after this time. */
                 since?: string;
