@@ -11,7 +11,12 @@
 //	outboxctl dead replay (-id N ... | -topic T | -subscriber S | -since/-until | -all) -reason R
 //	outboxctl dead skip   (-id N ... | ...) -reason R
 //
-// Output is JSON on stdout. Exit status: 0 done, 1 failed, 2 bad usage.
+// A -topic or -subscriber that the routing table (events.Subscriptions)
+// does not name is refused before the database is opened: it would select
+// nothing, so it is a typo.
+//
+// Output is JSON on stdout. Exit status: 0 done, 1 failed, 2 bad usage
+// (a refused command, an unknown topic or subscriber included).
 package main
 
 import (
@@ -30,6 +35,7 @@ import (
 
 	"github.com/sethvargo/go-envconfig"
 
+	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/platform/database"
 )
@@ -204,10 +210,29 @@ func checkDead(fs *flag.FlagSet, verb string, f outbox.DeadFilter, reason string
 	if err := f.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
+	if err := unrouted(f); err != nil {
+		return err
+	}
 	if verb != "list" && len(f.IDs) == 0 && f.Topic == "" && f.Subscriber == "" && f.Since.IsZero() && f.Until.IsZero() && !f.All {
 		return fmt.Errorf("%w: %w", errUsage, outbox.ErrEmptyFilter)
 	}
 	return nil
+}
+
+// unrouted is the error (wrapping errUsage) naming f's -topic and
+// -subscriber that no subscription of the routing table
+// (events.Subscriptions) names (outbox.Outbox.Unrouted), nil when there is
+// none.
+func unrouted(f outbox.DeadFilter) error {
+	var refused []string
+	for _, field := range events.NewOutbox().Unrouted(f) {
+		value := map[string]string{"topic": f.Topic, "subscriber": f.Subscriber}[field]
+		refused = append(refused, fmt.Sprintf("-%s %q is no %s of the routing table (events.Subscriptions)", field, value, field))
+	}
+	if refused == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %s", errUsage, strings.Join(refused, "; "))
 }
 
 func defaultActor() string {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"log/slog"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -66,6 +67,19 @@ func TestDeadLetterCommands(t *testing.T) {
 		require.Contains(t, out, "reason")
 		code, out = cli("dead", verb, "-id", strconv.FormatInt(list.Dead[0].ID, 10), "-reason", " \t ")
 		require.Equal(t, 2, code, "%s refuses a blank reason: %s", verb, out)
+	}
+	// A topic or subscriber that the routing table (events.Subscriptions)
+	// does not name would select nothing: a typo, refused as bad usage.
+	for args, refused := range map[string][]string{
+		"dead list -subscriber nope":                              {`-subscriber "nope" is no subscriber of the routing table`},
+		"dead replay -topic nope -reason fixed":                   {`-topic "nope" is no topic of the routing table`},
+		"dead skip -topic no.pe -subscriber nope -reason retired": {`-topic "no.pe" is no topic`, `-subscriber "nope" is no subscriber`},
+	} {
+		code, out = cli(strings.Fields(args)...)
+		require.Equal(t, 2, code, "%s: %s", args, out)
+		for _, msg := range refused {
+			require.Contains(t, out, msg, args)
+		}
 	}
 	var audited, dead int
 	require.NoError(t, pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM outbox_audit),
