@@ -377,6 +377,11 @@ func TestSubmitReviewRejectsBadInputAndChangesNothing(t *testing.T) {
 		rec := httptest.NewRecorder()
 		f.svc.SubmitReview(rec, req)
 		require.Equal(t, http.StatusUnsupportedMediaType, rec.Code, header)
+		if header[0] == "Content-Encoding" {
+			require.Equal(t, "identity", rec.Header().Get("Accept-Encoding"), "the codings a body may have (RFC 9110 section 12.5.3)")
+		} else {
+			require.Empty(t, rec.Header().Values("Accept-Encoding"), "a 415 that is not about the coding must not carry it")
+		}
 		require.Equal(t, before, f.snapshot(t), header)
 	}
 }

@@ -840,6 +840,8 @@ export interface components {
         /** @description An RFC 9457 problem document. */
         Problem: {
             headers: {
+                /** @description Only on the 415 for a request body with a Content-Encoding other than identity: the codings a request body may have, identity alone (RFC 9110 sections 15.5.16 and 12.5.3). */
+                "Accept-Encoding"?: "identity";
                 [name: string]: unknown;
             };
             content: {

@@ -83,7 +83,10 @@ func DecodeJSON(r *http.Request, dst any) error {
 // application/json; a charset parameter other than utf-8 (any case), since
 // JSON exchanged between systems is UTF-8 (RFC 8259 section 8.1) and a body
 // in another charset would be misread; a Content-Encoding other than
-// identity (gzip, br, ...), since no body is decompressed.
+// identity (gzip, br, ...), since no body is decompressed. The last one
+// carries Accept-Encoding: identity, the codings a body may have, as RFC
+// 9110 asks of a 415 caused by a content coding (sections 15.5.16 and
+// 12.5.3); the others must not carry it (12.5.3).
 func mediaProblem(r *http.Request) *Problem {
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	charset, hasCharset := params["charset"]
@@ -97,7 +100,9 @@ func mediaProblem(r *http.Request) *Problem {
 	case hasCharset && !strings.EqualFold(charset, "utf-8"):
 		return unsupported("send the body in UTF-8: the charset parameter, if any, must be utf-8")
 	case coding != "" && !strings.EqualFold(coding, "identity"):
-		return unsupported("send the body uncompressed: no Content-Encoding but identity is accepted")
+		p := unsupported("send the body uncompressed: no Content-Encoding but identity is accepted")
+		p.header = http.Header{"Accept-Encoding": {"identity"}}
+		return p
 	}
 	return nil
 }

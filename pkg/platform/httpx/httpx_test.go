@@ -29,20 +29,24 @@ func decode(t *testing.T, contentType, raw string) *Problem {
 }
 
 // A body that is not plain UTF-8 JSON, by its Content-Type's charset or
-// its Content-Encoding, is a 415, however well-formed the bytes are.
+// its Content-Encoding, is a 415, however well-formed the bytes are. The
+// 415 for a content coding, and only that one, is written with
+// Accept-Encoding: identity (RFC 9110 sections 15.5.16 and 12.5.3).
 func TestDecodeJSONRefusesOtherCharsetsAndEncodings(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		contentType, encoding string
 		status                int
+		acceptEncoding        string
 	}{
-		{"application/json; charset=UTF-8", "", 0},
-		{"application/json", "identity", 0},
-		{"application/json; charset=iso-8859-1", "", 415},
-		{"application/json; charset=utf-16", "", 415},
-		{"application/json", "gzip", 415},
-		{"application/json", "br", 415},
-		{"application/json", "identity, gzip", 415},
+		{"application/json; charset=UTF-8", "", 0, ""},
+		{"application/json", "identity", 0, ""},
+		{"application/json; charset=iso-8859-1", "", 415, ""},
+		{"application/json; charset=utf-16", "", 415, ""},
+		{"text/plain", "", 415, ""},
+		{"application/json", "gzip", 415, "identity"},
+		{"application/json", "br", 415, "identity"},
+		{"application/json", "identity, gzip", 415, "identity"},
 	} {
 		r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"name":"ab","rating":2}`))
 		r.Header.Set("Content-Type", tc.contentType)
@@ -59,6 +63,10 @@ func TestDecodeJSONRefusesOtherCharsetsAndEncodings(t *testing.T) {
 		require.ErrorAs(t, err, &p, "%+v", tc)
 		require.Equal(t, tc.status, p.Status, "%+v", tc)
 		require.Equal(t, TypeUnsupportedMedia, p.Type, "%+v", tc)
+		rec := httptest.NewRecorder()
+		WriteProblem(rec, p)
+		require.Equal(t, tc.acceptEncoding, rec.Header().Get("Accept-Encoding"), "%+v", tc)
+		require.Equal(t, 415, rec.Code, "%+v", tc)
 	}
 }
 

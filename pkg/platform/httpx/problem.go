@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"maps"
 	"net/http"
 )
 
@@ -53,6 +54,10 @@ type Problem struct {
 	Status int          `json:"status"`
 	Detail string       `json:"detail,omitempty"`
 	Errors []FieldError `json:"errors,omitempty"`
+	// header holds response header fields that WriteProblem sends besides
+	// its own (Accept-Encoding on the 415 for a content coding); nil for
+	// most problems.
+	header http.Header
 }
 
 func (p *Problem) Error() string {
@@ -74,8 +79,10 @@ func NotFound(what string) *Problem {
 	return NewProblem(http.StatusNotFound, TypeNotFound, "Not found", what+" not found")
 }
 
-// WriteProblem writes p as application/problem+json.
+// WriteProblem writes p as application/problem+json, with the header
+// fields p carries (mediaProblem's Accept-Encoding).
 func WriteProblem(w http.ResponseWriter, p *Problem) {
+	maps.Copy(w.Header(), p.header)
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(p.Status)
