@@ -12,6 +12,8 @@ const mia = "00000000-0000-4000-8000-000000000001";
 const noah = "00000000-0000-4000-8000-000000000002";
 const yui = "00000000-0000-4000-8000-000000000003";
 const ada = "00000000-0000-4000-8000-00000000000a";
+/** The deck the seed's Ada assigned to the Demo class as a class (pkg/seed's AssignedDeck): Mia, Noah and Yui have it, and so does anyone who joins. */
+const seededDeck = "Core English 02";
 
 let stack;
 let browser;
@@ -107,7 +109,13 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     stack = s.value;
     browser = b.value;
     if (s.status === "rejected" || b.status === "rejected") throw s.reason ?? b.reason;
-    // Mia and Noah are in the Demo class; the newcomers who join it later must get this deck as well.
+    // Mia, Noah and Yui are in the Demo class, which has the seed's deck; the newcomers who join it later must get this
+    // deck as well.
+    assert.equal(
+      stack.sql(`SELECT string_agg(d.title, ',') FROM class_decks cd JOIN decks d ON d.id = cd.deck_id`),
+      seededDeck,
+      "the seed assigned its deck to the Demo class, as a class",
+    );
     await assignDeck(mia, { wholeClass: true });
   });
   after(async () => {
@@ -206,7 +214,7 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
 
     await page.getByRole("link", { name: "Today" }).click();
     await page.getByText(/cards? due now/).waitFor();
-    // A pace hint for each assignment: the seed's and this test's.
+    // A pace hint for each assignment: the Demo class's decks, the seed's and this file's.
     await page.getByText(/a day to finish by|to learn to finish/).first().waitFor();
     assert.equal(await page.getByText(/a day to finish by|to learn to finish/).count(), 2);
     await checkScreen(page, "today");
@@ -288,7 +296,7 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     await context.close();
   });
 
-  it("someone new joins a class with its code and sees its deck on Today", async () => {
+  it("someone new joins a class with its code and sees its decks on Today", async () => {
     const context = await desktop();
     // The development sign-in's "Someone new": a token for an email without an account, as a first Google sign-in.
     const page = await signInWithEmail(context, "kai.berg@school.example");
@@ -303,8 +311,10 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     await joinCode.fill("demo2026");
     await page.getByRole("button", { name: "Join", exact: true }).dblclick();
     await page.getByRole("heading", { name: "Today", level: 1 }).waitFor();
+    // The Demo class's decks: the one this file assigned and the seed's, each with all its cards due.
     const assigned = stack.sql("SELECT title FROM decks ORDER BY title LIMIT 1");
     await page.getByText(assigned, { exact: true }).waitFor();
+    await page.getByText(seededDeck, { exact: true }).waitFor();
     await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Review" }).waitFor();
     await checkScreen(page, "today-new-learner");
     assert.equal(
@@ -312,6 +322,14 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
         WHERE u.email = 'kai.berg@school.example' GROUP BY u.id`),
       "learner Kai Berg 1",
       "a double click joins once",
+    );
+    assert.equal(
+      stack.sql(`SELECT count(DISTINCT a.deck_id) || ' ' || (count(c.id) = count(*) AND bool_and(c.due <= now())) FROM users u
+        JOIN assignments a ON a.learner_id = u.id JOIN deck_items di ON di.deck_id = a.deck_id
+        LEFT JOIN cards c ON c.learner_id = u.id AND c.lexeme_id = di.lexeme_id
+        WHERE u.email = 'kai.berg@school.example'`),
+      "2 true",
+      "both decks, a card for each word, every card due",
     );
     await context.close();
   });
@@ -336,6 +354,7 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     const today = await signInWithEmail(learner, "omar.haddad@school.example");
     await today.getByRole("heading", { name: "Today", level: 1 }).waitFor();
     await today.getByText(stack.sql("SELECT title FROM decks ORDER BY title LIMIT 1"), { exact: true }).waitFor();
+    await today.getByText(seededDeck, { exact: true }).waitFor();
     await learner.close();
   });
 
@@ -400,7 +419,7 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     await card.getByText("Nobody has joined yet.").waitFor();
     assert.equal(stack.sql("SELECT count(*) FROM classes WHERE name = 'Evening group B'"), "1", "a double click creates one class");
 
-    // Lena, new to Lexora (the demo learners have the Demo class's deck, whose cards would come first in her reviews),
+    // Lena, new to Lexora (the demo learners have the Demo class's decks, whose cards would come first in her reviews),
     // joins with the code the teacher shares.
     const learner = await desktop();
     const review = await signInWithEmail(learner, "lena.vogel@school.example");
@@ -470,8 +489,9 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
         url: `http://127.0.0.1:${receiver.address().port}/hooks`,
         topics: ["assignment.created"],
       });
-      // Yui has the class's first deck since the start: a second one is new to her and makes an assignment.created.
-      await assignDeck(yui, { nth: 1 });
+      // Yui has the Demo class's decks (the first by title, and the second, the seed's) since the start: a third one is
+      // new to her and makes an assignment.created.
+      await assignDeck(yui, { nth: 2 });
       const id = await until(() =>
         stack.sql("SELECT id FROM outbox_deliveries WHERE subscriber = 'webhook' AND state = 'dead'"),
       );

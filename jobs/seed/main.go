@@ -1,7 +1,8 @@
 // Command seed loads the WordNet word list, the library decks and the demo
 // classes (package seed) into DATABASE_URL, and gives the first demo learner
-// (Mia) a started deck and an assignment with cards due
-// (seed.StartFirstLearner). It is idempotent: a second run inserts nothing.
+// (Mia) a started deck and the demo class a deck, which each of its learners
+// and later joiners gets, all cards due (seed.StartFirstLearner). It is
+// idempotent: a second run inserts nothing.
 // For local and staging use.
 //
 // With -teacher it instead creates one teacher and their class

@@ -15,11 +15,13 @@ import (
 	"github.com/lexora-app/lexora/pkg/study"
 )
 
-// What the seed gives the first demo learner (Mia, Learners[0], whom the
-// README's first session signs in as), so that her Today has cards due and
-// an assignment with a due date: she has started SelfStudyDeck on her own,
-// and the demo teacher assigned her AssignedDeck, due SeededAssignmentDueDays
-// (calendar days) after the seed ran. Every card of both is new and due at
+// What the seed starts the demo learners with, so that Today has cards due
+// and an assignment with a due date: the first learner (Mia, Learners[0],
+// whom the README's first session signs in as) has started SelfStudyDeck on
+// her own, and the demo teacher assigned AssignedDeck to the demo class
+// (ClassID) as a class, due SeededAssignmentDueDays (calendar days) after the
+// seed ran: each of its learners has it, and a learner who joins with
+// JoinCode before that date gets it on joining. Every card is new and due at
 // once.
 const (
 	SelfStudyDeck           = "Core English 01"
@@ -28,12 +30,16 @@ const (
 )
 
 // StartFirstLearner starts SelfStudyDeck for Learners[0] and has the demo
-// teacher assign AssignedDeck to her, in one transaction on pool, through
-// the learning domain's own rules (study.StartDeck, classroom.Assign, whose
-// events it enqueues), at c's current instant. Load must have run. A deck
-// already started or assigned is left as it is, so running it again
-// changes nothing. The seed command (`make run`) calls it after Load; tests
-// that want the demo learners without study call Load alone.
+// teacher assign AssignedDeck to the demo class (to the class, not to one
+// learner), in one transaction on pool, through the learning domain's own
+// rules (study.StartDeck, classroom.Assign, whose events it enqueues), at
+// c's current instant. Load must have run. A deck already started is left
+// as it is, and so is the class's deck until its due date: running it again
+// before then changes nothing; after it, the class's deck is renewed (the
+// domain's rule, so that newcomers still get it) and its learners keep the
+// assignment they have, with no event. The seed command (`make run`) calls
+// it after Load; tests that want the demo learners without study call Load
+// alone.
 func StartFirstLearner(ctx context.Context, pool *pgxpool.Pool, c clock.Clock) error {
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return startFirstLearner(ctx, tx, c) })
 }
@@ -57,19 +63,19 @@ func startFirstLearner(ctx context.Context, tx pgx.Tx, c clock.Clock) error {
 		return fmt.Errorf("start %s for %s: %w", SelfStudyDeck, mia.Email, err)
 	}
 	ob := events.NewOutbox()
-	// A second run finds Mia with the deck already (already_assigned), and
-	// adds nothing.
+	// A second run finds the class with the deck, not yet due, and each of
+	// its learners with it (already_assigned), and adds nothing.
 	_, batch, err := classroom.New(ob, c, sched).Assign(ctx, tx, TeacherID, classroom.AssignRequest{
-		ClassID: ClassID, LearnerID: mia.ID, DeckID: assigned, DueAt: c.Now().AddDate(0, 0, SeededAssignmentDueDays)})
+		ClassID: ClassID, DeckID: assigned, DueAt: c.Now().AddDate(0, 0, SeededAssignmentDueDays)})
 	if err != nil {
-		return fmt.Errorf("assign %s to %s: %w", AssignedDeck, mia.Email, err)
+		return fmt.Errorf("assign %s to the demo class: %w", AssignedDeck, err)
 	}
 	evs, err := batch.Events()
 	if err != nil {
 		return err
 	}
 	if err := ob.Enqueue(ctx, tx, evs...); err != nil {
-		return fmt.Errorf("assign %s to %s: %w", AssignedDeck, mia.Email, err)
+		return fmt.Errorf("assign %s to the demo class: %w", AssignedDeck, err)
 	}
 	return nil
 }

@@ -1,11 +1,19 @@
 package seed
 
 import (
+	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lexora-app/lexora/pkg/classroom"
+	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/platform/clock/clocktest"
 	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
@@ -59,44 +67,161 @@ func TestLoadIsIdempotent(t *testing.T) {
 	require.Equal(t, len(words), items)
 }
 
-// TestTheFirstLearnerHasCardsDueAndAnAssignment: the README's first
-// session signs in as Mia, opens Today and starts reviewing. After the seed
-// command's Load and StartFirstLearner she has a library deck of her own started and an assignment of the demo
-// teacher's, due SeededAssignmentDueDays later, whose cards are all due at
-// the seed's instant, the assignment's events in the outbox; loading again
-// adds none of it twice.
-func TestTheFirstLearnerHasCardsDueAndAnAssignment(t *testing.T) {
+// seeded is a database of the test's own, seeded as the seed command does
+// (Load, then StartFirstLearner) at the instant of the clock it returns.
+func seeded(t *testing.T) (context.Context, *pgxpool.Pool, *clocktest.Stub) {
+	t.Helper()
 	ctx, pool := pgtest.Setup(t)
 	seededAt := clocktest.New(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
+	_, err := Load(ctx, pool, seededAt)
+	require.NoError(t, err)
+	require.NoError(t, StartFirstLearner(ctx, pool, seededAt))
+	return ctx, pool, seededAt
+}
+
+// TestTheFirstLearnerHasCardsDueAndAnAssignment: the README's first
+// session signs in as Mia, opens Today and starts reviewing. After the seed
+// command's Load and StartFirstLearner she has a library deck of her own
+// started, and the demo class has AssignedDeck as a class (class_decks),
+// due SeededAssignmentDueDays later: each of its learners (Mia, Noah, Yui)
+// has it from Ada, once, with every card due at the seed's instant and the
+// assignment's events in the outbox. Noah, also in Ben's Evening class,
+// has it only through the demo class: Ben's grid shows none of it.
+func TestTheFirstLearnerHasCardsDueAndAnAssignment(t *testing.T) {
+	ctx, pool, seededAt := seeded(t)
 	mia := Learners[0]
 	require.Equal(t, "Mia Laurent", mia.Name, "the learner README.md signs in as")
-	for range 2 {
-		_, err := Load(ctx, pool, seededAt)
-		require.NoError(t, err)
-		require.NoError(t, StartFirstLearner(ctx, pool, seededAt))
+	require.Equal(t, []User{mia, Learners[1], Learners[2]}, Classes[0].Learners, "the demo class's learners")
+	due := seededAt.Now().AddDate(0, 0, SeededAssignmentDueDays).UTC()
 
-		var started, assignments, due, cards, created int
-		var dueAt time.Time
-		require.NoError(t, pool.QueryRow(ctx, `SELECT
-			(SELECT count(*) FROM learner_decks ld JOIN decks d ON d.id = ld.deck_id WHERE ld.learner_id = $1 AND d.title = $2),
-			(SELECT count(*) FROM assignments a JOIN decks d ON d.id = a.deck_id
-			  WHERE a.learner_id = $1 AND a.teacher_id = $3 AND d.title = $4 AND a.completed_at IS NULL),
-			(SELECT max(due_at) FROM assignments WHERE learner_id = $1),
-			(SELECT count(*) FROM cards WHERE learner_id = $1 AND due <= $5 AND NOT suspended),
-			(SELECT count(*) FROM cards WHERE learner_id = $1),
-			(SELECT count(*) FROM outbox_events WHERE topic = 'assignment.created' AND payload->>'learner_id' = $1::text)`,
-			mia.ID, SelfStudyDeck, TeacherID, AssignedDeck, seededAt.Now()).Scan(&started, &assignments, &dueAt, &due, &cards, &created))
-		require.Equal(t, 1, started, "Mia has started %s", SelfStudyDeck)
-		require.Equal(t, 1, assignments, "Ada assigned %s to Mia", AssignedDeck)
-		require.Equal(t, seededAt.Now().AddDate(0, 0, SeededAssignmentDueDays).UTC(), dueAt.UTC())
-		require.Equal(t, 2*DeckSize, cards, "a card for each word of both decks")
-		require.Equal(t, cards, due, "every card is due when the seed ran")
-		require.Equal(t, 1, created, "the assignment was announced once")
+	var classDue time.Time
+	require.NoError(t, pool.QueryRow(ctx, `SELECT cd.due_at FROM class_decks cd JOIN decks d ON d.id = cd.deck_id
+		WHERE cd.class_id = $1 AND d.title = $2`, ClassID, AssignedDeck).Scan(&classDue))
+	require.Equal(t, due, classDue.UTC(), "the demo class has %s as a class", AssignedDeck)
+	var classDecks int
+	require.NoError(t, pool.QueryRow(ctx, "SELECT count(*) FROM class_decks").Scan(&classDecks))
+	require.Equal(t, 1, classDecks, "the Evening class has no deck")
+
+	for _, l := range Classes[0].Learners {
+		decks := 1
+		if l.ID == mia.ID {
+			decks = 2 // and SelfStudyDeck
+		}
+		requireAssigned(ctx, t, pool, l, seededAt.Now(), decks)
 	}
-	var others int
-	require.NoError(t, pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM cards WHERE learner_id <> $1)
-		+ (SELECT count(*) FROM assignments WHERE learner_id <> $1)`, mia.ID).Scan(&others))
-	require.Zero(t, others, "the other learners start empty")
+	var started int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM learner_decks ld JOIN decks d ON d.id = ld.deck_id
+		WHERE ld.learner_id = $1 AND d.title = $2`, mia.ID, SelfStudyDeck).Scan(&started))
+	require.Equal(t, 1, started, "Mia has started %s", SelfStudyDeck)
+
+	evening, err := classroom.ClassProgressOf(ctx, pool, SecondTeacher.ID, SecondClassID, seededAt.Now())
+	require.NoError(t, err)
+	require.Empty(t, evening.Decks, "Ben assigned nothing to his class")
+	require.Len(t, evening.Learners, 1)
+	require.Equal(t, Learners[1].ID, evening.Learners[0].LearnerID)
+	require.Empty(t, evening.Learners[0].Assignments, "Ben does not see Ada's assignment to Noah")
+}
+
+// requireAssigned checks that l has AssignedDeck from Ada through the demo
+// class, once, due SeededAssignmentDueDays after seededAt, announced by one
+// assignment.created, and that each of the cards of their decks (a card for
+// each word) is due at seededAt.
+func requireAssigned(ctx context.Context, t *testing.T, pool *pgxpool.Pool, l User, seededAt time.Time, decks int) {
+	t.Helper()
+	var assigned, all, due, cards, created int
+	var dueAt time.Time
+	require.NoError(t, pool.QueryRow(ctx, `SELECT
+		(SELECT count(*) FROM assignments a JOIN decks d ON d.id = a.deck_id
+		  WHERE a.learner_id = $1 AND a.class_id = $2 AND a.teacher_id = $3 AND d.title = $4 AND a.completed_at IS NULL),
+		(SELECT count(*) FROM assignments WHERE learner_id = $1),
+		(SELECT max(due_at) FROM assignments WHERE learner_id = $1),
+		(SELECT count(*) FROM cards WHERE learner_id = $1 AND due <= $5 AND NOT suspended),
+		(SELECT count(*) FROM cards WHERE learner_id = $1),
+		(SELECT count(*) FROM outbox_events WHERE topic = 'assignment.created' AND payload->>'learner_id' = $1::text)`,
+		l.ID, ClassID, TeacherID, AssignedDeck, seededAt).Scan(&assigned, &all, &dueAt, &due, &cards, &created))
+	require.Equal(t, 1, assigned, "Ada assigned %s to %s through the demo class", AssignedDeck, l.Email)
+	require.Equal(t, 1, all, "%s has no other assignment", l.Email)
+	require.Equal(t, seededAt.AddDate(0, 0, SeededAssignmentDueDays).UTC(), dueAt.UTC())
+	require.Equal(t, decks*DeckSize, cards, "%s has a card for each word of their decks", l.Email)
+	require.Equal(t, cards, due, "every card of %s is due when the seed ran", l.Email)
+	require.Equal(t, 1, created, "the assignment to %s was announced once", l.Email)
+}
+
+// TestANewcomerWhoJoinsTheDemoClassGetsItsDeck: the README's newcomer joins
+// with JoinCode after the seed ran and has AssignedDeck at once, due with
+// the class's, every card due.
+func TestANewcomerWhoJoinsTheDemoClassGetsItsDeck(t *testing.T) {
+	ctx, pool, seededAt := seeded(t)
+
+	joinedAt := clocktest.New(seededAt.Now().Add(3 * 24 * time.Hour))
+	sched, err := learning.NewScheduler(learning.DefaultParams(), joinedAt)
+	require.NoError(t, err)
+	kai := User{ID: uuid.New(), Email: "kai@example.com", Name: "Kai Berg", Timezone: "Europe/Oslo"}
+	var out classroom.Outcome
+	require.NoError(t, pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		out, _, err = classroom.New(events.NewOutbox(), joinedAt, sched).Enroll(ctx, tx, classroom.Actor{}, classroom.EnrolRequest{
+			JoinCode: strings.ToLower(JoinCode), Newcomer: &classroom.Newcomer{ID: kai.ID, Subject: "kai-uid", Email: kai.Email,
+				DisplayName: kai.Name, Timezone: kai.Timezone}})
+		return err
+	}))
+	require.NotNil(t, out.Enrollment)
+	require.Equal(t, ClassID, out.Enrollment.ClassID)
+	require.Len(t, out.Enrollment.Assignments, 1, "the newcomer gets the demo class's deck on joining")
+	a := out.Enrollment.Assignments[0]
+	require.Equal(t, TeacherID, a.TeacherID)
+	require.Equal(t, seededAt.Now().AddDate(0, 0, SeededAssignmentDueDays).UTC(), a.DueAt.UTC(), "due with the class's")
+	require.Equal(t, DeckSize, a.Cards)
+	var title string
+	var due int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT d.title, (SELECT count(*) FROM cards WHERE learner_id = $1 AND due <= $3)
+		FROM decks d WHERE d.id = $2`, kai.ID, a.DeckID, joinedAt.Now()).Scan(&title, &due))
+	require.Equal(t, AssignedDeck, title)
+	require.Equal(t, DeckSize, due, "every card of the newcomer is due")
+}
+
+// TestSeedingAgainChangesNothing: `make run` seeds on every start; a second
+// Load and StartFirstLearner before the class's deck is due changes no row
+// and enqueues no event; one after it renews the class's deck alone.
+func TestSeedingAgainChangesNothing(t *testing.T) {
+	ctx, pool, seededAt := seeded(t)
+	before := snapshot(ctx, t, pool)
+	require.NotEmpty(t, before["class_decks"])
+
+	againAt := clocktest.New(seededAt.Now().Add(24 * time.Hour))
+	_, err := Load(ctx, pool, againAt)
+	require.NoError(t, err)
+	require.NoError(t, StartFirstLearner(ctx, pool, againAt))
+	require.Equal(t, before, snapshot(ctx, t, pool))
+
+	// Once the class's deck is due, a run renews it (so that newcomers get
+	// it again) and changes nothing else: no assignment, no event.
+	lateAt := clocktest.New(seededAt.Now().AddDate(0, 0, SeededAssignmentDueDays+1))
+	require.NoError(t, StartFirstLearner(ctx, pool, lateAt))
+	after := snapshot(ctx, t, pool)
+	require.NotEqual(t, before["class_decks"], after["class_decks"], "the class's deck is renewed")
+	delete(before, "class_decks")
+	delete(after, "class_decks")
+	require.Equal(t, before, after)
+}
+
+// snapshot is every row of every table of the test's schema, as text, by
+// table name.
+func snapshot(ctx context.Context, t *testing.T, pool *pgxpool.Pool) map[string]string {
+	t.Helper()
+	rows, err := pool.Query(ctx, `SELECT table_name::text FROM information_schema.tables
+		WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`)
+	require.NoError(t, err)
+	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	require.Contains(t, tables, "outbox_events")
+	out := map[string]string{}
+	for _, table := range tables {
+		var text string
+		require.NoError(t, pool.QueryRow(ctx, fmt.Sprintf(
+			"SELECT coalesce(string_agg(r::text, E'\\n' ORDER BY r::text), '') FROM %s r", pgx.Identifier{table}.Sanitize())).Scan(&text))
+		out[table] = text
+	}
+	return out
 }
 
 func TestAddTeacherCreatesATeacherAndAClassOnce(t *testing.T) {

@@ -298,7 +298,7 @@ func (c *checker) stateHasEvents(ctx context.Context, f *findings) error {
 		seen := map[string]int{}
 		for _, e := range c.byTopic[p.topic] {
 			if p.since && e.created.Before(c.start) {
-				continue // the seed's (its first learner's assignment), not the run's
+				continue // the seed's (its demo class's deck), not the run's
 			}
 			var m map[string]any
 			if err := json.Unmarshal(e.payload, &m); err != nil {

@@ -337,7 +337,8 @@ func run(cfg profile, reportFile string, keep bool) int {
 // setup creates the teachers (the seeded one and more, with a class and a
 // join code each), registers their webhook endpoints (the seeded teacher
 // gets a second, "flaky" one, which will answer 410), and enrols the
-// first learners, each with one assignment, all over HTTP but the extra
+// first learners, each with one assignment (those of the seeded class also
+// get the seed's deck of that class on joining), all over HTTP but the extra
 // teachers' accounts (sign-up is not a function). It returns the world and
 // the flaky endpoint's name.
 func setup(ctx context.Context, s *stack) (*world, string, error) {
