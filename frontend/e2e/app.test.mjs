@@ -139,15 +139,25 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     await page.getByRole("heading", { name: "Schedule", level: 1 }).waitFor();
     await page.waitForFunction(() => document.activeElement?.id === "schedule-title");
 
-    // The forecast's figures (the table beside the chart), before and after.
-    const figures = page.locator("figure table tbody");
     await page.getByText("Reviews due per day, next 7 days").waitFor();
-    const forecastBefore = await figures.textContent();
     await page.getByRole("link", { name: "Review", exact: true }).click();
     await page.getByRole("button", { name: /Show answer/ }).waitFor();
     await checkScreen(page, "review-card");
-    // Again, Hard and Good keep a new card due today; the last, Easy, moves it days ahead.
+    // The forecast as another tab of the same learner sees it (the figures of the table beside the chart),
+    // while the session stays open.
+    const forecastNow = async () => {
+      const tab = await context.newPage();
+      await tab.goto(`${stack.baseURL}/schedule`);
+      await tab.getByText("Reviews due per day, next 7 days").waitFor();
+      const text = await tab.locator("figure table tbody").textContent();
+      await tab.close();
+      return text;
+    };
+    // Again, Hard and Good keep a new card due within minutes; the last, Easy, moves it days ahead. The
+    // forecast to compare with is read just before the Easy: a card due in 10 minutes falls on the next
+    // study day when the run is near the learner's 04:00 rollover (as at 03:55 in Mia's Paris).
     const ratings = ["3", "1", "3", "2", "4"];
+    let forecastBefore;
     for (const [i, key] of ratings.entries()) {
       await page.getByText(`Card ${i + 1} of`).waitFor();
       await page.keyboard.press("Space");
@@ -157,6 +167,10 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
         await page.getByRole("button", { name: /^Good next review in \d+ (min|h|d)/ }).waitFor();
         await checkScreen(page, "review-answer");
       }
+      if (i === ratings.length - 1) {
+        await page.getByTestId("queue-status").getByText("All ratings saved.").waitFor();
+        forecastBefore = await forecastNow();
+      }
       await page.keyboard.press(key);
     }
     await page.getByText("Card 6 of").waitFor();
@@ -165,15 +179,6 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     const logged = stack.sql(`SELECT string_agg(rating::text, '' ORDER BY id) FROM review_log WHERE learner_id = '${mia}'`);
     assert.equal(logged, ratings.join(""), "the ratings arrive in the order they were given");
 
-    // The forecast as another tab of the same learner sees it, while the session stays open.
-    const forecastNow = async () => {
-      const tab = await context.newPage();
-      await tab.goto(`${stack.baseURL}/schedule`);
-      await tab.getByText("Reviews due per day, next 7 days").waitFor();
-      const text = await tab.locator("figure table tbody").textContent();
-      await tab.close();
-      return text;
-    };
     const forecastEasy = await forecastNow();
     assert.notEqual(forecastEasy, forecastBefore, "the Easy moved a card to a later day");
 
