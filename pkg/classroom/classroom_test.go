@@ -31,8 +31,11 @@ type bundle struct {
 	deck                         uuid.UUID
 }
 
-func setup(t *testing.T) bundle {
+// setup marks the test parallel and returns a background context and the
+// bundle, on a database of the test's own.
+func setup(t *testing.T) (context.Context, bundle) {
 	t.Helper()
+	t.Parallel()
 	ctx := context.Background()
 	b := bundle{pool: pgtest.New(t), clock: clocktest.New(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))}
 	sched, err := learning.NewScheduler(learning.DefaultParams(), b.clock)
@@ -56,7 +59,7 @@ func setup(t *testing.T) bundle {
 		     i AS (INSERT INTO deck_items (deck_id, lexeme_id, position)
 		           SELECT d.id, l.id, row_number() OVER () FROM d, l)
 		SELECT id FROM d`, b.teacher).Scan(&b.deck))
-	return b
+	return ctx, b
 }
 
 // inTx runs fn in a transaction that is rolled back when fn fails, as a
@@ -135,8 +138,7 @@ func (b bundle) newLearner(t *testing.T, email string) uuid.UUID {
 }
 
 func TestAssignAnswersTypedErrors(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
+	_, b := setup(t)
 	due := b.clock.Now().Add(7 * 24 * time.Hour)
 	empty := b.newClass(t, b.teacher, "Empty", "EMPTY1")
 	out, err := b.assign(t, b.teacher, AssignRequest{ClassID: b.class, DeckID: b.deck, DueAt: due})
@@ -186,9 +188,7 @@ func TestAssignAnswersTypedErrors(t *testing.T) {
 // class's three learners the deck, with each learner's events under the
 // learner's ordering key, in one transaction.
 func TestAssignToClassAssignsEveryMember(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	second, third := b.newLearner(t, "l3@example.com"), b.newLearner(t, "l4@example.com")
 	_, err := b.pool.Exec(ctx, `INSERT INTO class_members (class_id, learner_id) VALUES ($1, $2), ($1, $3)`, b.class, second, third)
 	require.NoError(t, err)
@@ -232,9 +232,7 @@ func TestAssignToClassAssignsEveryMember(t *testing.T) {
 // B's grid or hardest words, even for a learner in both; a learner who
 // joins A gets it.
 func TestAssignmentsStayInTheirClass(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	classB := b.newClass(t, b.teacher, "B", "JOINB")
 	due := b.clock.Now().Add(7 * 24 * time.Hour)
 	_, err := b.assign(t, b.teacher, AssignRequest{ClassID: b.class, DeckID: b.deck, DueAt: due})
@@ -281,8 +279,7 @@ func TestAssignmentsStayInTheirClass(t *testing.T) {
 }
 
 func TestEnrollAnswersTypedErrors(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
+	_, b := setup(t)
 	enroll := func(actor Actor, req EnrolRequest) (Outcome, error) { return b.enroll(t, actor, req) }
 	teacher, learner := Actor{ID: b.teacher, Role: account.Teacher}, Actor{ID: b.otherLearner, Role: account.Learner}
 	before := b.rows(t)
@@ -330,9 +327,7 @@ func TestEnrollAnswersTypedErrors(t *testing.T) {
 // enrolment's events in one transaction; an unknown code, or none, creates
 // nothing, and a second account for the same sign-in is ErrAccountExists.
 func TestANewcomerJoinsByCode(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	enroll := func(req EnrolRequest) (Outcome, events.Batch, error) {
 		var out Outcome
 		var batch events.Batch
@@ -401,9 +396,7 @@ func TestCheckDue(t *testing.T) {
 }
 
 func TestClassesAnswerTypedErrors(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	n := Newcomer{ID: uuid.New(), Role: account.Teacher, Subject: "cleo-uid", Email: "cleo@example.com", DisplayName: "Cleo", Timezone: "Europe/Rome"}
 	var class Class
 	require.NoError(t, b.inTx(t, func(tx pgx.Tx) (err error) {
@@ -439,9 +432,7 @@ func TestClassesAnswerTypedErrors(t *testing.T) {
 // TestNewTeacherDefaults: a newcomer who gives no name or zone is named by
 // their email's local part, in UTC.
 func TestNewTeacherDefaults(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	n := Newcomer{ID: uuid.New(), Role: account.Teacher, Subject: "dana-uid", Email: "dana.r@example.com"}
 	require.NoError(t, b.inTx(t, func(tx pgx.Tx) error { return b.classroom.AddAccount(ctx, tx, n) }))
 	var name, zone string
@@ -456,9 +447,7 @@ func TestNewTeacherDefaults(t *testing.T) {
 // new assignment renews it. A deck assigned to one learner is not the
 // class's: a newcomer does not get it.
 func TestAnEmptyClassKeepsItsDecksForLaterLearners(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	empty := b.newClass(t, b.teacher, "Empty", "EMPTY1")
 	due := b.clock.Now().Add(7 * 24 * time.Hour)
 	out, err := b.assign(t, b.teacher, AssignRequest{ClassID: empty, DeckID: b.deck, DueAt: due})
@@ -529,8 +518,7 @@ func TestAnEmptyClassKeepsItsDecksForLaterLearners(t *testing.T) {
 // once, and their events agree: one learner.enrolled each, and one
 // assignment.created per assignment, under the learner's key.
 func TestAssignmentRacesJoins(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
+	_, b := setup(t)
 	const joiners = 8
 	learners := make([]uuid.UUID, joiners)
 	for i := range learners {

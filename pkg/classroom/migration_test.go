@@ -1,7 +1,6 @@
 package classroom
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -18,9 +17,7 @@ import (
 // in (not a later one, not another teacher's), and its Down keeps one
 // assignment per deck, learner and teacher.
 func TestMigrationGivesAssignmentsTheirClass(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
+	ctx, b := setup(t)
 	db := stdlib.OpenDBFromPool(b.pool)
 	defer func() { require.NoError(t, db.Close()) }()
 	p, err := goose.NewProvider(goose.DialectPostgres, db, schema.FS)
