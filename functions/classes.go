@@ -156,13 +156,3 @@ func (s *Service) GetClassProgress(w http.ResponseWriter, r *http.Request) {
 		return classroom.ClassProgressOf(r.Context(), tx, t.ID, classID, s.now())
 	})
 }
-
-// noQuery answers 400 to a request with query parameters, which a function
-// without any does not read; it reports whether to go on.
-func (s *Service) noQuery(w http.ResponseWriter, r *http.Request) bool {
-	if err := newQueryParams(r).err(); err != nil {
-		s.fail(w, r, err)
-		return false
-	}
-	return true
-}

@@ -15,6 +15,16 @@ import (
 	"github.com/lexora-app/lexora/pkg/platform/text"
 )
 
+// noQuery answers 400 to a request with query parameters, which a function
+// without any does not read; it reports whether to go on.
+func (s *Service) noQuery(w http.ResponseWriter, r *http.Request) bool {
+	if err := newQueryParams(r).err(); err != nil {
+		s.fail(w, r, err)
+		return false
+	}
+	return true
+}
+
 // queryParams reads a request's query parameters and collects a field
 // error for each malformed one, each one given more than once, and each one
 // the function does not read; err reports them all as one 400 problem.
