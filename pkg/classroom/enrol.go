@@ -195,7 +195,7 @@ func (c Classroom) addMember(ctx context.Context, tx pgx.Tx, out Enrollment, tea
 		return Enrollment{}, events.Batch{}, err
 	}
 	batch := events.NewBatch(out.LearnerID.String())
-	batch.Add(events.LearnerEnrolled, enrolled)
+	batch.Add(enrolled)
 	batch.Join(assigned)
 	return out, batch, nil
 }
@@ -250,6 +250,6 @@ func (c Classroom) invite(ctx context.Context, tx pgx.Tx, teacherID, classID, le
 		return Invitation{}, events.Batch{}, fmt.Errorf("record invitation: %w", err)
 	}
 	batch := events.NewBatch(learnerID.String())
-	batch.Add(events.LearnerInvited, events.LearnerInvitedPayload{ClassLearner: events.ClassLearner{ClassID: classID, LearnerID: learnerID, TeacherID: teacherID}})
+	batch.Add(events.LearnerInvitedPayload{ClassLearner: events.ClassLearner{ClassID: classID, LearnerID: learnerID, TeacherID: teacherID}})
 	return inv, batch, nil
 }
