@@ -12,6 +12,8 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
+//go:generate go run ./internal/gensql ../../../schema/00026_email_skeleton.sql
+
 // ConfusablesVersion is the Unicode version of confusables.txt, the UTS #39
 // data file shipped beside this package unmodified (from
 // https://www.unicode.org/Public/17.0.0/security/confusables.txt, SHA-256
