@@ -65,9 +65,9 @@ func TestEmailHasLookalike(t *testing.T) {
 	require.NoError(t, err)
 	for email, want := range map[string]bool{
 		"sa\u1e43@example.com": true, "s\u0430m@example.com": true, "sam@example.com": false, "tam@example.com": false,
-		"rnodern@example.com": false, // both ASCII
+		"rnodern@example.com":       false, // both ASCII
 		"rnodern@example.com\u0301": true,
-		"jos\u00e9@example.com": false, // no jose@
+		"jos\u00e9@example.com":     false, // no jose@
 	} {
 		got, err := q.EmailHasLookalike(ctx, text.Skeleton(email), email)
 		require.NoError(t, err)
