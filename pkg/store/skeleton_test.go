@@ -1,13 +1,18 @@
 package store
 
 import (
+	"context"
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
 	"github.com/stretchr/testify/require"
 
 	"github.com/lexora-app/lexora/pkg/platform/text"
 	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
+	"github.com/lexora-app/lexora/schema"
 )
 
 // TestEmailSkeletonIsTextSkeleton: the database's email_skeleton (schema
@@ -95,4 +100,47 @@ func TestEmailHasLookalike(t *testing.T) {
 	}
 	require.NoError(t, rows.Err())
 	require.Contains(t, plan.String(), "users_email_skeleton", plan.String())
+}
+
+// TestSkeletonMigration: schema 00026 fills the skeleton of every address
+// stored before it, unquotes a stored quoted local part that needs no
+// quoting unless that merges two accounts, and its Down removes what it
+// added.
+func TestSkeletonMigration(t *testing.T) {
+	ctx, pool := pgtest.Setup(t)
+	db := stdlib.OpenDBFromPool(pool)
+	defer func() { require.NoError(t, db.Close()) }()
+	p, err := goose.NewProvider(goose.DialectPostgres, db, schema.FS)
+	require.NoError(t, err)
+	_, err = p.DownTo(ctx, 25)
+	require.NoError(t, err)
+	require.Zero(t, count(t, pool, `SELECT count(*) FROM information_schema.columns WHERE table_name = 'users' AND column_name = 'email_skeleton'`))
+	_, err = pool.Exec(ctx, `INSERT INTO users (email, display_name, role) VALUES
+		('sa'||U&'\1E43'||'@example.com', 'a', 'learner'), ('"kim.lee"@example.com', 'b', 'learner'),
+		('"sam"@example.com', 'c', 'learner'), ('sam@example.com', 'd', 'learner'), ('"kim@lee"@example.com', 'e', 'learner')`)
+	require.NoError(t, err)
+	_, err = p.Up(ctx)
+	require.NoError(t, err)
+
+	rows, err := pool.Query(ctx, `SELECT email, email_skeleton FROM users ORDER BY display_name`)
+	require.NoError(t, err)
+	defer rows.Close()
+	var emails []string
+	for rows.Next() {
+		var email, skeleton string
+		require.NoError(t, rows.Scan(&email, &skeleton))
+		require.Equal(t, text.Skeleton(email), skeleton, email)
+		emails = append(emails, email)
+	}
+	require.NoError(t, rows.Err())
+	require.Equal(t, []string{"sa\u1e43@example.com", "kim.lee@example.com", `"sam"@example.com`, "sam@example.com", `"kim@lee"@example.com`}, emails,
+		"unquoted when that merges no accounts; a quoted string that needs quotes is kept for a person to decide")
+}
+
+// count is the one integer sql answers.
+func count(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) int {
+	t.Helper()
+	var n int
+	require.NoError(t, pool.QueryRow(context.Background(), sql, args...).Scan(&n))
+	return n
 }
