@@ -21,12 +21,10 @@ var tableSeparators = []Separator{SeparatorTab, SeparatorSemicolon, SeparatorCom
 var columnNames = map[string]Field{
 	"term": FieldTerm, "word": FieldTerm, "front": FieldTerm, "headword": FieldTerm, "lemma": FieldTerm,
 	"vocabulary": FieldTerm, "vocab": FieldTerm, "expression": FieldTerm, "question": FieldTerm,
-	"meaning": FieldMeaning, "definition": FieldMeaning, "translation": FieldMeaning, "back": FieldMeaning,
-	"gloss": FieldMeaning, "answer": FieldMeaning, "meanings": FieldMeaning, "definitions": FieldMeaning,
-	"example": FieldExample, "examples": FieldExample, "example_sentence": FieldExample, "sentence": FieldExample,
-	"usage": FieldExample,
-	"part_of_speech": FieldPartOfSpeech, "pos": FieldPartOfSpeech, "word_class": FieldPartOfSpeech,
-	"word_type": FieldPartOfSpeech,
+	"meaning": FieldMeaning, "meanings": FieldMeaning, "definition": FieldMeaning, "definitions": FieldMeaning,
+	"translation": FieldMeaning, "back": FieldMeaning, "gloss": FieldMeaning, "answer": FieldMeaning,
+	"example": FieldExample, "examples": FieldExample, "example_sentence": FieldExample, "sentence": FieldExample, "usage": FieldExample,
+	"part_of_speech": FieldPartOfSpeech, "pos": FieldPartOfSpeech, "word_class": FieldPartOfSpeech, "word_type": FieldPartOfSpeech,
 }
 
 // columnKey is a header name as it is looked up: trimmed, case-folded, runs
@@ -162,12 +160,12 @@ func (p *parser) records(s string, firstLine int, sep Separator, comment rune, r
 		if !errors.As(err, &pe) {
 			return err
 		}
+		restart := from + pe.Line
+		if restart >= len(starts) { // the quote ran to the end
+			restart = from + pe.StartLine
+		}
 		if err := p.refuse(base+pe.StartLine, quoteReason(pe, base)); err != nil {
 			return err
-		}
-		restart := from + pe.Line
-		if restart >= len(starts) {
-			restart = from + pe.StartLine
 		}
 		from = restart
 	}
@@ -193,15 +191,16 @@ func readFrom(r *csv.Reader, base int, row func(line int, rec []string) error) e
 	}
 }
 
-// quoteReason says what is wrong with a record's quotes.
+// quoteReason says what is wrong with a record's quotes (base: the input's
+// line before the reader's first).
 func quoteReason(pe *csv.ParseError, base int) string {
-	if errors.Is(pe.Err, csv.ErrBareQuote) {
-		return fmt.Sprintf("a quote (\") in a cell that does not start with one (line %d, column %d): start the cell with a quote and double the quotes inside it", base+pe.Line, pe.Column)
+	switch {
+	case errors.Is(pe.Err, csv.ErrBareQuote):
+		return fmt.Sprintf("a quote (\") inside a cell that does not start with one (line %d, column %d): put the whole cell in quotes and double each quote inside it", base+pe.Line, pe.Column)
+	case pe.Line > pe.StartLine:
+		return fmt.Sprintf("unbalanced quote: the quoted cell opened on this line is not closed right (read up to line %d): end it with a quote before the separator or the line break, and double each quote inside it", base+pe.Line)
 	}
-	if pe.Line > pe.StartLine {
-		return fmt.Sprintf("unbalanced quote: the quote (\") opened on this line is not closed before line %d", base+pe.Line)
-	}
-	return fmt.Sprintf("unbalanced quote (\") at column %d: a quoted cell must end with a quote before the separator, and quotes inside it must be doubled", pe.Column)
+	return fmt.Sprintf("unbalanced quote (\") at column %d: end a quoted cell with a quote before the separator or the line break, and double each quote inside it", pe.Column)
 }
 
 // lineStarts are the offsets in s at which its lines start.
