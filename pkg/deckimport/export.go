@@ -30,7 +30,9 @@ func Export(w io.Writer, entries []Entry) error {
 // WriteCSV writes rows to w as Export writes a deck (a UTF-8 byte-order
 // mark, RFC 4180, CRLF, every cell neutralised against CSV injection): for
 // a class's progress grid as a gradebook, or any table a teacher opens in a
-// spreadsheet. Rows may differ in length. Its errors are w's.
+// spreadsheet. Rows may differ in length. A line break in a cell is written
+// CRLF and a carriage return not before a line feed is dropped
+// (encoding/csv's UseCRLF). Its errors are w's.
 func WriteCSV(w io.Writer, rows [][]string) error {
 	if _, err := io.WriteString(w, "\ufeff"); err != nil {
 		return fmt.Errorf("write csv: %w", err)
