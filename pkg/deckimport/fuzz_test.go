@@ -2,7 +2,6 @@ package deckimport
 
 import (
 	"bytes"
-	"errors"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -110,6 +109,6 @@ func TestParseErrorsAreInputErrors(t *testing.T) {
 	for _, in := range [][]byte{nil, {0}, {0xff}, []byte("term,meaning\n")} {
 		_, err := Parse(in, Options{})
 		var ie *InputError
-		require.True(t, errors.As(err, &ie), "%q: %v", in, err)
+		require.ErrorAs(t, err, &ie, "%q", in)
 	}
 }

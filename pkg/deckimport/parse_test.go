@@ -1,6 +1,7 @@
 package deckimport
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -490,7 +491,7 @@ func TestParseRefusesInput(t *testing.T) {
 			var ie *InputError
 			require.ErrorAs(t, err, &ie)
 			require.Equal(t, tc.line, ie.Line, "line")
-			if tc.want == ErrTooManyEntries {
+			if errors.Is(tc.want, ErrTooManyEntries) {
 				require.Equal(t, len(entries(2000)), ie.Offset, "offset")
 			} else {
 				require.Equal(t, tc.offset, ie.Offset, "offset")
