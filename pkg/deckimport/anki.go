@@ -131,6 +131,9 @@ func (p *parser) anki() error {
 	if sep == SeparatorAuto {
 		sep, ambiguous = detectList(strings.Split(rest, "\n"), ankiSeparatorCandidates)
 	}
+	if sep == "#" {
+		return &InputError{Err: ErrOptions, Detail: "\"#\" begins a comment in an Anki file and cannot separate its cells"}
+	}
 	p.preview.Format, p.preview.Separator, p.preview.Ambiguous, p.preview.Title = FormatAnki, sep, ambiguous, m.deck
 	var records []ankiRecord
 	err := p.records(rest, n+1, sep, '#', func(line int, rec []string) error {

@@ -17,7 +17,10 @@
 // export and its import box write them (tab or comma between term and
 // definition, a new line between rows). The row splits at the first
 // separator, so a meaning may hold more of them ("cat, a small animal, a
-// pet"). Quotes and HTML are text. Blank lines are left out. Without a
+// pet"); but a line that is exactly two RFC 4180 cells with a quote (a
+// spreadsheet's CSV without a header row: `cat,"a small animal, a pet"`)
+// is those two cells. Other quotes and HTML are text. Blank lines are left
+// out. Without a
 // forced separator it is detected (detectList): the candidate among tab,
 // " - ", semicolon and comma found in the most lines; of candidates found
 // in as many, the one that comes first in a line most often (the term comes
@@ -57,10 +60,13 @@
 // breaks (a space in a term). Cloze deletions keep their text
 // ("{{c1::chat::animal}}" is "chat"), what the card's answer shows; sound
 // tags ("[sound:chat.mp3]") are dropped, since Lexora has no media.
-// Elsewhere HTML is text: "<b>chat</b>" in a table is saved as written and a
+// Quotes are read strictly, as in a table (Anki's own reader lets a stray
+// quote through; Anki's export never writes one): a row with one is
+// refused and says why. Elsewhere HTML is text: "<b>chat</b>" in a table is saved as written and a
 // client shows it as text.
 //
-// Without Options.Format, an input whose first line is an Anki header line
+// Without Options.Format, an input whose first line (after Anki's legacy
+// "tags:" line) is an Anki header line
 // is FormatAnki, one whose first row names a term and a meaning column is
 // FormatTable, and any other is FormatList.
 //

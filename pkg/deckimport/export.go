@@ -17,7 +17,9 @@ var exportHeader = []string{string(FieldTerm), string(FieldMeaning), string(Fiel
 // as the system's code page), the header row term,meaning,example,
 // part_of_speech, one row per entry, RFC 4180 quoting, CRLF line ends (a
 // line break inside a meaning too), each cell neutralised against CSV
-// injection (neutralise). Its errors are w's.
+// injection (neutralise). Its errors are w's. A deck whose CSV is larger
+// than MaxInputBytes (2,000 entries of more than about 520 bytes each) does
+// not read back in one Parse.
 func Export(w io.Writer, entries []Entry) error {
 	rows := make([][]string, 0, len(entries)+1)
 	rows = append(rows, exportHeader)

@@ -10,9 +10,8 @@ import (
 // breaks a tie (see detectList).
 var listSeparators = []Separator{SeparatorTab, SeparatorDash, SeparatorSemicolon, SeparatorComma}
 
-// list reads FormatList: each line that is not blank is one row, its term
-// before the first separator and its meaning after it (so a comma list may
-// have commas in its meanings). Quotes and HTML are text.
+// list reads FormatList: each line that is not blank is one row, split by
+// splitList. HTML is text.
 func (p *parser) list() error {
 	lines := strings.Split(p.data, "\n")
 	for i := range lines {
@@ -28,7 +27,7 @@ func (p *parser) list() error {
 		if strings.TrimFunc(l, unicode.IsSpace) == "" {
 			continue
 		}
-		term, meaning, ok := strings.Cut(l, string(sep))
+		term, meaning, ok := splitList(l, sep)
 		if !ok {
 			if err := p.refuse(i+1, fmt.Sprintf("no %s between the term and the meaning", separatorName(sep))); err != nil {
 				return err
@@ -40,6 +39,20 @@ func (p *parser) list() error {
 		}
 	}
 	return nil
+}
+
+// splitList splits a line of FormatList into its term and meaning: a line
+// that is exactly two RFC 4180 cells with a quote (a spreadsheet's CSV
+// without a header row: `cat,"a small animal, a pet"`) into those cells;
+// any other at its first sep (so a comma list may have commas in its
+// meanings, and quotes are text). ok is false when sep is not in line.
+func splitList(line string, sep Separator) (term, meaning string, ok bool) {
+	if strings.Contains(line, `"`) && cellSeparator(sep) {
+		if rec, err := newCSV(line, sep, 0).Read(); err == nil && len(rec) == 2 {
+			return rec[0], rec[1], true
+		}
+	}
+	return strings.Cut(line, string(sep))
 }
 
 // detectList chooses the separator of lines among candidates: the one found

@@ -103,8 +103,8 @@ type Preview struct {
 // Parse reads a deck's entries from input (at most MaxInputBytes of UTF-8,
 // with or without a byte-order mark, lines ending in LF or CRLF) and
 // returns the Preview of every row. The format, unless opts forces one, is
-// FormatAnki when the first line is an Anki header line ("#separator:",
-// "#html:", "#columns:", ... see ankiKeys), FormatTable when the first row,
+// FormatAnki when the first line (after a legacy "tags:" line) is an Anki
+// header line ("#separator:", "#html:", "#columns:", ... see ankiKeys), FormatTable when the first row,
 // split by a tab, a semicolon, a comma or a pipe, names a term column and a
 // meaning column (columnNames, opts.Columns), and FormatList otherwise; the
 // separator, unless forced, as doc.go says.
@@ -187,7 +187,10 @@ func (p *parser) format() Format {
 	if p.opts.Format != FormatAuto {
 		return p.opts.Format
 	}
-	first, _, _ := strings.Cut(p.data, "\n")
+	first, rest, _ := strings.Cut(p.data, "\n")
+	if strings.HasPrefix(first, "tags:") { // Anki's legacy first line
+		first, _, _ = strings.Cut(rest, "\n")
+	}
 	if isAnkiHeader(strings.TrimSuffix(first, "\r")) {
 		return FormatAnki
 	}

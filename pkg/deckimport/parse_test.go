@@ -145,6 +145,14 @@ func TestParseList(t *testing.T) {
 			want: []row{{1, "\"hi\", said she", "greeting", "", ""}, {2, "<b>bold</b>", "<script>alert(1)</script>", "", ""}},
 		},
 		{
+			// Excel's CSV of two columns without a header row quotes the
+			// cells that hold a comma or a quote.
+			name: "a spreadsheet csv without a header",
+			in:   "cat,\"a small animal, often a pet\"\r\n\"big, large\",grande\r\nsay,\"to speak; \"\"say it\"\"\"\r\ndog,a canine\r\n",
+			sep:  SeparatorComma,
+			want: []row{{1, "cat", "a small animal, often a pet", "", ""}, {2, "big, large", "grande", "", ""}, {3, "say", "to speak; \"say it\"", "", ""}, {4, "dog", "a canine", "", ""}},
+		},
+		{
 			name:    "a tab in the meaning is refused",
 			in:      "chat\tcat\tanimal\n",
 			sep:     SeparatorTab,
@@ -361,6 +369,22 @@ func TestParseAnki(t *testing.T) {
 			refused: []refusal{{4, FieldLine, "more cells than the #columns line names"}},
 		},
 		{
+			name: "legacy tags line, notetype, columns with a tags column",
+			in:   "tags:french unit3\n#notetype:Basic (and reversed card)\n#separator:Semicolon\n#columns:Tags;Front;Back\n#tags column:1\nx;chat;cat\n",
+			sep:  SeparatorSemicolon,
+			want: []row{{6, "chat", "cat", "", ""}},
+		},
+		{
+			// Anki's own reader lets a stray quote through; Lexora refuses
+			// the row and says why.
+			name:    "a stray quote",
+			in:      "#separator:tab\n#html:true\nchat\t<span class=\"x\">cat</span>\nchien\tdog\n",
+			sep:     SeparatorTab,
+			html:    true,
+			want:    []row{{4, "chien", "dog", "", ""}},
+			refused: []refusal{{3, FieldLine, "a quote (\") inside a cell that does not start with one (line 3, column 18)"}},
+		},
+		{
 			name:    "html that reduces to nothing",
 			in:      "#separator:tab\n#html:true\n<img src=a.png>\tpicture\n",
 			sep:     SeparatorTab,
@@ -481,6 +505,8 @@ func TestParseRefusesInput(t *testing.T) {
 		{name: "an unknown format", in: []byte("a\tb"), opts: Options{Format: "xlsx"}, want: ErrOptions},
 		{name: "a dash for a table", in: []byte("a\tb"), opts: Options{Format: FormatTable, Separator: SeparatorDash}, want: ErrOptions},
 		{name: "a mapping to an unknown field", in: []byte("a\tb"), opts: Options{Columns: map[string]Field{"x": "notes"}}, want: ErrOptions},
+		{name: "a hash separating an Anki file", in: []byte("#html:false\na#b\n"), opts: Options{Separator: "#"}, want: ErrOptions},
+		{name: "a line break as a separator", in: []byte("a\tb"), opts: Options{Separator: "\n"}, want: ErrOptions},
 		{name: "a table without a header", in: []byte("cat,chat\n"), opts: Options{Format: FormatTable}, want: ErrNoHeader, line: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
