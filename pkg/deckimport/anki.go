@@ -1,6 +1,7 @@
 package deckimport
 
 import (
+	"cmp"
 	"regexp"
 	"strconv"
 	"strings"
@@ -121,12 +122,12 @@ var ankiSeparatorCandidates = []Separator{SeparatorTab, SeparatorSemicolon, Sepa
 // columns are those #columns names (mapped as a table's header names), or
 // else the first two that are not notetype, deck, tags or guid columns are
 // the term and the meaning. With #html:true, or without #html when a cell
-// holds an HTML tag, each cell is reduced to text (ankiText); cloze
+// holds an HTML tag, each cell is reduced to text (ankiCell); cloze
 // deletions keep their text and sound tags are dropped either way.
 func (p *parser) anki() error {
 	m, n := ankiHead(p.data)
 	rest := p.data[offsetOfLine(p.data, n+1):]
-	sep := cmpSeparator(p.opts.Separator, m.separator)
+	sep := cmp.Or(p.opts.Separator, m.separator)
 	ambiguous := false
 	if sep == SeparatorAuto {
 		sep, ambiguous = detectList(strings.Split(rest, "\n"), ankiSeparatorCandidates)
@@ -137,10 +138,11 @@ func (p *parser) anki() error {
 	p.preview.Format, p.preview.Separator, p.preview.Ambiguous, p.preview.Title = FormatAnki, sep, ambiguous, m.deck
 	var records []ankiRecord
 	err := p.records(rest, n+1, sep, '#', func(line int, rec []string) error {
-		if !blank(rec) {
-			records = append(records, ankiRecord{line: line, cells: rec})
+		if blank(rec) {
+			return nil
 		}
-		return nil
+		records = append(records, ankiRecord{line: line, cells: rec})
+		return p.row(line)
 	})
 	if err != nil {
 		return err
@@ -150,9 +152,7 @@ func (p *parser) anki() error {
 	p.preview.Columns = columns
 	for _, r := range records {
 		if named && len(r.cells) > len(columns) && !blank(r.cells[len(columns):]) {
-			if err := p.refuse(r.line, "more cells than the #columns line names"); err != nil {
-				return err
-			}
+			p.reject(r.line, "more cells than the #columns line names")
 			continue
 		}
 		c := cells{}
@@ -161,9 +161,7 @@ func (p *parser) anki() error {
 				c[f] = ankiCell(cell, f, p.preview.HTML)
 			}
 		}
-		if err := p.add(r.line, c); err != nil {
-			return err
-		}
+		p.accept(r.line, c)
 	}
 	return nil
 }
@@ -172,16 +170,6 @@ func (p *parser) anki() error {
 type ankiRecord struct {
 	line  int
 	cells []string
-}
-
-// cmpSeparator is the first separator that is not SeparatorAuto.
-func cmpSeparator(seps ...Separator) Separator {
-	for _, s := range seps {
-		if s != SeparatorAuto {
-			return s
-		}
-	}
-	return SeparatorAuto
 }
 
 // ankiColumns maps an Anki file's columns: by the #columns names when they

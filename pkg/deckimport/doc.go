@@ -66,9 +66,9 @@
 // client shows it as text.
 //
 // Without Options.Format, an input whose first line (after Anki's legacy
-// "tags:" line) is an Anki header line
-// is FormatAnki, one whose first row names a term and a meaning column is
-// FormatTable, and any other is FormatList.
+// "tags:" line) is an Anki header line is FormatAnki, one whose first row
+// names a term and a meaning column is FormatTable, and any other is
+// FormatList.
 //
 // # Rules and limits
 //

@@ -104,10 +104,11 @@ type Preview struct {
 // with or without a byte-order mark, lines ending in LF or CRLF) and
 // returns the Preview of every row. The format, unless opts forces one, is
 // FormatAnki when the first line (after a legacy "tags:" line) is an Anki
-// header line ("#separator:", "#html:", "#columns:", ... see ankiKeys), FormatTable when the first row,
-// split by a tab, a semicolon, a comma or a pipe, names a term column and a
-// meaning column (columnNames, opts.Columns), and FormatList otherwise; the
-// separator, unless forced, as doc.go says.
+// header line ("#separator:", "#html:", "#columns:", ... see ankiKeys);
+// FormatTable when the first row, split by a tab, a semicolon, a comma or a
+// pipe, names a term column and a meaning column (columnNames,
+// opts.Columns); FormatList otherwise. The separator, unless forced, is
+// detected as doc.go says.
 //
 // Errors are *InputError wrapping ErrTooLarge, ErrEmpty, ErrUTF16,
 // ErrBinary, ErrNotUTF8, ErrTooManyEntries (more than MaxEntries rows,
@@ -209,27 +210,37 @@ func (p *parser) row(line int) error {
 	return nil
 }
 
-// add turns one row's cells into a Row or its refusals.
+// add counts a row (row) and accepts or refuses it (accept).
 func (p *parser) add(line int, c cells) error {
 	if err := p.row(line); err != nil {
 		return err
 	}
-	e, refused := entry(line, c)
-	if e == nil {
-		p.preview.Refused = append(p.preview.Refused, refused...)
-		return nil
-	}
-	p.preview.Rows = append(p.preview.Rows, Row{Entry: *e, Line: line, Key: Key(e.Term)})
+	p.accept(line, c)
 	return nil
 }
 
-// refuse records a refusal of a whole row at line.
+// accept turns one counted row's cells into a Row or its refusals.
+func (p *parser) accept(line int, c cells) {
+	e, refused := entry(line, c)
+	if e == nil {
+		p.preview.Refused = append(p.preview.Refused, refused...)
+		return
+	}
+	p.preview.Rows = append(p.preview.Rows, Row{Entry: *e, Line: line, Key: Key(e.Term)})
+}
+
+// refuse counts a row (row) and refuses it as a whole (reject).
 func (p *parser) refuse(line int, reason string) error {
 	if err := p.row(line); err != nil {
 		return err
 	}
-	p.preview.Refused = append(p.preview.Refused, Refusal{Line: line, Field: FieldLine, Reason: reason})
+	p.reject(line, reason)
 	return nil
+}
+
+// reject refuses a counted row as a whole.
+func (p *parser) reject(line int, reason string) {
+	p.preview.Refused = append(p.preview.Refused, Refusal{Line: line, Field: FieldLine, Reason: reason})
 }
 
 // duplicates marks each row whose Key an earlier row or the deck has.

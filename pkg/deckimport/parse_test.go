@@ -1,7 +1,6 @@
 package deckimport
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
@@ -474,6 +473,10 @@ func TestParseRefusesInput(t *testing.T) {
 		}
 		return b.String()
 	}
+	anki := func(n int) string {
+		return "#separator:comma\n#html:false\n" + strings.TrimPrefix(entries(n), "term,meaning\n")
+	}
+	list := func(n int) string { return strings.TrimPrefix(entries(n), "term,meaning\n") }
 	utf16le := []byte{0xFF, 0xFE, 'c', 0, 'a', 0, 't', 0, '\t', 0, 'x', 0}
 	utf16noBOM := []byte{}
 	for _, c := range []byte("cat\tchat\ndog\tchien\n") {
@@ -501,7 +504,9 @@ func TestParseRefusesInput(t *testing.T) {
 		{name: "UTF-16 BE with a byte-order mark", in: []byte{0xFE, 0xFF, 0, 'c', 0, 'a'}, want: ErrUTF16},
 		{name: "UTF-16 LE without a byte-order mark", in: utf16noBOM, want: ErrUTF16},
 		{name: "Latin-1", in: []byte("term,meaning\ncat,chat\ncaf\xe9,coffee\n"), want: ErrNotUTF8, line: 3, offset: 25, text: "byte 0xE9"},
-		{name: "2,001 entries", in: []byte(entries(2001)), want: ErrTooManyEntries, line: 2002},
+		{name: "2,001 entries", in: []byte(entries(2001)), want: ErrTooManyEntries, line: 2002, offset: len(entries(2000))},
+		{name: "2,001 Anki rows", in: []byte(anki(2001)), want: ErrTooManyEntries, line: 2003, offset: len(anki(2000))},
+		{name: "2,001 list lines", in: []byte("\ufeff" + list(2001)), want: ErrTooManyEntries, line: 2001, offset: 3 + len(list(2000))},
 		{name: "an unknown format", in: []byte("a\tb"), opts: Options{Format: "xlsx"}, want: ErrOptions},
 		{name: "a dash for a table", in: []byte("a\tb"), opts: Options{Format: FormatTable, Separator: SeparatorDash}, want: ErrOptions},
 		{name: "a mapping to an unknown field", in: []byte("a\tb"), opts: Options{Columns: map[string]Field{"x": "notes"}}, want: ErrOptions},
@@ -517,11 +522,7 @@ func TestParseRefusesInput(t *testing.T) {
 			var ie *InputError
 			require.ErrorAs(t, err, &ie)
 			require.Equal(t, tc.line, ie.Line, "line")
-			if errors.Is(tc.want, ErrTooManyEntries) {
-				require.Equal(t, len(entries(2000)), ie.Offset, "offset")
-			} else {
-				require.Equal(t, tc.offset, ie.Offset, "offset")
-			}
+			require.Equal(t, tc.offset, ie.Offset, "offset")
 			require.Contains(t, err.Error(), tc.text)
 		})
 	}

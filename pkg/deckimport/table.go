@@ -148,7 +148,6 @@ func newCSV(s string, sep Separator, comment rune) *csv.Reader {
 	r.Comma = []rune(string(sep))[0]
 	r.Comment = comment
 	r.FieldsPerRecord = -1
-	r.ReuseRecord = false
 	return r
 }
 
