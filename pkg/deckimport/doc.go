@@ -74,7 +74,8 @@
 //
 // Input: at most MaxInputBytes (1 MiB) of UTF-8, with or without a
 // byte-order mark, lines ending in LF or CRLF; at most MaxEntries (2,000)
-// rows, accepted or refused. Each field: trimmed of surrounding white
+// rows, accepted or refused; and Preview.Plan keeps a deck, its entries and
+// the new ones, within MaxEntries. Each field: trimmed of surrounding white
 // space, in Unicode Normalization Form C, checked line by line by
 // text.CheckSingleLine (no control, format or invisible character such as
 // U+202E RIGHT-TO-LEFT OVERRIDE or U+200B ZERO WIDTH SPACE, each named by

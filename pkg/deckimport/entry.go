@@ -19,8 +19,8 @@ const (
 	// bytes). A deck of MaxEntries entries of typical length (a word, a
 	// definition of about 100 characters and an example) is about 0.5 MiB.
 	MaxInputBytes = 1 << 20
-	// MaxEntries is the most entries (rows that are not blank or comments,
-	// accepted or refused) one input may hold: 2,000.
+	// MaxEntries is the most entries a deck may hold and the most rows (not
+	// blank or comments, accepted or refused) one input may hold: 2,000.
 	MaxEntries = 2000
 	// MaxTermRunes is the longest term, in Unicode code points after NFC:
 	// 200 (the longest English headwords are under 50; a short phrase fits).
@@ -98,6 +98,9 @@ func ParsePartOfSpeech(s string) (PartOfSpeech, error) {
 	if p, ok := partsOfSpeech[key]; ok {
 		return p, nil
 	}
+	if runes := []rune(s); len(runes) > 40 {
+		s = string(runes[:40]) + "…"
+	}
 	return "", fmt.Errorf("%q is not a part of speech: use noun, verb, adjective, adverb, pronoun, preposition, conjunction, interjection, determiner, numeral or phrase (or leave it empty)", s)
 }
 
@@ -130,6 +133,7 @@ type refusals struct {
 	list []Refusal
 }
 
+// add refuses field f for the reason format and args give.
 func (r *refusals) add(f Field, format string, args ...any) {
 	r.list = append(r.list, Refusal{Line: r.line, Field: f, Reason: fmt.Sprintf(format, args...)})
 }
@@ -146,10 +150,10 @@ func entry(line int, c cells) (*Entry, []Refusal) {
 		Meaning: lines(r, FieldMeaning, c[FieldMeaning], MaxMeaningRunes),
 		Example: lines(r, FieldExample, c[FieldExample], MaxExampleRunes),
 	}
-	if e.Term == "" && !refused(r, FieldTerm) {
+	if e.Term == "" && !r.has(FieldTerm) {
 		r.add(FieldTerm, "the term is empty")
 	}
-	if e.Meaning == "" && !refused(r, FieldMeaning) {
+	if e.Meaning == "" && !r.has(FieldMeaning) {
 		r.add(FieldMeaning, "the meaning is empty")
 	}
 	pos, err := ParsePartOfSpeech(c[FieldPartOfSpeech])
@@ -163,7 +167,8 @@ func entry(line int, c cells) (*Entry, []Refusal) {
 	return e, nil
 }
 
-func refused(r *refusals, f Field) bool {
+// has reports whether r already refuses field f.
+func (r *refusals) has(f Field) bool {
 	for _, x := range r.list {
 		if x.Field == f {
 			return true

@@ -98,6 +98,8 @@ type Preview struct {
 	Columns   []Column
 	Rows      []Row
 	Refused   []Refusal
+
+	existing int // the count of distinct Keys of Options.Existing
 }
 
 // Parse reads a deck's entries from input (at most MaxInputBytes of UTF-8,
@@ -250,6 +252,7 @@ func (p *parser) duplicates() {
 	for _, t := range p.opts.Existing {
 		existing[Key(t)] = true
 	}
+	p.preview.existing = len(existing)
 	for i := range p.preview.Rows {
 		r := &p.preview.Rows[i]
 		r.InDeck = existing[r.Key]

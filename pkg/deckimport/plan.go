@@ -32,7 +32,9 @@ type Plan struct {
 
 // Plan resolves the Preview's duplicates by choice and returns what to
 // save. While a row is refused it returns ErrRefused, unless leaveOut says
-// that the teacher chose to leave the refused rows out.
+// that the teacher chose to leave the refused rows out; when the deck's
+// entries (Options.Existing) and the new ones are more than MaxEntries, an
+// *InputError wrapping ErrTooManyEntries.
 func (p *Preview) Plan(choice Duplicates, leaveOut bool) (Plan, error) {
 	if choice != Skip && choice != Update {
 		return Plan{}, fmt.Errorf("%w: unknown choice %d for duplicates", ErrOptions, choice)
@@ -67,5 +69,8 @@ func (p *Preview) Plan(choice Duplicates, leaveOut bool) (Plan, error) {
 	}
 	slices.Sort(left)
 	plan.Left = slices.Compact(left)
+	if total := p.existing + len(plan.Add); total > MaxEntries {
+		return Plan{}, &InputError{Err: ErrTooManyEntries, Detail: fmt.Sprintf("the deck has %d entries and %d would be added: a deck holds at most %d", p.existing, len(plan.Add), MaxEntries)}
+	}
 	return plan, nil
 }

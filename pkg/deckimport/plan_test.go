@@ -1,6 +1,7 @@
 package deckimport
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -70,4 +71,21 @@ func TestPlanWithoutDuplicates(t *testing.T) {
 	plan, err := p.Plan(Skip, false)
 	require.NoError(t, err)
 	require.Equal(t, Plan{Add: []Entry{{Term: "chat", Meaning: "cat"}, {Term: "chien", Meaning: "dog"}}}, plan)
+}
+
+// A deck holds at most MaxEntries entries, its own and the new ones.
+func TestPlanRefusesAFullDeck(t *testing.T) {
+	t.Parallel()
+	existing := make([]string, MaxEntries-1)
+	for i := range existing {
+		existing[i] = fmt.Sprintf("word %d", i)
+	}
+	p := parse(t, "chat\tcat\nword 7\tseven\n", Options{Existing: existing})
+	plan, err := p.Plan(Skip, false)
+	require.NoError(t, err, "one new entry fills the deck")
+	require.Len(t, plan.Add, 1)
+	p = parse(t, "chat\tcat\nchien\tdog\n", Options{Existing: existing})
+	_, err = p.Plan(Skip, false)
+	require.ErrorIs(t, err, ErrTooManyEntries)
+	require.ErrorContains(t, err, "the deck has 1999 entries and 2 would be added")
 }
