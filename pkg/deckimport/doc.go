@@ -7,8 +7,9 @@
 // no network, no clock. Parse gives a Preview of every row as it will be
 // saved and every refused row with its line, field and reason; Preview.Plan
 // turns the teacher's choices (duplicates skipped or updated, refused rows
-// left out or not) into the entries to add and to update; Export and
-// WriteCSV write CSV that spreadsheets open and that Parse reads back.
+// left out or not) into the entries to add and to update; Export writes a
+// deck as CSV that spreadsheets open and Parse reads back, and WriteCSV any
+// table (a gradebook) the same way.
 //
 // # Formats
 //
@@ -20,14 +21,14 @@
 // pet"); but a line that is exactly two RFC 4180 cells with a quote (a
 // spreadsheet's CSV without a header row: `cat,"a small animal, a pet"`)
 // is those two cells. Other quotes and HTML are text. Blank lines are left
-// out. Without a
-// forced separator it is detected (detectList): the candidate among tab,
-// " - ", semicolon and comma found in the most lines; of candidates found
-// in as many, the one that comes first in a line most often (the term comes
-// first and rarely holds one); then tab, " - ", semicolon, comma in that
-// order. Preview.Ambiguous is set when another candidate was found in as
-// many lines ("big - large, huge" in every line), for the client to offer a
-// choice; a line without the separator is refused.
+// out. Without a forced separator it is detected (detectList): the
+// candidate among tab, " - ", semicolon and comma found in the most lines;
+// of candidates found in as many, the one that comes first in a line most
+// often (the term comes first and rarely holds one); then tab, " - ",
+// semicolon, comma in that order. Preview.Ambiguous is set when another
+// candidate was found in as many lines ("big - large, huge" in every
+// line), for the client to offer a choice; a line without the separator is
+// refused.
 //
 // FormatTable, CSV or TSV whose first row names the columns: the term
 // (term, word, front, headword, lemma, vocabulary, expression, question),
@@ -47,23 +48,26 @@
 // lines "#separator:" (Tab, Comma, Semicolon, Space, Pipe, Colon, by name
 // in any case, or the character itself), "#html:true" or "#html:false",
 // "#columns:" (column names, split with the separator whatever the order
-// of the lines), "#deck:" (the deck's name, Preview.Title), "#notetype:",
-// "#tags:", and "#notetype column:", "#deck column:", "#tags column:",
-// "#guid column:" (those columns are not read). Then CSV records as in a
+// of the lines), "#deck:" (the deck's name, Preview.Title), "#notetype:"
+// and "#tags:" (read and not kept: Lexora has neither), and "#notetype
+// column:", "#deck column:", "#tags column:", "#guid column:" (those
+// columns are not read); other "#" lines are comments, and a value Anki
+// would ignore is ignored. Then CSV records as in a
 // table, with "#" lines comments. The term and the meaning are the columns
 // #columns names as a table's header would, or else the first two columns
 // that are not notetype, deck, tags or guid columns. With #html:true (or no
 // #html line and some cell holding a tag, Anki's own rule) each cell is
 // reduced to text by golang.org/x/net/html's tokenizer: tags dropped (so
-// images), character references decoded, <script>, <style> and <template>
-// dropped with their content, br and block elements (div, p, li, ...) line
-// breaks (a space in a term). Cloze deletions keep their text
+// images), character references decoded, <script>, <style>, <template>,
+// <noscript>, <head> and <title> dropped with their content, br and block
+// elements (div, p, li, ...) line breaks (a space in a term). Cloze
+// deletions keep their text
 // ("{{c1::chat::animal}}" is "chat"), what the card's answer shows; sound
 // tags ("[sound:chat.mp3]") are dropped, since Lexora has no media.
 // Quotes are read strictly, as in a table (Anki's own reader lets a stray
 // quote through; Anki's export never writes one): a row with one is
-// refused and says why. Elsewhere HTML is text: "<b>chat</b>" in a table is saved as written and a
-// client shows it as text.
+// refused and says why. Elsewhere HTML is text: "<b>chat</b>" in a table
+// is saved as written and a client shows it as text.
 //
 // Without Options.Format, an input whose first line (after Anki's legacy
 // "tags:" line) is an Anki header line is FormatAnki, one whose first row

@@ -13,7 +13,7 @@ import (
 var exportHeader = []string{string(FieldTerm), string(FieldMeaning), string(FieldExample), string(FieldPartOfSpeech)}
 
 // Export writes entries to w as CSV that Parse reads back to the same
-// entries, in order: a UTF-8 byte-order mark (without it Excel reads UTF-8
+// entries, in order, when they keep Entry's rules (as Parse's do): a UTF-8 byte-order mark (without it Excel reads UTF-8
 // as the system's code page), the header row term,meaning,example,
 // part_of_speech, one row per entry, RFC 4180 quoting, CRLF line ends (a
 // line break inside a meaning too), each cell neutralised against CSV
