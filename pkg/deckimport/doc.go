@@ -61,9 +61,9 @@
 // images), character references decoded, <script>, <style>, <template>,
 // <noscript>, <head> and <title> dropped with their content, br and block
 // elements (div, p, li, ...) line breaks (a space in a term). Cloze
-// deletions keep their text
-// ("{{c1::chat::animal}}" is "chat"), what the card's answer shows; sound
-// tags ("[sound:chat.mp3]") are dropped, since Lexora has no media.
+// deletions keep their text ("{{c1::chat::animal}}" is "chat"), what the
+// card's answer shows; sound tags ("[sound:chat.mp3]") are dropped, since
+// Lexora has no media.
 // Quotes are read strictly, as in a table (Anki's own reader lets a stray
 // quote through; Anki's export never writes one): a row with one is
 // refused and says why. Elsewhere HTML is text: "<b>chat</b>" in a table
