@@ -27,7 +27,8 @@
 // often (the term comes first and rarely holds one); then tab, " - ",
 // semicolon, comma in that order. Preview.Ambiguous is set when another
 // candidate was found in as many lines ("big - large, huge" in every
-// line), for the client to offer a choice; a line without the separator is
+// line), for the client to offer a choice, unless a tab was chosen (pasted
+// text holds a tab only as a separator); a line without the separator is
 // refused.
 //
 // FormatTable, CSV or TSV whose first row names the columns: the term

@@ -60,7 +60,8 @@ func splitList(line string, sep Separator) (term, meaning string, ok bool) {
 // that comes first in a line (the term comes first and rarely holds a
 // separator, a meaning often holds commas) most often; then the earlier in
 // candidates (tab, " - ", semicolon, comma). ambiguous reports that another
-// candidate is found in as many lines. With none found it is the first
+// candidate is found in as many lines, unless the choice is a tab, which a
+// typed or pasted text holds only as a separator. With none found it is the first
 // candidate, and each line is refused for lacking it.
 //
 // So "cat, a small animal; a pet" lines are comma-separated, "big - large,
@@ -92,7 +93,7 @@ func detectList(lines []string, candidates []Separator) (sep Separator, ambiguou
 		}
 	}
 	for i, s := range scores {
-		if i != win && s.lines > 0 && s.lines == scores[win].lines {
+		if i != win && s.lines > 0 && s.lines == scores[win].lines && candidates[win] != SeparatorTab {
 			ambiguous = true
 		}
 	}

@@ -67,18 +67,18 @@ func TestParseList(t *testing.T) {
 		{
 			// Quizlet's "Export" with its defaults (tab between term and
 			// definition, a new line between rows); commas and semicolons in
-			// the definitions do not count.
+			// the definitions do not count, even in every line.
 			name: "quizlet export",
-			in: "la pomme\tapple\n" +
-				"le chat\tcat; a small domesticated feline\n" +
+			in: "la pomme\tapple, the fruit\n" +
+				"le chat\tcat; a small, domesticated feline\n" +
 				"la maison\thouse, home\n" +
-				"l'eau (f.)\twater\n",
+				"l'eau (f.)\twater, a liquid\n",
 			sep: SeparatorTab,
 			want: []row{
-				{1, "la pomme", "apple", "", ""},
-				{2, "le chat", "cat; a small domesticated feline", "", ""},
+				{1, "la pomme", "apple, the fruit", "", ""},
+				{2, "le chat", "cat; a small, domesticated feline", "", ""},
 				{3, "la maison", "house, home", "", ""},
-				{4, "l'eau (f.)", "water", "", ""},
+				{4, "l'eau (f.)", "water, a liquid", "", ""},
 			},
 		},
 		{
