@@ -104,9 +104,10 @@
 // Export writes term, meaning, example, part_of_speech CSV with a UTF-8
 // byte-order mark and CRLF; Parse reads it back to the same entries. A cell
 // beginning with =, +, -, @, a tab or a carriage return (after any
-// apostrophes) that is not a plain number gets a leading apostrophe, as
-// OWASP's "CSV Injection" advises, so a spreadsheet shows it and does not
-// compute it; FormatTable removes exactly that apostrophe again. WriteCSV
+// apostrophes) gets a leading apostrophe, as OWASP's "CSV Injection"
+// advises, so a spreadsheet shows it and does not compute it; FormatTable
+// removes exactly that apostrophe again (a file from elsewhere whose cell
+// begins with an apostrophe and a trigger loses the apostrophe). WriteCSV
 // writes any table (a class's gradebook) the same way.
 //
 // # Sources

@@ -4,7 +4,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 )
 
@@ -57,19 +56,18 @@ func WriteCSV(w io.Writer, rows [][]string) error {
 	return nil
 }
 
-// number is a plain decimal number, which a spreadsheet reads as a number
-// and never as a formula, so a negative score stays a number.
-var number = regexp.MustCompile(`^[+-]?[0-9]+(\.[0-9]+)?%?$`)
-
 // triggers are the first characters that make a spreadsheet read a cell as
 // a formula (OWASP, "CSV Injection": =, +, -, @, tab, carriage return).
 const triggers = "=+-@\t\r"
 
 // risky reports whether s, after any leading apostrophes, begins with a
-// trigger and is not a plain number: the cells neutralise changes.
+// trigger: the cells neutralise changes. A number such as "-3" is one too,
+// as issue 26 asks for every cell so beginning (a spreadsheet then shows it
+// as text; Lexora's gradebook of counts and percentages has no negative
+// number to lose).
 func risky(s string) bool {
 	t := strings.TrimLeft(s, "'")
-	return t != "" && strings.ContainsRune(triggers, rune(t[0])) && !number.MatchString(t)
+	return t != "" && strings.ContainsRune(triggers, rune(t[0]))
 }
 
 // neutralise is cell with a leading apostrophe when it is risky, as OWASP

@@ -20,8 +20,8 @@ func TestExport(t *testing.T) {
 	}))
 	require.Equal(t, "\ufeffterm,meaning,example,part_of_speech\r\n"+
 		"chat,\"cat, a feline\r\nsmall\",\"Le \"\"chat\"\" dort.\",noun\r\n"+
-		"\"'=HYPERLINK(\"\"http://evil\"\")\",+1,'@SUM(A1),\r\n"+
-		"'-ing,-3,''=already,\r\n", b.String())
+		"\"'=HYPERLINK(\"\"http://evil\"\")\",'+1,'@SUM(A1),\r\n"+
+		"'-ing,'-3,''=already,\r\n", b.String())
 }
 
 func TestWriteCSV(t *testing.T) {
@@ -34,8 +34,8 @@ func TestWriteCSV(t *testing.T) {
 		{"\tTab", "\rCR", "-1+1"},
 	}))
 	require.Equal(t, "\ufefflearner,Unit 3: reviewed,Unit 3: retention\r\n"+
-		"'=cmd|' /C calc'!A0,12,-0.5\r\n"+
-		"'@Ada,+7,90%\r\n"+
+		"'=cmd|' /C calc'!A0,12,'-0.5\r\n"+
+		"'@Ada,'+7,90%\r\n"+
 		"'\tTab,\"'CR\",'-1+1\r\n", b.String())
 }
 
