@@ -1,0 +1,45 @@
+// Package optimizer fits the 21 FSRS-6 weights of [learning.Params] to one
+// learner's review log, and measures how well a set of weights predicts
+// that learner's recall.
+//
+// # Method
+//
+// It follows the reference optimizer fsrs-rs 6.5
+// (github.com/open-spaced-repetition/fsrs-rs: src/training.rs,
+// src/dataset.rs, src/parameter_initialization.rs,
+// src/parameter_clipper.rs, src/model.rs, src/inference.rs), written anew
+// here in float64:
+//
+//   - [BuildItems] turns the log into items: for each card, every review
+//     after the first on a later study day than the review before it
+//     (04:00 rollover in the learner's zone, [learning.StudyDaysBetween])
+//     is a label, predicted from all the card's earlier reviews, same-day
+//     ones included. Items are ordered by the instant of their label.
+//   - [Fit] drops outliers (rare first intervals per first rating), fits
+//     the four initial stabilities w0..w3 to the recall after the first
+//     interval (a ternary search per first rating, then kept increasing
+//     from Again to Easy), then minimises the recency-weighted binary
+//     cross-entropy of recall (rating > Again) against the predicted
+//     retrievability plus fsrs-rs's L2 pull toward the starting weights,
+//     with Adam and a cosine-annealed learning rate (5 epochs, batches of
+//     512 labels, rate 0.04), clamping every weight after every step and
+//     keeping the epoch with the lowest loss.
+//   - Gradients are analytic: reverse-mode derivatives of the FSRS-6
+//     forward formulas (forgetting curve, success, failure and short-term
+//     stability, difficulty with linear damping and mean reversion), with
+//     the clamps' gradients passed or stopped as in fsrs-rs. No numerical
+//     differentiation is used; a test checks them against central finite
+//     differences.
+//   - With too few reviews the defaults are returned (fewer than 8 items),
+//     or the defaults with pre-trained initial stabilities only (fewer than
+//     64 items, or no item beyond the first interval), as fsrs-rs does; see
+//     [Outcome].
+//
+// Batches hold whole cards (fsrs-rs's card-id batching), so each card's
+// reviews are run forward and backward once per batch, not once per label:
+// a fit costs O(reviews x epochs) time and O(reviews) memory.
+//
+// [Evaluate] computes fsrs-rs's log loss and RMSE(bins); [TimeSeriesSplit]
+// is fsrs-rs's split of a time-ordered log into earlier training and later
+// test items. A fit is deterministic for a given log and [Options.Seed].
+package optimizer
