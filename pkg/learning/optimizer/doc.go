@@ -22,7 +22,7 @@
 //     cross-entropy of recall (rating > Again) against the predicted
 //     retrievability plus fsrs-rs's L2 pull toward the starting weights,
 //     with Adam and a cosine-annealed learning rate (5 epochs, batches of
-//     512 labels, rate 0.04), clamping every weight after every step and
+//     512 items sorted by length, rate 0.04), clamping every weight after every step and
 //     keeping the epoch with the lowest loss.
 //   - Gradients are analytic: reverse-mode derivatives of the FSRS-6
 //     forward formulas (forgetting curve, success, failure and short-term
@@ -35,9 +35,9 @@
 //     64 items, or no item beyond the first interval), as fsrs-rs does; see
 //     [Outcome].
 //
-// Batches hold whole cards (fsrs-rs's card-id batching), so each card's
-// reviews are run forward and backward once per batch, not once per label:
-// a fit costs O(reviews x epochs) time and O(reviews) memory.
+// A fit runs each item forward and backward once per epoch: its time is
+// proportional to the items' total length times the epochs; its memory to
+// the number of items (items of one card share their reviews).
 //
 // [Evaluate] computes fsrs-rs's log loss and RMSE(bins); [TimeSeriesSplit]
 // is fsrs-rs's split of a time-ordered log into earlier training and later

@@ -34,8 +34,7 @@ type Options struct {
 	Seed uint64
 	// Epochs is the number of passes over the items (default 5).
 	Epochs int
-	// BatchSize is the most labels per batch (default 512); a card is
-	// never split across batches.
+	// BatchSize is the number of items per batch (default 512).
 	BatchSize int
 	// LearningRate is Adam's initial learning rate, annealed to 0 along a
 	// cosine over the epochs' steps (default 0.04).
@@ -99,8 +98,8 @@ type Result struct {
 	Items int
 }
 
-// Fit fits the FSRS-6 weights to items (from [BuildItems]; items of one
-// card must be prefixes of one history), as fsrs-rs 6.5 compute_parameters
+// Fit fits the FSRS-6 weights to items (from [BuildItems], in time order),
+// as fsrs-rs 6.5 compute_parameters
 // does with short-term scheduling on; see the package doc for the method.
 // It is deterministic for given items and options. ctx is checked between
 // batches. Errors: invalid items wrap [ErrInvalidLog]; a cancelled ctx
@@ -151,10 +150,7 @@ func Fit(ctx context.Context, items []Item, opts Options) (Result, error) {
 // epoch, the L2 pull toward start, the clamps after every step; it returns
 // the weights of the epoch with the lowest loss over all batches.
 func run(ctx context.Context, items []weighted, start Weights, o Options) (Weights, error) {
-	batches, err := buildBatches(items, o.BatchSize)
-	if err != nil {
-		return Weights{}, err
-	}
+	batches := buildBatches(items, o.BatchSize)
 	total := len(items)
 	lr := cosineLR{tMax: float64((total/o.BatchSize + 1) * o.Epochs), initial: o.LearningRate, step: -1}
 	rng := rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15))
@@ -174,7 +170,7 @@ func run(ctx context.Context, items []weighted, start Weights, o Options) (Weigh
 			b := &batches[bi]
 			var g Weights
 			b.loss(&w, &sc, &g)
-			scale := o.Gamma * float64(b.labels) / float64(total)
+			scale := o.Gamma * float64(len(b.columns)) / float64(total)
 			for i := range g {
 				g[i] += 2 * (w[i] - start[i]) / (paramsStddev[i] * paramsStddev[i]) * scale
 			}

@@ -36,27 +36,24 @@ func (m model) backStability(st *step, gs float64, g *Weights) (ps, pd, pr float
 	case branchShortFloor:
 		return gs, 0, 0
 	case branchShort:
-		sinc := math.Exp(w[17]*(gr-3+w[18])) * math.Pow(s, -w[19])
+		sinc := m.shortMul[st.rating] * st.x[0]
 		g[17] += gs * s * sinc * (gr - 3 + w[18])
 		g[18] += gs * s * sinc * w[17]
-		g[19] += gs * s * sinc * -math.Log(s)
+		g[19] += gs * s * sinc * -st.lnS
 		return gs * sinc * (1 - w[19]), 0, 0
 	case branchFailFloor:
-		div := math.Exp(w[17] * w[18])
-		floor := s / div
+		floor := s / m.failDiv
 		g[17] -= gs * floor * w[18]
 		g[18] -= gs * floor * w[17]
-		return gs / div, 0, 0
+		return gs / m.failDiv, 0, 0
 	case branchFail:
-		pD := math.Pow(d, -w[12])
-		pS := math.Pow(s+1, w[13])
-		e := math.Exp((1 - r) * w[14])
+		pD, pS, e, lnS1 := st.x[0], st.x[1], st.x[2], st.x[3]
 		raw := w[11] * pD * (pS - 1) * e
 		g[11] += gs * pD * (pS - 1) * e
 		g[12] += gs * raw * -math.Log(d)
-		g[13] += gs * w[11] * pD * pS * math.Log(s+1) * e
+		g[13] += gs * w[11] * pD * pS * lnS1 * e
 		g[14] += gs * raw * (1 - r)
-		return gs * w[11] * pD * w[13] * math.Pow(s+1, w[13]-1) * e, gs * raw * (-w[12] / d), gs * raw * -w[14]
+		return gs * w[11] * pD * w[13] * pS / (s + 1) * e, gs * raw * (-w[12] / d), gs * raw * -w[14]
 	}
 	return m.backSuccess(st, gs, g)
 }
@@ -65,21 +62,13 @@ func (m model) backStability(st *step, gs float64, g *Weights) (ps, pd, pr float
 // A = e^w8, P = S^-w9, Q = e^(w10(1-R)) - 1 and H the Hard/Easy factor.
 func (m model) backSuccess(st *step, gs float64, g *Weights) (ps, pd, pr float64) {
 	w, s, d, r := m.w, st.prev.s, st.prev.d, st.r
-	hard, easy := 1.0, 1.0
-	switch st.rating {
-	case learning.Hard:
-		hard = w[15]
-	case learning.Easy:
-		easy = w[16]
-	}
-	a := math.Exp(w[8])
-	p := math.Pow(s, -w[9])
-	e10 := math.Exp((1 - r) * w[10])
+	h := factor(w, st.rating)
+	a, p, e10 := m.expW8, st.x[0], st.x[1]
 	base := a * (11 - d) * p * (e10 - 1) // inc without the Hard/Easy factor
-	inc := base * hard * easy
+	inc := base * h
 	g[8] += gs * s * inc
-	g[9] += gs * s * inc * -math.Log(s)
-	g[10] += gs * s * a * (11 - d) * p * hard * easy * e10 * (1 - r)
+	g[9] += gs * s * inc * -st.lnS
+	g[10] += gs * s * a * (11 - d) * p * h * e10 * (1 - r)
 	switch st.rating {
 	case learning.Hard:
 		g[15] += gs * s * base
@@ -87,8 +76,8 @@ func (m model) backSuccess(st *step, gs float64, g *Weights) (ps, pd, pr float64
 		g[16] += gs * s * base
 	}
 	ps = gs * (1 + inc*(1-w[9]))
-	pd = gs * s * -(a * p * (e10 - 1) * hard * easy)
-	pr = gs * s * a * (11 - d) * p * hard * easy * e10 * -w[10]
+	pd = gs * s * -(a * p * (e10 - 1) * h)
+	pr = gs * s * a * (11 - d) * p * h * e10 * -w[10]
 	return ps, pd, pr
 }
 
@@ -103,7 +92,7 @@ func (m model) backDifficulty(st *step, gd float64, g *Weights) float64 {
 	g[6] += gd * (1 - w[7]) * (10 - d) / 9 * -gr
 	g[7] += gd * (m.easyD - nd)
 	g[4] += gd * w[7]
-	g[5] += gd * w[7] * -3 * math.Exp(3*w[5])
+	g[5] += gd * w[7] * -3 * (w[4] + 1 - m.easyD) // e^(3 w5) = w4 + 1 - D0(Easy)
 	return gd * (1 - w[7]) * (1 - delta/9)
 }
 

@@ -38,14 +38,14 @@ func newCurve(w20 float64) curve {
 
 // r is the retrievability t days after a review that left stability s.
 func (c curve) r(t, s float64) float64 {
-	return math.Pow(1+t/s*c.factor, c.decay)
+	return math.Exp(c.decay * math.Log1p(t/s*c.factor))
 }
 
 // grad returns dR/ds and dR/dw20 at (t, s), where R = c.r(t, s).
 func (c curve) grad(t, s, r float64) (ds, dw20 float64) {
 	base := 1 + t/s*c.factor
 	ds = r * c.decay / base * (-t * c.factor / (s * s))
-	dDecay := r * (math.Log(base) + c.decay/base*(t/s*c.dFactor))
+	dDecay := r * (math.Log1p(t/s*c.factor) + c.decay/base*(t/s*c.dFactor))
 	return ds, -dDecay
 }
 
@@ -73,6 +73,11 @@ type step struct {
 	rating learning.Rating
 	r      float64 // retrievability at the review
 	branch int8
+	// lnS is ln prev.s; x holds the branch's powers and exponentials:
+	// short: S^-w19; lapse: D^-w12, (S+1)^w13, e^(w14(1-R)), ln(S+1);
+	// success: S^-w9, e^(w10(1-R)).
+	lnS float64
+	x   [4]float64
 	// sPass and dPass report the new stability and difficulty were within
 	// their bounds before clamping, so their gradients pass the clamp.
 	sPass, dPass bool
@@ -83,10 +88,20 @@ type model struct {
 	w     *Weights
 	c     curve
 	easyD float64 // initDifficulty(Easy), the mean-reversion target
+	expW8 float64
+	// failDiv is e^(w17 w18), the lapse's floor divisor; shortMul[G] is
+	// e^(w17 (G-3+w18)).
+	failDiv  float64
+	shortMul [5]float64
 }
 
 func newModel(w *Weights) model {
-	return model{w: w, c: newCurve(w[20]), easyD: initDifficulty(w, learning.Easy)}
+	m := model{w: w, c: newCurve(w[20]), easyD: initDifficulty(w, learning.Easy),
+		expW8: math.Exp(w[8]), failDiv: math.Exp(w[17] * w[18])}
+	for g := learning.Again; g <= learning.Easy; g++ {
+		m.shortMul[g] = math.Exp(w[17] * (float64(g) - 3 + w[18]))
+	}
+	return m
 }
 
 // initial returns the state after a card's first review and whether the
@@ -101,25 +116,29 @@ func (m model) initial(rating learning.Rating) (st state, sPass, dPass bool) {
 // left prev, and records it (FSRS-6, fsrs-rs model.rs step).
 func (m model) next(prev state, t float64, g learning.Rating) (state, step) {
 	w := m.w
-	st := step{prev: prev, t: t, rating: g, r: m.c.r(t, prev.s)}
+	st := step{prev: prev, t: t, rating: g, r: m.c.r(t, prev.s), lnS: math.Log(prev.s)}
 	var s float64
 	switch {
 	case t == 0:
-		sinc := math.Exp(w[17]*(float64(g)-3+w[18])) * math.Pow(prev.s, -w[19])
+		st.x[0] = math.Exp(-w[19] * st.lnS)
+		sinc := m.shortMul[g] * st.x[0]
 		st.branch = branchShort
 		if g >= learning.Hard && sinc < 1 {
 			st.branch, sinc = branchShortFloor, 1
 		}
 		s = prev.s * sinc
 	case g == learning.Again:
-		raw := w[11] * math.Pow(prev.d, -w[12]) * (math.Pow(prev.s+1, w[13]) - 1) * math.Exp((1-st.r)*w[14])
-		floor := prev.s / math.Exp(w[17]*w[18])
+		lnS1 := math.Log1p(prev.s)
+		st.x = [4]float64{math.Exp(-w[12] * math.Log(prev.d)), math.Exp(w[13] * lnS1), math.Exp((1 - st.r) * w[14]), lnS1}
+		raw := w[11] * st.x[0] * (st.x[1] - 1) * st.x[2]
+		floor := prev.s / m.failDiv
 		st.branch, s = branchFail, raw
 		if floor < raw {
 			st.branch, s = branchFailFloor, floor
 		}
 	default:
-		s = prev.s * (1 + m.successInc(prev, st.r, g))
+		st.x[0], st.x[1] = math.Exp(-w[9]*st.lnS), math.Exp((1-st.r)*w[10])
+		s = prev.s * (1 + m.expW8*(11-prev.d)*st.x[0]*(st.x[1]-1)*factor(w, g))
 		st.branch = branchSuccess
 	}
 	d := m.meanReverted(prev.d, g)
@@ -127,18 +146,16 @@ func (m model) next(prev state, t float64, g learning.Rating) (state, step) {
 	return state{clamp(s, sMin, sMax), clamp(d, dMin, dMax)}, st
 }
 
-// successInc is the stability increase of a successful review:
-// e^w8 (11-D) S^-w9 (e^(w10(1-R)) - 1), times w15 for Hard, w16 for Easy.
-func (m model) successInc(prev state, r float64, g learning.Rating) float64 {
-	w := m.w
-	inc := math.Exp(w[8]) * (11 - prev.d) * math.Pow(prev.s, -w[9]) * (math.Exp((1-r)*w[10]) - 1)
+// factor is the success multiplier of rating g: w15 for Hard, w16 for
+// Easy, 1 for Good.
+func factor(w *Weights, g learning.Rating) float64 {
 	switch g {
 	case learning.Hard:
-		inc *= w[15]
+		return w[15]
 	case learning.Easy:
-		inc *= w[16]
+		return w[16]
 	}
-	return inc
+	return 1
 }
 
 // meanReverted is the new difficulty before clamping: D' = D + (10-D)

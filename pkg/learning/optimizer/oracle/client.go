@@ -68,6 +68,7 @@ type request struct {
 	Op     string        `json:"op"`
 	Items  [][][2]uint32 `json:"items"`
 	Params []float64     `json:"params,omitempty"`
+	PollMS int           `json:"pollMs,omitempty"`
 }
 
 // answer is one line from oracle.mjs.
@@ -120,7 +121,15 @@ func wire(items []optimizer.Item) [][][2]uint32 {
 // Fit is fsrs-rs computeParameters(items, {enableShortTerm: true}): the
 // weights and the time computeParameters took inside the oracle.
 func (o *Oracle) Fit(items []optimizer.Item) (optimizer.Weights, time.Duration, error) {
-	a, err := o.call(request{Op: "fit", Items: wire(items)})
+	return o.FitPolling(items, 0)
+}
+
+// FitPolling is Fit with the binding's progress poll interval (its
+// timeout option) set to pollMS milliseconds (0: the binding's 500). The
+// binding waits for its poller to end, so the interval adds to the time
+// computeParameters takes.
+func (o *Oracle) FitPolling(items []optimizer.Item, pollMS int) (optimizer.Weights, time.Duration, error) {
+	a, err := o.call(request{Op: "fit", Items: wire(items), PollMS: pollMS})
 	if err != nil {
 		return optimizer.Weights{}, 0, err
 	}

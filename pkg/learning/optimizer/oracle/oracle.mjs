@@ -2,7 +2,7 @@
 //
 // Reads one JSON request per line on stdin and answers one JSON line on
 // stdout, in order:
-//   {"op":"fit","items":[[[rating,deltaT],...],...]}
+//   {"op":"fit","items":[[[rating,deltaT],...],...],"pollMs":<optional, default 500>}
 //     -> {"params":[21 numbers],"ms":<computeParameters wall time>}
 //   {"op":"evaluate","params":[21 numbers],"items":[...]}
 //     -> {"logLoss":..,"rmseBins":..}
@@ -22,7 +22,7 @@ async function answer(req) {
     case "fit": {
       const items = toItems(req.items);
       const start = process.hrtime.bigint();
-      const params = await computeParameters(items, { enableShortTerm: true });
+      const params = await computeParameters(items, { enableShortTerm: true, timeout: req.pollMs ?? 500 });
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
       return { params, ms };
     }

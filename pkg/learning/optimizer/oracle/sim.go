@@ -226,4 +226,3 @@ type noClock struct{}
 
 func (noClock) Now() time.Time       { return time.Time{} }
 func (noClock) NowOrNil() *time.Time { return nil }
-
