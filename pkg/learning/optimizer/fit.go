@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"github.com/lexora-app/lexora/pkg/learning"
 )
@@ -30,7 +29,8 @@ const (
 // Options tunes [Fit]. The zero value is fsrs-rs's defaults; a zero field
 // takes its default.
 type Options struct {
-	// Seed orders the batches in each epoch (default DefaultSeed).
+	// Seed orders the batches in each epoch, as fsrs-rs's StdRng with the
+	// same seed does (default DefaultSeed, fsrs-rs's).
 	Seed uint64
 	// Epochs is the number of passes over the items (default 5).
 	Epochs int
@@ -153,7 +153,7 @@ func run(ctx context.Context, items []weighted, start Weights, o Options) (Weigh
 	batches := buildBatches(items, o.BatchSize)
 	total := len(items)
 	lr := cosineLR{tMax: float64((total/o.BatchSize + 1) * o.Epochs), initial: o.LearningRate, step: -1}
-	rng := rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15))
+	rng := newStdRng(o.Seed)
 	w, best, bestLoss := start, start, math.Inf(1)
 	var opt adam
 	var sc scratch
@@ -162,7 +162,7 @@ func run(ctx context.Context, items []weighted, start Weights, o Options) (Weigh
 		for i := range order {
 			order[i] = i
 		}
-		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		rng.shuffle(order)
 		for _, bi := range order {
 			if err := ctx.Err(); err != nil {
 				return Weights{}, fmt.Errorf("optimizer: fit: %w", err)

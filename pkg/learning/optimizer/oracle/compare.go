@@ -52,7 +52,7 @@ func Compare(ctx context.Context, o *Oracle, l Learner) (Comparison, error) {
 		return c, fmt.Errorf("compare %s: %w", l.Name(), err)
 	}
 	c.Outcome, c.LexoraWeights = res.Outcome, res.Weights
-	if c.FSRSWeights, c.FSRSFit, err = o.Fit(items); err != nil {
+	if c.FSRSWeights, c.FSRSFit, err = o.FitPolling(items, 1); err != nil {
 		return c, fmt.Errorf("compare %s: %w", l.Name(), err)
 	}
 	if c.All, err = score(o, res.Weights, c.FSRSWeights, items); err != nil {
@@ -71,7 +71,7 @@ func Compare(ctx context.Context, o *Oracle, l Learner) (Comparison, error) {
 	if err != nil {
 		return c, fmt.Errorf("compare %s: %w", l.Name(), err)
 	}
-	heldFSRS, _, err := o.Fit(f.Train)
+	heldFSRS, _, err := o.FitPolling(f.Train, 1)
 	if err != nil {
 		return c, fmt.Errorf("compare %s: %w", l.Name(), err)
 	}
