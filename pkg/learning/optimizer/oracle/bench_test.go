@@ -36,23 +36,47 @@ func BenchmarkOracle(b *testing.B) {
 	require.NoError(b, err)
 	defer func() { require.NoError(b, o.Close()) }()
 	for b.Loop() {
-		fmt.Println("| log | reviews | items | outcome | all: LL lexora / fsrs-rs | all: RMSE lexora / fsrs-rs | held out: LL lexora / fsrs-rs / defaults | held out: RMSE lexora / fsrs-rs / defaults | RMSE fitted vs defaults | within tolerance |")
-		fmt.Println("|---|---:|---:|---|---|---|---|---|---:|---|")
+		fmt.Println("| log | reviews | items | fit | all: log loss Lexora / fsrs-rs | all: RMSE(bins) Lexora / fsrs-rs | held out: log loss Lexora / fsrs-rs / defaults | held out: RMSE(bins) Lexora / fsrs-rs / defaults | held out, fitted vs defaults: log loss / RMSE(bins) | within 0.001 / 0.002 | fit ms Lexora / fsrs-rs |")
+		fmt.Println("|---|---:|---:|---|---|---|---|---|---|---|---|")
 		for _, l := range benchLearners() {
 			c, err := Compare(ctx, o, l)
 			if err != nil {
 				fmt.Printf("| %s | %d | | error: %v |\n", l.Name(), l.Reviews, err)
 				continue
 			}
-			ok := within(c.All) && within(c.HeldOut)
-			gain := 1 - c.HeldOut.Lexora.RMSEBins/c.HeldOut.Defaults.RMSEBins
-			fmt.Printf("| %s | %d | %d | %s | %.4f / %.4f | %.4f / %.4f | %.4f / %.4f / %.4f | %.4f / %.4f / %.4f | %+.0f %% | %v |\n",
-				l.Name(), c.Reviews, c.Items, c.Outcome, c.All.Lexora.LogLoss, c.All.FSRS.LogLoss,
-				c.All.Lexora.RMSEBins, c.All.FSRS.RMSEBins,
-				c.HeldOut.Lexora.LogLoss, c.HeldOut.FSRS.LogLoss, c.HeldOut.Defaults.LogLoss,
-				c.HeldOut.Lexora.RMSEBins, c.HeldOut.FSRS.RMSEBins, c.HeldOut.Defaults.RMSEBins, 100*gain, ok)
+			fmt.Printf("| %s | %d | %d | %s | %s | %s | %s | %s |\n", l.Name(), c.Reviews, c.Items, c.Outcome,
+				allCells(c), heldCells(c), verdict(c), fmt.Sprintf("%.0f / %.0f", ms(c.LexoraFit), ms(c.FSRSFit)))
 		}
 	}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func allCells(c Comparison) string {
+	if c.AllErr != nil {
+		return "n/a (fsrs-rs evaluate: NotEnoughData) | n/a"
+	}
+	return fmt.Sprintf("%.4f / %.4f | %.4f / %.4f", c.All.Lexora.LogLoss, c.All.FSRS.LogLoss, c.All.Lexora.RMSEBins, c.All.FSRS.RMSEBins)
+}
+
+func heldCells(c Comparison) string {
+	if c.HeldOutErr != nil {
+		return "n/a (fsrs-rs evaluate: NotEnoughData) | n/a | n/a"
+	}
+	h := c.HeldOut
+	return fmt.Sprintf("%.4f / %.4f / %.4f | %.4f / %.4f / %.4f | %+.1f %% / %+.1f %%",
+		h.Lexora.LogLoss, h.FSRS.LogLoss, h.Defaults.LogLoss, h.Lexora.RMSEBins, h.FSRS.RMSEBins, h.Defaults.RMSEBins,
+		100*(h.Lexora.LogLoss/h.Defaults.LogLoss-1), 100*(h.Lexora.RMSEBins/h.Defaults.RMSEBins-1))
+}
+
+func verdict(c Comparison) string {
+	switch {
+	case c.AllErr != nil && c.HeldOutErr != nil:
+		return "n/a"
+	case (c.AllErr == nil && !within(c.All)) || (c.HeldOutErr == nil && !within(c.HeldOut)):
+		return "**no**"
+	}
+	return "yes"
 }
 
 func within(s Scores) bool {

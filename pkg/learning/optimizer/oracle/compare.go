@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -30,6 +31,10 @@ type Comparison struct {
 	LexoraFit, FSRSFit         time.Duration // fits on all items
 	EvaluateGap                float64       // max |Lexora's Evaluate - fsrs-rs's| on multi-review items
 	LexoraWeights, FSRSWeights optimizer.Weights
+	// AllErr and HeldOutErr are fsrs-rs's refusals to evaluate (the
+	// binding's evaluate drops outliers first and may be left with
+	// nothing: "NotEnoughData"); the Scores are then zero.
+	AllErr, HeldOutErr error
 }
 
 // Compare simulates learner l, fits Lexora's optimizer and fsrs-rs to the
@@ -55,8 +60,9 @@ func Compare(ctx context.Context, o *Oracle, l Learner) (Comparison, error) {
 	if c.FSRSWeights, c.FSRSFit, err = o.FitPolling(items, 1); err != nil {
 		return c, fmt.Errorf("compare %s: %w", l.Name(), err)
 	}
-	if c.All, err = score(o, res.Weights, c.FSRSWeights, items); err != nil {
-		return c, fmt.Errorf("compare %s, all items: %w", l.Name(), err)
+	c.All, c.AllErr = score(o, res.Weights, c.FSRSWeights, items)
+	if c.AllErr != nil && !errors.Is(c.AllErr, ErrOracle) {
+		return c, fmt.Errorf("compare %s, all items: %w", l.Name(), c.AllErr)
 	}
 	if c.EvaluateGap, err = evaluateGap(o, res.Weights, items); err != nil {
 		return c, fmt.Errorf("compare %s: %w", l.Name(), err)
@@ -75,8 +81,9 @@ func Compare(ctx context.Context, o *Oracle, l Learner) (Comparison, error) {
 	if err != nil {
 		return c, fmt.Errorf("compare %s: %w", l.Name(), err)
 	}
-	if c.HeldOut, err = score(o, held.Weights, heldFSRS, f.Test); err != nil {
-		return c, fmt.Errorf("compare %s, held out: %w", l.Name(), err)
+	c.HeldOut, c.HeldOutErr = score(o, held.Weights, heldFSRS, f.Test)
+	if c.HeldOutErr != nil && !errors.Is(c.HeldOutErr, ErrOracle) {
+		return c, fmt.Errorf("compare %s, held out: %w", l.Name(), c.HeldOutErr)
 	}
 	return c, nil
 }

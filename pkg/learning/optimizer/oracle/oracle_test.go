@@ -36,6 +36,8 @@ func TestOracle(t *testing.T) {
 	for _, l := range shortLearners {
 		c, err := Compare(ctx, o, l)
 		require.NoError(t, err)
+		require.NoError(t, c.AllErr)
+		require.NoError(t, c.HeldOutErr)
 		t.Logf("%s: %d reviews, %d items, %s; all: lexora %+v fsrs %+v; held out (%d/%d): lexora %+v fsrs %+v defaults %+v; fit lexora %v fsrs-rs %v; evaluate gap %.2g",
 			l.Name(), c.Reviews, c.Items, c.Outcome, c.All.Lexora, c.All.FSRS, c.TrainItems, c.TestItems,
 			c.HeldOut.Lexora, c.HeldOut.FSRS, c.HeldOut.Defaults, c.LexoraFit, c.FSRSFit, c.EvaluateGap)
