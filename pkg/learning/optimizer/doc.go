@@ -35,9 +35,11 @@
 //     64 items, or no item beyond the first interval), as fsrs-rs does; see
 //     [Outcome].
 //
-// A fit runs each item forward and backward once per epoch: its time is
-// proportional to the items' total length times the epochs; its memory to
-// the number of items (items of one card share their reviews).
+// A batch keeps its items' histories as a trie, so a fit runs each
+// distinct history prefix of a batch forward and backward once per epoch
+// (on simulated logs about a quarter of the items' total length); its
+// memory is proportional to the number of items (items of one card share
+// their reviews).
 //
 // [Evaluate] computes fsrs-rs's log loss and RMSE(bins); [TimeSeriesSplit]
 // is fsrs-rs's split of a time-ordered log into earlier training and later

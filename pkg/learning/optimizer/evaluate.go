@@ -81,7 +81,8 @@ func (m model) predict(it Item) float64 {
 	for _, s := range it.Reviews[1 : n-1] {
 		st, _ = m.next(st, float64(s.DeltaT), s.Rating)
 	}
-	return m.c.r(float64(it.label().DeltaT), st.s)
+	r, _ := m.c.r(float64(it.label().DeltaT), st.s)
+	return r
 }
 
 // binOf is fsrs-rs's r_matrix_index: the label's interval, the number of

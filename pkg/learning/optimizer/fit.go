@@ -170,7 +170,7 @@ func run(ctx context.Context, items []weighted, start Weights, o Options) (Weigh
 			b := &batches[bi]
 			var g Weights
 			b.loss(&w, &sc, &g)
-			scale := o.Gamma * float64(len(b.columns)) / float64(total)
+			scale := o.Gamma * float64(len(b.labels)) / float64(total)
 			for i := range g {
 				g[i] += 2 * (w[i] - start[i]) / (paramsStddev[i] * paramsStddev[i]) * scale
 			}

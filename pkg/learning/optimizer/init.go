@@ -139,7 +139,7 @@ func searchStability(points []recallPoint, def float64) float64 {
 	loss := func(s float64) float64 {
 		sum := 0.0
 		for _, p := range points {
-			y := c.r(p.deltaT, s)
+			y, _ := c.r(p.deltaT, s)
 			sum += -(p.recall*math.Log(y) + (1-p.recall)*math.Log(1-y)) * p.count
 		}
 		return sum + math.Abs(s-def)/16

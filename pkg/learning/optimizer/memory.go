@@ -27,7 +27,8 @@ func NextState(w Weights, prev MemoryState, deltaT uint32, r learning.Rating) Me
 // after a review that left stability s, under the forgetting curve of
 // weights w: (1 + factor t/s)^-w20, R(s, s) = 0.9.
 func Retrievability(w Weights, t, s float64) float64 {
-	return newCurve(w[20]).r(t, s)
+	r, _ := newCurve(w[20]).r(t, s)
+	return r
 }
 
 // Clamp returns w with every weight within the range fsrs-rs allows it

@@ -36,16 +36,18 @@ func newCurve(w20 float64) curve {
 	return curve{decay: decay, factor: e - 1, dFactor: e * (-math.Log(0.9) / (decay * decay))}
 }
 
-// r is the retrievability t days after a review that left stability s.
-func (c curve) r(t, s float64) float64 {
-	return math.Exp(c.decay * math.Log1p(t/s*c.factor))
+// r is the retrievability t days after a review that left stability s,
+// and ln(1 + factor t/s) for grad.
+func (c curve) r(t, s float64) (r, lnBase float64) {
+	lnBase = math.Log1p(t / s * c.factor)
+	return math.Exp(c.decay * lnBase), lnBase
 }
 
-// grad returns dR/ds and dR/dw20 at (t, s), where R = c.r(t, s).
-func (c curve) grad(t, s, r float64) (ds, dw20 float64) {
+// grad returns dR/ds and dR/dw20 at (t, s), where r, lnBase = c.r(t, s).
+func (c curve) grad(t, s, r, lnBase float64) (ds, dw20 float64) {
 	base := 1 + t/s*c.factor
 	ds = r * c.decay / base * (-t * c.factor / (s * s))
-	dDecay := r * (math.Log1p(t/s*c.factor) + c.decay/base*(t/s*c.dFactor))
+	dDecay := r * (lnBase + c.decay/base*(t/s*c.dFactor))
 	return ds, -dDecay
 }
 
@@ -72,6 +74,7 @@ type step struct {
 	t      float64
 	rating learning.Rating
 	r      float64 // retrievability at the review
+	lnBase float64 // ln(1 + factor t/S), see curve.r
 	branch int8
 	// lnS is ln prev.s; x holds the branch's powers and exponentials:
 	// short: S^-w19; lapse: D^-w12, (S+1)^w13, e^(w14(1-R)), ln(S+1);
@@ -116,7 +119,8 @@ func (m model) initial(rating learning.Rating) (st state, sPass, dPass bool) {
 // left prev, and records it (FSRS-6, fsrs-rs model.rs step).
 func (m model) next(prev state, t float64, g learning.Rating) (state, step) {
 	w := m.w
-	st := step{prev: prev, t: t, rating: g, r: m.c.r(t, prev.s), lnS: math.Log(prev.s)}
+	st := step{prev: prev, t: t, rating: g, lnS: math.Log(prev.s)}
+	st.r, st.lnBase = m.c.r(t, prev.s)
 	var s float64
 	switch {
 	case t == 0:

@@ -75,6 +75,7 @@ type request struct {
 type answer struct {
 	Params   []float64 `json:"params"`
 	MS       float64   `json:"ms"`
+	CPUMS    float64   `json:"cpuMs"`
 	LogLoss  float64   `json:"logLoss"`
 	RMSEBins float64   `json:"rmseBins"`
 	Error    string    `json:"error"`
@@ -121,24 +122,32 @@ func wire(items []optimizer.Item) [][][2]uint32 {
 // Fit is fsrs-rs computeParameters(items, {enableShortTerm: true}): the
 // weights and the time computeParameters took inside the oracle.
 func (o *Oracle) Fit(items []optimizer.Item) (optimizer.Weights, time.Duration, error) {
-	return o.FitPolling(items, 0)
+	w, t, err := o.FitPolling(items, 0)
+	return w, t.Wall, err
+}
+
+// FitTime is how long a fit took in the oracle: Wall, and CPU, the node
+// process's CPU time (user and system, all threads) meanwhile.
+type FitTime struct {
+	Wall, CPU time.Duration
 }
 
 // FitPolling is Fit with the binding's progress poll interval (its
 // timeout option) set to pollMS milliseconds (0: the binding's 500). The
 // binding waits for its poller to end, so the interval adds to the time
 // computeParameters takes.
-func (o *Oracle) FitPolling(items []optimizer.Item, pollMS int) (optimizer.Weights, time.Duration, error) {
+func (o *Oracle) FitPolling(items []optimizer.Item, pollMS int) (optimizer.Weights, FitTime, error) {
 	a, err := o.call(request{Op: "fit", Items: wire(items), PollMS: pollMS})
 	if err != nil {
-		return optimizer.Weights{}, 0, err
+		return optimizer.Weights{}, FitTime{}, err
 	}
 	var w optimizer.Weights
 	if len(a.Params) != len(w) {
-		return w, 0, fmt.Errorf("%w: %d parameters", ErrOracle, len(a.Params))
+		return w, FitTime{}, fmt.Errorf("%w: %d parameters", ErrOracle, len(a.Params))
 	}
 	copy(w[:], a.Params)
-	return w, time.Duration(a.MS * float64(time.Millisecond)), nil
+	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+	return w, FitTime{Wall: ms(a.MS), CPU: ms(a.CPUMS)}, nil
 }
 
 // Evaluate is fsrs-rs new FSRSBinding(w).evaluate(items). The binding

@@ -33,9 +33,13 @@ type Comparison struct {
 	LexoraWeights, FSRSWeights optimizer.Weights
 	// AllErr and HeldOutErr are fsrs-rs's refusals to evaluate (the
 	// binding's evaluate drops outliers first and may be left with
-	// nothing: "NotEnoughData"); the Scores are then zero.
+	// nothing: "NotEnoughData", wrapping ErrOracle) or, for HeldOutErr,
+	// ErrTooFewItems; the Scores are then zero.
 	AllErr, HeldOutErr error
 }
+
+// ErrTooFewItems is Comparison.HeldOutErr for a log of fewer than 4 items.
+var ErrTooFewItems = errors.New("oracle: too few items for a held-out split")
 
 // Compare simulates learner l, fits Lexora's optimizer and fsrs-rs to the
 // log and has the oracle measure both (and the defaults), on all items and
@@ -57,9 +61,11 @@ func Compare(ctx context.Context, o *Oracle, l Learner) (Comparison, error) {
 		return c, fmt.Errorf("compare %s: %w", l.Name(), err)
 	}
 	c.Outcome, c.LexoraWeights = res.Outcome, res.Weights
-	if c.FSRSWeights, c.FSRSFit, err = o.FitPolling(items, 1); err != nil {
+	var rs FitTime
+	if c.FSRSWeights, rs, err = o.FitPolling(items, 1); err != nil {
 		return c, fmt.Errorf("compare %s: %w", l.Name(), err)
 	}
+	c.FSRSFit = rs.Wall
 	c.All, c.AllErr = score(o, res.Weights, c.FSRSWeights, items)
 	if c.AllErr != nil && !errors.Is(c.AllErr, ErrOracle) {
 		return c, fmt.Errorf("compare %s, all items: %w", l.Name(), c.AllErr)
@@ -69,7 +75,8 @@ func Compare(ctx context.Context, o *Oracle, l Learner) (Comparison, error) {
 	}
 	folds := optimizer.TimeSeriesSplit(items, 3)
 	if folds == nil {
-		return c, fmt.Errorf("compare %s: %d items cannot be split", l.Name(), len(items))
+		c.HeldOutErr = fmt.Errorf("%w: %d items cannot be split", ErrTooFewItems, len(items))
+		return c, nil
 	}
 	f := folds[len(folds)-1]
 	c.TrainItems, c.TestItems = len(f.Train), len(f.Test)

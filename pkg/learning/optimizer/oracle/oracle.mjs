@@ -3,7 +3,7 @@
 // Reads one JSON request per line on stdin and answers one JSON line on
 // stdout, in order:
 //   {"op":"fit","items":[[[rating,deltaT],...],...],"pollMs":<optional, default 500>}
-//     -> {"params":[21 numbers],"ms":<computeParameters wall time>}
+//     -> {"params":[21 numbers],"ms":<computeParameters wall time>,"cpuMs":<the process's CPU time meanwhile>}
 //   {"op":"evaluate","params":[21 numbers],"items":[...]}
 //     -> {"logLoss":..,"rmseBins":..}
 // An item is a card's reviews up to its label, as optimizer.Item. A failure
@@ -22,9 +22,11 @@ async function answer(req) {
     case "fit": {
       const items = toItems(req.items);
       const start = process.hrtime.bigint();
+      const cpu0 = process.cpuUsage();
       const params = await computeParameters(items, { enableShortTerm: true, timeout: req.pollMs ?? 500 });
+      const cpu = process.cpuUsage(cpu0);
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
-      return { params, ms };
+      return { params, ms, cpuMs: (cpu.user + cpu.system) / 1000 };
     }
     case "evaluate": {
       const { logLoss, rmseBins } = new FSRSBinding(req.params).evaluate(toItems(req.items));
