@@ -22,8 +22,13 @@
 //     cross-entropy of recall (rating > Again) against the predicted
 //     retrievability plus fsrs-rs's L2 pull toward the starting weights,
 //     with Adam and a cosine-annealed learning rate (5 epochs, batches of
-//     512 items sorted by length, rate 0.04), clamping every weight after every step and
-//     keeping the epoch with the lowest loss.
+//     512 items sorted by length, rate 0.04), clamping every weight after
+//     every step and keeping the epoch with the lowest loss.
+//   - The batches of each epoch are visited in the order fsrs-rs's random
+//     generator gives them (Rust rand 0.10's StdRng, ChaCha12, and its
+//     shuffle, ported in shuffle.go), so with the same seed a fit follows
+//     fsrs-rs's path: the weights agree with fsrs-rs's to its float32
+//     rounding (checked in ./oracle).
 //   - Gradients are analytic: reverse-mode derivatives of the FSRS-6
 //     forward formulas (forgetting curve, success, failure and short-term
 //     stability, difficulty with linear damping and mean reversion), with
@@ -43,5 +48,12 @@
 //
 // [Evaluate] computes fsrs-rs's log loss and RMSE(bins); [TimeSeriesSplit]
 // is fsrs-rs's split of a time-ordered log into earlier training and later
-// test items. A fit is deterministic for a given log and [Options.Seed].
+// test items, so a caller can fit on the earlier items and keep the new
+// weights only when they predict the later ones better than the current
+// weights. A fit is deterministic for a given log and [Options.Seed];
+// [Version] names the method, for records of fits.
+//
+// [InitialState], [NextState] and [Retrievability] run the same FSRS-6
+// model forward (predicted recall, workload simulation), and [Clamp] bounds
+// weights as a fit does.
 package optimizer

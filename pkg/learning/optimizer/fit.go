@@ -9,6 +9,11 @@ import (
 	"github.com/lexora-app/lexora/pkg/learning"
 )
 
+// Version identifies the fitting method: it changes when a change to this
+// package can change the weights a fit gives for the same items and
+// options. It says which fsrs-rs it follows.
+const Version = "fsrs-rs-6.5/1"
+
 // fsrs-rs 6.5's TrainingConfig defaults.
 const (
 	DefaultSeed         = 2023

@@ -2,7 +2,6 @@ package optimizer
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -192,7 +191,7 @@ func TestFitCancelledAndInvalid(t *testing.T) {
 	_, err = Fit(context.Background(), bad, Options{})
 	require.ErrorIs(t, err, ErrInvalidLog)
 	_, err = Evaluate(learning.DefaultParams().Weights, nil)
-	require.True(t, errors.Is(err, ErrNoItems))
+	require.ErrorIs(t, err, ErrNoItems)
 }
 
 func TestTimeSeriesSplit(t *testing.T) {
