@@ -103,10 +103,10 @@ type Result struct {
 	Items int
 }
 
-// Fit fits the FSRS-6 weights to items (from [BuildItems], in time order),
-// as fsrs-rs 6.5 compute_parameters
-// does with short-term scheduling on; see the package doc for the method.
-// It is deterministic for given items and options. ctx is checked between
+// Fit fits the FSRS-6 weights to items (from [BuildItems], in time order:
+// the recency weights follow it) as fsrs-rs 6.5 compute_parameters does
+// with short-term scheduling on; see the package doc for the method. It is
+// deterministic for given items and options. ctx is checked between
 // batches. Errors: invalid items wrap [ErrInvalidLog]; a cancelled ctx
 // returns its error, wrapped.
 func Fit(ctx context.Context, items []Item, opts Options) (Result, error) {
