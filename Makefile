@@ -132,6 +132,7 @@ bench: ## Benchmarks (one iteration each): the outbox, the write path, River; ag
 	$(TEST_ENV) $(GO) test -p 1 -run '^$$' -bench . -benchtime 1x -timeout 30m ./pkg/outbox/... ./functions | tee -a .run/bench.txt
 	echo "load average: $$(cat /proc/loadavg)" >> .run/bench.txt
 	cd pkg/outbox/internal/riverbench && $(TEST_ENV) $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./... | tee -a ../../../../.run/bench.txt
+	cd pkg/learning/optimizer/oracle && $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m . | tee -a ../../../../.run/bench.txt
 	echo "load average: $$(cat /proc/loadavg)" | tee -a .run/bench.txt > .run/bench-prodlike.txt
 	@# The drain, enqueue, prune, claim and write-path benchmarks again on a private cluster with
 	@# autovacuum and fsync on (docs/benchmarks.md); its WAL figures are the ones to quote.
