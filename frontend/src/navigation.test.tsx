@@ -1,8 +1,8 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
+import { noAccount } from "./api/problem";
 import { AppRoutes } from "./App";
-import { noAccount } from "./auth/me";
 import { fakeServer, json, renderApp } from "./test/render";
 
 // A Google sign-in: the client does not know the role until Me answers.

@@ -1,7 +1,7 @@
 import { screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
-import { fakeServer, json, renderApp } from "../test/render";
+import { fakeServer, json, renderApp } from "../../test/render";
 import { Today } from "./Today";
 
 const due = (state: string, i: number) => ({

@@ -1,7 +1,7 @@
 import { screen, within } from "@testing-library/react";
 import { Route, Routes } from "react-router";
 import { describe, expect, it } from "vitest";
-import { fakeServer, json, renderApp } from "../test/render";
+import { fakeServer, json, renderApp } from "../../test/render";
 import { ClassProgress } from "./ClassProgress";
 
 const teacher = { id: "00000000-0000-4000-8000-00000000000a", displayName: "Ada", email: "ada@lexora.test", role: "teacher" as const };

@@ -1,7 +1,7 @@
 // @vitest-environment node
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../api/problem";
-import { freshStore } from "../test/render";
+import { ApiError } from "../../../api/problem";
+import { freshStore } from "../../../test/render";
 import type { QueuedReview, Rating, ReviewStore } from "./queue";
 import { ReviewSender, type SendReview, waitedSince } from "./sender";
 

@@ -1,7 +1,7 @@
 import { useNavigate } from "react-router";
-import { useAuth } from "../auth/AuthContext";
-import { CreateClass } from "./Classes";
-import { JoinClass } from "./JoinClass";
+import { useAuth } from "../../auth/AuthContext";
+import { JoinClass } from "../learner/JoinClass";
+import { CreateClass } from "../teacher/CreateClass";
 
 /**
  * The first screen of a signed-in identity without a Lexora account (Me

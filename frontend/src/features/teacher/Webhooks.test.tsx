@@ -1,7 +1,7 @@
 import { screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
-import { doubleClick, fakeServer, gate, json, renderApp } from "../test/render";
+import { doubleClick, fakeServer, gate, json, renderApp } from "../../test/render";
 import { Webhooks } from "./Webhooks";
 
 const teacher = { id: "00000000-0000-4000-8000-00000000000a", displayName: "Ada", email: "ada@lexora.test", role: "teacher" as const };

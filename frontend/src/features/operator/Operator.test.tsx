@@ -1,7 +1,7 @@
 import { screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
-import { fakeServer, json, renderApp } from "../test/render";
+import { fakeServer, json, renderApp } from "../../test/render";
 import { Operator } from "./Operator";
 
 const operator = { id: "00000000-0000-4000-8000-0000000000f0", displayName: "Olu", email: "ops@lexora.test", role: "operator" as const };
@@ -76,5 +76,24 @@ describe("Operator", () => {
     await user.type(reason, "duplicate event{Enter}");
     expect(await screen.findByText("1 delivery skipped.")).toBeInTheDocument();
     expect(server.seen.find((s) => s.path === "/SkipDeadLetters")!.body).toEqual({ ids: [170], reason: "duplicate event" });
+  });
+
+  it("draws the operators' deliveries per minute and lists the backlog", async () => {
+    const perMinute = Array.from({ length: 60 }, (_, i) => (i % 10 === 0 ? 5 : 0));
+    fakeServer((req) =>
+      req.path === "/OutboxHealth"
+        ? json({
+            backlog: [{ subscriber: "email", topic: "assignment.created", pending: 4, due: 2, oldest_age_seconds: 125 }],
+            dead: [{ subscriber: "webhook", topic: "assignment.created", count: 1 }],
+            blocked_keys: 0,
+            delivered_per_minute: perMinute,
+          })
+        : json({ dead: [] }),
+    );
+    const { container } = renderApp(<Operator />, { user: operator });
+    expect(await screen.findByText("Deliveries per minute, last hour")).toBeInTheDocument();
+    expect(container.querySelectorAll(".recharts-rectangle").length).toBe(6);
+    expect(screen.getByRole("cell", { name: "2 min 5 s" })).toBeInTheDocument();
+    expect(await screen.findByText("No dead letters.")).toBeInTheDocument();
   });
 });

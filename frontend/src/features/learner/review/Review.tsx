@@ -1,14 +1,14 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { Link } from "react-router";
-import { useApi } from "../api/ApiContext";
-import { unwrap } from "../api/client";
-import type { components } from "../api/schema";
-import { ProblemAlert } from "../components/ProblemAlert";
-import { Empty, QueryState } from "../components/States";
-import { formatInterval } from "../review/interval";
-import type { QueuedReview, Rating } from "../review/queue";
-import { useReviewSender, useSenderState } from "../review/SenderContext";
+import { useApi } from "../../../api/ApiContext";
+import { scheduleQueries } from "../../../api/queries";
+import type { components } from "../../../api/schema";
+import { ProblemAlert } from "../../../components/ProblemAlert";
+import { Empty, QueryState } from "../../../components/States";
+import { formatInterval } from "./interval";
+import type { QueuedReview, Rating } from "./queue";
+import { useReviewSender, useSenderState } from "./SenderContext";
 
 type DueCard = components["schemas"]["DueCard"];
 
@@ -43,14 +43,7 @@ type SessionCard = DueCard & { again?: string };
  */
 export function Review() {
   const api = useApi();
-  const due = useQuery({
-    queryKey: ["schedule", "due"],
-    queryFn: async () => unwrap(await api.GET("/GetSchedule", { params: { query: { limit: sessionSize } } })),
-    // A session works on the cards it loaded; a background refetch would
-    // reshuffle them under the learner.
-    refetchOnWindowFocus: false,
-    staleTime: Infinity,
-  });
+  const due = useQuery(scheduleQueries.due(api, sessionSize));
   return (
     <section aria-labelledby="review-title">
       <h1 id="review-title">Review</h1>
@@ -107,7 +100,7 @@ function Session({ now, cards: loaded, dueCount, onMore }: { now: string; cards:
       queued.then(
         (q) => {
           rated.current.set(q.key, card);
-          void queryClient.invalidateQueries({ queryKey: ["schedule", "forecast"] });
+          void queryClient.invalidateQueries({ queryKey: scheduleQueries.forecasts });
         },
         (e: unknown) => setError(e),
       );
@@ -125,7 +118,7 @@ function Session({ now, cards: loaded, dueCount, onMore }: { now: string; cards:
     const last = given.at(-1);
     if (!last) return;
     sender.undo(last.queued).then(
-      () => void queryClient.invalidateQueries({ queryKey: ["schedule", "forecast"] }),
+      () => void queryClient.invalidateQueries({ queryKey: scheduleQueries.forecasts }),
       (e: unknown) => setError(e),
     );
     void last.queued.then((q) => {

@@ -1,9 +1,9 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
-import { doubleClick, fakeServer, gate, json, renderApp } from "../test/render";
-import { Classes } from "./Classes";
+import { doubleClick, fakeServer, gate, json, renderApp } from "../../test/render";
 import { dayAfter } from "./assign";
+import { Classes } from "./Classes";
 
 const teacher = { id: "00000000-0000-4000-8000-00000000000a", displayName: "Ada", email: "ada@lexora.test", role: "teacher" as const };
 const mia = "00000000-0000-4000-8000-000000000001";

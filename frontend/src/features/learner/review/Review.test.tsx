@@ -1,7 +1,7 @@
 import { screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
-import { fakeServer, json, learner, renderApp } from "../test/render";
+import { fakeServer, json, learner, renderApp } from "../../../test/render";
 import { Review } from "./Review";
 
 const card = (id: string, lemma: string) => ({
