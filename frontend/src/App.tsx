@@ -142,11 +142,11 @@ function SignOutWhenUnauthenticated() {
   useEffect(
     () =>
       queryClient.getQueryCache().subscribe((event) => {
-        const error = event.query.state.error;
+        const error: unknown = event.query.state.error;
         if (user && event.type === "updated" && error instanceof ApiError && error.status === 401) {
           void signOut().then(() => {
             queryClient.clear();
-            navigate("/signin", { state: { reason: error.problem.detail ?? error.problem.title } });
+            void navigate("/signin", { state: { reason: error.problem.detail ?? error.problem.title } });
           });
         }
       }),

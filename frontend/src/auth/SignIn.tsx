@@ -30,7 +30,7 @@ export function SignIn() {
 function useAfterSignIn() {
   const navigate = useNavigate();
   const from = (useLocation().state as { from?: string } | null)?.from;
-  return () => navigate(from ?? "/", { replace: true });
+  return () => void navigate(from ?? "/", { replace: true });
 }
 
 function GoogleSignIn() {
@@ -44,7 +44,7 @@ function GoogleSignIn() {
         type="button"
         className="primary"
         onClick={() =>
-          auth.signInWithGoogle().then(
+          void auth.signInWithGoogle().then(
             () => done(),
             (e: unknown) => setError(e),
           )

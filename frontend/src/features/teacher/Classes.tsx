@@ -41,7 +41,7 @@ export function Classes() {
           ) : (
             <ul className="classes">
               {list.map((c) => (
-                <ClassCard key={c.id} c={c} />
+                <ClassCard key={c.id} c={c} readAt={classes.dataUpdatedAt} />
               ))}
             </ul>
           )
@@ -52,7 +52,12 @@ export function Classes() {
   );
 }
 
-function ClassCard({ c }: { c: Class }) {
+/**
+ * A class with its forms. readAt is when the class list was read (epoch
+ * ms): a deck is shown as past due, and may be assigned again, when its due
+ * date had passed then.
+ */
+function ClassCard({ c, readAt }: { c: Class; readAt: number }) {
   const id = useId();
   return (
     <li className="class-card" aria-labelledby={`${id}-name`}>
@@ -86,16 +91,15 @@ function ClassCard({ c }: { c: Class }) {
           ))}
         </ul>
       )}
-      <ClassDecks c={c} />
+      <ClassDecks c={c} readAt={readAt} />
       <AddLearner c={c} />
-      <AssignDeck c={c} />
+      <AssignDeck c={c} readAt={readAt} />
     </li>
   );
 }
 
 /** The decks assigned to the class (learners who join before a deck is due get it), each with its due date. */
-function ClassDecks({ c }: { c: Class }) {
-  const now = Date.now();
+function ClassDecks({ c, readAt }: { c: Class; readAt: number }) {
   return (
     <>
       <h3>
@@ -109,7 +113,7 @@ function ClassDecks({ c }: { c: Class }) {
             <li key={d.deck_id}>
               {d.deck_title}{" "}
               <span className="muted small">
-                {Date.parse(d.due_at) <= now ? "was due" : "due"} {date.format(new Date(d.due_at))}
+                {Date.parse(d.due_at) <= readAt ? "was due" : "due"} {date.format(new Date(d.due_at))}
               </span>
             </li>
           ))}
@@ -199,7 +203,7 @@ function AddLearner({ c }: { c: Class }) {
   );
 }
 
-function AssignDeck({ c }: { c: Class }) {
+function AssignDeck({ c, readAt }: { c: Class; readAt: number }) {
   const api = useApi();
   const qc = useQueryClient();
   const id = useId();
@@ -230,7 +234,6 @@ function AssignDeck({ c }: { c: Class }) {
     assign.submit({ deckId, dueAt: endOfDay(due, zone) });
   };
   const deck = decks.data?.find((d) => d.id === assign.variables?.deckId);
-  const now = Date.now();
   return (
     <form onSubmit={submit} className="assign" aria-labelledby={`${id}-title`}>
       <h3 id={`${id}-title`}>Assign a deck to {c.name}</h3>
@@ -249,7 +252,7 @@ function AssignDeck({ c }: { c: Class }) {
                 {deckGroups(list).map((g) => (
                   <optgroup key={g.label} label={g.label}>
                     {g.decks.map((d) => {
-                      const has = hasDeck(c, d.id, now);
+                      const has = hasDeck(c, d.id, readAt);
                       return (
                         <option key={d.id} value={d.id} disabled={has?.disabled}>
                           {d.title} ({d.words} words){has?.note}
