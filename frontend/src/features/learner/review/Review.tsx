@@ -1,5 +1,5 @@
-import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { useEffect, useRef } from "react";
 import { Link } from "react-router";
 import { useApi } from "../../../api/ApiContext";
 import { scheduleQueries } from "../../../api/queries";
@@ -7,31 +7,13 @@ import type { components } from "../../../api/schema";
 import { ProblemAlert } from "../../../components/ProblemAlert";
 import { Empty, QueryState } from "../../../components/States";
 import { formatInterval } from "./interval";
-import type { QueuedReview, Rating } from "./queue";
-import { useReviewSender, useSenderState } from "./SenderContext";
+import { useSenderState } from "./SenderContext";
+import { ratings, useReviewSession } from "./useReviewSession";
 
 type DueCard = components["schemas"]["DueCard"];
 
-/** The four ratings, their keys and names (FSRS: Again, Hard, Good, Easy). */
-export const ratings: { value: Rating; name: string; hint: string }[] = [
-  { value: 1, name: "Again", hint: "forgot it" },
-  { value: 2, name: "Hard", hint: "recalled with effort" },
-  { value: 3, name: "Good", hint: "recalled" },
-  { value: 4, name: "Easy", hint: "recalled at once" },
-];
-
 /** How many due cards one session loads. */
 export const sessionSize = 50;
-
-/**
- * How soon a card rated in the session must be due again to come back in
- * it: Anki's learn-ahead limit (20 minutes), so that a card rated Again (or
- * still in its learning steps) is seen again before the session ends.
- */
-export const learnAheadMs = 20 * 60_000;
-
-/** A card of the session; again: the Idempotency-Key of the rating that brought it back. */
-type SessionCard = DueCard & { again?: string };
 
 /**
  * The review session: the due cards one at a time. Space (or the button)
@@ -56,113 +38,21 @@ export function Review() {
 }
 
 /**
- * A session over the cards loaded at the server's time now: those less the
- * ones rated but not yet acknowledged (a reload while offline), which the
- * server still has as due. A card rated here whose new due (SubmitReview's
- * answer) is within learnAheadMs of the server's time comes back after the
- * cards queued so far, without a preview (the one loaded was for its state
- * before); undoing that rating takes it out again.
+ * The session's view (useReviewSession holds its state and keys): the card
+ * shown, revealed or not, with its rating buttons; the summary once every
+ * card is rated. The keyboard focus stays where the learner is: on the
+ * reveal button for the next card, on the card once revealed.
  */
 function Session({ now, cards: loaded, dueCount, onMore }: { now: string; cards: DueCard[]; dueCount: number; onMore: () => void }) {
-  const sender = useReviewSender();
-  const [cards, setCards] = useState<SessionCard[]>(() => loaded.filter((c) => !sender.current.queuedCards.includes(c.card_id)));
-  /** The cards of this session's ratings not undone, by Idempotency-Key. */
-  const rated = useRef(new Map<string, DueCard>());
-  // The server's time, from its now at load and the time since on this
-  // device: a device clock set wrong moves no card in or out.
-  const [loadedAt] = useState(() => Date.now());
-  useEffect(
-    () =>
-      sender.onAnswer((a) => {
-        const back = rated.current.get(a.key);
-        if (!back || Date.parse(a.due) - (Date.parse(now) + Date.now() - loadedAt) > learnAheadMs) return;
-        rated.current.delete(a.key);
-        setCards((cs) => [...cs, { ...back, due: a.due, preview: [], again: a.key }]);
-      }),
-    [sender, now, loadedAt],
-  );
-  const queryClient = useQueryClient();
-  const [index, setIndex] = useState(0);
-  const [revealed, setRevealed] = useState(false);
-  const [counts, setCounts] = useState<Record<Rating, number>>({ 1: 0, 2: 0, 3: 0, 4: 0 });
-  const [error, setError] = useState<unknown>(null);
-  /** The session's ratings, latest last, which U takes back one by one. */
-  const [given, setGiven] = useState<{ queued: Promise<QueuedReview>; rating: Rating; lemma: string }[]>([]);
-  const [undone, setUndone] = useState<string | null>(null);
-  const card = cards[index];
+  const { cards, card, index, revealed, counts, canUndo, undone, error, reveal, rate, undo } = useReviewSession({ now, cards: loaded });
   const revealButton = useRef<HTMLButtonElement>(null);
   const cardHeading = useRef<HTMLHeadingElement>(null);
-
-  const rate = useCallback(
-    (rating: Rating) => {
-      if (!card || !revealed) return;
-      const queued = sender.rate(card.card_id, card.lemma, rating);
-      queued.then(
-        (q) => {
-          rated.current.set(q.key, card);
-          void queryClient.invalidateQueries({ queryKey: scheduleQueries.forecasts });
-        },
-        (e: unknown) => setError(e),
-      );
-      setGiven((g) => [...g, { queued, rating, lemma: card.lemma }]);
-      setUndone(null);
-      setCounts((c) => ({ ...c, [rating]: c[rating] + 1 }));
-      setRevealed(false);
-      setIndex((i) => i + 1);
-    },
-    [card, revealed, sender, queryClient],
-  );
-
-  // Takes back the last rating: the card comes back, unrevealed, to be rated again.
-  const undo = useCallback(() => {
-    const last = given.at(-1);
-    if (!last) return;
-    sender.undo(last.queued).then(
-      () => void queryClient.invalidateQueries({ queryKey: scheduleQueries.forecasts }),
-      (e: unknown) => setError(e),
-    );
-    void last.queued.then((q) => {
-      rated.current.delete(q.key);
-      setCards((cs) => cs.filter((c) => c.again !== q.key));
-    });
-    setGiven((g) => g.slice(0, -1));
-    setUndone(`Your ${ratings[last.rating - 1]!.name} on “${last.lemma}” is undone: rate it again.`);
-    setCounts((c) => ({ ...c, [last.rating]: c[last.rating] - 1 }));
-    setRevealed(false);
-    setIndex((i) => i - 1);
-  }, [given, sender, queryClient]);
-
-  // Keep the keyboard where the learner is: on the reveal button for the
-  // next card, on the card once revealed.
   useEffect(() => {
     if (revealed) cardHeading.current?.focus();
     else revealButton.current?.focus();
   }, [revealed, index]);
 
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.ctrlKey || e.metaKey || e.altKey) return;
-      const t = e.target instanceof Element ? e.target : null;
-      if (t?.closest("input, textarea, select, [contenteditable]")) return;
-      if (e.key === " ") {
-        // Space keeps its own meaning on a link or a button (the reveal
-        // button's is to reveal); anywhere else it reveals.
-        if (t?.closest("a, button, summary")) return;
-        e.preventDefault();
-        setRevealed(true);
-      } else if (["1", "2", "3", "4"].includes(e.key)) {
-        e.preventDefault();
-        rate(Number(e.key) as Rating);
-      } else if (e.key === "u" || e.key === "U") {
-        e.preventDefault();
-        undo();
-      }
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [rate, undo]);
-
-  const undoButton = given.length > 0 && (
+  const undoButton = canUndo && (
     <button type="button" className="undo" onClick={undo} aria-keyshortcuts="U">
       Undo last rating <kbd>U</kbd>
     </button>
@@ -232,7 +122,7 @@ function Session({ now, cards: loaded, dueCount, onMore }: { now: string; cards:
             )}
           </dl>
         ) : (
-          <button type="button" ref={revealButton} className="primary reveal" onClick={() => setRevealed(true)}>
+          <button type="button" ref={revealButton} className="primary reveal" onClick={reveal}>
             Show answer <kbd>Space</kbd>
           </button>
         )}
