@@ -1,10 +1,11 @@
 import { screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
+import type { components } from "../../api/schema";
 import { fakeServer, json, renderApp } from "../../test/render";
 import { Schedule } from "./Schedule";
 
-function forecast(days: number) {
+function forecast(days: number): components["schemas"]["ForecastDay"][] {
   return Array.from({ length: days }, (_, i) => ({
     date: new Date(Date.UTC(2026, 2, 2 + i)).toISOString().slice(0, 10),
     due: (i * 3) % 7,
@@ -22,7 +23,7 @@ describe("Schedule", () => {
         due_count: 4,
         due: [],
         forecast: forecast(days),
-      });
+      } satisfies components["schemas"]["Schedule"]);
     });
     const user = userEvent.setup();
     const { container } = renderApp(<Schedule />);
