@@ -103,9 +103,10 @@ test: ## The full gate before stopping: static checks, all tests with -race, fuz
 	.ci/terraform-check
 	$(MAKE) --no-print-directory test-web
 
-web-check: $(WEB_DEPS) ## The web client's quick checks: API document lint and client freshness, types, component tests.
+web-check: $(WEB_DEPS) ## The web client's quick checks: API document lint and client freshness, types, ESLint, component tests.
 	cd $(WEB) && npm run --silent check:api
 	cd $(WEB) && npm run --silent typecheck
+	cd $(WEB) && npm run --silent lint
 	cd $(WEB) && npm test
 
 test-web: $(WEB_DEPS) ## The web client: its quick checks (web-check), then end-to-end in chromium.

@@ -1,16 +1,17 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
 import { Link } from "react-router";
-import { useApi } from "../api/ApiContext";
-import { unwrap } from "../api/client";
-import { idempotent, useWrite } from "../api/mutation";
-import type { components } from "../api/schema";
-import { useMe } from "../auth/me";
-import { ProblemAlert } from "../components/ProblemAlert";
-import { Empty, QueryState } from "../components/States";
+import { useApi } from "../../api/ApiContext";
+import { unwrap } from "../../api/client";
+import { idempotent, useWrite } from "../../api/mutation";
+import { classQueries, deckQueries } from "../../api/queries";
+import type { components } from "../../api/schema";
+import { useMe } from "../../auth/me";
+import { deckGroups, levelName } from "../../components/decks";
+import { ProblemAlert } from "../../components/ProblemAlert";
+import { Empty, QueryState } from "../../components/States";
 import { assignToClass, dayAfter, dayOf, endOfDay, type AssignOutcome } from "./assign";
-import { deckGroups, levelName, useDecks } from "./decks";
-import { NameField } from "../components/NameField";
+import { CreateClass } from "./CreateClass";
 
 type Class = components["schemas"]["Class"];
 type Deck = components["schemas"]["Deck"];
@@ -25,10 +26,7 @@ const date = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
  */
 export function Classes() {
   const api = useApi();
-  const classes = useQuery({
-    queryKey: ["classes"],
-    queryFn: async () => unwrap(await api.GET("/ListClasses")).classes,
-  });
+  const classes = useQuery(classQueries.list(api));
   return (
     <section aria-labelledby="classes-title">
       <h1 id="classes-title">Classes</h1>
@@ -43,7 +41,7 @@ export function Classes() {
           ) : (
             <ul className="classes">
               {list.map((c) => (
-                <ClassCard key={c.id} c={c} />
+                <ClassCard key={c.id} c={c} readAt={classes.dataUpdatedAt} />
               ))}
             </ul>
           )
@@ -54,7 +52,12 @@ export function Classes() {
   );
 }
 
-function ClassCard({ c }: { c: Class }) {
+/**
+ * A class with its forms. readAt is when the class list was read (epoch
+ * ms): a deck is shown as past due, and may be assigned again, when its due
+ * date had passed then.
+ */
+function ClassCard({ c, readAt }: { c: Class; readAt: number }) {
   const id = useId();
   return (
     <li className="class-card" aria-labelledby={`${id}-name`}>
@@ -88,16 +91,15 @@ function ClassCard({ c }: { c: Class }) {
           ))}
         </ul>
       )}
-      <ClassDecks c={c} />
+      <ClassDecks c={c} readAt={readAt} />
       <AddLearner c={c} />
-      <AssignDeck c={c} />
+      <AssignDeck c={c} readAt={readAt} />
     </li>
   );
 }
 
 /** The decks assigned to the class (learners who join before a deck is due get it), each with its due date. */
-function ClassDecks({ c }: { c: Class }) {
-  const now = Date.now();
+function ClassDecks({ c, readAt }: { c: Class; readAt: number }) {
   return (
     <>
       <h3>
@@ -111,7 +113,7 @@ function ClassDecks({ c }: { c: Class }) {
             <li key={d.deck_id}>
               {d.deck_title}{" "}
               <span className="muted small">
-                {Date.parse(d.due_at) <= now ? "was due" : "due"} {date.format(new Date(d.due_at))}
+                {Date.parse(d.due_at) <= readAt ? "was due" : "due"} {date.format(new Date(d.due_at))}
               </span>
             </li>
           ))}
@@ -155,8 +157,8 @@ function AddLearner({ c }: { c: Class }) {
     onSuccess: () => {
       setEmail("");
       setName("");
-      void qc.invalidateQueries({ queryKey: ["classes"] });
-      void qc.invalidateQueries({ queryKey: ["class-progress", c.id] });
+      void qc.invalidateQueries({ queryKey: classQueries.all });
+      void qc.invalidateQueries({ queryKey: classQueries.progressOf(c.id) });
     },
   });
   const submit = (e: FormEvent) => {
@@ -201,11 +203,11 @@ function AddLearner({ c }: { c: Class }) {
   );
 }
 
-function AssignDeck({ c }: { c: Class }) {
+function AssignDeck({ c, readAt }: { c: Class; readAt: number }) {
   const api = useApi();
   const qc = useQueryClient();
   const id = useId();
-  const decks = useDecks();
+  const decks = useQuery(deckQueries.list(api));
   const [deckId, setDeckId] = useState("");
   const me = useMe();
   // Calendar days in the teacher's zone, as endOfDay reads them; the
@@ -223,8 +225,8 @@ function AssignDeck({ c }: { c: Class }) {
         new Map(c.members.map((m) => [m.learner_id, m.display_name])),
       ),
     onSuccess: () => {
-      void qc.invalidateQueries({ queryKey: ["classes"] });
-      void qc.invalidateQueries({ queryKey: ["class-progress", c.id] });
+      void qc.invalidateQueries({ queryKey: classQueries.all });
+      void qc.invalidateQueries({ queryKey: classQueries.progressOf(c.id) });
     },
   });
   const submit = (e: FormEvent) => {
@@ -232,7 +234,6 @@ function AssignDeck({ c }: { c: Class }) {
     assign.submit({ deckId, dueAt: endOfDay(due, zone) });
   };
   const deck = decks.data?.find((d) => d.id === assign.variables?.deckId);
-  const now = Date.now();
   return (
     <form onSubmit={submit} className="assign" aria-labelledby={`${id}-title`}>
       <h3 id={`${id}-title`}>Assign a deck to {c.name}</h3>
@@ -251,7 +252,7 @@ function AssignDeck({ c }: { c: Class }) {
                 {deckGroups(list).map((g) => (
                   <optgroup key={g.label} label={g.label}>
                     {g.decks.map((d) => {
-                      const has = hasDeck(c, d.id, now);
+                      const has = hasDeck(c, d.id, readAt);
                       return (
                         <option key={d.id} value={d.id} disabled={has?.disabled}>
                           {d.title} ({d.words} words){has?.note}
@@ -309,70 +310,5 @@ function Outcome({ outcome, deck, zone }: { outcome: AssignOutcome; deck: string
       {outcome.assigned.length > 0 && `${deck} assigned to ${names(outcome.assigned)}.`}
       {outcome.already.length > 0 && ` ${names(outcome.already)} already had it.`}
     </p>
-  );
-}
-
-/**
- * Creates a class (CreateClass). For a newcomer (an identity without an
- * account) it is their first class, which makes them a teacher: the form
- * then also asks their name, and sends their browser's time zone.
- */
-export function CreateClass({ newcomer = false, onCreated }: { newcomer?: boolean; onCreated?: () => void }) {
-  const api = useApi();
-  const qc = useQueryClient();
-  const id = useId();
-  const [name, setName] = useState("");
-  const [displayName, setDisplayName] = useState("");
-  const create = useWrite({
-    mutationFn: async (v: { key: string; name: string; displayName: string }) =>
-      unwrap(
-        await api.POST("/CreateClass", {
-          params: idempotent(v.key),
-          body: {
-            name: v.name,
-            timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
-            ...(v.displayName && { display_name: v.displayName }),
-          },
-        }),
-      ),
-    onSuccess: async () => {
-      setName("");
-      void qc.invalidateQueries({ queryKey: ["classes"] });
-      // A newcomer is a teacher now: Me says so before the screens change.
-      if (newcomer) await qc.invalidateQueries({ queryKey: ["me"] });
-      onCreated?.();
-    },
-  });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    create.submit({ name: name.trim(), displayName: displayName.trim() });
-  };
-  return (
-    <form onSubmit={submit} {...create.editing} className="card-form" aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>{newcomer ? "Create your first class" : "Create a class"}</h2>
-      {create.isError && (
-        <ProblemAlert error={create.error} context="No class created" fields={{ name: "Class name", display_name: "Your name" }} />
-      )}
-      {create.isSuccess && (
-        <p role="status" className="ok-note">
-          {create.data.name} created; its join code is <code>{create.data.join_code}</code>.
-        </p>
-      )}
-      {newcomer && <NameField id={id} label="Your name, as your learners will see it" value={displayName} onChange={setDisplayName} />}
-      <label htmlFor={`${id}-name`}>Class name</label>
-      <div className="row-input">
-        <input
-          id={`${id}-name`}
-          required
-          maxLength={200}
-          placeholder="Year 9 English, Tuesday group"
-          value={name}
-          onChange={(e) => setName(e.target.value)}
-        />
-        <button type="submit" className="primary" disabled={create.isPending}>
-          {create.isPending ? "Creating…" : "Create class"}
-        </button>
-      </div>
-    </form>
   );
 }

@@ -1,11 +1,12 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useId, useRef, useState, type FormEvent } from "react";
-import { useApi } from "../api/ApiContext";
-import { unwrap } from "../api/client";
-import { idempotent, useWrite } from "../api/mutation";
-import type { components } from "../api/schema";
-import { ProblemAlert } from "../components/ProblemAlert";
-import { Empty, QueryState } from "../components/States";
+import { useApi } from "../../api/ApiContext";
+import { unwrap } from "../../api/client";
+import { idempotent, useWrite } from "../../api/mutation";
+import { webhookQueries } from "../../api/queries";
+import type { components } from "../../api/schema";
+import { ProblemAlert } from "../../components/ProblemAlert";
+import { Empty, QueryState } from "../../components/States";
 
 type Endpoint = components["schemas"]["WebhookEndpoint"];
 type Topic = components["schemas"]["WebhookTopic"];
@@ -28,10 +29,7 @@ const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeS
 /** A teacher's webhook endpoints: register, see the secret once, rotate, re-enable, delete. */
 export function Webhooks() {
   const api = useApi();
-  const endpoints = useQuery({
-    queryKey: ["webhooks"],
-    queryFn: async () => unwrap(await api.GET("/ListWebhookEndpoints")).endpoints,
-  });
+  const endpoints = useQuery(webhookQueries.list(api));
   const [secret, setSecret] = useState<Secret | null>(null);
   return (
     <section aria-labelledby="webhooks-title">
@@ -93,7 +91,7 @@ function Register({ onSecret }: { onSecret: (s: Secret) => void }) {
     onSuccess: (ep) => {
       onSecret({ id: ep.id, url: ep.url, secret: ep.secret ?? "" });
       setUrl("");
-      void qc.invalidateQueries({ queryKey: ["webhooks"] });
+      void qc.invalidateQueries({ queryKey: webhookQueries.all });
     },
   });
   // An endpoint gets the events it names: none ticked is a question to
@@ -159,7 +157,7 @@ function EndpointRow({ ep, onSecret, secretShown }: { ep: Endpoint; onSecret: (s
     if (confirmDelete) cancelDelete.current?.focus();
   }, [confirmDelete]);
   const [revoke, setRevoke] = useState(false);
-  const done = () => void qc.invalidateQueries({ queryKey: ["webhooks"] });
+  const done = () => void qc.invalidateQueries({ queryKey: webhookQueries.all });
   const rotate = useWrite({
     mutationFn: async (v: { key: string; revoke: boolean }) =>
       unwrap(await api.POST("/RotateWebhookSecret", { params: idempotent(v.key), body: { id: ep.id, revoke_previous: v.revoke } })),

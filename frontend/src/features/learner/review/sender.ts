@@ -1,4 +1,4 @@
-import { ApiError, type Problem } from "../api/problem";
+import { ApiError, type Problem } from "../../../api/problem";
 import type { FixedRequest, QueuedReview, Rating, ReviewStore } from "./queue";
 
 /** SubmitReview's answer to a rating: its review_id and the card's new due (RFC 3339). */

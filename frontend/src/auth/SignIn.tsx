@@ -1,11 +1,12 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useLocation, useNavigate } from "react-router";
-import { useAuth } from "../auth/AuthContext";
-import { listDevUsers, type DevIdentity } from "../auth/devSignIn";
+import { devUserQueries } from "../api/queries";
 import { ProblemAlert } from "../components/ProblemAlert";
 import { QueryState } from "../components/States";
 import { authMode } from "../config";
+import { useAuth } from "./AuthContext";
+import type { DevIdentity } from "./devSignIn";
 
 const roleLabel = { learner: "Learner", teacher: "Teacher", operator: "Operator" } as const;
 
@@ -29,7 +30,7 @@ export function SignIn() {
 function useAfterSignIn() {
   const navigate = useNavigate();
   const from = (useLocation().state as { from?: string } | null)?.from;
-  return () => navigate(from ?? "/", { replace: true });
+  return () => void navigate(from ?? "/", { replace: true });
 }
 
 function GoogleSignIn() {
@@ -43,7 +44,7 @@ function GoogleSignIn() {
         type="button"
         className="primary"
         onClick={() =>
-          auth.signInWithGoogle().then(
+          void auth.signInWithGoogle().then(
             () => done(),
             (e: unknown) => setError(e),
           )
@@ -58,7 +59,7 @@ function GoogleSignIn() {
 function DevSignIn() {
   const auth = useAuth();
   const done = useAfterSignIn();
-  const users = useQuery({ queryKey: ["dev-users"], queryFn: listDevUsers });
+  const users = useQuery(devUserQueries.list());
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [email, setEmail] = useState("");

@@ -1,7 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useRef } from "react";
-import { useApi } from "../api/ApiContext";
-import { unwrap } from "../api/client";
+import { useApi } from "../../api/ApiContext";
+import { progressQueries } from "../../api/queries";
 
 /** How often Today reads GetProgress while no assignment is pending (ms). */
 export const progressEvery = 10_000;
@@ -34,8 +34,7 @@ export function useProgress() {
   // When a read first found an assignment pending (null: none is).
   const pendingSince = useRef<number | null>(null);
   return useQuery({
-    queryKey: ["progress"],
-    queryFn: async () => unwrap(await api.GET("/GetProgress")),
+    ...progressQueries.mine(api),
     refetchInterval: (query) => {
       const { data, dataUpdatedAt } = query.state;
       pendingSince.current = data?.assignments.some((a) => a.pending) ? (pendingSince.current ?? dataUpdatedAt) : null;

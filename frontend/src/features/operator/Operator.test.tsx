@@ -1,33 +1,48 @@
 import { screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
-import { fakeServer, json, renderApp } from "../test/render";
+import type { components, operations } from "../../api/schema";
+import { fakeServer, json, renderApp } from "../../test/render";
 import { Operator } from "./Operator";
 
 const operator = { id: "00000000-0000-4000-8000-0000000000f0", displayName: "Olu", email: "ops@lexora.test", role: "operator" as const };
 
 const dead = {
   id: 170,
+  event_id: "0b6f1c2e-8d4a-4f3b-9c5e-7a1d2e3f4a5b",
   subscriber: "webhook",
   topic: "assignment.created",
+  ordering_key: "00000000-0000-4000-8000-000000000001",
   attempts: 1,
   last_error: "status 400 Bad Request",
   dead_at: "2026-03-02T09:00:00Z",
+  created_at: "2026-03-02T08:59:00Z",
   blocking: 0,
-};
+} satisfies components["schemas"]["DeadDelivery"];
 
-const health = { backlog: [], dead: [{ subscriber: "webhook", topic: "assignment.created", count: 1 }], blocked_keys: 0, delivered_per_minute: [0] };
+const health = {
+  backlog: [],
+  dead: [{ subscriber: "webhook", topic: "assignment.created", count: 1 }],
+  blocked_keys: 0,
+  delivered_per_minute: [0],
+} satisfies components["schemas"]["OutboxHealth"];
+
+/** A function's answer with status 200, for the answers that have no schema of their own. */
+type Answer<F extends "ReplayDeadLetters" | "SkipDeadLetters"> = operations[F]["responses"][200]["content"]["application/json"];
+
+/** A refusal to replay or skip: the operator may try again. */
+const tryAgain = { type: "https://lexora.app/problems/x", title: "Try again", status: 409 } satisfies components["schemas"]["Problem"];
 
 describe("Operator", () => {
   it("a replay confirmed again after a failure keeps its key; an edited reason takes a new one", async () => {
     const answers = [
-      json({ type: "https://lexora.app/problems/x", title: "Try again", status: 409 }, 409),
-      json({ type: "https://lexora.app/problems/x", title: "Try again", status: 409 }, 409),
+      json(tryAgain, 409),
+      json(tryAgain, 409),
     ];
     const server = fakeServer((req) => {
       if (req.path === "/OutboxHealth") return json(health);
-      if (req.path === "/ListDeadLetters") return json({ dead: [dead] });
-      return answers.shift() ?? json({ replayed: 1 });
+      if (req.path === "/ListDeadLetters") return json({ dead: [dead] } satisfies components["schemas"]["DeadLetters"]);
+      return answers.shift() ?? json({ replayed: 1 } satisfies Answer<"ReplayDeadLetters">);
     });
     const user = userEvent.setup();
     renderApp(<Operator />, { user: operator });
@@ -57,8 +72,8 @@ describe("Operator", () => {
   it("asks a reason on one line, moves the focus to it, and sends nothing while it is blank", async () => {
     const server = fakeServer((req) => {
       if (req.path === "/OutboxHealth") return json(health);
-      if (req.path === "/ListDeadLetters") return json({ dead: [dead] });
-      return json({ skipped: 1 });
+      if (req.path === "/ListDeadLetters") return json({ dead: [dead] } satisfies components["schemas"]["DeadLetters"]);
+      return json({ skipped: 1 } satisfies Answer<"SkipDeadLetters">);
     });
     const user = userEvent.setup();
     renderApp(<Operator />, { user: operator });
@@ -76,5 +91,24 @@ describe("Operator", () => {
     await user.type(reason, "duplicate event{Enter}");
     expect(await screen.findByText("1 delivery skipped.")).toBeInTheDocument();
     expect(server.seen.find((s) => s.path === "/SkipDeadLetters")!.body).toEqual({ ids: [170], reason: "duplicate event" });
+  });
+
+  it("draws the operators' deliveries per minute and lists the backlog", async () => {
+    const perMinute = Array.from({ length: 60 }, (_, i) => (i % 10 === 0 ? 5 : 0));
+    fakeServer((req) =>
+      req.path === "/OutboxHealth"
+        ? json({
+            backlog: [{ subscriber: "email", topic: "assignment.created", pending: 4, due: 2, oldest_age_seconds: 125 }],
+            dead: [{ subscriber: "webhook", topic: "assignment.created", count: 1 }],
+            blocked_keys: 0,
+            delivered_per_minute: perMinute,
+          } satisfies components["schemas"]["OutboxHealth"])
+        : json({ dead: [] } satisfies components["schemas"]["DeadLetters"]),
+    );
+    const { container } = renderApp(<Operator />, { user: operator });
+    expect(await screen.findByText("Deliveries per minute, last hour")).toBeInTheDocument();
+    expect(container.querySelectorAll(".recharts-rectangle").length).toBe(6);
+    expect(screen.getByRole("cell", { name: "2 min 5 s" })).toBeInTheDocument();
+    expect(await screen.findByText("No dead letters.")).toBeInTheDocument();
   });
 });

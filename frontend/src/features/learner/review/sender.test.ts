@@ -1,7 +1,7 @@
 // @vitest-environment node
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../api/problem";
-import { freshStore } from "../test/render";
+import { ApiError } from "../../../api/problem";
+import { freshStore } from "../../../test/render";
 import type { QueuedReview, Rating, ReviewStore } from "./queue";
 import { ReviewSender, type SendReview, waitedSince } from "./sender";
 
@@ -38,14 +38,14 @@ function recording({
 // offline, so that store keeps the rating, and then ends.
 async function queueOffline(store: ReviewStore, learner: string, cardId: string, rating: Rating) {
   const before = new ReviewSender(store, learner, () => Promise.reject(new TypeError("offline")), { pause: instant, online: () => false });
-  before.rate(cardId, "cat", rating);
+  void before.rate(cardId, "cat", rating);
   await new Promise((resolve) => setTimeout(resolve, 5));
   before.stop();
 }
 
 describe("ReviewSender", () => {
   it("retries a rating with the same Idempotency-Key until it is acknowledged", async () => {
-    const failures: unknown[] = [
+    const failures: Error[] = [
       new TypeError("Failed to fetch"),
       new ApiError(503, { type: "https://lexora.app/problems/unavailable", title: "Service unavailable", status: 503 }),
       new TypeError("Failed to fetch"),
@@ -387,7 +387,7 @@ describe("ReviewSender", () => {
 describe("ReviewSender's retry message", () => {
   it("says in words why a rating waits, not the browser's error", async () => {
     const store = freshStore();
-    const failures: unknown[] = [
+    const failures: Error[] = [
       new TypeError("Failed to fetch"),
       new ApiError(503, { type: "https://lexora.app/problems/unavailable", title: "Service unavailable", status: 503 }),
     ];

@@ -1,10 +1,11 @@
 import { screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
-import { fakeServer, json, renderApp } from "../test/render";
+import type { components } from "../../api/schema";
+import { fakeServer, json, renderApp } from "../../test/render";
 import { Today } from "./Today";
 
-const due = (state: string, i: number) => ({
+const due = (state: components["schemas"]["CardState"], i: number) => ({
   card_id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
   lemma: `word${i}`,
   part_of_speech: "noun",
@@ -14,7 +15,25 @@ const due = (state: string, i: number) => ({
   due: "2026-03-02T09:00:00Z",
   stability: 0,
   difficulty: 0,
-});
+  preview: [],
+}) satisfies components["schemas"]["DueCard"];
+
+/** GetSchedule's answer with nothing due, and GetProgress's with nothing done. */
+const emptySchedule = {
+  learner_id: "x",
+  timezone: "UTC",
+  now: "2026-03-02T09:00:00Z",
+  due_count: 0,
+  due: [],
+  forecast: [],
+} satisfies components["schemas"]["Schedule"];
+const noProgress = {
+  learner_id: "x",
+  streak: { current: 0, longest: 0, last_day: null },
+  achievements: [],
+  feed: [],
+  assignments: [],
+} satisfies components["schemas"]["Progress"];
 
 const inDays = (days: number) => new Date(Date.now() + days * 86_400_000 - 60_000).toISOString();
 
@@ -29,7 +48,7 @@ describe("Today", () => {
             due_count: 3,
             due: [due("new", 1), due("review", 2), due("new", 3)],
             forecast: [{ date: "2026-03-02", due: 3 }],
-          })
+          } satisfies components["schemas"]["Schedule"])
         : json({
             learner_id: "00000000-0000-4000-8000-000000000001",
             streak: { current: 4, longest: 9, last_day: "2026-03-01" },
@@ -48,7 +67,7 @@ describe("Today", () => {
                 pending: false,
               },
             ],
-          }),
+          } satisfies components["schemas"]["Progress"]),
     );
     renderApp(<Today />);
     expect(await screen.findByText(/cards due now/)).toHaveTextContent("3 cards due now");
@@ -72,18 +91,12 @@ describe("Today", () => {
       cards_learned: 0,
       reviews: 0,
       pending,
-    });
+    }) satisfies components["schemas"]["AssignmentProgress"];
     let reads = 0;
     const server = fakeServer((req) =>
       req.path === "/GetSchedule"
-        ? json({ learner_id: "x", timezone: "UTC", now: "2026-03-02T09:00:00Z", due_count: 24, due: [due("new", 1)], forecast: [] })
-        : json({
-            learner_id: "x",
-            streak: { current: 0, longest: 0, last_day: null },
-            achievements: [],
-            feed: [],
-            assignments: [assignment(reads++ < 2)],
-          }),
+        ? json({ ...emptySchedule, due_count: 24, due: [due("new", 1)] } satisfies components["schemas"]["Schedule"])
+        : json({ ...noProgress, assignments: [assignment(reads++ < 2)] } satisfies components["schemas"]["Progress"]),
     );
     renderApp(<Today />);
     expect(await screen.findByText(/Preparing this deck/)).toBeInTheDocument();
@@ -99,8 +112,8 @@ describe("Today", () => {
   it("says when there is nothing assigned", async () => {
     fakeServer((req) =>
       req.path === "/GetSchedule"
-        ? json({ learner_id: "x", timezone: "UTC", now: "2026-03-02T09:00:00Z", due_count: 0, due: [], forecast: [] })
-        : json({ learner_id: "x", streak: { current: 0, longest: 0, last_day: null }, achievements: [], feed: [], assignments: [] }),
+        ? json(emptySchedule)
+        : json(noProgress),
     );
     renderApp(<Today />);
     expect(await screen.findByText(/No assignments yet/)).toBeInTheDocument();
@@ -109,12 +122,15 @@ describe("Today", () => {
 
   it("joins a class with a join code, and says why a code is refused", async () => {
     const server = fakeServer((req) => {
-      if (req.path === "/GetSchedule") return json({ learner_id: "x", timezone: "UTC", now: "2026-03-02T09:00:00Z", due_count: 0, due: [], forecast: [] });
-      if (req.path === "/GetProgress")
-        return json({ learner_id: "x", streak: { current: 0, longest: 0, last_day: null }, achievements: [], feed: [], assignments: [] });
+      if (req.path === "/GetSchedule") return json(emptySchedule);
+      if (req.path === "/GetProgress") return json(noProgress);
       const code = (req.body as { join_code: string }).join_code;
-      if (code !== "MORN42") return json({ type: "https://lexora.app/problems/not-found", title: "Not found", status: 404, detail: "class not found" }, 404);
-      return json({ class_id: "c1", class_name: "Morning B", learner_id: "x", assignments: [] }, 201);
+      if (code !== "MORN42")
+        return json(
+          { type: "https://lexora.app/problems/not-found", title: "Not found", status: 404, detail: "class not found" } satisfies components["schemas"]["Problem"],
+          404,
+        );
+      return json({ class_id: "c1", class_name: "Morning B", learner_id: "x", assignments: [] } satisfies components["schemas"]["Enrollment"], 201);
     });
     const user = userEvent.setup();
     renderApp(<Today />);

@@ -1,18 +1,18 @@
 import { screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
-import { fakeServer, json, renderApp } from "../test/render";
+import type { components } from "../../api/schema";
+import { fakeServer, json, renderApp } from "../../test/render";
 import { Schedule } from "./Schedule";
-import { Operator } from "./Operator";
 
-function forecast(days: number) {
+function forecast(days: number): components["schemas"]["ForecastDay"][] {
   return Array.from({ length: days }, (_, i) => ({
     date: new Date(Date.UTC(2026, 2, 2 + i)).toISOString().slice(0, 10),
     due: (i * 3) % 7,
   }));
 }
 
-describe("charts", () => {
+describe("Schedule", () => {
   it("draws the forecast from GetSchedule, for 7 and then 30 days", async () => {
     const server = fakeServer((req) => {
       const days = Number(req.query.get("days"));
@@ -23,7 +23,7 @@ describe("charts", () => {
         due_count: 4,
         due: [],
         forecast: forecast(days),
-      });
+      } satisfies components["schemas"]["Schedule"]);
     });
     const user = userEvent.setup();
     const { container } = renderApp(<Schedule />);
@@ -41,26 +41,5 @@ describe("charts", () => {
     expect(await screen.findByText("Reviews due per day, next 30 days")).toBeInTheDocument();
     expect(rows()).toHaveLength(30);
     expect(server.seen.map((s) => s.query.get("days"))).toEqual(["7", "30"]);
-  });
-
-  it("draws the operators' deliveries per minute and lists the backlog", async () => {
-    const perMinute = Array.from({ length: 60 }, (_, i) => (i % 10 === 0 ? 5 : 0));
-    fakeServer((req) =>
-      req.path === "/OutboxHealth"
-        ? json({
-            backlog: [{ subscriber: "email", topic: "assignment.created", pending: 4, due: 2, oldest_age_seconds: 125 }],
-            dead: [{ subscriber: "webhook", topic: "assignment.created", count: 1 }],
-            blocked_keys: 0,
-            delivered_per_minute: perMinute,
-          })
-        : json({ dead: [] }),
-    );
-    const { container } = renderApp(<Operator />, {
-      user: { id: "00000000-0000-4000-8000-0000000000f0", displayName: "Olu", email: "ops@lexora.test", role: "operator" },
-    });
-    expect(await screen.findByText("Deliveries per minute, last hour")).toBeInTheDocument();
-    expect(container.querySelectorAll(".recharts-rectangle").length).toBe(6);
-    expect(screen.getByRole("cell", { name: "2 min 5 s" })).toBeInTheDocument();
-    expect(await screen.findByText("No dead letters.")).toBeInTheDocument();
   });
 });

@@ -1,6 +1,3 @@
-import { useQuery } from "@tanstack/react-query";
-import { useApi } from "../api/ApiContext";
-import { unwrap } from "../api/client";
 import type { components } from "../api/schema";
 
 type Deck = components["schemas"]["Deck"];
@@ -24,16 +21,3 @@ export function deckGroups(decks: Deck[]): { label: string; decks: Deck[] }[] {
   return [...groups].map(([label, list]) => ({ label, decks: list }));
 }
 
-
-/**
- * useDecks is the deck library (ListDecks) as a query under the key
- * ["decks"], which a start (StartDeck) invalidates: a teacher's decks to
- * assign, a learner's to start.
- */
-export function useDecks() {
-  const api = useApi();
-  return useQuery({
-    queryKey: ["decks"],
-    queryFn: async () => unwrap(await api.GET("/ListDecks")).decks,
-  });
-}

@@ -1,7 +1,8 @@
 import { screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
-import { fakeServer, json, learner, renderApp } from "../test/render";
+import type { components } from "../../../api/schema";
+import { fakeServer, json, learner, renderApp } from "../../../test/render";
 import { Review } from "./Review";
 
 const card = (id: string, lemma: string) => ({
@@ -20,16 +21,16 @@ const card = (id: string, lemma: string) => ({
     due: new Date(Date.parse("2026-03-02T09:00:00Z") + interval_seconds * 1000).toISOString(),
     interval_seconds,
   })),
-});
+}) satisfies components["schemas"]["DueCard"];
 
-const schedule = (cards: ReturnType<typeof card>[]) => ({
+const schedule = (cards: components["schemas"]["DueCard"][]) => ({
   learner_id: "00000000-0000-4000-8000-000000000001",
   timezone: "Europe/Paris",
   now: "2026-03-02T09:00:00Z",
   due_count: cards.length,
   due: cards,
   forecast: [{ date: "2026-03-02", due: cards.length }],
-});
+}) satisfies components["schemas"]["Schedule"];
 
 /** SubmitReview's answer: the card due at due (by default in 3 days, after the session). */
 const reviewed = (cardId: string, due = "2026-03-05T09:00:00Z") => ({
@@ -46,7 +47,11 @@ const reviewed = (cardId: string, due = "2026-03-05T09:00:00Z") => ({
     suspended: false,
   },
   completed_assignments: [],
-});
+}) satisfies components["schemas"]["ReviewResult"];
+
+/** UndoReview's answer: the review reviewId of cardId undone, the card as it was before it. */
+const undid = (cardId: string, reviewId: number) =>
+  ({ review_id: reviewId, card: reviewed(cardId).card, undone_at: "2026-03-02T09:01:00Z" }) satisfies components["schemas"]["UndoResult"];
 
 // startSession renders the session with a sender that is always online and
 // never waits, waits for its first card (cat) and returns the user.
@@ -142,7 +147,14 @@ describe("Review", () => {
         // The network stays down for 70 s.
         if (Date.now() < start + 70_000) throw new TypeError("Failed to fetch");
         if (applied.get(key) !== body)
-          return json({ type: "https://lexora.app/problems/idempotency-key-mismatch", title: "Idempotency key reused", status: 422 }, 422);
+          return json(
+            {
+              type: "https://lexora.app/problems/idempotency-key-mismatch",
+              title: "Idempotency key reused",
+              status: 422,
+            } satisfies components["schemas"]["Problem"],
+            422,
+          );
         return json(reviewed((req.body as { card_id: string }).card_id));
       });
       const user = userEvent.setup();
@@ -199,7 +211,7 @@ describe("Review", () => {
     await waitFor(() => expect(screen.getByTestId("queue-status")).toHaveTextContent("All ratings saved."));
     const submits = server.seen.filter((s) => s.path === "/SubmitReview");
     // Made offline, each carries the time it was made.
-    const at = expect.stringMatching(/^\d{4}-\d\d-\d\dT/);
+    const at: unknown = expect.stringMatching(/^\d{4}-\d\d-\d\dT/);
     expect(submits.map((s) => s.body)).toEqual([
       { card_id: cards[0]!.card_id, rating: 2, reviewed_at: at },
       { card_id: cards[1]!.card_id, rating: 4, reviewed_at: at },
@@ -215,8 +227,8 @@ describe("Review", () => {
     const server = fakeServer((req) => {
       if (req.path === "/GetSchedule") return json(schedule(cards));
       const body = req.body as { card_id: string };
-      if (req.path === "/UndoReview") return json({ review_id: 101, card: reviewed(body.card_id).card, undone_at: "2026-03-02T09:01:00Z" });
-      return json({ ...reviewed(body.card_id), review_id: ++reviewId });
+      if (req.path === "/UndoReview") return json(undid(body.card_id, 101));
+      return json({ ...reviewed(body.card_id), review_id: ++reviewId } satisfies components["schemas"]["ReviewResult"]);
     });
     const user = await startSession();
     expect(screen.queryByRole("button", { name: /Undo last rating/ })).not.toBeInTheDocument();
@@ -288,7 +300,15 @@ describe("Review", () => {
 
   it("shows the problem document when the schedule cannot be read", async () => {
     fakeServer(() =>
-      json({ type: "https://lexora.app/problems/unauthenticated", title: "Unauthenticated", status: 401, detail: "send a valid, unexpired ID token" }, 401),
+      json(
+        {
+          type: "https://lexora.app/problems/unauthenticated",
+          title: "Unauthenticated",
+          status: 401,
+          detail: "send a valid, unexpired ID token",
+        } satisfies components["schemas"]["Problem"],
+        401,
+      ),
     );
     renderApp(<Review />);
     const alert = await screen.findByRole("alert");
@@ -338,7 +358,7 @@ describe("Review", () => {
     const cards = [card("1", "cat"), card("2", "run")];
     fakeServer((req) => {
       if (req.path === "/GetSchedule") return json(schedule(cards));
-      if (req.path === "/UndoReview") return json({ review_id: 1, card: reviewed(cards[0]!.card_id).card, undone_at: "2026-03-02T09:01:00Z" });
+      if (req.path === "/UndoReview") return json(undid(cards[0]!.card_id, 1));
       const body = req.body as { card_id: string; rating: number };
       // Again on cat: due in a minute; Hard on cat: in 21 minutes, past the session's 20.
       return json(reviewed(body.card_id, body.rating === 1 ? "2026-03-02T09:01:00Z" : "2026-03-02T09:21:00Z"));

@@ -1,11 +1,12 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
-import { useApi } from "../api/ApiContext";
-import { unwrap } from "../api/client";
-import { idempotent, useWrite } from "../api/mutation";
-import { ApiError } from "../api/problem";
-import { ProblemAlert } from "../components/ProblemAlert";
-import { NameField } from "../components/NameField";
+import { useApi } from "../../api/ApiContext";
+import { unwrap } from "../../api/client";
+import { idempotent, useWrite } from "../../api/mutation";
+import { ApiError } from "../../api/problem";
+import { meQueries, progressQueries, scheduleQueries } from "../../api/queries";
+import { NameField } from "../../components/NameField";
+import { ProblemAlert } from "../../components/ProblemAlert";
 
 /**
  * A learner joins a class with the join code their teacher gave them
@@ -34,10 +35,10 @@ export function JoinClass({ newcomer = false, onJoined }: { newcomer?: boolean; 
       ),
     onSuccess: async () => {
       setCode("");
-      void qc.invalidateQueries({ queryKey: ["schedule"] });
-      void qc.invalidateQueries({ queryKey: ["progress"] });
+      void qc.invalidateQueries({ queryKey: scheduleQueries.all });
+      void qc.invalidateQueries({ queryKey: progressQueries.all });
       // A newcomer is a learner now: Me says so before the screens change.
-      if (newcomer) await qc.invalidateQueries({ queryKey: ["me"] });
+      if (newcomer) await qc.invalidateQueries({ queryKey: meQueries.all });
       onJoined?.();
     },
   });

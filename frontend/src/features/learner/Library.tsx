@@ -1,13 +1,14 @@
-import { useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId } from "react";
 import { Link } from "react-router";
-import { useApi } from "../api/ApiContext";
-import { unwrap } from "../api/client";
-import { idempotent, useWrite } from "../api/mutation";
-import type { components } from "../api/schema";
-import { ProblemAlert } from "../components/ProblemAlert";
-import { Empty, QueryState } from "../components/States";
-import { deckGroups, useDecks } from "./decks";
+import { useApi } from "../../api/ApiContext";
+import { unwrap } from "../../api/client";
+import { idempotent, useWrite } from "../../api/mutation";
+import { deckQueries, scheduleQueries } from "../../api/queries";
+import type { components } from "../../api/schema";
+import { deckGroups } from "../../components/decks";
+import { ProblemAlert } from "../../components/ProblemAlert";
+import { Empty, QueryState } from "../../components/States";
 
 type Deck = components["schemas"]["Deck"];
 
@@ -18,7 +19,8 @@ type Deck = components["schemas"]["Deck"];
  * teacher) say so.
  */
 export function Library() {
-  const decks = useDecks();
+  const api = useApi();
+  const decks = useQuery(deckQueries.list(api));
   return (
     <section aria-labelledby="library-title">
       <h1 id="library-title">Library</h1>
@@ -56,8 +58,8 @@ function DeckRow({ deck }: { deck: Deck }) {
     mutationFn: async ({ key }: { key: string }) =>
       unwrap(await api.POST("/StartDeck", { params: idempotent(key), body: { deck_id: deck.id } })),
     onSuccess: () => {
-      void qc.invalidateQueries({ queryKey: ["decks"] });
-      void qc.invalidateQueries({ queryKey: ["schedule"] });
+      void qc.invalidateQueries({ queryKey: deckQueries.all });
+      void qc.invalidateQueries({ queryKey: scheduleQueries.all });
     },
   });
   const started = deck.started || start.isSuccess;

@@ -1,9 +1,10 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
-import { doubleClick, fakeServer, gate, json, renderApp } from "../test/render";
-import { Classes } from "./Classes";
+import type { components } from "../../api/schema";
+import { doubleClick, fakeServer, gate, json, renderApp } from "../../test/render";
 import { dayAfter } from "./assign";
+import { Classes } from "./Classes";
 
 const teacher = { id: "00000000-0000-4000-8000-00000000000a", displayName: "Ada", email: "ada@lexora.test", role: "teacher" as const };
 const mia = "00000000-0000-4000-8000-000000000001";
@@ -18,14 +19,14 @@ const cls = {
     { learner_id: mia, display_name: "Mia Laurent", email: "mia@lexora.test", joined_at: "2026-03-01T10:00:00Z" },
     { learner_id: noah, display_name: "Noah Brooks", email: "noah@lexora.test", joined_at: "2026-03-02T10:00:00Z" },
   ],
-  decks: [] as { deck_id: string; deck_title: string; due_at: string; assigned_at: string }[],
-};
+  decks: [] as components["schemas"]["ClassDeck"][],
+} satisfies components["schemas"]["Class"];
 
 const decks = [
-  { id: "d0000000-0000-4000-8000-000000000001", title: "Everyday nouns", description: "", words: 25, level: 1, library: true },
-  { id: "d0000000-0000-4000-8000-000000000002", title: "Rare verbs", description: "", words: 30, level: 5, library: true },
-  { id: "d0000000-0000-4000-8000-000000000003", title: "My trip words", description: "", words: 12, level: null, library: false },
-];
+  { id: "d0000000-0000-4000-8000-000000000001", title: "Everyday nouns", description: "", words: 25, level: 1, library: true, started: false },
+  { id: "d0000000-0000-4000-8000-000000000002", title: "Rare verbs", description: "", words: 30, level: 5, library: true, started: false },
+  { id: "d0000000-0000-4000-8000-000000000003", title: "My trip words", description: "", words: 12, level: null, library: false, started: false },
+] satisfies components["schemas"]["Deck"][];
 
 // The teacher's zone (Me): 9 hours east of UTC all year, so the end of a
 // day there is 14:59:59Z, whatever zone the tests run in.
@@ -37,7 +38,7 @@ const me = {
   timezone: "Asia/Tokyo",
   classes: [],
   teaching: [],
-};
+} satisfies components["schemas"]["Me"];
 
 /** CreateAssignment's answer: each learner of learners assigned, each of already not. */
 const answer = (assigned: string[], already: string[] = []) => ({
@@ -48,7 +49,7 @@ const answer = (assigned: string[], already: string[] = []) => ({
   learners: [
     ...assigned.map((learner) => ({
       learner_id: learner,
-      status: "assigned",
+      status: "assigned" as const,
       assignment: {
         id: crypto.randomUUID(),
         class_id: cls.id,
@@ -61,16 +62,21 @@ const answer = (assigned: string[], already: string[] = []) => ({
         completed_at: null,
       },
     })),
-    ...already.map((learner) => ({ learner_id: learner, status: "already_assigned", assignment: null })),
+    ...already.map((learner) => ({ learner_id: learner, status: "already_assigned" as const, assignment: null })),
   ],
-});
+}) satisfies components["schemas"]["ClassAssignment"];
 
-const problem = (status: number, title: string, extra: object = {}) =>
-  json({ type: "https://lexora.app/problems/x", title, status, ...extra }, status);
+const problem = (status: number, title: string, extra: Partial<components["schemas"]["Problem"]> = {}) =>
+  json({ type: "https://lexora.app/problems/x", title, status, ...extra } satisfies components["schemas"]["Problem"], status);
 
 describe("Classes", () => {
   it("lists each class with its join code and members, and says when there is none", async () => {
-    fakeServer((req) => (req.path === "/ListClasses" ? json({ classes: [cls, { ...cls, id: "c2", name: "Empty", join_code: null, members: [] }] }) : json({ decks })));
+    const none = { ...cls, id: "c2", name: "Empty", join_code: null, members: [] } satisfies components["schemas"]["Class"];
+    fakeServer((req) =>
+      req.path === "/ListClasses"
+        ? json({ classes: [cls, none] } satisfies components["schemas"]["ClassList"])
+        : json({ decks } satisfies components["schemas"]["DeckList"]),
+    );
     renderApp(<Classes />, { user: teacher });
     const card = (await screen.findByRole("heading", { name: "Year 9 English" }, { timeout: 5000 })).closest("li")!;
     expect(within(card).getByTestId("join-code")).toHaveTextContent("DEMO2026");
@@ -87,12 +93,12 @@ describe("Classes", () => {
   });
 
   it("assigns a deck to a class nobody has joined yet: the class keeps it for those who join", async () => {
-    const empty = { ...cls, id: "c2", name: "Empty", members: [] };
+    const empty = { ...cls, id: "c2", name: "Empty", members: [] } satisfies components["schemas"]["Class"];
     const server = fakeServer((req) => {
       if (req.path === "/Me") return json(me);
-      if (req.path === "/ListClasses") return json({ classes: [empty] });
-      if (req.path === "/ListDecks") return json({ decks });
-      return json({ ...answer([]), class_id: empty.id, status: "assigned", learners: [] }, 201);
+      if (req.path === "/ListClasses") return json({ classes: [empty] } satisfies components["schemas"]["ClassList"]);
+      if (req.path === "/ListDecks") return json({ decks } satisfies components["schemas"]["DeckList"]);
+      return json({ ...answer([]), class_id: empty.id, status: "assigned", learners: [] } satisfies components["schemas"]["ClassAssignment"], 201);
     });
     const user = userEvent.setup();
     renderApp(<Classes />, { user: teacher });
@@ -116,8 +122,12 @@ describe("Classes", () => {
         { deck_id: decks[0]!.id, deck_title: "Everyday nouns", due_at: past, assigned_at: "2026-03-01T09:00:00Z" },
         { deck_id: decks[1]!.id, deck_title: "Rare verbs", due_at: future, assigned_at: "2026-03-01T09:00:00Z" },
       ],
-    };
-    fakeServer((req) => (req.path === "/ListClasses" ? json({ classes: [cls, empty] }) : json({ decks })));
+    } satisfies components["schemas"]["Class"];
+    fakeServer((req) =>
+      req.path === "/ListClasses"
+        ? json({ classes: [cls, empty] } satisfies components["schemas"]["ClassList"])
+        : json({ decks } satisfies components["schemas"]["DeckList"]),
+    );
     renderApp(<Classes />, { user: teacher });
     const card = (await screen.findByRole("heading", { name: "Empty" }, { timeout: 5000 })).closest("li")!;
     const list = within(card).getByRole("list", { name: "Decks of Empty" });
@@ -139,7 +149,7 @@ describe("Classes", () => {
   });
 
   it("shows the empty state when the teacher has no class", async () => {
-    fakeServer(() => json({ classes: [] }));
+    fakeServer(() => json({ classes: [] } satisfies components["schemas"]["ClassList"]));
     renderApp(<Classes />, { user: teacher });
     expect(await screen.findByText(/No classes yet/)).toBeInTheDocument();
   });
@@ -147,10 +157,10 @@ describe("Classes", () => {
   it("says which due date stays when the class already has the deck", async () => {
     fakeServer((req) => {
       if (req.path === "/Me") return json(me);
-      if (req.path === "/ListClasses") return json({ classes: [cls] });
-      if (req.path === "/ListDecks") return json({ decks });
+      if (req.path === "/ListClasses") return json({ classes: [cls] } satisfies components["schemas"]["ClassList"]);
+      if (req.path === "/ListDecks") return json({ decks } satisfies components["schemas"]["DeckList"]);
       // The server keeps the class's date (20 March, end of day in Tokyo), not the one asked for.
-      return json({ ...answer([], [mia, noah]), due_at: "2026-03-20T14:59:59Z" }, 200);
+      return json({ ...answer([], [mia, noah]), due_at: "2026-03-20T14:59:59Z" } satisfies components["schemas"]["ClassAssignment"], 200);
     });
     const user = userEvent.setup();
     renderApp(<Classes />, { user: teacher });
@@ -166,8 +176,8 @@ describe("Classes", () => {
   it("assigns a library deck to the class in one request, due at the end of the chosen day in the teacher's zone", async () => {
     const server = fakeServer((req) => {
       if (req.path === "/Me") return json(me);
-      if (req.path === "/ListClasses") return json({ classes: [cls] });
-      if (req.path === "/ListDecks") return json({ decks });
+      if (req.path === "/ListClasses") return json({ classes: [cls] } satisfies components["schemas"]["ClassList"]);
+      if (req.path === "/ListDecks") return json({ decks } satisfies components["schemas"]["DeckList"]);
       return json(answer([mia], [noah]), 201);
     });
     const user = userEvent.setup();
@@ -203,8 +213,8 @@ describe("Classes", () => {
     try {
       const server = fakeServer((req) => {
         if (req.path === "/Me") return json({ ...me, timezone });
-        if (req.path === "/ListClasses") return json({ classes: [cls] });
-        if (req.path === "/ListDecks") return json({ decks });
+        if (req.path === "/ListClasses") return json({ classes: [cls] } satisfies components["schemas"]["ClassList"]);
+        if (req.path === "/ListDecks") return json({ decks } satisfies components["schemas"]["DeckList"]);
         return json(answer([mia, noah]), 201);
       });
       renderApp(<Classes />, { user: teacher });
@@ -226,8 +236,8 @@ describe("Classes", () => {
     let failures = 1;
     const server = fakeServer((req) => {
       if (req.path === "/Me") return json(me);
-      if (req.path === "/ListClasses") return json({ classes: [cls] });
-      if (req.path === "/ListDecks") return json({ decks });
+      if (req.path === "/ListClasses") return json({ classes: [cls] } satisfies components["schemas"]["ClassList"]);
+      if (req.path === "/ListDecks") return json({ decks } satisfies components["schemas"]["DeckList"]);
       if (failures-- > 0) return problem(503, "Service unavailable");
       if ((req.body as { deck_id: string }).deck_id === decks[0]!.id)
         return problem(400, "Invalid request", { errors: [{ field: "due_at", reason: "must be in the future" }] });
@@ -254,13 +264,13 @@ describe("Classes", () => {
   it("creates a class and shows its join code; a refusal shows its title and field errors", async () => {
     let created = false;
     const server = fakeServer((req) => {
-      if (req.path === "/ListClasses") return json({ classes: created ? [{ ...cls, name: "Evening B", members: [] }] : [] });
-      if (req.path === "/ListDecks") return json({ decks }); // the new class's assign form
+      if (req.path === "/ListClasses") return json({ classes: created ? [{ ...cls, name: "Evening B", members: [] }] : [] } satisfies components["schemas"]["ClassList"]);
+      if (req.path === "/ListDecks") return json({ decks } satisfies components["schemas"]["DeckList"]); // the new class's assign form
       if ((req.body as { name: string }).name === "x".repeat(3)) {
         return problem(400, "Invalid request", { errors: [{ field: "name", reason: "must be one line" }] });
       }
       created = true;
-      return json({ ...cls, name: "Evening B", join_code: "K7QX2M", members: [] }, 201);
+      return json({ ...cls, name: "Evening B", join_code: "K7QX2M", members: [] } satisfies components["schemas"]["Class"], 201);
     });
     const user = userEvent.setup();
     renderApp(<Classes />, { user: teacher });
@@ -289,10 +299,10 @@ describe("Classes", () => {
     const answers = [problem(409, "Try again"), null, problem(409, "Try again"), null];
     const first = gate();
     const server = fakeServer(async (req) => {
-      if (req.path === "/ListClasses") return json({ classes: [] });
+      if (req.path === "/ListClasses") return json({ classes: [] } satisfies components["schemas"]["ClassList"]);
       await first.wait();
       const name = (req.body as { name: string }).name;
-      return answers.shift() ?? json({ ...cls, name, join_code: "K7QX2M", members: [] }, 201);
+      return answers.shift() ?? json({ ...cls, name, join_code: "K7QX2M", members: [] } satisfies components["schemas"]["Class"], 201);
     });
     const user = userEvent.setup();
     renderApp(<Classes />, { user: teacher });
@@ -330,15 +340,18 @@ describe("Classes", () => {
       if (req.path === "/Me") return json(me);
       if (req.path === "/ListClasses") {
         const zoe = { learner_id: "00000000-0000-4000-8000-000000000003", display_name: "Zoe Park", email: "zoe@lexora.test", joined_at: "2026-03-03T10:00:00Z" };
-        return json({ classes: [{ ...cls, members: added ? [...cls.members, zoe] : cls.members }] });
+        return json({ classes: [{ ...cls, members: added ? [...cls.members, zoe] : cls.members }] } satisfies components["schemas"]["ClassList"]);
       }
-      if (req.path === "/ListDecks") return json({ decks });
+      if (req.path === "/ListDecks") return json({ decks } satisfies components["schemas"]["DeckList"]);
       const body = req.body as { email: string };
       if (body.email === "bad@lexora.test")
         return problem(400, "Invalid request", { errors: [{ field: "display_name", reason: "must be one line of visible text" }] });
-      if (body.email === "sam@elsewhere.test") return json({ class_id: cls.id, email: body.email, status: "invited" }, 202);
+      if (body.email === "sam@elsewhere.test") return json({ class_id: cls.id, email: body.email, status: "invited" } satisfies components["schemas"]["Invitation"], 202);
       added = true;
-      return json({ class_id: cls.id, class_name: cls.name, learner_id: "00000000-0000-4000-8000-000000000003", assignments: [] }, 201);
+      return json(
+        { class_id: cls.id, class_name: cls.name, learner_id: "00000000-0000-4000-8000-000000000003", assignments: [] } satisfies components["schemas"]["Enrollment"],
+        201,
+      );
     });
     const user = userEvent.setup();
     renderApp(<Classes />, { user: teacher });
@@ -387,8 +400,8 @@ describe("Classes", () => {
     const first = gate();
     const server = fakeServer(async (req) => {
       if (req.path === "/Me") return json(me);
-      if (req.path === "/ListClasses") return json({ classes: [cls] });
-      if (req.path === "/ListDecks") return json({ decks });
+      if (req.path === "/ListClasses") return json({ classes: [cls] } satisfies components["schemas"]["ClassList"]);
+      if (req.path === "/ListDecks") return json({ decks } satisfies components["schemas"]["DeckList"]);
       await first.wait();
       if (refuse) {
         refuse = false;

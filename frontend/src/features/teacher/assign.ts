@@ -1,6 +1,6 @@
-import type { Api } from "../api/client";
-import { unwrap } from "../api/client";
-import { idempotent } from "../api/mutation";
+import type { Api } from "../../api/client";
+import { unwrap } from "../../api/client";
+import { idempotent } from "../../api/mutation";
 
 /** What assigning a deck to a class did, learner by learner (by name). */
 export interface AssignOutcome {

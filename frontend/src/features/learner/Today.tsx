@@ -1,9 +1,9 @@
 import { useQuery } from "@tanstack/react-query";
 import { Link } from "react-router";
-import { useApi } from "../api/ApiContext";
-import { unwrap } from "../api/client";
-import type { components } from "../api/schema";
-import { Empty, QueryState } from "../components/States";
+import { useApi } from "../../api/ApiContext";
+import { scheduleQueries } from "../../api/queries";
+import type { components } from "../../api/schema";
+import { Empty, QueryState } from "../../components/States";
 import { JoinClass } from "./JoinClass";
 import { pace } from "./pace";
 import { pendingNote, useProgress } from "./progress";
@@ -23,10 +23,7 @@ const dueLimit = 200;
  */
 export function Today() {
   const api = useApi();
-  const schedule = useQuery({
-    queryKey: ["schedule", "today"],
-    queryFn: async () => unwrap(await api.GET("/GetSchedule", { params: { query: { limit: dueLimit, days: 1 } } })),
-  });
+  const schedule = useQuery(scheduleQueries.today(api, dueLimit));
   const progress = useProgress();
   return (
     <section aria-labelledby="today-title">

@@ -1,7 +1,8 @@
 import { screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
-import { doubleClick, fakeServer, gate, json, renderApp } from "../test/render";
+import type { components } from "../../api/schema";
+import { doubleClick, fakeServer, gate, json, renderApp } from "../../test/render";
 import { Webhooks } from "./Webhooks";
 
 const teacher = { id: "00000000-0000-4000-8000-00000000000a", displayName: "Ada", email: "ada@lexora.test", role: "teacher" as const };
@@ -14,7 +15,7 @@ const endpoint = {
   disabled_at: null,
   disabled_reason: null,
   previous_secret_expires_at: null,
-};
+} satisfies components["schemas"]["WebhookEndpoint"];
 
 /** Opens the screen as the teacher with no endpoint yet and fills its form: url, and the event whose label matches topic. */
 async function fillForm(url: string, topic: RegExp) {
@@ -30,7 +31,7 @@ describe("Webhooks", () => {
   it("shows a refusal's title and field errors, and changes nothing", async () => {
     const server = fakeServer((req) =>
       req.path === "/ListWebhookEndpoints"
-        ? json({ endpoints: [] })
+        ? json({ endpoints: [] } satisfies components["schemas"]["WebhookEndpointList"])
         : json(
             {
               type: "https://lexora.app/problems/validation-failed",
@@ -54,9 +55,9 @@ describe("Webhooks", () => {
   it("shows the secret once after registering, then lists the endpoint without it", async () => {
     let registered = false;
     const server = fakeServer((req) => {
-      if (req.path === "/ListWebhookEndpoints") return json({ endpoints: registered ? [endpoint] : [] });
+      if (req.path === "/ListWebhookEndpoints") return json({ endpoints: registered ? [endpoint] : [] } satisfies components["schemas"]["WebhookEndpointList"]);
       registered = true;
-      return json({ ...endpoint, secret: "whsec_c2VjcmV0" }, 201);
+      return json({ ...endpoint, secret: "whsec_c2VjcmV0" } satisfies components["schemas"]["WebhookEndpoint"], 201);
     });
     const user = await fillForm(endpoint.url, /A learner completed/);
     await user.click(screen.getByRole("button", { name: "Register" }));
@@ -71,13 +72,13 @@ describe("Webhooks", () => {
   });
 
   it("says that an endpoint with no topics gets all events", async () => {
-    fakeServer(() => json({ endpoints: [{ ...endpoint, topics: [] }] }));
+    fakeServer(() => json({ endpoints: [{ ...endpoint, topics: [] }] } satisfies components["schemas"]["WebhookEndpointList"]));
     renderApp(<Webhooks />, { user: teacher });
     expect(await screen.findByText(/^all events · registered/)).toBeInTheDocument();
   });
 
   it("moves the focus into the delete confirmation, onto Cancel", async () => {
-    fakeServer(() => json({ endpoints: [endpoint] }));
+    fakeServer(() => json({ endpoints: [endpoint] } satisfies components["schemas"]["WebhookEndpointList"]));
     const user = userEvent.setup();
     renderApp(<Webhooks />, { user: teacher });
     await user.click(await screen.findByRole("button", { name: "Delete" }));
@@ -87,9 +88,9 @@ describe("Webhooks", () => {
   it("a double click registers one endpoint", async () => {
     const first = gate();
     const server = fakeServer(async (req) => {
-      if (req.path === "/ListWebhookEndpoints") return json({ endpoints: [] });
+      if (req.path === "/ListWebhookEndpoints") return json({ endpoints: [] } satisfies components["schemas"]["WebhookEndpointList"]);
       await first.wait();
-      return json({ ...endpoint, secret: "whsec_c2VjcmV0" }, 201);
+      return json({ ...endpoint, secret: "whsec_c2VjcmV0" } satisfies components["schemas"]["WebhookEndpoint"], 201);
     });
     await fillForm(endpoint.url, /A learner completed/);
     doubleClick(screen.getByRole("button", { name: "Register" }));
@@ -102,9 +103,9 @@ describe("Webhooks", () => {
     let n = 0;
     const first = gate();
     const server = fakeServer(async (req) => {
-      if (req.path === "/ListWebhookEndpoints") return json({ endpoints: [endpoint] });
+      if (req.path === "/ListWebhookEndpoints") return json({ endpoints: [endpoint] } satisfies components["schemas"]["WebhookEndpointList"]);
       await first.wait();
-      return json({ ...endpoint, secret: `whsec_${++n}` });
+      return json({ ...endpoint, secret: `whsec_${++n}` } satisfies components["schemas"]["WebhookEndpoint"]);
     });
     const user = userEvent.setup();
     renderApp(<Webhooks />, { user: teacher });
@@ -125,7 +126,9 @@ describe("Webhooks", () => {
 
   it("starts with no event ticked and sends nothing until one is", async () => {
     const server = fakeServer((req) =>
-      req.path === "/ListWebhookEndpoints" ? json({ endpoints: [] }) : json({ ...endpoint, secret: "whsec_c2VjcmV0" }, 201),
+      req.path === "/ListWebhookEndpoints"
+        ? json({ endpoints: [] } satisfies components["schemas"]["WebhookEndpointList"])
+        : json({ ...endpoint, secret: "whsec_c2VjcmV0" } satisfies components["schemas"]["WebhookEndpoint"], 201),
     );
     const user = userEvent.setup();
     renderApp(<Webhooks />, { user: teacher });
@@ -147,8 +150,15 @@ describe("Webhooks", () => {
   it("forgets a refusal once the form is edited, also when the browser then blocks the submit", async () => {
     const server = fakeServer((req) =>
       req.path === "/ListWebhookEndpoints"
-        ? json({ endpoints: [] })
-        : json({ type: "https://lexora.app/problems/webhook-url-taken", title: "Endpoint already registered", status: 409 }, 409),
+        ? json({ endpoints: [] } satisfies components["schemas"]["WebhookEndpointList"])
+        : json(
+            {
+              type: "https://lexora.app/problems/webhook-url-taken",
+              title: "Endpoint already registered",
+              status: 409,
+            } satisfies components["schemas"]["Problem"],
+            409,
+          ),
     );
     const user = await fillForm(endpoint.url, /A deck was assigned/);
     const url = screen.getByLabelText(/Endpoint URL/);
@@ -167,12 +177,12 @@ describe("Webhooks", () => {
     const refetch = gate();
     const server = fakeServer(async (req) => {
       if (req.path === "/DeleteWebhookEndpoint") {
-        if (deleted) return json({ type: "https://lexora.app/problems/not-found", title: "Not found", status: 404 }, 404);
+        if (deleted) return json({ type: "https://lexora.app/problems/not-found", title: "Not found", status: 404 } satisfies components["schemas"]["Problem"], 404);
         deleted = true;
-        return json({ ...endpoint, disabled_at: "2026-03-02T10:00:00Z" });
+        return json({ ...endpoint, disabled_at: "2026-03-02T10:00:00Z" } satisfies components["schemas"]["WebhookEndpoint"]);
       }
       if (deleted) await refetch.wait();
-      return json({ endpoints: deleted ? [] : [endpoint] });
+      return json({ endpoints: deleted ? [] : [endpoint] } satisfies components["schemas"]["WebhookEndpointList"]);
     });
     const user = userEvent.setup();
     renderApp(<Webhooks />, { user: teacher });

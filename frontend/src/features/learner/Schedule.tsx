@@ -1,10 +1,10 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { useApi } from "../api/ApiContext";
-import { unwrap } from "../api/client";
-import { BarChartWithTable } from "../components/BarChartWithTable";
-import { QueryState } from "../components/States";
-import type { components } from "../api/schema";
+import { useApi } from "../../api/ApiContext";
+import { scheduleQueries } from "../../api/queries";
+import type { components } from "../../api/schema";
+import { BarChartWithTable } from "../../components/BarChartWithTable";
+import { QueryState } from "../../components/States";
 
 type ForecastDay = components["schemas"]["ForecastDay"];
 
@@ -23,10 +23,7 @@ export function forecastPoints(days: ForecastDay[]) {
 export function Schedule() {
   const api = useApi();
   const [days, setDays] = useState<7 | 30>(7);
-  const schedule = useQuery({
-    queryKey: ["schedule", "forecast", days],
-    queryFn: async () => unwrap(await api.GET("/GetSchedule", { params: { query: { days, limit: 1 } } })),
-  });
+  const schedule = useQuery(scheduleQueries.forecast(api, days));
   return (
     <section aria-labelledby="schedule-title">
       <h1 id="schedule-title">Schedule</h1>

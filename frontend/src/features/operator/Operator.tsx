@@ -1,13 +1,14 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useId, useRef, useState, type FormEvent } from "react";
-import { useApi } from "../api/ApiContext";
-import { unwrap } from "../api/client";
-import { idempotent, useWrite } from "../api/mutation";
-import type { components } from "../api/schema";
-import { BarChartWithTable } from "../components/BarChartWithTable";
-import { DataTable, type Column } from "../components/DataTable";
-import { ProblemAlert } from "../components/ProblemAlert";
-import { Empty, QueryState } from "../components/States";
+import { useApi } from "../../api/ApiContext";
+import { unwrap } from "../../api/client";
+import { idempotent, useWrite } from "../../api/mutation";
+import { outboxQueries } from "../../api/queries";
+import type { components } from "../../api/schema";
+import { BarChartWithTable } from "../../components/BarChartWithTable";
+import { DataTable, type Column } from "../../components/DataTable";
+import { ProblemAlert } from "../../components/ProblemAlert";
+import { Empty, QueryState } from "../../components/States";
 
 type Health = components["schemas"]["OutboxHealth"];
 type DeadDelivery = components["schemas"]["DeadDelivery"];
@@ -31,11 +32,7 @@ export function ratePoints(perMinute: number[]) {
 /** The on-call engineer's view: outbox health and dead letters with replay and skip. */
 export function Operator() {
   const api = useApi();
-  const health = useQuery({
-    queryKey: ["outbox-health"],
-    queryFn: async () => unwrap(await api.GET("/OutboxHealth")),
-    refetchInterval: 5000,
-  });
+  const health = useQuery({ ...outboxQueries.health(api), refetchInterval: 5000 });
   return (
     <section aria-labelledby="operator-title">
       <h1 id="operator-title">Outbox</h1>
@@ -90,10 +87,7 @@ type Action = "replay" | "skip";
 function DeadLetters() {
   const api = useApi();
   const qc = useQueryClient();
-  const dead = useQuery({
-    queryKey: ["dead-letters"],
-    queryFn: async () => unwrap(await api.GET("/ListDeadLetters", { params: { query: { limit: 100 } } })).dead,
-  });
+  const dead = useQuery(outboxQueries.deadLetters(api, 100));
   const [selected, setSelected] = useState<number[]>([]);
   const [action, setAction] = useState<Action | null>(null);
   const [result, setResult] = useState<string | null>(null);
@@ -121,8 +115,7 @@ function DeadLetters() {
                     setResult(`${n} ${n === 1 ? "delivery" : "deliveries"} ${action === "replay" ? "replayed" : "skipped"}.`);
                     setAction(null);
                     setSelected([]);
-                    void qc.invalidateQueries({ queryKey: ["dead-letters"] });
-                    void qc.invalidateQueries({ queryKey: ["outbox-health"] });
+                    void qc.invalidateQueries({ queryKey: outboxQueries.all });
                   }}
                 />
               ) : (

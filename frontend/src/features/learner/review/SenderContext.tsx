@@ -1,7 +1,7 @@
 import { createContext, useContext, useEffect, useMemo, useSyncExternalStore, type ReactNode } from "react";
-import { useApi } from "../api/ApiContext";
-import { unwrap } from "../api/client";
-import { idempotent } from "../api/mutation";
+import { useApi } from "../../../api/ApiContext";
+import { unwrap } from "../../../api/client";
+import { idempotent } from "../../../api/mutation";
 import { indexedDbStore, type ReviewStore } from "./queue";
 import { ReviewSender, type SenderOptions, type SenderState } from "./sender";
 

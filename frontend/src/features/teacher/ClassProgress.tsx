@@ -1,10 +1,10 @@
 import { useQuery } from "@tanstack/react-query";
 import { Link, useParams } from "react-router";
-import { useApi } from "../api/ApiContext";
-import { unwrap } from "../api/client";
-import type { components } from "../api/schema";
-import { DataTable, type Column } from "../components/DataTable";
-import { Empty, QueryState } from "../components/States";
+import { useApi } from "../../api/ApiContext";
+import { classQueries } from "../../api/queries";
+import type { components } from "../../api/schema";
+import { DataTable, type Column } from "../../components/DataTable";
+import { Empty, QueryState } from "../../components/States";
 
 type Grid = components["schemas"]["ClassProgress"];
 type Row = components["schemas"]["ClassProgressRow"];
@@ -39,11 +39,7 @@ export function deckColumns(g: Grid): { deckId: string; title: string }[] {
 export function ClassProgress() {
   const { classId = "" } = useParams();
   const api = useApi();
-  const grid = useQuery({
-    queryKey: ["class-progress", classId],
-    queryFn: async () => unwrap(await api.GET("/GetClassProgress", { params: { query: { class_id: classId } } })),
-    refetchInterval: refreshEvery,
-  });
+  const grid = useQuery({ ...classQueries.progress(api, classId), refetchInterval: refreshEvery });
   return (
     <section aria-labelledby="class-progress-title">
       <p>

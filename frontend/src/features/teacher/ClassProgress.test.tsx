@@ -1,7 +1,8 @@
 import { screen, within } from "@testing-library/react";
 import { Route, Routes } from "react-router";
 import { describe, expect, it } from "vitest";
-import { fakeServer, json, renderApp } from "../test/render";
+import type { components } from "../../api/schema";
+import { fakeServer, json, renderApp } from "../../test/render";
 import { ClassProgress } from "./ClassProgress";
 
 const teacher = { id: "00000000-0000-4000-8000-00000000000a", displayName: "Ada", email: "ada@lexora.test", role: "teacher" as const };
@@ -9,7 +10,13 @@ const classId = "00000000-0000-4000-8000-0000000000c1";
 const nouns = "d0000000-0000-4000-8000-000000000001";
 const verbs = "d0000000-0000-4000-8000-000000000002";
 
-const cell = (deck: string, title: string, due: string, progress: object | null, extra: object = {}) => ({
+const cell = (
+  deck: string,
+  title: string,
+  due: string,
+  progress: components["schemas"]["ProgressCounts"] | null,
+  extra: Partial<components["schemas"]["ClassProgressCell"]> = {},
+) => ({
   assignment_id: crypto.randomUUID(),
   deck_id: deck,
   deck_title: title,
@@ -18,7 +25,7 @@ const cell = (deck: string, title: string, due: string, progress: object | null,
   cards_due: 4,
   progress,
   ...extra,
-});
+}) satisfies components["schemas"]["ClassProgressCell"];
 
 const counted = {
   cards_total: 25,
@@ -27,14 +34,14 @@ const counted = {
   reviews: 14,
   last_study_day: "2026-03-03",
   updated_at: "2026-03-03T10:15:30Z",
-};
+} satisfies components["schemas"]["ProgressCounts"];
 
 const grid = {
   class_id: classId,
   name: "Year 9 English",
   now: "2026-03-03T10:16:00Z",
   progress_updated_at: "2026-03-03T10:15:30Z",
-  decks: [] as { deck_id: string; deck_title: string; due_at: string; assigned_at: string }[],
+  decks: [] as components["schemas"]["ClassDeck"][],
   learners: [
     {
       learner_id: "00000000-0000-4000-8000-000000000001",
@@ -51,9 +58,10 @@ const grid = {
     },
   ],
   hardest_words: [{ lexeme_id: "l1", lemma: "ephemeral", part_of_speech: "adjective", lapses: 5, learners: 2, leeches: 1 }],
-};
+} satisfies components["schemas"]["ClassProgress"];
 
-function show(body: unknown, status = 200) {
+/** Opens the class's progress on GetClassProgress's answer body (a grid, or a problem with status). */
+function show(body: components["schemas"]["ClassProgress"] | components["schemas"]["Problem"], status = 200) {
   const server = fakeServer(() => json(body, status));
   renderApp(
     <Routes>

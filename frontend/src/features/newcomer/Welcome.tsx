@@ -1,7 +1,7 @@
 import { useNavigate } from "react-router";
-import { useAuth } from "../auth/AuthContext";
-import { CreateClass } from "./Classes";
-import { JoinClass } from "./JoinClass";
+import { useAuth } from "../../auth/AuthContext";
+import { JoinClass } from "../learner/JoinClass";
+import { CreateClass } from "../teacher/CreateClass";
 
 /**
  * The first screen of a signed-in identity without a Lexora account (Me
@@ -21,10 +21,10 @@ export function Welcome() {
       </p>
       <h2>Are you learning?</h2>
       <p>Join your class with the join code your teacher gave you: its decks are yours at once.</p>
-      <JoinClass newcomer onJoined={() => navigate("/")} />
+      <JoinClass newcomer onJoined={() => void navigate("/")} />
       <h2>Do you teach?</h2>
       <p>Create your first class: you become its teacher, and get a join code to give your learners.</p>
-      <CreateClass newcomer onCreated={() => navigate("/teacher/classes")} />
+      <CreateClass newcomer onCreated={() => void navigate("/teacher/classes")} />
     </section>
   );
 }

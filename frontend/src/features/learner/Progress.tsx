@@ -1,4 +1,4 @@
-import { Empty, QueryState } from "../components/States";
+import { Empty, QueryState } from "../../components/States";
 import { pendingNote, useProgress } from "./progress";
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
