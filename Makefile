@@ -50,9 +50,10 @@ reset: ## Drop the local lexora database and mailbox; the next `make run` recrea
 	psql -h 127.0.0.1 -U postgres -d postgres -Xqc 'DROP DATABASE IF EXISTS lexora WITH (FORCE)'
 	rm -f .run/mailpit.db*
 
-generate: ## Regenerate package store (pkg/store/*.sql.go) from pkg/store/queries/*.sql with sqlc (sqlc.yaml).
+generate: ## Regenerate package store (pkg/store/*.sql.go) with sqlc (sqlc.yaml), and package api (functions/api/api.gen.go) from functions/openapi.yaml with oapi-codegen.
 	.ci/ensure-sqlc
 	$(BIN)/sqlc generate
+	$(GO) generate ./functions/api
 
 test: ## go vet, gofmt check, sqlc diff, golangci-lint, all tests with -race against the local PostgreSQL, the short chaos profile, terraform checks, then the web client's.
 	.ci/ensure-postgres
@@ -61,6 +62,8 @@ test: ## go vet, gofmt check, sqlc diff, golangci-lint, all tests with -race aga
 	.ci/ensure-sqlc
 	@# The store's generated code must match sqlc.yaml, pkg/store/queries and schema/.
 	$(BIN)/sqlc diff || { echo "generated store code is stale: run bin/sqlc generate and commit"; exit 1; }
+	@# The HTTP API's Go types (functions/api) must match functions/openapi.yaml.
+	.ci/check-generated
 	@unformatted=$$(git ls-files -z '*.go' | xargs -0 -r gofmt -l); \
 	if [ -n "$$unformatted" ]; then echo "gofmt -l lists files that need formatting (run gofmt -w):"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...

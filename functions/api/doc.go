@@ -17,4 +17,4 @@
 // the wire fails the build until the handlers follow.
 package api
 
-//go:generate go tool oapi-codegen -config oapi-codegen.yaml ../openapi.yaml
+//go:generate go tool oapi-codegen -config oapi-codegen.yaml -o api.gen.go ../openapi.yaml
