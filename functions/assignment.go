@@ -33,8 +33,9 @@ func (a assigned) httpStatus() int {
 // every word, assignment.completed. Answers: 201 with a
 // classroom.ClassAssignment (status, and each learner's outcome) when the
 // class or a learner got the deck, 200 with it when they had it from this
-// class already; 400 for an invalid body or a due date in the past or more
-// than 366 days ahead; 401 without a valid acting user; 404 when the class
+// class already; 400 for an invalid body (a learner_id given as null or ""
+// too: only a learner_id left out means the class) or a due date in the
+// past or more than 366 days ahead; 401 without a valid acting user; 404 when the class
 // is not the teacher's, the learner is not in it, the deck is not visible
 // to the teacher, or the caller is not a teacher.
 func (s *Service) CreateAssignment(w http.ResponseWriter, r *http.Request) {

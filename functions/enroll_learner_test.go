@@ -316,15 +316,19 @@ func TestEnrollLearnerRefusesTeachersWithAReason(t *testing.T) {
 			check(t, code, body, c.status, c.typ, c.field)
 		})
 	}
+	// An empty join code is a code given without a value (httpx.DecodeJSON).
+	empty := []any{map[string]any{"field": "join_code", "reason": "must not be empty: give a value, or leave the field out"}}
 	t.Run("a learner's empty join code", func(t *testing.T) {
 		code, body := f.call(t, (*Service).EnrollLearner, http.MethodPost, "/EnrollLearner", f.otherLearner, `{"join_code":""}`)
-		check(t, code, body, http.StatusBadRequest, "validation-failed", "join_code")
+		check(t, code, body, http.StatusBadRequest, "validation-failed", "")
+		require.Equal(t, empty, body["errors"])
 	})
 	t.Run("a newcomer's empty join code", func(t *testing.T) {
 		rec := f.signedInTo(t, (*Service).EnrollLearner, auth.Claims{Subject: "kim-uid", Email: "kim@example.com"}, "", `{"join_code":""}`)
 		var body map[string]any
 		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &body))
-		check(t, rec.Code, body, http.StatusBadRequest, "validation-failed", "join_code")
+		check(t, rec.Code, body, http.StatusBadRequest, "validation-failed", "")
+		require.Equal(t, empty, body["errors"])
 	})
 }
 

@@ -18,7 +18,7 @@ import (
 // the owning teacher sees or changes an endpoint; anyone else gets 404.
 
 // RegisterWebhookEndpoint (POST) registers an https:// endpoint for the
-// calling teacher, receiving topics (none: all of them), and answers 201 with it (a webhooks.Endpoint), including
+// calling teacher, receiving topics (left out: all of them; an empty list is a 400), and answers 201 with it (a webhooks.Endpoint), including
 // its signing secret, which is never shown again. 400 for an invalid URL or
 // topic; 409 (webhook-url-taken) when the teacher has an active endpoint at
 // that URL already.

@@ -673,7 +673,7 @@ type CreateAssignmentJSONBody struct {
 	// ClassId One of the caller's classes.
 	ClassId string `json:"class_id" validate:"required,uuid"`
 
-	// LearnerId Only this learner of the class (default: all).
+	// LearnerId Only this learner of the class. Left out: the class itself, its current learners and those who join before the due date; null or empty is a 400, never the whole class.
 	LearnerId string `json:"learner_id,omitempty" validate:"omitempty,uuid"`
 	DeckId    string `json:"deck_id" validate:"required,uuid"`
 	DueAt     string `json:"due_at" validate:"required,rfc3339"`
@@ -794,7 +794,9 @@ type ListDeadLettersParams struct {
 // RegisterWebhookEndpointJSONBody defines parameters for RegisterWebhookEndpoint.
 type RegisterWebhookEndpointJSONBody struct {
 	// Url https:// to a public host; non-ASCII in the path and query percent-encoded; a host name in another script is stored and answered in its punycode (xn--) form; a control, format or separator character anywhere is refused with a reason that names it (U+202E RIGHT-TO-LEFT OVERRIDE)
-	Url    string   `json:"url" validate:"required,max=2000,singleline"`
+	Url string `json:"url" validate:"required,max=2000,singleline"`
+
+	// Topics The topics to receive. Left out, every topic; an empty list or null is a 400.
 	Topics []string `json:"topics" validate:"max=10,unique,dive,oneof=learner.enrolled assignment.created assignment.completed"`
 }
 

@@ -994,7 +994,7 @@ export interface operations {
                     class_id: string;
                     /**
                      * Format: uuid
-                     * @description Only this learner of the class (default: all).
+                     * @description Only this learner of the class. Left out: the class itself, its current learners and those who join before the due date; null or empty is a 400, never the whole class.
                      */
                     learner_id?: string;
                     /** Format: uuid */
@@ -1319,6 +1319,7 @@ export interface operations {
                 "application/json": {
                     /** @description https:// to a public host; non-ASCII in the path and query percent-encoded; a host name in another script is stored and answered in its punycode (xn--) form; a control, format or separator character anywhere is refused with a reason that names it (U+202E RIGHT-TO-LEFT OVERRIDE) */
                     url: string;
+                    /** @description The topics to receive. Left out, every topic; an empty list or null is a 400. */
                     topics?: components["schemas"]["WebhookTopic"][];
                 };
             };
