@@ -22,7 +22,7 @@ func TestAnEmptyOrNullFieldNeverWidensAWrite(t *testing.T) {
 	_, f := setup(t)
 	r := f.resources(t)
 	code, body := f.call(t, (*Service).SubmitReview, http.MethodPost, "/", f.learner, `{"card_id":"`+r.card.String()+`","rating":3}`)
-	require.Equal(t, http.StatusOK, code, body, "a review that an undo could take back")
+	require.Equal(t, http.StatusOK, code, "a review that an undo could take back: %v", body)
 	everything := func(t *testing.T) string {
 		t.Helper()
 		var s string
