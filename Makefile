@@ -20,7 +20,7 @@ WEB := $(CURDIR)/frontend
 # npm ci writes node_modules/.package-lock.json: reinstall only when the lockfile changes.
 WEB_DEPS := $(WEB)/node_modules/.package-lock.json
 
-.PHONY: help build web run demo reset generate test test-web chaos bench soak clean
+.PHONY: help build web run demo reset generate static check test web-check test-web chaos bench soak clean
 
 help: ## List the targets.
 	@echo "usage: make <target>"
@@ -55,13 +55,10 @@ generate: ## Regenerate package store (pkg/store/*.sql.go) with sqlc (sqlc.yaml)
 	$(BIN)/sqlc generate
 	$(GO) generate ./functions/api
 
-test: ## go vet, gofmt check, sqlc diff, golangci-lint, all tests with -race against the local PostgreSQL, the short chaos profile, terraform checks, then the web client's.
-	.ci/ensure-postgres
-	.ci/ensure-mailpit
-	.ci/ensure-pgbouncer
+static: ## Static checks: gofmt, generated code fresh (sqlc, oapi-codegen), go vet and golangci-lint on both modules.
 	.ci/ensure-sqlc
 	@# The store's generated code must match sqlc.yaml, pkg/store/queries and schema/.
-	$(BIN)/sqlc diff || { echo "generated store code is stale: run bin/sqlc generate and commit"; exit 1; }
+	$(BIN)/sqlc diff || { echo "generated store code is stale: run make generate and commit"; exit 1; }
 	@# The HTTP API's Go types (functions/api) must match functions/openapi.yaml.
 	.ci/check-generated
 	@unformatted=$$(git ls-files -z '*.go' | xargs -0 -r gofmt -l); \
@@ -74,13 +71,32 @@ test: ## go vet, gofmt check, sqlc diff, golangci-lint, all tests with -race aga
 	$(BIN)/golangci-lint run ./...
 	@# The River comparison module too, with the same configuration.
 	cd pkg/outbox/internal/riverbench && $(BIN)/golangci-lint run --config $(CURDIR)/.golangci.yaml ./...
-	$(TEST_ENV) $(GO) test -race -count=1 ./...
+
+check: ## The quick gate while working (about 2 minutes warm): static checks, Go tests without -race, the client's types, lint and component tests.
+	.ci/ensure-postgres
+	.ci/ensure-mailpit
+	.ci/ensure-pgbouncer
+	$(MAKE) --no-print-directory static
+	$(GO) test -count=1 ./...
+	$(MAKE) --no-print-directory web-check
+
+test: ## The full gate before stopping: static checks, all tests with -race, fuzzers, the short chaos profile, terraform checks, then the web client's (test-web).
+	.ci/ensure-postgres
+	.ci/ensure-mailpit
+	.ci/ensure-pgbouncer
+	@# Cold, the Terraform provider takes minutes of compiling: start it now, beside the
+	@# tests (which wait on the database much of the time); .ci/terraform-check waits for it.
+	@mkdir -p $(BIN); if command -v terraform >/dev/null; then \
+		echo "terraform provider: building in the background if needed (log: bin/terraform-provider.log)"; \
+		nohup .ci/ensure-terraform-provider >$(BIN)/terraform-provider.log 2>&1 </dev/null & fi
+	$(MAKE) --no-print-directory static
+	$(GO) test -race -count=1 ./...
 	@# The request decoders' fuzzers, for a bounded time (`go test` above runs their seeds).
 	@# A count of runs rather than a duration, and no minimisation: a duration
 	@# can end before the (growing) cached corpus is replayed, which fails the run.
-	$(TEST_ENV) $(GO) test -run '^$$' -fuzz '^FuzzDecodeJSON$$' -fuzztime 50000x -fuzzminimizetime 0 ./pkg/platform/httpx
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeJSON$$' -fuzztime 50000x -fuzzminimizetime 0 ./pkg/platform/httpx
 	@for fuzzer in FuzzSubmitReview FuzzCreateAssignment FuzzEnrollLearner; do \
-		$(TEST_ENV) $(GO) test -run '^$$' -fuzz "^$$fuzzer$$" -fuzztime 1000x -fuzzminimizetime 0 ./functions || exit 1; \
+		$(GO) test -run '^$$' -fuzz "^$$fuzzer$$" -fuzztime 1000x -fuzzminimizetime 0 ./functions || exit 1; \
 	done
 	@# The whole product under fire for about 3 minutes (docs/chaos.md).
 	$(GO) build -o $(BIN)/ $(CHAOS_CMDS)
@@ -90,20 +106,23 @@ test: ## go vet, gofmt check, sqlc diff, golangci-lint, all tests with -race aga
 	.ci/terraform-check
 	$(MAKE) --no-print-directory test-web
 
-test-web: $(WEB_DEPS) ## The web client: API document lint and client freshness, types, component tests, end-to-end in chromium.
-	.ci/ensure-postgres
-	.ci/ensure-mailpit
-	.ci/ensure-chromium
+web-check: $(WEB_DEPS) ## The web client's quick checks: API document lint and client freshness, types, component tests.
 	cd $(WEB) && npm run --silent check:api
 	cd $(WEB) && npm run --silent typecheck
 	cd $(WEB) && npm test
+
+test-web: $(WEB_DEPS) ## The web client: its quick checks (web-check), then end-to-end in chromium.
+	.ci/ensure-postgres
+	.ci/ensure-mailpit
+	.ci/ensure-chromium
+	$(MAKE) --no-print-directory web-check
 	$(MAKE) --no-print-directory build web
 	cd $(WEB) && npm run --silent e2e
 
-chaos: ## The fault-injection harness's long profile (30 minutes); its report goes to docs/chaos-report.md.
+chaos: ## The fault-injection harness's long profile (30 minutes); its report goes to .run/chaos-report.md (build output; docs/chaos.md keeps a summary).
 	.ci/ensure-mailpit
 	$(GO) build -o $(BIN)/ $(CHAOS_CMDS)
-	$(BIN)/chaos -profile long -bin $(BIN) -report docs/chaos-report.md
+	$(BIN)/chaos -profile long -bin $(BIN) -report .run/chaos-report.md
 
 bench: ## Benchmarks (one iteration each): the outbox, the write path, River; again on a production-like cluster; charts.
 	.ci/ensure-postgres
@@ -116,6 +135,7 @@ bench: ## Benchmarks (one iteration each): the outbox, the write path, River; ag
 	$(TEST_ENV) $(GO) test -p 1 -run '^$$' -bench . -benchtime 1x -timeout 30m ./pkg/outbox/... ./functions | tee -a .run/bench.txt
 	echo "load average: $$(cat /proc/loadavg)" >> .run/bench.txt
 	cd pkg/outbox/internal/riverbench && $(TEST_ENV) $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./... | tee -a ../../../../.run/bench.txt
+	cd pkg/learning/optimizer/oracle && $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m . | tee -a ../../../../.run/bench.txt
 	echo "load average: $$(cat /proc/loadavg)" | tee -a .run/bench.txt > .run/bench-prodlike.txt
 	@# The drain, enqueue, prune, claim and write-path benchmarks again on a private cluster with
 	@# autovacuum and fsync on (docs/benchmarks.md); its WAL figures are the ones to quote.

@@ -8,7 +8,7 @@ import (
 // claimWindow sizes a run's claims to what the run can finish. A run that
 // claims more than its workers start before its deadline releases the rest
 // unstarted, after extending their leases all along: measured under load
-// (docs/chaos-report.md, 30 November), runs claiming 1,000 at a time
+// (the long chaos run of 30 November, docs/chaos.md), runs claiming 1,000 at a time
 // delivered 18 % of what they claimed and lease extensions of ~1,000 rows
 // timed out. So a run holds at most what it finishes, at the rate measured
 // since it last found work, before its deadline: never fewer than floor

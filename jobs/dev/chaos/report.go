@@ -83,7 +83,7 @@ func report(cfg profile, wall time.Duration, w *world, faults []fault, st *drain
 	p("%d clients, %d drain tasks, subscriber faults %s, %.0f%% of actions abandoned after a first failure.",
 		cfg.clients, cfg.drainTasks, cfg.subscriberFaults, 100*cfg.abandonRate)
 	p("")
-	p("Reproduce from a clean clone: `git checkout %s && make chaos` (the long profile, which writes docs/chaos-report.md; "+
+	p("Reproduce from a clean clone: `git checkout %s && make chaos` (the long profile, which writes .run/chaos-report.md; "+
 		"`make test` ends with the short one); see docs/chaos.md.", commit())
 
 	p("\n## Actions\n")

@@ -1,6 +1,7 @@
 package database
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"net/http/httptest"
@@ -104,8 +105,8 @@ func TestCloseClosesTheDialerAfterThePool(t *testing.T) {
 // Without DATABASE_INSTANCE (local runs, tests, CI) the pool connects to
 // DATABASE_URL itself and no connector exists, so nothing reaches Google.
 func TestOpenWithoutInstanceConnectsDirectly(t *testing.T) {
-	url := os.Getenv("LEXORA_TEST_DATABASE_URL")
-	require.NotEmpty(t, url, "set LEXORA_TEST_DATABASE_URL (make test does)")
+	// pgtest.AdminURL's default; pgtest imports this package, so it is written here.
+	url := cmp.Or(os.Getenv("LEXORA_TEST_DATABASE_URL"), "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable")
 	pool, err := Open(context.Background(), Config{URL: url, MaxConns: 2})
 	require.NoError(t, err)
 	defer pool.Close()

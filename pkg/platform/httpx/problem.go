@@ -4,6 +4,7 @@
 package httpx
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -38,6 +39,10 @@ const (
 	// TypeTeacherCannotJoin: a teacher gave a join code; only learners join
 	// classes (403; EnrollLearner).
 	TypeTeacherCannotJoin = "https://lexora.app/problems/teacher-cannot-join"
+	// TypeEmailLookalike: a new account's email looks like another
+	// account's address (one UTS #39 skeleton; 409, naming the field email;
+	// EnrollLearner, CreateClass).
+	TypeEmailLookalike = "https://lexora.app/problems/email-lookalike"
 )
 
 // FieldError names one invalid field of a request, by its JSON name.
@@ -91,7 +96,8 @@ func WriteProblem(w http.ResponseWriter, p *Problem) {
 
 // WriteError writes err as a problem document: a *Problem as it is; an
 // error wrapping ErrUnavailable as 503 with Retry-After; anything else as a
-// 500. The detail of both is logged, not shown to the client: no SQL or
+// 500. The detail of both is logged (as an ERROR, or as an INFO when the
+// client has gone: its context is canceled), not shown to the client: no SQL or
 // stack trace reaches it. It knows nothing of the database: the caller maps
 // the store's errors to problems first.
 func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
@@ -99,7 +105,15 @@ func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 		WriteProblem(w, p)
 		return
 	}
-	log.ErrorContext(r.Context(), "request failed", slog.String("path", r.URL.Path), slog.String("error", err.Error()))
+	if errors.Is(r.Context().Err(), context.Canceled) {
+		// The client went away (a closed tab, a navigation, a timeout of
+		// its own): whatever failed failed because of that, and nobody
+		// reads the answer. Not an ERROR, which pages someone.
+		log.InfoContext(r.Context(), "request abandoned by the client", slog.String("path", r.URL.Path),
+			slog.String("error", err.Error()))
+	} else {
+		log.ErrorContext(r.Context(), "request failed", slog.String("path", r.URL.Path), slog.String("error", err.Error()))
+	}
 	if errors.Is(err, ErrUnavailable) {
 		w.Header().Set("Retry-After", "5")
 		WriteProblem(w, NewProblem(http.StatusServiceUnavailable, TypeUnavailable, "Service unavailable",

@@ -2,8 +2,9 @@
 // HTTP API (/api/v1/messages), and starts a private mailpit for a test.
 //
 // The run and test commands install mailpit (github.com/axllent/mailpit)
-// into bin/; tests find it through LEXORA_MAILPIT or on the PATH and fail,
-// never skip, when it is missing.
+// into bin/; tests find it through LEXORA_MAILPIT, else in the bin/ folder of
+// the module they run in (so a plain `go test ./...` finds what `make test`
+// installed), else on the PATH, and fail, never skip, when it is missing.
 package mailpit
 
 import (
@@ -74,12 +75,9 @@ func (c Client) Messages(ctx context.Context) (_ []Message, err error) {
 // when the binary cannot be found or does not start within 10 seconds.
 func Start(t testing.TB) (smtpPort int, client Client) {
 	t.Helper()
-	bin := os.Getenv("LEXORA_MAILPIT")
-	if bin == "" {
-		var err error
-		if bin, err = exec.LookPath("mailpit"); err != nil {
-			t.Fatalf("mailpit: set LEXORA_MAILPIT to the mailpit binary (make test installs it in bin/): %v", err)
-		}
+	bin, err := binary()
+	if err != nil {
+		t.Fatalf("mailpit: no binary: set LEXORA_MAILPIT, or run .ci/ensure-mailpit (make test and make run do): %v", err)
 	}
 	smtpPort, httpPort := testport.Free(t), testport.Free(t)
 	cmd := exec.Command(bin,
@@ -106,4 +104,34 @@ func Start(t testing.TB) (smtpPort int, client Client) {
 		t.Fatalf("mailpit: listening but its API does not answer: %v", err)
 	}
 	return smtpPort, client
+}
+
+// binary returns the mailpit to start: LEXORA_MAILPIT when set, else
+// bin/mailpit in the nearest folder above the working directory that holds
+// go.mod (a test runs in its package's folder), else mailpit on the PATH.
+func binary() (string, error) {
+	if bin := os.Getenv("LEXORA_MAILPIT"); bin != "" {
+		return bin, nil
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("working directory: %w", err)
+	}
+	for ; ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			bin := filepath.Join(dir, "bin", "mailpit")
+			if _, err := os.Stat(bin); err == nil {
+				return bin, nil
+			}
+			break
+		}
+		if filepath.Dir(dir) == dir {
+			break
+		}
+	}
+	bin, err := exec.LookPath("mailpit")
+	if err != nil {
+		return "", fmt.Errorf("look up mailpit: %w", err)
+	}
+	return bin, nil
 }

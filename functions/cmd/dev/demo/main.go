@@ -82,16 +82,20 @@ func run(ctx context.Context) error {
 
 	var deck uuid.UUID
 	var title string
+	// A library deck none of whose words the learner has met: a deck she
+	// started on her own, or one sharing words with her other decks, has
+	// cards that are not due, and the assignment would not complete.
 	err = pool.QueryRow(ctx, `SELECT d.id, d.title FROM decks d
-		WHERE NOT EXISTS (SELECT 1 FROM assignments a WHERE a.deck_id = d.id AND a.learner_id = $1)
+		WHERE d.owner_id IS NULL AND NOT EXISTS (SELECT 1 FROM deck_items i
+			JOIN cards c ON c.lexeme_id = i.lexeme_id AND c.learner_id = $1 WHERE i.deck_id = d.id)
 		ORDER BY d.title LIMIT 1`, learner.ID).Scan(&deck, &title)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return errors.New("every deck is already assigned to the demo learner; reset with `make reset`")
+		return fmt.Errorf("%s has cards in every library deck already, so no assignment of one can show a completion; "+
+			"`make reset` (with make run stopped) starts from the seed again", learner.Name)
 	}
 	if err != nil {
 		return fmt.Errorf("pick a deck (is `make run` running?): %w", err)
 	}
-
 	fmt.Printf("1. %s (teacher) assigns %q to %s\n", seed.Teacher.Name, title, learner.Name)
 	var out api.ClassAssignment
 	if err := d.call(http.MethodPost, "/CreateAssignment", seed.TeacherID, map[string]any{
