@@ -63,9 +63,9 @@ func TestAnEmptyOrNullFieldNeverWidensAWrite(t *testing.T) {
 		{"SkipDeadLetters", (*Service).SkipDeadLetters, r.op, `{"all":true,"reason":"fixed","ids":[]}`, "ids"},
 		{"SkipDeadLetters", (*Service).SkipDeadLetters, r.op, `{` + dead + `,"until":null}`, "until"},
 	} {
-		t.Run(c.name+" "+c.body, func(t *testing.T) {
+		t.Run(c.name+" "+c.field, func(t *testing.T) {
 			code, problem := f.call(t, c.fn, http.MethodPost, "/"+c.name, c.actor, c.body)
-			require.Equal(t, http.StatusBadRequest, code, "%v", problem)
+			require.Equal(t, http.StatusBadRequest, code, "%s: %v", c.body, problem)
 			require.Equal(t, "https://lexora.app/problems/validation-failed", problem["type"])
 			errs, _ := problem["errors"].([]any)
 			require.Len(t, errs, 1)
