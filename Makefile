@@ -50,14 +50,17 @@ reset: ## Drop the local lexora database and mailbox; the next `make run` recrea
 	psql -h 127.0.0.1 -U postgres -d postgres -Xqc 'DROP DATABASE IF EXISTS lexora WITH (FORCE)'
 	rm -f .run/mailpit.db*
 
-generate: ## Regenerate package store (pkg/store/*.sql.go) from pkg/store/queries/*.sql with sqlc (sqlc.yaml).
+generate: ## Regenerate package store (pkg/store/*.sql.go) with sqlc (sqlc.yaml), and package api (functions/api/api.gen.go) from functions/openapi.yaml with oapi-codegen.
 	.ci/ensure-sqlc
 	$(BIN)/sqlc generate
+	$(GO) generate ./functions/api
 
-static: ## Static checks: gofmt, generated code fresh (sqlc), go vet and golangci-lint on both modules.
+static: ## Static checks: gofmt, generated code fresh (sqlc, oapi-codegen), go vet and golangci-lint on both modules.
 	.ci/ensure-sqlc
 	@# The store's generated code must match sqlc.yaml, pkg/store/queries and schema/.
 	$(BIN)/sqlc diff || { echo "generated store code is stale: run make generate and commit"; exit 1; }
+	@# The HTTP API's Go types (functions/api) must match functions/openapi.yaml.
+	.ci/check-generated
 	@unformatted=$$(git ls-files -z '*.go' | xargs -0 -r gofmt -l); \
 	if [ -n "$$unformatted" ]; then echo "gofmt -l lists files that need formatting (run gofmt -w):"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
