@@ -56,8 +56,8 @@ func readCloudBuild(t *testing.T) (cloudBuild, string) {
 // python3) with Node and npm; Cloud SDK's slim image has gcloud, gsutil,
 // curl and python3 (git is not counted on: a step that needs it installs it).
 var imageTools = map[string][]string{
-	"golang:1.26-bookworm": {"go", "gofmt", "git", "curl", "wget", "apt-get"},
-	"node:20-bookworm":     {"node", "npm", "npx", "git", "curl", "wget", "make", "gcc", "python3", "apt-get"},
+	"golang:1.26-bookworm":                          {"go", "gofmt", "git", "curl", "wget", "apt-get"},
+	"node:20-bookworm":                              {"node", "npm", "npx", "git", "curl", "wget", "make", "gcc", "python3", "apt-get"},
 	"gcr.io/google.com/cloudsdktool/cloud-sdk:slim": {"gcloud", "gsutil", "curl", "python3", "apt-get"},
 }
 
