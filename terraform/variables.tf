@@ -29,6 +29,12 @@ variable "image" {
   default     = "us-docker.pkg.dev/cloudrun/container/hello"
 }
 
+variable "job_image" {
+  description = "Image the jobs are created with, until Cloud Build sets each job's own image (Terraform ignores it afterwards). Cloud Run's sample job image exits at once, so scheduled drains before the first build end in seconds instead of running to their timeout."
+  type        = string
+  default     = "us-docker.pkg.dev/cloudrun/container/job"
+}
+
 variable "auth_project" {
   description = "The Google Identity Platform (Firebase Auth) project whose ID tokens the functions accept; empty means project_id."
   type        = string
@@ -116,7 +122,29 @@ variable "drain_max_deliveries" {
 }
 
 variable "alert_notification_channels" {
-  description = "Monitoring notification channel ids (e.g. the on-call PagerDuty or email channel) the alerts notify."
+  description = "Monitoring notification channel ids (e.g. the on-call PagerDuty channel) the alerts notify, besides oncall_email's channel. In prod at least one of the two is required: an alert that notifies nobody is not an alert."
+  type        = list(string)
+  default     = []
+  validation {
+    condition     = var.environment != "prod" || length(var.alert_notification_channels) > 0 || var.oncall_email != ""
+    error_message = "prod needs alert_notification_channels or oncall_email: every alert would notify nobody."
+  }
+}
+
+variable "oncall_email" {
+  description = "The on-call group's email address; non-empty, Terraform makes it an email notification channel that every alert notifies."
+  type        = string
+  default     = ""
+}
+
+variable "rate_limit_per_minute" {
+  description = "Cloud Armor: requests a minute one client IP address may send to the functions before it gets 429 (a learner reviewing fast sends about 20)."
+  type        = number
+  default     = 600
+}
+
+variable "web_allowed_referrers" {
+  description = "Referrers the web client's Identity Platform API key accepts; empty means https://<domain>/*."
   type        = list(string)
   default     = []
 }
