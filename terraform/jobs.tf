@@ -71,9 +71,9 @@ locals {
           # Waits at most 10 s for a lock, so a migration never queues
           # traffic behind it for long (a start-up parameter: the role
           # settings cannot be changed by the provision script, sql.tf).
-          PGOPTIONS                  = "-c lock_timeout=10s"
-          MIGRATE_GRANT_ROLE         = "lexora_app"
-          MIGRATE_OUTBOX_OWNER       = "lexora_outbox_owner"
+          PGOPTIONS            = "-c lock_timeout=10s"
+          MIGRATE_GRANT_ROLE   = "lexora_app"
+          MIGRATE_OUTBOX_OWNER = "lexora_outbox_owner"
         }
         secrets = {}
       }

@@ -29,9 +29,9 @@ locals {
 
   # Connections per process (DATABASE_MAX_CONNS).
   conns = {
-    function = 2
-    drain    = 10
-    prune    = 2
+    function  = 2
+    drain     = 10
+    prune     = 2
     migrate   = 2
     seed      = 2
     outboxctl = 2

@@ -14,7 +14,7 @@ resource "google_cloud_run_v2_service" "function" {
   location = var.region
   # Public functions are reached only through the load balancer (hosting.tf);
   # operator functions only with an IAM identity token.
-  ingress             = each.value.public ? "INGRESS_TRAFFIC_INTERNAL_LOAD_BALANCER" : "INGRESS_TRAFFIC_ALL"
+  ingress = each.value.public ? "INGRESS_TRAFFIC_INTERNAL_LOAD_BALANCER" : "INGRESS_TRAFFIC_ALL"
   # The load balancer's serverless NEGs call the public functions without a
   # token: Cloud Run's invoker check is off for them (the documented way for
   # public services; an allUsers binding fails in organisations with

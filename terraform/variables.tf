@@ -148,3 +148,57 @@ variable "web_allowed_referrers" {
   type        = list(string)
   default     = []
 }
+
+variable "runbook_url" {
+  description = "Where docs/runbook.md is read; every alert's documentation links to its section there."
+  type        = string
+  default     = "https://github.com/lexora-app/lexora/blob/main/docs/runbook.md"
+}
+
+variable "delivery_age_alert_seconds" {
+  description = "Alert when a drain run ends with a due delivery older than this."
+  type        = number
+  default     = 300
+}
+
+variable "delivery_freshness_seconds" {
+  description = "The delivery freshness objective: a committed event's consequences delivered within this many seconds (measured as the oldest due delivery's age at the end of each drain run)."
+  type        = number
+  default     = 60
+}
+
+variable "function_5xx_ratio" {
+  description = "Alert when a function answers more than this share of its requests with 5xx over 5 minutes."
+  type        = number
+  default     = 0.05
+}
+
+variable "function_latency_ms" {
+  description = "Alert when a function's 99th percentile latency over 5 minutes is above this (its timeout is 10 s)."
+  type        = number
+  default     = 2000
+}
+
+variable "slo_availability" {
+  description = "SubmitReview availability objective: the share of requests answered without a 5xx, over 28 days."
+  type        = number
+  default     = 0.999
+}
+
+variable "slo_latency_goal" {
+  description = "SubmitReview latency objective: the share of requests answered within slo_latency_ms, over 28 days."
+  type        = number
+  default     = 0.99
+}
+
+variable "slo_latency_ms" {
+  description = "SubmitReview latency objective's bound."
+  type        = number
+  default     = 500
+}
+
+variable "slo_freshness_goal" {
+  description = "Delivery freshness objective: the share of drain runs whose oldest due delivery is within delivery_freshness_seconds, over 28 days."
+  type        = number
+  default     = 0.99
+}
