@@ -152,3 +152,13 @@ func TestNewestCommitComparesWithTheBranchHead(t *testing.T) {
 	require.Equal(t, 2, code("no-such-branch", head))
 	require.Equal(t, 0, code("main", ""))
 }
+
+// SMOKE=false (an environment's first build) rolls out without the smoke
+// test, and says so.
+func TestRolloutWithoutSmokeTestOnlyWhenAsked(t *testing.T) {
+	t.Parallel()
+	err, calls, _ := rollout(t, "SMOKE=false", "FAKE_SMOKE_CODE=500")
+	require.NoError(t, err)
+	require.Equal(t, -1, index(calls, "curl"))
+	require.NotEqual(t, -1, index(calls, "update-traffic me"))
+}
