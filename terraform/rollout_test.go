@@ -39,9 +39,9 @@ esac`,
 	return bin, calls
 }
 
-// rollout runs deploy/rollout with the fake tools and returns its error,
-// the tools' calls (one line each) and whether it marked the build superseded.
-func rollout(t *testing.T, env ...string) (error, []string, bool) {
+// rollout runs deploy/rollout with the fake tools and returns the tools'
+// calls (one line each), whether it marked the build superseded, and its error.
+func rollout(t *testing.T, env ...string) ([]string, bool, error) {
 	t.Helper()
 	bin, calls := fakeTools(t)
 	images := filepath.Join(bin, "images.txt")
@@ -63,7 +63,7 @@ func rollout(t *testing.T, env ...string) (error, []string, bool) {
 	raw, readErr := os.ReadFile(calls)
 	require.NoError(t, readErr)
 	_, statErr := os.Stat(superseded)
-	return err, strings.Split(strings.TrimSpace(string(raw)), "\n"), statErr == nil
+	return strings.Split(strings.TrimSpace(string(raw)), "\n"), statErr == nil, err
 }
 
 // index answers the position of the first call containing s, or -1.
@@ -81,7 +81,7 @@ func index(calls []string, s string) int {
 // then the other jobs' images, then the release's record.
 func TestRolloutMigratesSmokesThenMovesTraffic(t *testing.T) {
 	t.Parallel()
-	err, calls, superseded := rollout(t)
+	calls, superseded, err := rollout(t)
 	require.NoError(t, err)
 	require.False(t, superseded)
 	migrate := index(calls, "gcloud run jobs execute migrate --region=europe-west1 --wait")
@@ -106,7 +106,7 @@ func TestRolloutMigratesSmokesThenMovesTraffic(t *testing.T) {
 // changed: the old revisions keep serving.
 func TestRolloutStopsWhenTheSmokeTestFails(t *testing.T) {
 	t.Parallel()
-	err, calls, _ := rollout(t, "FAKE_SMOKE_CODE=500")
+	calls, _, err := rollout(t, "FAKE_SMOKE_CODE=500")
 	require.Error(t, err)
 	require.NotEqual(t, -1, index(calls, "--no-traffic --tag=candidate"))
 	require.Equal(t, -1, index(calls, "update-traffic"), "no traffic moves after a failed smoke test")
@@ -117,7 +117,7 @@ func TestRolloutStopsWhenTheSmokeTestFails(t *testing.T) {
 // (not even the migration), marks itself superseded and succeeds.
 func TestRolloutOfASupersededCommitDeploysNothing(t *testing.T) {
 	t.Parallel()
-	err, calls, superseded := rollout(t, "FAKE_HEAD=c3")
+	calls, superseded, err := rollout(t, "FAKE_HEAD=c3")
 	require.NoError(t, err)
 	require.True(t, superseded)
 	require.Equal(t, []string{"git ls-remote --exit-code https://git.invalid/lexora.git refs/heads/main"}, calls)
@@ -157,7 +157,7 @@ func TestNewestCommitComparesWithTheBranchHead(t *testing.T) {
 // test, and says so.
 func TestRolloutWithoutSmokeTestOnlyWhenAsked(t *testing.T) {
 	t.Parallel()
-	err, calls, _ := rollout(t, "SMOKE=false", "FAKE_SMOKE_CODE=500")
+	calls, _, err := rollout(t, "SMOKE=false", "FAKE_SMOKE_CODE=500")
 	require.NoError(t, err)
 	require.Equal(t, -1, index(calls, "curl"))
 	require.NotEqual(t, -1, index(calls, "update-traffic me"))
