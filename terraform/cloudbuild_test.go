@@ -3,6 +3,7 @@ package terraform_test
 import (
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -297,4 +298,27 @@ func TestWebBuildSignsInWithIdentityPlatform(t *testing.T) {
 	require.Equal(t, "deploy/check-web-settings", script[0], "the settings are checked before npm ci")
 	require.Equal(t, "deploy/check-web-settings frontend/dist", script[len(script)-1], "the bundle is checked after the build")
 	require.Contains(t, script, "npm run build")
+}
+
+// deploy/check-web-settings refuses a build without Identity Platform's
+// settings and a bundle that does not contain them.
+func TestCheckWebSettingsRefusesTheDevelopmentSignIn(t *testing.T) {
+	t.Parallel()
+	env := []string{"PATH=" + os.Getenv("PATH"), "VITE_AUTH=firebase", "VITE_FIREBASE_API_KEY=AIzaKey", "VITE_FIREBASE_AUTH_DOMAIN=p.firebaseapp.com", "VITE_FIREBASE_PROJECT_ID=p"}
+	check := func(env []string, args ...string) error {
+		cmd := exec.Command("../deploy/check-web-settings", args...)
+		cmd.Env = env
+		return cmd.Run()
+	}
+	require.NoError(t, check(env))
+	require.Error(t, check(append(slices.Clone(env), "VITE_AUTH=dev")), "VITE_AUTH=dev is the development sign-in")
+	require.Error(t, check(append(slices.Clone(env), "VITE_FIREBASE_API_KEY=")), "an empty API key")
+
+	dist := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dist, "assets"), 0o755))
+	bundle := filepath.Join(dist, "assets", "index-abc123.js")
+	require.NoError(t, os.WriteFile(bundle, []byte(`const c={apiKey:"AIzaKey",authDomain:"p.firebaseapp.com",projectId:"p"};`), 0o644))
+	require.NoError(t, check(env, dist))
+	require.NoError(t, os.WriteFile(bundle, []byte(`fetch("/dev/token")`), 0o644))
+	require.Error(t, check(env, dist), "a bundle built without the settings")
 }
