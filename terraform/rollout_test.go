@@ -85,7 +85,7 @@ func TestRolloutMigratesSmokesThenMovesTraffic(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, superseded)
 	migrate := index(calls, "gcloud run jobs execute migrate --region=europe-west1 --wait")
-	candidate := index(calls, "gcloud run services update me --region=europe-west1 --image=europe-west1-docker.pkg.dev/p/lexora/server@sha256:")
+	candidate := index(calls, "gcloud run deploy me --region=europe-west1 --image=europe-west1-docker.pkg.dev/p/lexora/server@sha256:")
 	smokeMe := index(calls, "https://app.lexora.test/Me")
 	smokeSchedule := index(calls, "https://app.lexora.test/GetSchedule")
 	traffic := index(calls, "gcloud run services update-traffic me --region=europe-west1 --to-revisions=me-r0f1e2d3c=100")
