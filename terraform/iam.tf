@@ -84,7 +84,9 @@ resource "google_project_iam_custom_role" "build_lister" {
 }
 
 resource "google_project_iam_member" "build" {
-  for_each = toset([google_project_iam_custom_role.build_lister.name, "roles/logging.logWriter"])
+  # Static keys (a custom role's name is known only after apply); the log
+  # writer keeps the key it had.
+  for_each = { lister = google_project_iam_custom_role.build_lister.name, "roles/logging.logWriter" = "roles/logging.logWriter" }
   project  = var.project_id
   role     = each.value
   member   = "serviceAccount:${google_service_account.build.email}"

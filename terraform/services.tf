@@ -65,7 +65,7 @@ resource "google_cloud_run_v2_service" "function" {
     # the traffic: all of that is Cloud Build's, not Terraform's.
     ignore_changes = [template[0].containers[0].image, template[0].revision, traffic, client, client_version]
   }
-  depends_on = [google_project_iam_member.db_client, google_project_iam_member.db_instance_user]
+  depends_on = [google_project_iam_member.db_client]
 }
 
 # Operators invoke the operator functions and read their services (the

@@ -177,9 +177,9 @@ run "hardening" {
     error_message = "every function backend is behind Cloud Armor"
   }
   assert {
-    condition = anytrue([for r in google_compute_security_policy.functions.rule : r.action == "throttle" &&
-      r.rate_limit_options[0].enforce_on_key == "IP" && r.rate_limit_options[0].exceed_action == "deny(429)" &&
-    r.rate_limit_options[0].rate_limit_threshold[0].count == var.rate_limit_per_minute])
+    condition = anytrue([for o in flatten([for r in google_compute_security_policy.functions.rule : r.rate_limit_options if r.action == "throttle"]) :
+      o.enforce_on_key == "IP" && o.exceed_action == "deny(429)" && o.rate_limit_threshold[0].count == var.rate_limit_per_minute
+    ])
     error_message = "Cloud Armor limits each client IP address's rate"
   }
   assert {
