@@ -3,6 +3,8 @@ package terraform_test
 import (
 	"maps"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -18,6 +20,7 @@ type buildStep struct {
 	Entrypoint     string   `yaml:"entrypoint"`
 	Args           []string `yaml:"args"`
 	Env            []string `yaml:"env"`
+	SecretEnv      []string `yaml:"secretEnv"`
 	WaitFor        []string `yaml:"waitFor"`
 	AllowFailure   bool     `yaml:"allowFailure"`
 	AllowExitCodes []int    `yaml:"allowExitCodes"`
@@ -25,22 +28,188 @@ type buildStep struct {
 
 func (s buildStep) script() string { return strings.Join(append(s.Env, s.Args...), "\n") }
 
-// TestCloudBuildTestsBuildsMigratesThenDeploys parses cloudbuild.yaml and
-// checks the rollout's order: tests, then the images (and the web bundle),
-// then the migration executed and waited for, then services and jobs on the
-// same digests, then the web client. Steps run in sequence (no waitFor), so
-// a failing step stops everything after it.
-func TestCloudBuildTestsBuildsMigratesThenDeploys(t *testing.T) {
-	t.Parallel()
+type cloudBuild struct {
+	Steps         []buildStep       `yaml:"steps"`
+	Substitutions map[string]string `yaml:"substitutions"`
+	Options       map[string]any    `yaml:"options"`
+	Available     struct {
+		SecretManager []struct {
+			VersionName string `yaml:"versionName"`
+			Env         string `yaml:"env"`
+		} `yaml:"secretManager"`
+	} `yaml:"availableSecrets"`
+}
+
+func readCloudBuild(t *testing.T) (cloudBuild, string) {
+	t.Helper()
 	raw, err := os.ReadFile("../cloudbuild.yaml")
 	require.NoError(t, err)
-	var cb struct {
-		Steps         []buildStep       `yaml:"steps"`
-		Substitutions map[string]string `yaml:"substitutions"`
-		Options       map[string]any    `yaml:"options"`
-	}
+	var cb cloudBuild
 	require.NoError(t, yaml.Unmarshal(raw, &cb))
+	return cb, string(raw)
+}
 
+// imageTools is what each image a step may run in ships, beyond the Debian
+// base every one of them has (baseTools): from each image's own
+// documentation and Dockerfile. golang:*-bookworm is buildpack-deps'
+// bookworm-scm (curl, wget, git, no make) with Go in /usr/local/go;
+// node:*-bookworm is the full buildpack-deps:bookworm (also make, gcc,
+// python3) with Node and npm; Cloud SDK's slim image has gcloud, gsutil,
+// curl and python3 (git is not counted on: a step that needs it installs it).
+var imageTools = map[string][]string{
+	"golang:1.26-bookworm":                          {"go", "gofmt", "git", "curl", "wget", "apt-get"},
+	"node:20-bookworm":                              {"node", "npm", "npx", "git", "curl", "wget", "make", "gcc", "python3", "apt-get"},
+	"gcr.io/google.com/cloudsdktool/cloud-sdk:slim": {"gcloud", "gsutil", "curl", "python3", "apt-get"},
+}
+
+// baseTools are in every Debian bookworm image (essential packages and
+// bash's builtins and keywords).
+var baseTools = strings.Fields(`bash sh cat cp mv rm ln mkdir mktemp chmod tee touch test [ echo printf
+	cd exit export set read true false grep sed awk cut tr head tail sort uniq xargs dirname basename
+	date sleep env id pwd wc command local case esac for while until if then elif else fi do done
+	return shift trap wait seq : continue break`)
+
+// aptTools is what `apt-get install PACKAGE` adds, for the packages steps install.
+var aptTools = map[string][]string{
+	"postgresql-15": {"psql", "pg_ctlcluster", "pg_isready", "initdb"},
+	"make":          {"make"},
+	"git":           {"git"},
+}
+
+// repoScripts is what the repository's own entry points call, for those
+// not parsed here (.ci/run runs make test, whose recipes call these).
+var repoScripts = map[string][]string{
+	".ci/run": {"go", "gofmt", "make", "git", "node", "npm", "npx", "psql", "pg_ctlcluster", "pg_isready", "apt-get"},
+}
+
+var (
+	commandSplit = regexp.MustCompile(`\|\||&&|[|;]|\$\$\(|\$\(|\bthen\b|\bdo\b|\belse\b|\{|\}|!`)
+	assignment   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+	braced       = regexp.MustCompile(`\$\$?\{[^}]*\}`)
+	quoted       = regexp.MustCompile(`"[^"]*"|'[^']*'`)
+	function     = regexp.MustCompile(`(?m)^\s*([a-z_]+)\(\) \{`)
+	// deploy/* scripts call each other as "$here/NAME".
+	sibling = regexp.MustCompile(`"\$here/([a-z-]+)"`)
+)
+
+// calledTools lists the programs a shell script calls: the first word of
+// every simple command (after variable assignments), not counting comments,
+// function definitions, case patterns and words that are expansions.
+func calledTools(script string) []string {
+	var tools []string
+	for _, line := range strings.Split(script, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") || strings.HasSuffix(line, "() {") {
+			continue
+		}
+		for _, cmd := range commandSplit.Split(quoted.ReplaceAllString(braced.ReplaceAllString(line, "$$VAR"), "''"), -1) {
+			words := strings.Fields(cmd)
+			for len(words) > 0 && assignment.MatchString(words[0]) {
+				words = words[1:]
+			}
+			if len(words) == 0 {
+				continue
+			}
+			w := words[0]
+			if strings.ContainsAny(w, `)"'$*<>=`) || strings.HasPrefix(w, "-") || w == "in" || w == "for" || w == "case" {
+				continue
+			}
+			tools = append(tools, w)
+		}
+	}
+	return tools
+}
+
+// missingTools answers which tools script calls that image does not ship,
+// that no earlier apt-get install of the script adds, and (for the
+// repository's scripts, deploy/* parsed recursively) that they need.
+func missingTools(t *testing.T, image, script string) []string {
+	t.Helper()
+	have := map[string]bool{}
+	for _, tool := range append(slices.Clone(baseTools), imageTools[image]...) {
+		have[tool] = true
+	}
+	var missing []string
+	var need func(script, where string)
+	need = func(script, where string) {
+		script = sibling.ReplaceAllString(script, "deploy/$1")
+		for _, m := range function.FindAllStringSubmatch(script, -1) {
+			have[m[1]] = true
+		}
+		for _, line := range strings.Split(strings.ReplaceAll(script, "\\\n", " "), "\n") {
+			f := strings.Fields(line)
+			if len(f) > 2 && f[0] == "apt-get" && f[1] == "install" {
+				for _, pkg := range f[2:] {
+					for _, tool := range aptTools[pkg] {
+						have[tool] = true
+					}
+				}
+			}
+			if len(f) == 3 && f[0] == "go" && f[1] == "install" && have["go"] {
+				path, _, _ := strings.Cut(f[2], "@")
+				have[filepath.Base(path)] = true
+			}
+			if strings.Contains(line, "ln -s /workspace/.toolchain/go /usr/local/go") {
+				have["go"], have["gofmt"] = true, true
+			}
+			for _, tool := range calledTools(line) {
+				switch {
+				case have[tool]:
+				case strings.HasPrefix(tool, "deploy/"):
+					raw, err := os.ReadFile(filepath.Join("..", tool))
+					require.NoError(t, err, "%s calls %s", where, tool)
+					need(string(raw), tool)
+				case repoScripts[tool] != nil:
+					for _, sub := range repoScripts[tool] {
+						if !have[sub] {
+							missing = append(missing, tool+" needs "+sub)
+						}
+					}
+				case strings.HasPrefix(tool, "/workspace/.toolchain/"):
+				default:
+					missing = append(missing, where+" calls "+tool)
+				}
+			}
+		}
+	}
+	need(script, "the step")
+	return missing
+}
+
+// Every step runs in an image that has what its commands call: a step that
+// calls a tool its image lacks (make test's Node in the golang image, git in
+// Cloud SDK's slim image without installing it) fails here, not in Cloud
+// Build. deploy/* scripts are read and checked with the step that calls them.
+func TestCloudBuildStepsRunInImagesThatHaveTheirTools(t *testing.T) {
+	t.Parallel()
+	cb, _ := readCloudBuild(t)
+	for _, s := range cb.Steps {
+		require.Contains(t, imageTools, s.Name, "step %s: image %s is not in imageTools; add what it ships", s.ID, s.Name)
+		require.Equal(t, "bash", s.Entrypoint, "step %s runs a bash script", s.ID)
+		require.Regexp(t, `^-[a-z]*e[a-z]*c$`, s.Args[0], "step %s runs under bash -e", s.ID)
+		require.Empty(t, missingTools(t, s.Name, strings.Join(s.Args[1:], "\n")), "step %s (%s)", s.ID, s.Name)
+	}
+}
+
+// The checker itself: the step main had (make test in the golang image)
+// and a gcloud call in the golang image are refused; a tool installed by
+// apt-get first is accepted.
+func TestMissingToolsFindsAToolTheImageLacks(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, []string{".ci/run needs make", ".ci/run needs node", ".ci/run needs npm", ".ci/run needs npx", ".ci/run needs psql", ".ci/run needs pg_ctlcluster", ".ci/run needs pg_isready"},
+		missingTools(t, "golang:1.26-bookworm", "apt-get update -qq\n.ci/run"))
+	require.Empty(t, missingTools(t, "golang:1.26-bookworm", "apt-get install -y -qq --no-install-recommends make\nmake build"))
+	require.Equal(t, []string{"the step calls gcloud"}, missingTools(t, "golang:1.26-bookworm", "x=$$(gcloud run services list)"))
+	require.Equal(t, []string{"the step calls make"}, missingTools(t, "golang:1.26-bookworm", "if [ -d x ]; then make build; fi"))
+}
+
+// The rollout's order: the toolchain, the tests, the images and the web
+// bundle, then deploy/rollout (newest-commit check, migration, candidates,
+// smoke test, traffic, jobs), then the web client. Steps run in sequence
+// (no waitFor), so a failing step stops everything after it.
+func TestCloudBuildTestsBuildsThenRollsOut(t *testing.T) {
+	t.Parallel()
+	cb, raw := readCloudBuild(t)
 	ids := make([]string, len(cb.Steps))
 	step := map[string]buildStep{}
 	for i, s := range cb.Steps {
@@ -50,8 +219,7 @@ func TestCloudBuildTestsBuildsMigratesThenDeploys(t *testing.T) {
 		require.False(t, s.AllowFailure, "step %s: allowFailure would let the build go on after it fails", s.ID)
 		require.Empty(t, s.AllowExitCodes, "step %s: allowExitCodes would let the build go on after it fails", s.ID)
 	}
-	require.Equal(t, []string{"test", "build", "web-build", "migrate", "deploy-services", "deploy-jobs", "web-publish"}, ids)
-
+	require.Equal(t, []string{"toolchain", "test", "build", "web-build", "rollout", "web-publish"}, ids)
 	require.Contains(t, step["test"].script(), ".ci/run", "the test step runs the suite as CI does")
 
 	// The build covers every binary .ko.yaml builds, and records digests.
@@ -69,32 +237,19 @@ func TestCloudBuildTestsBuildsMigratesThenDeploys(t *testing.T) {
 	for _, b := range kc.Builds {
 		require.Contains(t, build, b.Main)
 	}
+	require.Contains(t, build, "./jobs/outboxctl", "outboxctl is shipped as an image (its Cloud Run Job)")
 
-	// A failed migration stops the rollout: bash -e exits with the first
-	// failing command, the script is exactly the update and the execution
-	// waited for (no ||, ;, & or pipe could swallow a failure), and every
-	// later step runs only after this one succeeded (no waitFor above).
-	m := step["migrate"]
-	require.Equal(t, "bash", m.Entrypoint)
-	require.Len(t, m.Args, 2)
-	require.Regexp(t, `^-[a-z]*e[a-z]*c$`, m.Args[0], "migrate runs under bash -e")
-	require.Empty(t, m.Env)
-	require.Equal(t, []string{
-		`gcloud run jobs update migrate --region=${_REGION} --image="$$(grep '/migrate@sha256:' /workspace/images.txt)" --quiet`,
-		`gcloud run jobs execute migrate --region=${_REGION} --wait`,
-	}, strings.Split(strings.TrimSpace(m.Args[1]), "\n"), "migrate: the job is updated to the new image, then executed and waited for, with nothing that could swallow a failure")
-	for _, id := range []string{"migrate", "deploy-services", "deploy-jobs"} {
-		require.Regexp(t, `grep .*@sha256:.* /workspace/images.txt`, step[id].script(), "%s deploys by digest", id)
-	}
-	require.Contains(t, step["deploy-services"].script(), "gcloud run services update")
-	require.Contains(t, step["deploy-jobs"].script(), "grep -vx migrate", "migrate is deployed once, before the rest")
+	require.Contains(t, step["rollout"].script(), "deploy/rollout /workspace/images.txt")
+	require.Contains(t, step["rollout"].script(), "COMMIT=${COMMIT_SHA}")
+	require.Equal(t, []string{"SMOKE_EMAIL", "SMOKE_PASSWORD"}, step["rollout"].SecretEnv)
 	require.Contains(t, step["web-publish"].script(), "gs://${_WEB_BUCKET}")
+	require.Contains(t, step["web-publish"].script(), "/workspace/superseded", "a superseded build publishes no web client")
 
 	// Substitutions: every one used is declared (with a default) and every
 	// declared one used; shell variables are escaped ($$) so that Cloud
 	// Build does not take them for substitutions.
 	used := map[string]bool{}
-	for _, m := range regexp.MustCompile(`\$\{?(_[A-Z0-9_]+)`).FindAllStringSubmatch(string(raw), -1) {
+	for _, m := range regexp.MustCompile(`\$\{?(_[A-Z0-9_]+)`).FindAllStringSubmatch(raw, -1) {
 		used[m[1]] = true
 	}
 	require.Equal(t, slices.Sorted(maps.Keys(cb.Substitutions)), slices.Sorted(maps.Keys(used)))
@@ -103,4 +258,67 @@ func TestCloudBuildTestsBuildsMigratesThenDeploys(t *testing.T) {
 		require.Empty(t, unescaped, "step %s uses a shell variable or command substitution without $$", s.ID)
 	}
 	require.Equal(t, true, cb.Options["dynamicSubstitutions"])
+	var secrets []string
+	for _, s := range cb.Available.SecretManager {
+		secrets = append(secrets, s.Env)
+	}
+	require.Equal(t, []string{"SMOKE_EMAIL", "SMOKE_PASSWORD"}, secrets)
+}
+
+// The published web client signs in with Identity Platform: the build step
+// sets every VITE_* setting frontend/src/config.ts reads (VITE_AUTH to
+// firebase), from substitutions, and checks them before and the bundle
+// after the build (deploy/check-web-settings).
+func TestWebBuildSignsInWithIdentityPlatform(t *testing.T) {
+	t.Parallel()
+	cb, _ := readCloudBuild(t)
+	var web buildStep
+	for _, s := range cb.Steps {
+		if s.ID == "web-build" {
+			web = s
+		}
+	}
+	config, err := os.ReadFile("../frontend/src/config.ts")
+	require.NoError(t, err)
+	read := regexp.MustCompile(`import\.meta\.env\.(VITE_[A-Z_]+)`).FindAllStringSubmatch(string(config), -1)
+	require.NotEmpty(t, read)
+	env := map[string]string{}
+	for _, e := range web.Env {
+		k, v, _ := strings.Cut(e, "=")
+		env[k] = v
+	}
+	for _, m := range read {
+		require.NotEmpty(t, env[m[1]], "the web build sets %s (frontend/src/config.ts reads it)", m[1])
+		if m[1] != "VITE_AUTH" {
+			require.Regexp(t, `^\$\{_[A-Z_]+\}$`, env[m[1]], "%s comes from a substitution", m[1])
+		}
+	}
+	require.Equal(t, "firebase", env["VITE_AUTH"])
+	script := strings.Split(strings.TrimSpace(web.Args[1]), "\n")
+	require.Equal(t, "deploy/check-web-settings", script[0], "the settings are checked before npm ci")
+	require.Equal(t, "deploy/check-web-settings frontend/dist", script[len(script)-1], "the bundle is checked after the build")
+	require.Contains(t, script, "npm run build")
+}
+
+// deploy/check-web-settings refuses a build without Identity Platform's
+// settings and a bundle that does not contain them.
+func TestCheckWebSettingsRefusesTheDevelopmentSignIn(t *testing.T) {
+	t.Parallel()
+	env := []string{"PATH=" + os.Getenv("PATH"), "VITE_AUTH=firebase", "VITE_FIREBASE_API_KEY=AIzaKey", "VITE_FIREBASE_AUTH_DOMAIN=p.firebaseapp.com", "VITE_FIREBASE_PROJECT_ID=p"}
+	check := func(env []string, args ...string) error {
+		cmd := exec.Command("../deploy/check-web-settings", args...)
+		cmd.Env = env
+		return cmd.Run()
+	}
+	require.NoError(t, check(env))
+	require.Error(t, check(append(slices.Clone(env), "VITE_AUTH=dev")), "VITE_AUTH=dev is the development sign-in")
+	require.Error(t, check(append(slices.Clone(env), "VITE_FIREBASE_API_KEY=")), "an empty API key")
+
+	dist := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dist, "assets"), 0o755))
+	bundle := filepath.Join(dist, "assets", "index-abc123.js")
+	require.NoError(t, os.WriteFile(bundle, []byte(`const c={apiKey:"AIzaKey",authDomain:"p.firebaseapp.com",projectId:"p"};`), 0o644))
+	require.NoError(t, check(env, dist))
+	require.NoError(t, os.WriteFile(bundle, []byte(`fetch("/dev/token")`), 0o644))
+	require.Error(t, check(env, dist), "a bundle built without the settings")
 }

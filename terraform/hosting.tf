@@ -15,6 +15,14 @@ resource "google_storage_bucket" "web" {
   uniform_bucket_level_access = true
   public_access_prevention    = "enforced"
   force_destroy               = false
+  # The backend bucket honours these: / is index.html, and an object that
+  # does not exist answers index.html (with status 404). The URL map below
+  # already rewrites every client route to /index.html (status 200); this
+  # covers a mistyped asset path.
+  website {
+    main_page_suffix = "index.html"
+    not_found_page   = "index.html"
+  }
 }
 
 # Cloud CDN fetches the private bucket's objects with its own service agent.
@@ -51,13 +59,43 @@ resource "google_compute_region_network_endpoint_group" "function" {
   }
 }
 
+# The smoke test's way in (deploy/smoke): a request to /Me or /GetSchedule
+# with the header X-Lexora-Candidate goes to the revision tagged
+# "candidate", which deploy/rollout deploys with no traffic before moving
+# traffic to it. The services admit only the load balancer, so the tagged
+# run.app URL is not reachable from Cloud Build; this route is.
+resource "google_compute_region_network_endpoint_group" "candidate" {
+  for_each              = toset(local.smoke_functions)
+  name                  = "fn-${local.fn[each.key].service}-candidate"
+  region                = var.region
+  network_endpoint_type = "SERVERLESS"
+  cloud_run {
+    service = google_cloud_run_v2_service.function[each.key].name
+    tag     = "candidate"
+  }
+}
+
+locals {
+  # The functions deploy/smoke calls, and the header that routes to their candidates.
+  smoke_functions  = ["GetSchedule", "Me"]
+  candidate_header = "X-Lexora-Candidate"
+  # The web client's files outside /assets/ (Vite copies frontend/public to
+  # the bundle's root; terraform/hosting_test.go keeps the list in step).
+  web_root_files = ["/favicon.ico"]
+  backends = merge(
+    { for f in local.public_functions : f => { group = google_compute_region_network_endpoint_group.function[f].id, name = "fn-${local.fn[f].service}" } },
+    { for f in local.smoke_functions : "${f}/candidate" => { group = google_compute_region_network_endpoint_group.candidate[f].id, name = "fn-${local.fn[f].service}-candidate" } },
+  )
+}
+
 resource "google_compute_backend_service" "function" {
-  for_each              = toset(local.public_functions)
-  name                  = "fn-${local.fn[each.key].service}"
+  for_each              = local.backends
+  name                  = each.value.name
   load_balancing_scheme = "EXTERNAL_MANAGED"
   protocol              = "HTTPS"
+  security_policy       = google_compute_security_policy.functions.id
   backend {
-    group = google_compute_region_network_endpoint_group.function[each.key].id
+    group = each.value.group
   }
   log_config {
     enable      = true
@@ -65,6 +103,58 @@ resource "google_compute_backend_service" "function" {
   }
 }
 
+# Cloud Armor on every function's backend: each client (by IP address) may
+# make var.rate_limit_per_minute requests a minute to the functions; above
+# that it gets 429 until its rate falls again, so one client cannot take
+# every instance (function_max_instances × 20 concurrent requests) of a
+# function. Preconfigured WAF rules are left out: the API takes JSON from
+# signed-in users, where their false positives would refuse real reviews.
+resource "google_compute_security_policy" "functions" {
+  name        = "lexora-functions"
+  description = "Per-client rate limit on the Lexora functions"
+  type        = "CLOUD_ARMOR"
+
+  rule {
+    action   = "throttle"
+    priority = 1000
+    match {
+      versioned_expr = "SRC_IPS_V1"
+      config {
+        src_ip_ranges = ["*"]
+      }
+    }
+    rate_limit_options {
+      conform_action = "allow"
+      exceed_action  = "deny(429)"
+      enforce_on_key = "IP"
+      rate_limit_threshold {
+        count        = var.rate_limit_per_minute
+        interval_sec = 60
+      }
+    }
+    description = "At most rate_limit_per_minute requests a minute per client IP address"
+  }
+
+  rule {
+    action   = "allow"
+    priority = 2147483647
+    match {
+      versioned_expr = "SRC_IPS_V1"
+      config {
+        src_ip_ranges = ["*"]
+      }
+    }
+    description = "Default: allow"
+  }
+}
+
+# Routes, first match by priority:
+#  1. /Me and /GetSchedule with X-Lexora-Candidate: their candidate revision;
+#  2. /<FunctionName>: that function's service;
+#  3. /assets/... and the bundle's root files: the bucket, as they are;
+#  4. anything else (/, /review, /classes/...: the client's routes): the
+#     bucket's /index.html, status 200, as functions/cmd/server/static.go
+#     does locally.
 resource "google_compute_url_map" "https" {
   name            = "lexora"
   default_service = google_compute_backend_bucket.web.id
@@ -75,12 +165,66 @@ resource "google_compute_url_map" "https" {
   path_matcher {
     name            = "app"
     default_service = google_compute_backend_bucket.web.id
-    # The functions where the web client finds them locally: /<FunctionName>.
-    dynamic "path_rule" {
-      for_each = toset(local.public_functions)
+
+    dynamic "route_rules" {
+      for_each = { for i, f in local.smoke_functions : f => i }
       content {
-        paths   = ["/${path_rule.value}"]
-        service = google_compute_backend_service.function[path_rule.value].id
+        priority = 1 + route_rules.value
+        service  = google_compute_backend_service.function["${route_rules.key}/candidate"].id
+        match_rules {
+          full_path_match = "/${route_rules.key}"
+          header_matches {
+            header_name   = local.candidate_header
+            present_match = true
+          }
+        }
+      }
+    }
+    dynamic "route_rules" {
+      for_each = { for i, f in local.public_functions : f => i }
+      content {
+        priority = 100 + route_rules.value
+        service  = google_compute_backend_service.function[route_rules.key].id
+        match_rules {
+          full_path_match = "/${route_rules.key}"
+        }
+      }
+    }
+    route_rules {
+      priority = 1000
+      service  = google_compute_backend_bucket.web.id
+      match_rules {
+        prefix_match = "/assets/"
+      }
+      dynamic "match_rules" {
+        for_each = toset(local.web_root_files)
+        content {
+          full_path_match = match_rules.value
+        }
+      }
+    }
+    route_rules {
+      priority = 1999
+      service  = google_compute_backend_bucket.web.id
+      match_rules {
+        full_path_match = "/"
+      }
+      route_action {
+        url_rewrite {
+          path_prefix_rewrite = "/index.html"
+        }
+      }
+    }
+    route_rules {
+      priority = 2000
+      service  = google_compute_backend_bucket.web.id
+      match_rules {
+        path_template_match = "/{path=**}"
+      }
+      route_action {
+        url_rewrite {
+          path_template_rewrite = "/index.html"
+        }
       }
     }
   }
@@ -97,10 +241,19 @@ resource "google_compute_managed_ssl_certificate" "app" {
   }
 }
 
+# TLS 1.2 or later with the MODERN profile's ciphers (the default policy
+# allows TLS 1.0).
+resource "google_compute_ssl_policy" "app" {
+  name            = "lexora"
+  profile         = "MODERN"
+  min_tls_version = "TLS_1_2"
+}
+
 resource "google_compute_target_https_proxy" "app" {
   name             = "lexora"
   url_map          = google_compute_url_map.https.id
   ssl_certificates = [google_compute_managed_ssl_certificate.app.id]
+  ssl_policy       = google_compute_ssl_policy.app.id
 }
 
 # Plain HTTP only redirects to HTTPS.
@@ -140,4 +293,26 @@ moved {
 moved {
   from = google_compute_global_forwarding_rule.http
   to   = google_compute_global_forwarding_rule.lb["http"]
+}
+
+# The web client's Identity Platform API key (VITE_FIREBASE_API_KEY, through
+# cloudbuild.yaml's _FIREBASE_API_KEY): an API key identifies the project to
+# Identity Platform and is public by design (it is in the bundle); it is
+# restricted to the sign-in APIs and to the app's origin. deploy/smoke sends
+# that origin as its Referer.
+resource "google_apikeys_key" "web" {
+  project      = local.auth_project
+  name         = "lexora-web"
+  display_name = "Lexora web client (Identity Platform sign-in)"
+  restrictions {
+    api_targets {
+      service = "identitytoolkit.googleapis.com"
+    }
+    api_targets {
+      service = "securetoken.googleapis.com"
+    }
+    browser_key_restrictions {
+      allowed_referrers = length(var.web_allowed_referrers) > 0 ? var.web_allowed_referrers : ["https://${var.domain}/*"]
+    }
+  }
 }

@@ -45,6 +45,19 @@ locals {
         }
         secrets = {}
       }
+      # The operators' tool (jobs/outboxctl): never scheduled; the on-call
+      # group executes it with its arguments (docs/runbook.md), e.g.
+      # `gcloud run jobs execute outboxctl --args=dead,list --wait`. One
+      # task, no retry: a replay or skip is done once or not at all.
+      outboxctl = {
+        task_count  = 1
+        parallelism = 1
+        timeout     = 600
+        max_retries = 0
+        memory      = "512Mi"
+        env         = { DATABASE_MAX_CONNS = tostring(local.conns.outboxctl) }
+        secrets     = {}
+      }
       # No retry: a failed migration stops the rollout for a human to look at.
       migrate = {
         task_count  = 1
@@ -55,8 +68,12 @@ locals {
         env = {
           DATABASE_MAX_CONNS         = tostring(local.conns.migrate)
           DATABASE_STATEMENT_TIMEOUT = "10m"
-          MIGRATE_GRANT_ROLE         = "lexora_app"
-          MIGRATE_OUTBOX_OWNER       = "lexora_outbox_owner"
+          # Waits at most 10 s for a lock, so a migration never queues
+          # traffic behind it for long (a start-up parameter: the role
+          # settings cannot be changed by the provision script, sql.tf).
+          PGOPTIONS            = "-c lock_timeout=10s"
+          MIGRATE_GRANT_ROLE   = "lexora_app"
+          MIGRATE_OUTBOX_OWNER = "lexora_outbox_owner"
         }
         secrets = {}
       }
@@ -92,7 +109,7 @@ resource "google_cloud_run_v2_job" "job" {
       timeout         = "${each.value.timeout}s"
       max_retries     = each.value.max_retries
       containers {
-        image = var.image
+        image = var.job_image
         resources {
           limits = {
             cpu    = "1"
@@ -130,7 +147,7 @@ resource "google_cloud_run_v2_job" "job" {
   depends_on = [google_secret_manager_secret_iam_member.accessor, google_sql_provision_script.roles]
 }
 
-# Operators may execute drain and prune by hand, with overrides (README.md
+# Operators may execute drain, prune and outboxctl by hand, with overrides (README.md
 # "Running a drain, a prune or a replay by hand": `gcloud run jobs execute
 # --wait --update-env-vars --task-timeout`). roles/run.invoker allows only a
 # plain execution; roles/run.developer would also let them change and delete
@@ -151,7 +168,7 @@ resource "google_project_iam_custom_role" "job_operator" {
 }
 
 resource "google_cloud_run_v2_job_iam_member" "operator" {
-  for_each = { for pair in setproduct(["drain", "prune"], var.operators) : "${pair[0]}/${pair[1]}" => { job = pair[0], member = pair[1] } }
+  for_each = { for pair in setproduct(["drain", "prune", "outboxctl"], var.operators) : "${pair[0]}/${pair[1]}" => { job = pair[0], member = pair[1] } }
   name     = google_cloud_run_v2_job.job[each.value.job].name
   location = var.region
   role     = google_project_iam_custom_role.job_operator.name

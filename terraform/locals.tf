@@ -14,7 +14,8 @@ locals {
   } }
 
   # The jobs that talk to the database; seed only in a demo environment.
-  db_jobs = concat(["drain", "prune", "migrate"], local.demo ? ["seed"] : [])
+  # outboxctl is the operators' tool, executed by hand (jobs.tf).
+  db_jobs = concat(["drain", "prune", "migrate", "outboxctl"], local.demo ? ["seed"] : [])
 
   # Cloud Scheduler starts drain every minute; each execution runs
   # drain_run_seconds in loop mode and must end within the task timeout
@@ -28,11 +29,12 @@ locals {
 
   # Connections per process (DATABASE_MAX_CONNS).
   conns = {
-    function = 2
-    drain    = 10
-    prune    = 2
-    migrate  = 2
-    seed     = 2
+    function  = 2
+    drain     = 10
+    prune     = 2
+    migrate   = 2
+    seed      = 2
+    outboxctl = 2
   }
   # A drain task opens, besides its DATABASE_MAX_CONNS pool, a pool of 2
   # for its own statements (ownConns in pkg/outbox/run.go) and 1 LISTEN
@@ -46,6 +48,7 @@ locals {
     drain     = 2 * var.drain_tasks * local.drain_task_conns
     prune     = local.conns.prune
     migrate   = local.conns.migrate
+    outboxctl = local.conns.outboxctl
     seed      = local.demo ? local.conns.seed : 0
   }
   connections_needed = sum(values(local.connection_budget))

@@ -42,3 +42,23 @@ output "build_source_bucket" {
   description = "gcloud builds submit --gcs-source-staging-dir=gs://<this>/source"
   value       = google_storage_bucket.build_source.name
 }
+
+output "web_api_key" {
+  description = "The web client's Identity Platform API key (cloudbuild.yaml's _FIREBASE_API_KEY)."
+  value       = google_apikeys_key.web.key_string
+  sensitive   = true
+}
+
+output "build_substitutions" {
+  description = "Every cloudbuild.yaml substitution this environment needs, for the trigger or `gcloud builds submit --substitutions=$(terraform output -raw build_substitutions)`."
+  value = join(",", [for k, v in {
+    _REGION               = var.region
+    _REPO                 = google_artifact_registry_repository.images.repository_id
+    _WEB_BUCKET           = google_storage_bucket.web.name
+    _DOMAIN               = var.domain
+    _AUTH_PROJECT         = local.auth_project
+    _FIREBASE_API_KEY     = google_apikeys_key.web.key_string
+    _FIREBASE_AUTH_DOMAIN = "${local.auth_project}.firebaseapp.com"
+  } : "${k}=${v}"])
+  sensitive = true
+}

@@ -35,9 +35,12 @@ resource "google_storage_bucket" "build_source" {
   location                    = var.region
   uniform_bucket_level_access = true
   public_access_prevention    = "enforced"
+  # Uploaded sources go after 30 days; releases/ (deploy/rollout's image
+  # lists, which deploy/rollback reads) stay.
   lifecycle_rule {
     condition {
-      age = 30
+      age            = 30
+      matches_prefix = ["source/"]
     }
     action {
       type = "Delete"
@@ -45,8 +48,14 @@ resource "google_storage_bucket" "build_source" {
   }
 }
 
-resource "google_storage_bucket_iam_member" "build_reads_source" {
-  bucket = google_storage_bucket.build_source.name
-  role   = "roles/storage.objectViewer"
-  member = "serviceAccount:${google_service_account.build.email}"
+resource "google_storage_bucket_iam_member" "build_source" {
+  for_each = toset(["roles/storage.objectViewer", "roles/storage.objectCreator"])
+  bucket   = google_storage_bucket.build_source.name
+  role     = each.value
+  member   = "serviceAccount:${google_service_account.build.email}"
+}
+
+moved {
+  from = google_storage_bucket_iam_member.build_reads_source
+  to   = google_storage_bucket_iam_member.build_source["roles/storage.objectViewer"]
 }

@@ -17,7 +17,7 @@ import (
 )
 
 // TestOperatorFunctionsAreTheOperatorOnlyOnes checks locals.operator_functions
-// in functions.tf.json (the one list that keeps a function off allUsers and
+// in functions.tf.json (the one list that keeps a function off the public invoker and
 // the load balancer) against the roles each function requires in the code:
 // the string literals it, or a Service method it calls, passes to
 // Service.caller in package functions. A function is operator-only when

@@ -5,9 +5,14 @@ locals {
   secrets = {
     smtp-username = ["job-drain"]
     smtp-password = ["job-drain"]
+    # The smoke account's sign-in (deploy/first-accounts writes it), read by
+    # Cloud Build's smoke test (deploy/smoke).
+    smoke-email    = ["build"]
+    smoke-password = ["build"]
   }
+  secret_readers = merge(local.db_accounts, { build = google_service_account.build.email })
   secret_accessors = merge([for s, readers in local.secrets : {
-    for r in readers : "${s}/${r}" => { secret = s, account = local.db_accounts[r] }
+    for r in readers : "${s}/${r}" => { secret = s, account = local.secret_readers[r] }
   }]...)
 }
 

@@ -14,8 +14,14 @@ resource "google_cloud_run_v2_service" "function" {
   location = var.region
   # Public functions are reached only through the load balancer (hosting.tf);
   # operator functions only with an IAM identity token.
-  ingress             = each.value.public ? "INGRESS_TRAFFIC_INTERNAL_LOAD_BALANCER" : "INGRESS_TRAFFIC_ALL"
-  deletion_protection = false
+  ingress = each.value.public ? "INGRESS_TRAFFIC_INTERNAL_LOAD_BALANCER" : "INGRESS_TRAFFIC_ALL"
+  # The load balancer's serverless NEGs call the public functions without a
+  # token: Cloud Run's invoker check is off for them (the documented way for
+  # public services; an allUsers binding fails in organisations with
+  # domain-restricted sharing). Their ingress still admits only the load
+  # balancer, and each function checks the caller's Identity Platform token.
+  invoker_iam_disabled = each.value.public
+  deletion_protection  = false
   # cloudbuild.yaml deploys every service with this label.
   labels = { lexora-role = "function" }
 
@@ -55,19 +61,11 @@ resource "google_cloud_run_v2_service" "function" {
 
   lifecycle {
     # Cloud Build deploys each build's digest; Terraform owns the rest.
-    ignore_changes = [template[0].containers[0].image, client, client_version]
+    # deploy/rollout also names each revision, tags the candidate and moves
+    # the traffic: all of that is Cloud Build's, not Terraform's.
+    ignore_changes = [template[0].containers[0].image, template[0].revision, traffic, client, client_version]
   }
-  depends_on = [google_project_iam_member.db_client, google_project_iam_member.db_instance_user]
-}
-
-# The load balancer's serverless NEGs call the public functions without a
-# token; their ingress admits only the load balancer.
-resource "google_cloud_run_v2_service_iam_member" "public" {
-  for_each = toset(local.public_functions)
-  name     = google_cloud_run_v2_service.function[each.key].name
-  location = var.region
-  role     = "roles/run.invoker"
-  member   = "allUsers"
+  depends_on = [google_project_iam_member.db_client]
 }
 
 # Operators invoke the operator functions and read their services (the

@@ -14,7 +14,9 @@ resource "google_sql_database_instance" "main" {
     availability_type           = var.sql_availability
     deletion_protection_enabled = true
     connector_enforcement       = "REQUIRED"
-    # The provision script below runs its SQL through the Data API.
+    # The provision script below runs its SQL through the Data API, so it
+    # stays allowed; no workload can use it (their custom role,
+    # lexoraDatabaseClient in iam.tf, has no cloudsql.instances.executeSql).
     data_api_access = "ALLOW_DATA_API"
 
     ip_configuration {
@@ -88,35 +90,43 @@ locals {
   # CREATE on the schema to be given tables, so its members have it too; on
   # PostgreSQL 17, GRANT MAINTAIN on the four tables would do with less.
   outbox_owners = [local.db_user["job-migrate"], local.db_user["job-prune"]]
-  # ALTER ROLE settings: no statement or forgotten transaction holds locks
-  # or the xmin horizon for long, whatever a connection asks for at start-up
-  # (the code sets the same values as start-up parameters; these are the
-  # floor when it does not, e.g. behind PgBouncer). Migrations may run long
-  # statements but must not queue behind a lock for long.
-  role_settings = merge(
-    { for u in local.app_users : u => { statement_timeout = "30s", idle_in_transaction_session_timeout = "60s" } },
-    { (local.db_user["job-migrate"]) = { statement_timeout = "10min", idle_in_transaction_session_timeout = "60s", lock_timeout = "10s" } },
-  )
+  # Database settings, the floor under what the code sets at connect (e.g.
+  # behind PgBouncer): no statement or forgotten transaction holds locks or
+  # the xmin horizon for long. They are set on the database, not on each
+  # role: on PostgreSQL 16 ALTER ROLE on another role needs CREATEROLE with
+  # ADMIN OPTION on that role, which no member of cloudsqlsuperuser has on
+  # the IAM roles Cloud SQL creates, where ALTER DATABASE needs only the
+  # database's ownership (cloudsqlsuperuser's, for a database made through
+  # the Admin API). The migrate job asks for more at start-up instead: its
+  # DATABASE_STATEMENT_TIMEOUT (10 minutes) and PGOPTIONS' lock_timeout (10 s).
+  database_settings = {
+    statement_timeout                   = "30s"
+    idle_in_transaction_session_timeout = "60s"
+  }
+  # The script acts as cloudsqlsuperuser (SET ROLE): its attributes
+  # (CREATEROLE) are not inherited by its members, and the roles it creates
+  # are then administered by it, so that later runs may grant them.
   provision_sql = join("\n", concat(
     [
+      "SET ROLE cloudsqlsuperuser;",
       "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'lexora_app') THEN CREATE ROLE lexora_app NOLOGIN; END IF; END $$;",
       "GRANT USAGE, CREATE ON SCHEMA public TO \"${local.db_user["job-migrate"]}\";",
       "GRANT USAGE ON SCHEMA public TO lexora_app;",
       "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'lexora_outbox_owner') THEN CREATE ROLE lexora_outbox_owner NOLOGIN; END IF; END $$;",
       "GRANT USAGE, CREATE ON SCHEMA public TO lexora_outbox_owner;",
     ],
-    [for u in local.app_users : "GRANT lexora_app TO \"${u}\";"],
+    # terraform_admin too: deploy/first-accounts inserts the first operator.
+    [for u in concat(local.app_users, [google_sql_user.terraform_admin.name]) : "GRANT lexora_app TO \"${u}\";"],
     [for u in local.outbox_owners : "GRANT lexora_outbox_owner TO \"${u}\";"],
-    flatten([for u, settings in local.role_settings : [
-      for k, v in settings : "ALTER ROLE \"${u}\" SET ${k} = '${v}';"
-    ]]),
+    [for k, v in local.database_settings : "ALTER DATABASE ${google_sql_database.lexora.name} SET ${k} = '${v}';"],
+    ["RESET ROLE;"],
   ))
 }
 
-# Roles and role settings, run as terraform_admin through the Data API and
+# Roles, memberships and database settings, run as terraform_admin through the Data API and
 # again whenever the script changes (it is idempotent).
 resource "google_sql_provision_script" "roles" {
-  description = "lexora_app, lexora_outbox_owner, the workloads' memberships and role settings"
+  description = "lexora_app, lexora_outbox_owner, the workloads' memberships and the database's settings"
   instance    = google_sql_database_instance.main.name
   database    = google_sql_database.lexora.name
   script      = local.provision_sql

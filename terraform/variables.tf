@@ -29,6 +29,12 @@ variable "image" {
   default     = "us-docker.pkg.dev/cloudrun/container/hello"
 }
 
+variable "job_image" {
+  description = "Image the jobs are created with, until Cloud Build sets each job's own image (Terraform ignores it afterwards). Cloud Run's sample job image exits at once, so scheduled drains before the first build end in seconds instead of running to their timeout."
+  type        = string
+  default     = "us-docker.pkg.dev/cloudrun/container/job"
+}
+
 variable "auth_project" {
   description = "The Google Identity Platform (Firebase Auth) project whose ID tokens the functions accept; empty means project_id."
   type        = string
@@ -36,7 +42,7 @@ variable "auth_project" {
 }
 
 variable "terraform_admin" {
-  description = "Email of the principal that runs terraform apply (a user or a service account). It becomes a Cloud SQL IAM user in cloudsqlsuperuser so that the provision script (roles, ALTER ROLE) can run as it."
+  description = "Email of the principal that runs terraform apply (a user or a service account). It becomes a Cloud SQL IAM user in cloudsqlsuperuser so that the provision script (roles, memberships, ALTER DATABASE) can run as it, and a member of lexora_app for deploy/first-accounts."
   type        = string
 }
 
@@ -70,7 +76,7 @@ variable "sql_availability" {
 variable "sql_max_connections" {
   description = "The instance's max_connections flag. The connection budget (locals.tf) must fit under it minus sql_operator_connections."
   type        = number
-  default     = 240 # the connection budget's 200 (locals.tf) plus the operators' 20, with room for one more function
+  default     = 240 # the connection budget's 202 (locals.tf) plus the operators' 20, with room for two more public functions
 }
 
 variable "sql_operator_connections" {
@@ -116,7 +122,83 @@ variable "drain_max_deliveries" {
 }
 
 variable "alert_notification_channels" {
-  description = "Monitoring notification channel ids (e.g. the on-call PagerDuty or email channel) the alerts notify."
+  description = "Monitoring notification channel ids (e.g. the on-call PagerDuty channel) the alerts notify, besides oncall_email's channel. In prod at least one of the two is required: an alert that notifies nobody is not an alert."
   type        = list(string)
   default     = []
+  validation {
+    condition     = var.environment != "prod" || length(var.alert_notification_channels) > 0 || var.oncall_email != ""
+    error_message = "prod needs alert_notification_channels or oncall_email: every alert would notify nobody."
+  }
+}
+
+variable "oncall_email" {
+  description = "The on-call group's email address; non-empty, Terraform makes it an email notification channel that every alert notifies."
+  type        = string
+  default     = ""
+}
+
+variable "rate_limit_per_minute" {
+  description = "Cloud Armor: requests a minute one client IP address may send to the functions before it gets 429. A learner reviewing fast sends about 20 a minute, and a classroom shares its school's one NAT address: 1,200 lets 60 learners behind one address review at full speed."
+  type        = number
+  default     = 1200
+}
+
+variable "web_allowed_referrers" {
+  description = "Referrers the web client's Identity Platform API key accepts; empty means https://<domain>/*."
+  type        = list(string)
+  default     = []
+}
+
+variable "runbook_url" {
+  description = "Where docs/runbook.md is read; every alert's documentation links to its section there."
+  type        = string
+  default     = "https://github.com/lexora-app/lexora/blob/main/docs/runbook.md"
+}
+
+variable "delivery_age_alert_seconds" {
+  description = "Alert when a drain run ends with a due delivery older than this."
+  type        = number
+  default     = 300
+}
+
+variable "delivery_freshness_seconds" {
+  description = "The delivery freshness objective: a committed event's consequences delivered within this many seconds (measured as the oldest due delivery's age at the end of each drain run)."
+  type        = number
+  default     = 60
+}
+
+variable "function_5xx_ratio" {
+  description = "Alert when a function answers more than this share of its requests with 5xx over 5 minutes."
+  type        = number
+  default     = 0.05
+}
+
+variable "function_latency_ms" {
+  description = "Alert when a function's 99th percentile latency over 5 minutes is above this (its timeout is 10 s)."
+  type        = number
+  default     = 2000
+}
+
+variable "slo_availability" {
+  description = "SubmitReview availability objective: the share of requests answered without a 5xx, over 28 days."
+  type        = number
+  default     = 0.999
+}
+
+variable "slo_latency_goal" {
+  description = "SubmitReview latency objective: the share of requests answered within slo_latency_ms, over 28 days."
+  type        = number
+  default     = 0.99
+}
+
+variable "slo_latency_ms" {
+  description = "SubmitReview latency objective's bound."
+  type        = number
+  default     = 500
+}
+
+variable "slo_freshness_goal" {
+  description = "Delivery freshness objective: the share of drain runs whose oldest due delivery is within delivery_freshness_seconds, over 28 days."
+  type        = number
+  default     = 0.99
 }

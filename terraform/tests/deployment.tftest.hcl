@@ -29,6 +29,7 @@ variables {
   domain          = "app.lexora.test"
   terraform_admin = "platform@lexora.test"
   operators       = ["group:oncall@lexora.test"]
+  oncall_email    = "oncall@lexora.test"
   smtp = {
     host = "smtp.lexora.test"
     port = 587
@@ -77,16 +78,14 @@ run "nothing_operator_only_is_public" {
   command = apply
 
   assert {
-    condition     = length(setintersection(keys(google_cloud_run_v2_service_iam_member.public), local.operator_functions)) == 0
-    error_message = "no operator function is open to allUsers"
+    condition = alltrue([for f in local.functions :
+      google_cloud_run_v2_service.function[f].invoker_iam_disabled == !contains(local.operator_functions, f)
+    ])
+    error_message = "the public functions (and only those) skip Cloud Run's invoker check, for the load balancer; operator functions keep it"
   }
   assert {
-    condition     = toset(keys(google_cloud_run_v2_service_iam_member.public)) == toset(local.public_functions)
-    error_message = "every public function (and only those) is open to allUsers, for the load balancer"
-  }
-  assert {
-    condition     = alltrue([for m in google_cloud_run_v2_service_iam_member.public : m.member == "allUsers"]) && alltrue([for m in google_cloud_run_v2_service_iam_member.operator : m.member != "allUsers" && m.member != "allAuthenticatedUsers"])
-    error_message = "operator functions are invoked only by the operators"
+    condition     = alltrue([for m in google_cloud_run_v2_service_iam_member.operator : m.member != "allUsers" && m.member != "allAuthenticatedUsers"])
+    error_message = "operator functions are invoked only by the operators; no allUsers binding anywhere"
   }
   assert {
     condition = alltrue([for f in local.operator_functions :
@@ -95,8 +94,8 @@ run "nothing_operator_only_is_public" {
     error_message = "operators may invoke each operator function and read its service (for its URL), nothing more"
   }
   assert {
-    condition     = contains(google_project_iam_custom_role.job_operator.permissions, "run.jobs.runWithOverrides") && alltrue([for m in google_cloud_run_v2_job_iam_member.operator : m.role == google_project_iam_custom_role.job_operator.name && contains(["drain", "prune"], m.name)])
-    error_message = "operators may execute drain and prune with overrides (README's drain by hand), on those jobs only"
+    condition     = contains(google_project_iam_custom_role.job_operator.permissions, "run.jobs.runWithOverrides") && alltrue([for m in google_cloud_run_v2_job_iam_member.operator : m.role == google_project_iam_custom_role.job_operator.name && contains(["drain", "prune", "outboxctl"], m.name)]) && contains([for m in google_cloud_run_v2_job_iam_member.operator : m.name], "outboxctl")
+    error_message = "operators may execute drain, prune and outboxctl with overrides (README's drain by hand), on those jobs only"
   }
   assert {
     condition = alltrue([for f in local.public_functions :
@@ -105,12 +104,106 @@ run "nothing_operator_only_is_public" {
     error_message = "public functions admit only the load balancer"
   }
   assert {
-    condition     = toset(flatten([for pm in google_compute_url_map.https.path_matcher : [for r in pm.path_rule : r.paths]])) == toset([for f in local.public_functions : "/${f}"])
+    condition = toset([for r in google_compute_url_map.https.path_matcher[0].route_rules : r.match_rules[0].full_path_match
+      if r.service != google_compute_backend_bucket.web.id && length(r.match_rules[0].header_matches) == 0
+    ]) == toset([for f in local.public_functions : "/${f}"])
     error_message = "the load balancer routes exactly the public functions, at /<FunctionName>"
+  }
+  assert {
+    condition = alltrue([for f in local.public_functions : one([for r in google_compute_url_map.https.path_matcher[0].route_rules : r.service
+      if r.match_rules[0].full_path_match == "/${f}" && length(r.match_rules[0].header_matches) == 0
+    ]) == google_compute_backend_service.function[f].id])
+    error_message = "each function's path goes to its own backend"
   }
   assert {
     condition     = google_storage_bucket.web.public_access_prevention == "enforced" && google_storage_bucket_iam_member.cdn_reads_web.member == "serviceAccount:service-123456789012@cloud-cdn-fill.iam.gserviceaccount.com"
     error_message = "the web bucket is private; only Cloud CDN reads it"
+  }
+}
+
+# The web client: / and every client route (a path without a file
+# extension) answer the bucket's /index.html; the hashed assets and the root
+# files are served as they are; functions win over the catch-all.
+run "web_client_routes" {
+  command = apply
+
+  assert {
+    condition = one([for r in google_compute_url_map.https.path_matcher[0].route_rules : r
+      if r.match_rules[0].path_template_match == "/{path=**}"
+    ]).route_action[0].url_rewrite[0].path_template_rewrite == "/index.html"
+    error_message = "every path not matched before is rewritten to /index.html (client routes such as /review, /classes/...)"
+  }
+  assert {
+    condition = one([for r in google_compute_url_map.https.path_matcher[0].route_rules : r
+      if r.match_rules[0].full_path_match == "/"
+    ]).route_action[0].url_rewrite[0].path_prefix_rewrite == "/index.html"
+    error_message = "/ is /index.html"
+  }
+  assert {
+    condition = alltrue([for r in google_compute_url_map.https.path_matcher[0].route_rules :
+      r.service == google_compute_backend_bucket.web.id && length(r.route_action) == 0
+      if anytrue([for m in r.match_rules : m.prefix_match == "/assets/"])
+    ]) && length([for r in google_compute_url_map.https.path_matcher[0].route_rules : r if anytrue([for m in r.match_rules : m.prefix_match == "/assets/" || m.full_path_match == "/favicon.ico"])]) == 1
+    error_message = "/assets/ and the bundle's root files are served as they are"
+  }
+  assert {
+    condition = alltrue([for r in google_compute_url_map.https.path_matcher[0].route_rules :
+      r.priority > max([for q in google_compute_url_map.https.path_matcher[0].route_rules : q.priority if q.service != google_compute_backend_bucket.web.id]...)
+      if r.service == google_compute_backend_bucket.web.id
+    ])
+    error_message = "the functions' routes come before the bucket's"
+  }
+  assert {
+    condition     = google_storage_bucket.web.website[0].main_page_suffix == "index.html" && google_storage_bucket.web.website[0].not_found_page == "index.html"
+    error_message = "the bucket itself answers index.html for / and for a missing object"
+  }
+  assert {
+    condition = alltrue([for f in local.smoke_functions : one([for r in google_compute_url_map.https.path_matcher[0].route_rules : r.service
+      if r.match_rules[0].full_path_match == "/${f}" && length(r.match_rules[0].header_matches) == 1
+    ]) == google_compute_backend_service.function["${f}/candidate"].id && google_compute_region_network_endpoint_group.candidate[f].cloud_run[0].tag == "candidate"])
+    error_message = "the smoke test reaches Me's and GetSchedule's candidate revisions with X-Lexora-Candidate"
+  }
+}
+
+run "hardening" {
+  command = apply
+
+  assert {
+    condition     = google_compute_target_https_proxy.app.ssl_policy == google_compute_ssl_policy.app.id && google_compute_ssl_policy.app.min_tls_version == "TLS_1_2" && contains(["MODERN", "RESTRICTED"], google_compute_ssl_policy.app.profile)
+    error_message = "the load balancer speaks TLS 1.2 or later, MODERN or RESTRICTED"
+  }
+  assert {
+    condition     = alltrue([for b in google_compute_backend_service.function : b.security_policy == google_compute_security_policy.functions.id])
+    error_message = "every function backend is behind Cloud Armor"
+  }
+  assert {
+    condition = anytrue([for o in flatten([for r in google_compute_security_policy.functions.rule : r.rate_limit_options if r.action == "throttle"]) :
+      o.enforce_on_key == "IP" && o.exceed_action == "deny(429)" && o.rate_limit_threshold[0].count == var.rate_limit_per_minute
+    ])
+    error_message = "Cloud Armor limits each client IP address's rate"
+  }
+  assert {
+    condition     = toset(google_project_iam_custom_role.database_client.permissions) == toset(["cloudsql.instances.connect", "cloudsql.instances.get", "cloudsql.instances.login"])
+    error_message = "workloads get only what the connector needs: no cloudsql.instances.executeSql (the Data API)"
+  }
+  assert {
+    condition = alltrue([for m in google_project_iam_member.db_client : m.role == google_project_iam_custom_role.database_client.name]) && length(google_project_iam_member.db_client) == length(local.db_accounts) && !anytrue(flatten([
+      [for m in google_project_iam_member.db_client : contains(["roles/cloudsql.instanceUser", "roles/cloudsql.client"], m.role)],
+      [for m in google_project_iam_member.build : m.role == "roles/run.developer"],
+    ]))
+    error_message = "no workload holds cloudsql.instanceUser or cloudsql.client, and Cloud Build has no project-wide run.developer"
+  }
+  assert {
+    condition     = toset(keys(google_cloud_run_v2_service_iam_member.build)) == toset(local.functions) && toset(keys(google_cloud_run_v2_job_iam_member.build)) == toset(keys(local.jobs)) && alltrue([for m in concat(values(google_cloud_run_v2_service_iam_member.build), values(google_cloud_run_v2_job_iam_member.build)) : m.role == "roles/run.developer"])
+    error_message = "Cloud Build may deploy exactly the function services and the jobs"
+  }
+  assert {
+    condition     = alltrue([for j in google_cloud_run_v2_job.job : j.template[0].template[0].containers[0].image == "us-docker.pkg.dev/cloudrun/container/job"])
+    error_message = "until the first build, the jobs run a placeholder that exits at once"
+  }
+  assert {
+    condition     = toset([for m in google_project_iam_member.operator_reads : m.role]) == toset(["roles/logging.viewer", "roles/monitoring.viewer"]) && alltrue([for m in google_project_iam_member.operator_reads : m.member == "group:oncall@lexora.test"])
+    error_message = "the on-call group reads logs and metrics"
   }
 }
 
@@ -136,7 +229,7 @@ run "scheduler" {
   assert {
     condition = !contains(flatten([
       [for m in google_project_iam_member.db_client : m.member],
-      [for m in google_project_iam_member.db_instance_user : m.member],
+      [for m in google_cloud_run_v2_job_iam_member.build : m.member],
       [for m in google_project_iam_member.metric_writer : m.member],
       [for m in google_project_iam_member.build : m.member],
       [for m in google_cloud_run_v2_service_iam_member.operator : m.member],
@@ -181,16 +274,16 @@ run "secrets" {
 
   assert {
     condition = alltrue([for s in keys(google_secret_manager_secret.secret) :
-      toset([for a in google_secret_manager_secret_iam_member.accessor : a.member if a.secret_id == google_secret_manager_secret.secret[s].id]) == toset(["serviceAccount:${google_service_account.job["drain"].email}"])
+      toset([for a in google_secret_manager_secret_iam_member.accessor : a.member if a.secret_id == google_secret_manager_secret.secret[s].id]) == toset([startswith(s, "smtp-") ? "serviceAccount:${google_service_account.job["drain"].email}" : "serviceAccount:${google_service_account.build.email}"])
     ])
-    error_message = "each SMTP secret is readable by the drain's service account and no one else"
+    error_message = "each SMTP secret is readable by the drain's service account and no one else; the smoke account's by Cloud Build only"
   }
   assert {
     condition     = alltrue([for a in google_secret_manager_secret_iam_member.accessor : a.role == "roles/secretmanager.secretAccessor"])
     error_message = "secret access is read-only"
   }
   assert {
-    condition     = toset([for e in google_cloud_run_v2_job.job["drain"].template[0].template[0].containers[0].env : e.value_source[0].secret_key_ref[0].secret if length(e.value_source) > 0]) == toset(keys(google_secret_manager_secret.secret)) && alltrue(flatten([for j, job in google_cloud_run_v2_job.job : [for e in job.template[0].template[0].containers[0].env : j == "drain" if length(e.value_source) > 0]]))
+    condition     = toset([for e in google_cloud_run_v2_job.job["drain"].template[0].template[0].containers[0].env : e.value_source[0].secret_key_ref[0].secret if length(e.value_source) > 0]) == toset(["smtp-username", "smtp-password"]) && alltrue(flatten([for j, job in google_cloud_run_v2_job.job : [for e in job.template[0].template[0].containers[0].env : j == "drain" if length(e.value_source) > 0]]))
     error_message = "the drain reads the SMTP secrets, no other job reads a secret"
   }
   assert {
@@ -223,12 +316,20 @@ run "cloud_sql" {
     error_message = "IAM database authentication"
   }
   assert {
-    condition     = length(google_sql_user.workload) == length(local.functions) + 3 && alltrue([for u in google_sql_user.workload : u.type == "CLOUD_IAM_SERVICE_ACCOUNT"])
-    error_message = "one IAM database user per workload (functions, drain, prune, migrate)"
+    condition     = length(google_sql_user.workload) == length(local.functions) + 4 && alltrue([for u in google_sql_user.workload : u.type == "CLOUD_IAM_SERVICE_ACCOUNT"])
+    error_message = "one IAM database user per workload (functions, drain, prune, migrate, outboxctl)"
   }
   assert {
-    condition     = strcontains(google_sql_provision_script.roles.script, "ALTER ROLE \"${trimsuffix(google_service_account.job["drain"].email, ".gserviceaccount.com")}\" SET statement_timeout = '30s';") && strcontains(google_sql_provision_script.roles.script, "GRANT lexora_app TO \"${trimsuffix(google_service_account.function["SubmitReview"].email, ".gserviceaccount.com")}\";")
-    error_message = "the provision script sets the role settings and the lexora_app memberships"
+    condition     = strcontains(google_sql_provision_script.roles.script, "ALTER DATABASE lexora SET statement_timeout = '30s';") && strcontains(google_sql_provision_script.roles.script, "ALTER DATABASE lexora SET idle_in_transaction_session_timeout = '60s';") && strcontains(google_sql_provision_script.roles.script, "GRANT lexora_app TO \"${trimsuffix(google_service_account.function["SubmitReview"].email, ".gserviceaccount.com")}\";")
+    error_message = "the provision script sets the database's timeouts and the lexora_app memberships"
+  }
+  assert {
+    condition     = !strcontains(upper(google_sql_provision_script.roles.script), "ALTER ROLE") && startswith(google_sql_provision_script.roles.script, "SET ROLE cloudsqlsuperuser;")
+    error_message = "no ALTER ROLE on the IAM roles Cloud SQL made (PostgreSQL 16 refuses it to cloudsqlsuperuser's members); the script acts as cloudsqlsuperuser"
+  }
+  assert {
+    condition     = one([for e in google_cloud_run_v2_job.job["migrate"].template[0].template[0].containers[0].env : e.value if e.name == "PGOPTIONS"]) == "-c lock_timeout=10s" && one([for e in google_cloud_run_v2_job.job["migrate"].template[0].template[0].containers[0].env : e.value if e.name == "DATABASE_STATEMENT_TIMEOUT"]) == "10m"
+    error_message = "the migrate job asks for its own statement and lock timeouts at start-up"
   }
   assert {
     condition     = !strcontains(google_sql_provision_script.roles.script, "GRANT lexora_app TO \"${trimsuffix(google_service_account.job["migrate"].email, ".gserviceaccount.com")}\"")
@@ -278,20 +379,66 @@ run "monitoring" {
   command = apply
 
   assert {
-    condition     = alltrue([for m in google_logging_metric.drain : strcontains(m.filter, "jsonPayload.message=\"drain run\"")])
-    error_message = "the metrics come from the drain run's summary line"
+    condition     = alltrue([for m in google_logging_metric.drain_counter : strcontains(m.filter, "jsonPayload.message=\"drain run\"") && m.metric_descriptor[0].value_type == "INT64"])
+    error_message = "the alerts' metrics count drain runs (summary lines)"
   }
   assert {
-    condition     = google_monitoring_alert_policy.drain["drain_oldest_due_age"].conditions[0].condition_threshold[0].threshold_value == 300
-    error_message = "alert when the oldest due delivery is older than 5 minutes"
+    condition     = strcontains(google_logging_metric.drain_counter["drain_dead_runs"].filter, "jsonPayload.dead_deliveries > 0") && strcontains(google_logging_metric.drain_counter["drain_block_runs"].filter, "jsonPayload.blocked_keys > 0") && strcontains(google_logging_metric.drain_counter["drain_late_runs"].filter, "jsonPayload.report.oldest_pending_age_seconds > 300")
+    error_message = "counters of runs with dead deliveries, blocked keys, a due delivery older than 5 minutes"
   }
   assert {
-    condition     = google_monitoring_alert_policy.drain["drain_dead"].conditions[0].condition_threshold[0].threshold_value == 0 && google_monitoring_alert_policy.drain["drain_blocked_keys"].conditions[0].condition_threshold[0].threshold_value == 0
-    error_message = "alert on any dead delivery and any blocked key"
+    condition = alltrue([for k, p in google_monitoring_alert_policy.drain :
+      p.conditions[0].condition_threshold[0].threshold_value == 0 && p.conditions[0].condition_threshold[0].aggregations[0].per_series_aligner == "ALIGN_SUM" &&
+      strcontains(p.conditions[0].condition_threshold[0].filter, google_logging_metric.drain_counter[local.drain_alerts[k][0]].name)
+    ])
+    error_message = "the dead, blocked and late alerts fire on any counted run in 5 minutes"
   }
   assert {
-    condition     = toset(keys(google_monitoring_alert_policy.job_failing)) == toset(["drain", "prune"])
-    error_message = "alert when drain or prune fails twice in a row"
+    condition     = google_monitoring_alert_policy.drain_not_running.conditions[0].condition_absent[0].duration == "300s" && strcontains(google_monitoring_alert_policy.drain_not_running.conditions[0].condition_absent[0].filter, "lexora/drain_runs")
+    error_message = "a drain that stops running raises an alert"
+  }
+  assert {
+    condition     = toset(keys(google_monitoring_alert_policy.job_failing)) == toset(["drain", "prune", "migrate"])
+    error_message = "alert when drain or prune fails twice in a row, or a migration fails"
+  }
+  assert {
+    condition = alltrue([for p in concat(values(google_monitoring_alert_policy.drain), values(google_monitoring_alert_policy.job_failing), values(google_monitoring_alert_policy.query), values(google_monitoring_alert_policy.uptime), values(google_monitoring_alert_policy.slo_burn), [google_monitoring_alert_policy.drain_not_running, google_monitoring_alert_policy.build_failed]) :
+      startswith(p.documentation[0].content, "Runbook: https://github.com/lexora-app/lexora/blob/main/docs/runbook.md#") && length(p.notification_channels) > 0
+    ])
+    error_message = "every alert links to its runbook section and notifies someone"
+  }
+  assert {
+    condition     = toset(keys(google_monitoring_alert_policy.query)) == toset(["function_5xx", "function_latency", "sql_cpu", "sql_memory", "sql_disk", "sql_connections"]) && strcontains(google_monitoring_alert_policy.query["function_5xx"].conditions[0].condition_prometheus_query_language[0].query, "sum by (service_name)")
+    error_message = "5xx and latency per function; Cloud SQL CPU, memory, disk and connections"
+  }
+  assert {
+    condition     = google_monitoring_uptime_check_config.web.http_check[0].validate_ssl && google_monitoring_uptime_check_config.web.monitored_resource[0].labels.host == "app.lexora.test" && toset(keys(google_monitoring_alert_policy.uptime)) == toset(["uptime", "certificate"])
+    error_message = "an uptime check of the web client, with its certificate"
+  }
+  assert {
+    condition     = toset(keys(google_monitoring_slo.slo)) == toset(["slo_submit_review", "slo_submit_latency", "slo_freshness"]) && alltrue([for p in google_monitoring_alert_policy.slo_burn : length(p.conditions) == 2 && alltrue([for c in p.conditions : startswith(c.condition_threshold[0].filter, "select_slo_burn_rate(")])])
+    error_message = "SLOs for SubmitReview availability and latency and delivery freshness, each with a two-window burn-rate alert"
+  }
+  assert {
+    condition     = length(google_monitoring_notification_channel.oncall) == 1 && google_monitoring_notification_channel.oncall["oncall@lexora.test"].labels.email_address == "oncall@lexora.test"
+    error_message = "the on-call email is a notification channel"
+  }
+}
+
+# In prod, alerts must reach someone.
+run "prod_alerts_need_a_channel" {
+  command = plan
+  variables {
+    oncall_email = ""
+  }
+  expect_failures = [var.alert_notification_channels]
+}
+
+run "staging_may_alert_nobody" {
+  command = plan
+  variables {
+    environment  = "staging"
+    oncall_email = ""
   }
 }
 

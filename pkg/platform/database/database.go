@@ -27,6 +27,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
 	"github.com/sethvargo/go-envconfig"
 
 	"github.com/lexora-app/lexora/schema"
@@ -180,13 +181,34 @@ func OpenFromEnv(ctx context.Context, cfg Configured) (*Pool, error) {
 	return Open(ctx, cfg.config())
 }
 
+// MigrationLockID is the key of the session-level advisory lock
+// (pg_advisory_lock) that Migrate holds while it migrates: goose's default,
+// the CRC-32 (IEEE) of "goose". Another session holding it makes Migrate
+// wait.
+const MigrationLockID = lock.DefaultLockID
+
+// migrationLockWait is how long Migrate waits for MigrationLockID, polling
+// once a second: the migrate job's task timeout (terraform/jobs.tf, 900 s),
+// so a second migration waits for a first one that may run to that timeout.
+const migrationLockWait = 900
+
 // Migrate applies every pending migration of package schema to the database
-// behind pool and logs each one. It returns the first failing migration's
-// error, joined with an error closing the migrations' database handle.
+// behind pool and logs each one. Concurrent calls on one database (two
+// builds' migrate jobs) run one after the other: each holds the session
+// advisory lock MigrationLockID (goose's Postgres session locker) from before
+// it reads the applied versions until it has applied the last one, polling
+// for it once a second for at most 15 minutes; the second then finds nothing
+// pending. It returns an error when the lock is not had in that time, the
+// first failing migration's error, joined with an error closing the
+// migrations' database handle.
 func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) (err error) {
 	db := stdlib.OpenDBFromPool(pool)
 	defer func() { err = errors.Join(err, db.Close()) }()
-	p, err := goose.NewProvider(goose.DialectPostgres, db, schema.FS)
+	locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(MigrationLockID), lock.WithLockTimeout(1, migrationLockWait))
+	if err != nil {
+		return fmt.Errorf("migration lock: %w", err)
+	}
+	p, err := goose.NewProvider(goose.DialectPostgres, db, schema.FS, goose.WithSessionLocker(locker))
 	if err != nil {
 		return fmt.Errorf("load migrations: %w", err)
 	}

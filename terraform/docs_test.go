@@ -1,0 +1,58 @@
+package terraform_test
+
+import (
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The documentation says what the configuration does: the connection
+// budget's table counts the public and operator functions functions.tf.json
+// lists, its total is the sum of its rows, and the READMEs say prune runs
+// hourly, as scheduler.tf schedules it.
+func TestDocumentationAgreesWithTheConfiguration(t *testing.T) {
+	t.Parallel()
+	tf := readFunctionsTF(t)
+	public := len(tf.Functions) - len(tf.OperatorFunctions)
+
+	raw, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	readme := string(raw)
+	row := regexp.MustCompile(`\| (\d+) public functions \| 2 \| 4 instances each \| (\d+) \|`).FindStringSubmatch(readme)
+	require.NotNil(t, row, "terraform/README.md's connection budget has a row for the public functions")
+	require.Equal(t, strconv.Itoa(public), row[1], "public functions in the connection budget")
+	require.Equal(t, strconv.Itoa(public*4*2), row[2])
+	op := regexp.MustCompile(`\| (\d+) operator functions \| 2 \| 1 instance each \| (\d+) \|`).FindStringSubmatch(readme)
+	require.NotNil(t, op)
+	require.Equal(t, strconv.Itoa(len(tf.OperatorFunctions)), op[1])
+
+	// The total row is the sum of the rows above it (seed, demo only, aside).
+	_, table, ok := strings.Cut(readme, "| workload | per process | processes at most | connections |")
+	require.True(t, ok)
+	table, _, _ = strings.Cut(table, "\n\n")
+	sum := 0
+	for _, line := range strings.Split(table, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 5 || strings.Contains(line, "total") || strings.Contains(line, "demo only") {
+			continue
+		}
+		if n, err := strconv.Atoi(strings.TrimSpace(cells[4])); err == nil {
+			sum += n
+		}
+	}
+	total := regexp.MustCompile(`\*\*total\*\* \| \| \| \*\*(\d+) ≤ (\d+) − (\d+) = (\d+)\*\*`).FindStringSubmatch(table)
+	require.NotNil(t, total, "the table ends with its total")
+	require.Equal(t, strconv.Itoa(sum), total[1], "the total is the sum of the rows")
+
+	sched, err := os.ReadFile("scheduler.tf")
+	require.NoError(t, err)
+	require.Contains(t, string(sched), `prune = { schedule = "17 * * * *"`, "prune runs hourly")
+	top, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	require.NotRegexp(t, `prune.{0,40}daily`, string(top), "the README says prune runs hourly")
+	require.Contains(t, string(top), "`prune`\nhourly")
+}
