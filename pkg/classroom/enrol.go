@@ -180,6 +180,10 @@ func (c Classroom) addMember(ctx context.Context, tx pgx.Tx, out Enrollment, tea
 	enrolled := events.LearnerEnrolledPayload{ClassLearner: events.ClassLearner{ClassID: out.ClassID,
 		LearnerID: out.LearnerID, TeacherID: teacherID}, Assignments: []uuid.UUID{}, By: by}
 	for _, d := range decks {
+		// As Assign does: an edit of the deck in progress finishes first.
+		if err := store.On(tx).LockDeckForCards(ctx, d.DeckID); err != nil {
+			return Enrollment{}, events.Batch{}, fmt.Errorf("lock deck: %w", err)
+		}
 		a, err := c.assign(ctx, tx, teacherID, AssignRequest{ClassID: out.ClassID, LearnerID: out.LearnerID, DeckID: d.DeckID, DueAt: d.DueAt}, &assigned)
 		if err != nil {
 			return Enrollment{}, events.Batch{}, err
