@@ -37,6 +37,8 @@ type bundle struct {
 	otherLearner          uuid.UUID
 	class, otherClass     uuid.UUID
 	library               uuid.UUID
+	// codes are the join codes race tests' learners use.
+	codes map[uuid.UUID]string
 }
 
 // setup marks the test parallel and returns a background context and the
@@ -45,7 +47,7 @@ func setup(t *testing.T) (context.Context, bundle) {
 	t.Helper()
 	t.Parallel()
 	ctx := context.Background()
-	b := bundle{pool: pgtest.New(t), clock: clocktest.New(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))}
+	b := bundle{pool: pgtest.New(t), clock: clocktest.New(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)), codes: map[uuid.UUID]string{}}
 	sched, err := learning.NewScheduler(learning.DefaultParams(), b.clock)
 	require.NoError(t, err)
 	b.decks = New(b.clock, sched)
