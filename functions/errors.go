@@ -127,6 +127,12 @@ var domainProblems = []struct {
 		return httpx.NewProblem(http.StatusConflict, httpx.TypeEmailOfTeacher, "Email belongs to a teacher",
 			"this email belongs to a teacher's account; a teacher cannot be added to a class as a learner")
 	}},
+	{classroom.ErrEmailLookalike, func(error) *httpx.Problem {
+		p := httpx.NewProblem(http.StatusConflict, httpx.TypeEmailLookalike, "Email looks like another account's",
+			"another account's address differs from this one only in letters that look alike (such as a Cyrillic а for a Latin a, or an accent), so they could be taken for one another; no account was made. Check the address")
+		p.Errors = []httpx.FieldError{{Field: "email", Reason: "looks like the address of another account"}}
+		return p
+	}},
 	{classroom.ErrTeacherCannotJoin, func(error) *httpx.Problem {
 		return httpx.NewProblem(http.StatusForbidden, httpx.TypeTeacherCannotJoin, "Teachers cannot join a class",
 			"join codes are for learners; a teacher account cannot be a learner (each account has one role). To add a learner, use their email")

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lexora-app/lexora/pkg/platform/auth"
+	"github.com/lexora-app/lexora/pkg/platform/httpx"
 	"github.com/lexora-app/lexora/pkg/platform/text"
 )
 
@@ -32,6 +33,10 @@ var hostileValues = []any{
 	"2026-03-20T18:00:00+24:00", "2026-03-20T18:00:00+00:60", "2026-03-20T18:00:00Z", "9999-12-31T23:59:59Z",
 	"00000000-0000-0000-0000-000000000000", "{00000000-0000-4000-8000-000000000001}", "urn:uuid:00000000-0000-4000-8000-000000000001",
 	"Europe/Paris", "Mars/Olympus", "../../UTC", "DEMO2026", "demo2026",
+	// Other spellings of repro@example.com (text.CanonicalEmail) and
+	// look-alikes of it of one script (text.Skeleton).
+	`"repro"@example.com`, `"re\pro"@example.com`, "repro＠example.com", "repro@example\u3002com", `"re pro"@example.com`,
+	"repro(x)@example.com", "repro@[192.0.2.1]", "repro@example.com.", "repr\u1ecd@example.com", "r\u00e9pro@example.com",
 	0, -1, 1.5, json.Number("1e309"), 9223372036854775807, true, nil, []any{}, []any{"a", "a"}, map[string]any{},
 }
 
@@ -187,6 +192,8 @@ func TestHostileInputRun(t *testing.T) {
 	}
 	require.NoError(t, rows.Err())
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM users WHERE email LIKE '%pro@%'"), "repro@example.com has no look-alike")
+	require.Zero(t, f.count(t, `SELECT count(*) FROM users a JOIN users b ON b.email_skeleton = a.email_skeleton AND b.id <> a.id
+		WHERE a.email ~ '[^\x01-\x7f]'`), "no two accounts look alike (one skeleton, not both ASCII)")
 	require.Zero(t, f.count(t, `SELECT count(*) FROM webhook_endpoints WHERE url ~ '[^!-~]'`), "webhook URLs are printable ASCII")
 	// Every assignment that exists is whole: its cards and its event.
 	require.Zero(t, f.count(t, `SELECT count(*) FROM assignments a WHERE
@@ -218,4 +225,90 @@ func hostileTokens(t *testing.T, f fixture) []string {
 	other, err := auth.DevToken("other-project", f.teacher.String(), "", time.Hour)
 	require.NoError(t, err)
 	return append(out, "Bearer "+other, fmt.Sprintf("Bearer %s.%s", "eyJhbGciOiJub25lIn0", "e30."))
+}
+
+// TestHostileEmailSpellings: over HTTP, each spelling RFC 5321, 5322 or
+// 6531 makes one mailbox with an enrolled address is that learner (409,
+// already in the class); each spelling no provider issues is a 400 naming
+// email with its reason; each look-alike of another account's address (one
+// skeleton), a teacher's or an operator's too, is a 409 email-lookalike
+// naming email that does not tell the role, for a teacher's add and a
+// newcomer's own sign-in alike; and none of them changes a user,
+// membership, assignment, card or outbox row. Accented addresses with no
+// look-alike are new learners.
+func TestHostileEmailSpellings(t *testing.T) {
+	ctx, f := setup(t)
+	var class uuid.UUID
+	require.NoError(t, f.pool.QueryRow(ctx, "UPDATE classes SET join_code = 'DEMO2026' WHERE teacher_id = $1 RETURNING id", f.teacher).Scan(&class))
+	f.operator(t) // ops@example.com
+	enrol := func(email string) (int, map[string]any) {
+		b, err := json.Marshal(map[string]string{"class_id": class.String(), "email": email})
+		require.NoError(t, err)
+		return f.call(t, (*Service).EnrollLearner, http.MethodPost, "/", f.teacher, string(b))
+	}
+	for _, email := range []string{"repro@example.com", "pay@example.com"} {
+		code, body := enrol(email)
+		require.Equal(t, http.StatusCreated, code, body)
+	}
+	field := func(body map[string]any) any {
+		errs, _ := body["errors"].([]any)
+		if len(errs) == 0 {
+			return nil
+		}
+		return errs[0].(map[string]any)["field"]
+	}
+	before := f.writes(t)
+	for _, email := range []string{`"repro"@example.com`, `"REPRO"@EXAMPLE.COM`, `"re\pro"@example.com`, `"\r\e\p\r\o"@example.com`,
+		"＂repro＂@example.com", "ｒｅｐｒｏ@ｅｘａｍｐｌｅ.ｃｏｍ", "repro@EXAMPLE.com"} {
+		code, body := enrol(email)
+		require.Equal(t, http.StatusConflict, code, "%s is repro@example.com: %v", email, body)
+		require.Equal(t, httpx.TypeConflict, body["type"], email)
+		require.Equal(t, before, f.writes(t), email)
+	}
+	// A reason of the text rules where the decoder's email check (validator's
+	// "email": "must be an email address") lets the spelling reach them.
+	for email, reason := range map[string]string{
+		`"re pro"@example.com`: "needs no quotes", `"re@pro"@example.com`: "needs no quotes", `"re..pro"@example.com`: "needs no quotes",
+		strings.Repeat("r", 65) + "@example.com": "64 bytes", "repro@" + strings.Repeat("e", 64) + ".com": "at most 63",
+		`""@example.com`: "", `"re".pro@example.com`: "", `re."pro"@example.com`: "", "repro＠example.com": "", "repro@example\u3002com": "",
+		"repro(x)@example.com": "", "(x)repro@example.com": "", "repro@example.com(x)": "", "re..pro@example.com": "", ".repro@example.com": "",
+		"repro.@example.com": "", `re\pro@example.com`: "", "<repro@example.com>": "", "Repro <repro@example.com>": "",
+		"repro@[192.0.2.1]": "", "repro@[IPv6:2001:db8::1]": "", "repro@192.0.2.1": "", "repro@example.com.": "",
+	} {
+		code, body := enrol(email)
+		require.Equal(t, http.StatusBadRequest, code, "%s: %v", email, body)
+		require.Equal(t, "email", field(body), email)
+		if reason != "" {
+			require.Contains(t, body["errors"].([]any)[0].(map[string]any)["reason"], reason, email)
+		}
+		require.Equal(t, before, f.writes(t), email)
+	}
+	lookalike := func(code int, body map[string]any, email string) {
+		t.Helper()
+		require.Equal(t, http.StatusConflict, code, "%s: %v", email, body)
+		require.Equal(t, httpx.TypeEmailLookalike, body["type"], email)
+		require.Equal(t, "email", field(body), email)
+		require.NotContains(t, fmt.Sprint(body), "teacher", "the other account's role is not told")
+		require.NotContains(t, fmt.Sprint(body), "operator", "the other account's role is not told")
+		require.Equal(t, before, f.writes(t), email)
+	}
+	for _, email := range []string{"repr\u1ecd@example.com", "r\u00e9pro@example.com", "repro\u0301@example.com", "\u0440\u0430\u0443@example.com",
+		"\u0163@example.com", "\u00f6ps@example.com", "l\u0331@example.com"} { // ţ: a teacher's t@; öps: the operator's ops@; ḻ: a learner's
+		code, body := enrol(email)
+		lookalike(code, body, email)
+		// The same address as a newcomer's own verified email: creating a
+		// class, and joining one by its code.
+		rec := f.signedIn(t, "uid-"+email, email, "", `{"name":"Look-alike"}`)
+		var out map[string]any
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &out), rec.Body.String())
+		lookalike(rec.Code, out, email)
+		rec = f.signedInTo(t, (*Service).EnrollLearner, auth.Claims{Subject: "uid-j-" + email, Email: email}, "", `{"join_code":"DEMO2026"}`)
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &out), rec.Body.String())
+		lookalike(rec.Code, out, email)
+	}
+	for _, email := range []string{"zo\u00eb@example.com", "jos\u00e9@example.com"} {
+		code, body := enrol(email)
+		require.Equal(t, http.StatusCreated, code, "%s has no look-alike: %v", email, body)
+	}
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM users WHERE email = 'jos\u00e9@example.com'"))
 }

@@ -252,10 +252,10 @@ func (c Classroom) assign(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, r
 	if err != nil {
 		return Assignment{}, fmt.Errorf("count known cards: %w", err)
 	}
-	batch.Add(events.AssignmentCreated, events.AssignmentCreatedPayload{Assignment: a.event(), Cards: a.Cards,
+	batch.Add(events.AssignmentCreatedPayload{Assignment: a.event(), Cards: a.Cards,
 		CardsSeen: int(known.Seen), CardsLearned: int(known.Learned)})
 	if remindAt := a.DueAt.Add(-learning.DueSoonLead); remindAt.After(c.clock.Now()) {
-		batch.AddAt(events.ReminderDueSoon, events.ReminderDueSoonPayload{
+		batch.AddAt(events.ReminderDueSoonPayload{
 			AssignmentID: a.ID, LearnerID: a.LearnerID, DueAt: a.DueAt}, remindAt)
 	}
 	if a.Cards == 0 || int(known.Learned) != a.Cards {
@@ -266,7 +266,7 @@ func (c Classroom) assign(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, r
 		return Assignment{}, fmt.Errorf("complete assignment: %w", err)
 	}
 	a.CompletedAt = &now
-	batch.Add(events.AssignmentCompleted, events.AssignmentCompletedPayload{Assignment: a.event(), CompletedAt: now})
+	batch.Add(events.AssignmentCompletedPayload{Assignment: a.event(), CompletedAt: now})
 	return a, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lexora-app/lexora/pkg/account"
+	"github.com/lexora-app/lexora/pkg/platform/text"
 	"github.com/lexora-app/lexora/pkg/store"
 )
 
@@ -55,10 +56,14 @@ type Newcomer struct {
 }
 
 // AddAccount creates n's account (of n.Role) in tx, linked to n.Subject,
-// created at the clock's NowOrNil. Errors: ErrAccountExists when the email
-// or the subject has an account already (a concurrent first request of the
-// same sign-in made it; the next request acts as that account).
+// created at the clock's NowOrNil. Errors: ErrEmailLookalike (see
+// refuseLookalike); ErrAccountExists when the email or the subject has an
+// account already (a concurrent first request of the same sign-in made it;
+// the next request acts as that account).
 func (c Classroom) AddAccount(ctx context.Context, tx pgx.Tx, n Newcomer) error {
+	if err := refuseLookalike(ctx, store.On(tx), n.Email); err != nil {
+		return err
+	}
 	local, _, _ := strings.Cut(n.Email, "@")
 	n.DisplayName, n.Timezone = cmp.Or(n.DisplayName, local), cmp.Or(n.Timezone, "UTC")
 	_, err := store.On(tx).AddAccount(ctx, store.AddAccountParams{ID: n.ID, Email: n.Email,
@@ -136,4 +141,29 @@ func ListClasses(ctx context.Context, db store.DBTX, teacherID uuid.UUID) ([]Cla
 // classDeck is the answer's form of a class_decks row: its times in UTC.
 func classDeck(d store.ClassDecksRow) ClassDeck {
 	return ClassDeck{DeckID: d.DeckID, DeckTitle: d.Title, DueAt: d.DueAt.UTC(), AssignedAt: d.AssignedAt.UTC()}
+}
+
+// refuseLookalike answers ErrEmailLookalike when an account with the
+// canonical email (text.CanonicalEmail) would be new and look like another
+// (store.EmailHasLookalike: one skeleton, text.Skeleton, another address,
+// not both ASCII), and nil when the email has an account or none looks like
+// it. It first takes the skeleton's lock (store.LockEmailSkeleton) for the
+// rest of the transaction, so the caller's insert of the account follows a
+// check no concurrent look-alike insert has got past. An address that looks
+// like an account's is refused whoever asks and whatever that account's
+// role; the answer reveals only that some account's address looks like
+// it, no more than adding that exact address would.
+func refuseLookalike(ctx context.Context, users *store.Queries, email string) error {
+	skeleton := text.Skeleton(email)
+	if err := users.LockEmailSkeleton(ctx, skeleton); err != nil {
+		return fmt.Errorf("lock email skeleton: %w", err)
+	}
+	lookalike, err := users.EmailHasLookalike(ctx, skeleton, email)
+	if err != nil {
+		return fmt.Errorf("look for look-alike emails: %w", err)
+	}
+	if lookalike {
+		return ErrEmailLookalike
+	}
+	return nil
 }

@@ -82,7 +82,9 @@ type Outcome struct {
 // (the class's row), so a learner joining meanwhile gets its deck from one
 // or the other. Errors: ErrClassNotFound (also for an actor of
 // another role), ErrTeacherCannotJoin (a join code given by a teacher),
-// ErrEmailOfTeacher (a teacher's email), ErrAlreadyEnrolled,
+// ErrEmailOfTeacher (a teacher's email), ErrEmailLookalike (a new
+// account's email that looks like another's, see refuseLookalike),
+// ErrAlreadyEnrolled,
 // ErrAccountExists (a newcomer's, see AddAccount).
 //
 // Two enrolments of the same new email at once: the second waits on the
@@ -199,7 +201,7 @@ func (c Classroom) addMember(ctx context.Context, tx pgx.Tx, out Enrollment, tea
 		return Enrollment{}, events.Batch{}, err
 	}
 	batch := events.NewBatch(out.LearnerID.String())
-	batch.Add(events.LearnerEnrolled, enrolled)
+	batch.Add(enrolled)
 	batch.Join(assigned)
 	return out, batch, nil
 }
@@ -212,11 +214,15 @@ func (c Classroom) addMember(ctx context.Context, tx pgx.Tx, out Enrollment, tea
 // answered as a learner's invitation, so operators' addresses cannot be
 // probed). A teacher's email is ErrEmailOfTeacher: teachers sign up
 // themselves, so telling a teacher that an address is a teacher's reveals
-// little, and a silent "invited" would mislead them.
+// little, and a silent "invited" would mislead them. A new address that
+// looks like another account's is ErrEmailLookalike (refuseLookalike).
 func learnerByEmail(ctx context.Context, users *store.Queries, teacherID uuid.UUID, req EnrolRequest) (id uuid.UUID, invite bool, err error) {
 	name := text.Name(req.DisplayName)
 	if name == "" {
 		name, _, _ = strings.Cut(req.Email, "@")
+	}
+	if err := refuseLookalike(ctx, users, req.Email); err != nil {
+		return uuid.Nil, false, err
 	}
 	u, err := users.FindOrCreateUser(ctx, req.Email, name, account.Learner, cmp.Or(req.Timezone, "UTC"))
 	switch {
@@ -254,6 +260,6 @@ func (c Classroom) invite(ctx context.Context, tx pgx.Tx, teacherID, classID, le
 		return Invitation{}, events.Batch{}, fmt.Errorf("record invitation: %w", err)
 	}
 	batch := events.NewBatch(learnerID.String())
-	batch.Add(events.LearnerInvited, events.LearnerInvitedPayload{ClassLearner: events.ClassLearner{ClassID: classID, LearnerID: learnerID, TeacherID: teacherID}})
+	batch.Add(events.LearnerInvitedPayload{ClassLearner: events.ClassLearner{ClassID: classID, LearnerID: learnerID, TeacherID: teacherID}})
 	return inv, batch, nil
 }

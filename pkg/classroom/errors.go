@@ -32,6 +32,13 @@ var (
 	ErrDueOutOfRange = errors.New("the due date must be in the future and within 366 days")
 )
 
+// ErrEmailLookalike: a new account's email (a learner's a teacher adds, or
+// a newcomer's own) looks like the address of another account: their
+// skeletons (text.Skeleton) are one, the addresses differ, and one of them
+// is not ASCII (saṃ@example.com beside sam@example.com). It says nothing of
+// that account, not even its role.
+var ErrEmailLookalike = errors.New("this email looks like the address of another account (it differs only in letters that look alike, such as a Cyrillic а for a Latin a, or an accent); check the address")
+
 // ErrAccountExists: a newcomer's email or sign-in has an account already
 // (AddAccount).
 var ErrAccountExists = errors.New("this sign-in or email has an account already")

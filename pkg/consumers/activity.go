@@ -47,8 +47,8 @@ func (a *Activity) Handle(ctx context.Context, d outbox.Delivery) error {
 		return onStudyDay(ctx, a, d, func(p events.ReviewUndonePayload) string { return p.StudyDay },
 			func(tx pgx.Tx, p events.ReviewUndonePayload, day time.Time) error { return a.takeBack(ctx, tx, p, day) })
 	case events.AssignmentCompleted:
-		var p events.AssignmentCompletedPayload
-		if err := decode(d, &p); err != nil {
+		p, err := decode[events.AssignmentCompletedPayload](d)
+		if err != nil {
 			return err
 		}
 		if !p.CompletedAt.Before(p.DueAt) {
@@ -65,10 +65,10 @@ func (a *Activity) Handle(ctx context.Context, d outbox.Delivery) error {
 // onStudyDay decodes d's payload as a P, parses the study day dayOf reads
 // from it (YYYY-MM-DD), and applies it once (outbox.HandleOnce). A payload
 // that does not decode or a malformed day is a permanent error.
-func onStudyDay[P any](ctx context.Context, a *Activity, d outbox.Delivery, dayOf func(P) string,
+func onStudyDay[P events.Payload](ctx context.Context, a *Activity, d outbox.Delivery, dayOf func(P) string,
 	apply func(pgx.Tx, P, time.Time) error) error {
-	var p P
-	if err := decode(d, &p); err != nil {
+	p, err := decode[P](d)
+	if err != nil {
 		return err
 	}
 	day, err := studyDay(dayOf(p))
@@ -128,7 +128,7 @@ func (a *Activity) extendStreak(ctx context.Context, tx pgx.Tx, learner uuid.UUI
 	if err := q.SaveStreak(ctx, learner, s.Current, s.Longest, day); err != nil {
 		return 0, fmt.Errorf("save streak: %w", err)
 	}
-	ev, err := outbox.NewEvent(events.StreakExtended, learner.String(), events.StreakExtendedPayload{
+	ev, err := events.New(learner.String(), events.StreakExtendedPayload{
 		LearnerID: learner, Day: day.Format(time.DateOnly), Current: int(s.Current), Longest: int(s.Longest)})
 	if err != nil {
 		return 0, err
@@ -153,7 +153,7 @@ func (a *Activity) earn(ctx context.Context, tx pgx.Tx, d outbox.Delivery, learn
 		if earned == 0 {
 			continue // already earned
 		}
-		ev, err := outbox.NewEvent(events.AchievementEarned, learner.String(), events.AchievementEarnedPayload{
+		ev, err := events.New(learner.String(), events.AchievementEarnedPayload{
 			LearnerID: learner, Code: code, EarnedAt: at, AssignmentID: assignment})
 		if err != nil {
 			return err

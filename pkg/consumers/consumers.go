@@ -7,7 +7,6 @@
 package consumers
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -51,13 +50,15 @@ func Handlers(d Deps) map[string]outbox.Handler {
 	}
 }
 
-// decode reads an event payload; a payload that does not decode will never
-// decode, so the error is permanent.
-func decode(d outbox.Delivery, v any) error {
-	if err := json.Unmarshal(d.Event.Payload, v); err != nil {
-		return outbox.Permanent(fmt.Errorf("decode %s payload: %w", d.Event.Topic, err))
+// decode reads d's payload as a T, the payload type of d's topic
+// (events.Decode). A payload that does not decode, or one of another topic,
+// will never decode, so the error is permanent.
+func decode[T events.Payload](d outbox.Delivery) (T, error) {
+	p, err := events.Decode[T](d.Event)
+	if err != nil {
+		return p, outbox.Permanent(err)
 	}
-	return nil
+	return p, nil
 }
 
 func unexpectedTopic(d outbox.Delivery) error {

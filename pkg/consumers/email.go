@@ -59,38 +59,38 @@ func (e *Email) Handle(ctx context.Context, d outbox.Delivery) error {
 	var remindFor time.Time
 	switch d.Event.Topic {
 	case events.AssignmentCreated:
-		var p events.AssignmentCreatedPayload
-		if err := decode(d, &p); err != nil {
+		p, err := decode[events.AssignmentCreatedPayload](d)
+		if err != nil {
 			return err
 		}
 		assignmentID = p.AssignmentID
 	case events.AssignmentCompleted:
-		var p events.AssignmentCompletedPayload
-		if err := decode(d, &p); err != nil {
+		p, err := decode[events.AssignmentCompletedPayload](d)
+		if err != nil {
 			return err
 		}
 		assignmentID = p.AssignmentID
 	case events.ReminderDueSoon:
-		var p events.ReminderDueSoonPayload
-		if err := decode(d, &p); err != nil {
+		p, err := decode[events.ReminderDueSoonPayload](d)
+		if err != nil {
 			return err
 		}
 		assignmentID, remindFor = p.AssignmentID, p.DueAt
 	case events.LearnerEnrolled:
-		var p events.LearnerEnrolledPayload
-		if err := decode(d, &p); err != nil {
+		p, err := decode[events.LearnerEnrolledPayload](d)
+		if err != nil {
 			return err
 		}
 		return e.welcome(ctx, d, p)
 	case events.LearnerInvited:
-		var p events.LearnerInvitedPayload
-		if err := decode(d, &p); err != nil {
+		p, err := decode[events.LearnerInvitedPayload](d)
+		if err != nil {
 			return err
 		}
 		return e.invite(ctx, d, p)
 	case events.ReminderDaily:
-		var p events.ReminderDailyPayload
-		if err := decode(d, &p); err != nil {
+		p, err := decode[events.ReminderDailyPayload](d)
+		if err != nil {
 			return err
 		}
 		return e.daily(ctx, d, p)

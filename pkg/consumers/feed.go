@@ -40,15 +40,15 @@ func (f *Feed) Handle(ctx context.Context, d outbox.Delivery) error {
 	var at time.Time
 	switch d.Event.Topic {
 	case events.StreakExtended:
-		var p events.StreakExtendedPayload
-		if err := decode(d, &p); err != nil {
+		p, err := decode[events.StreakExtendedPayload](d)
+		if err != nil {
 			return err
 		}
 		learner, kind, at = p.LearnerID, "streak", d.Event.CreatedAt
 		message = fmt.Sprintf("%d-day streak", p.Current)
 	case events.AchievementEarned:
-		var p events.AchievementEarnedPayload
-		if err := decode(d, &p); err != nil {
+		p, err := decode[events.AchievementEarnedPayload](d)
+		if err != nil {
 			return err
 		}
 		title, ok := achievementTitles[p.Code]
@@ -58,8 +58,8 @@ func (f *Feed) Handle(ctx context.Context, d outbox.Delivery) error {
 		learner, kind, at, message = p.LearnerID, "achievement", p.EarnedAt, "Achievement: "+title
 		assignment = p.AssignmentID
 	case events.CardLeeched:
-		var p events.CardLeechedPayload
-		if err := decode(d, &p); err != nil {
+		p, err := decode[events.CardLeechedPayload](d)
+		if err != nil {
 			return err
 		}
 		learner, kind, at, card = p.LearnerID, "leech", d.Event.CreatedAt, &p.CardID

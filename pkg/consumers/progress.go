@@ -33,8 +33,8 @@ type Progress struct {
 func (p *Progress) Handle(ctx context.Context, d outbox.Delivery) error {
 	switch d.Event.Topic {
 	case events.AssignmentCreated:
-		var e events.AssignmentCreatedPayload
-		if err := decode(d, &e); err != nil {
+		e, err := decode[events.AssignmentCreatedPayload](d)
+		if err != nil {
 			return err
 		}
 		return outbox.HandleOnce(ctx, p.pool, d, func(tx pgx.Tx) error {
@@ -43,8 +43,8 @@ func (p *Progress) Handle(ctx context.Context, d outbox.Delivery) error {
 				LearnerID: e.LearnerID, Total: &total, Seen: int32(e.CardsSeen), Learned: int32(e.CardsLearned), Now: p.clock.NowOrNil()})
 		})
 	case events.ReviewSubmitted:
-		var e events.ReviewSubmittedPayload
-		if err := decode(d, &e); err != nil {
+		e, err := decode[events.ReviewSubmittedPayload](d)
+		if err != nil {
 			return err
 		}
 		if len(e.AssignmentIDs) == 0 {

@@ -34,8 +34,8 @@ func (r *ReminderChain) Handle(ctx context.Context, d outbox.Delivery) error {
 	if d.Event.Topic != events.ReminderDaily {
 		return unexpectedTopic(d)
 	}
-	var p events.ReminderDailyPayload
-	if err := decode(d, &p); err != nil {
+	p, err := decode[events.ReminderDailyPayload](d)
+	if err != nil {
 		return err
 	}
 	return outbox.HandleOnce(ctx, r.pool, d, func(tx pgx.Tx) error {

@@ -51,8 +51,8 @@ func studyDay(s string) (time.Time, error) {
 // The increments commute with the review's own, so an undo delivered before
 // its review leaves the right totals once both are applied.
 func (p *Progress) takeBack(ctx context.Context, d outbox.Delivery) error {
-	var e events.ReviewUndonePayload
-	if err := decode(d, &e); err != nil {
+	e, err := decode[events.ReviewUndonePayload](d)
+	if err != nil {
 		return err
 	}
 	day, err := studyDay(e.StudyDay)

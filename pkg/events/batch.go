@@ -13,7 +13,7 @@ import (
 // enqueues them in its transaction:
 //
 //	b := events.NewBatch(learnerID.String())
-//	b.Add(events.ReviewSubmitted, payload)
+//	b.Add(events.ReviewSubmittedPayload{...}) // topic review.submitted
 //	...
 //	evs, err := b.Events() // then set headers, outbox.Enqueue(ctx, tx, evs...)
 //
@@ -33,16 +33,16 @@ func NewBatch(key string) Batch {
 	return Batch{key: key}
 }
 
-// Add appends an event of topic with payload (encoded as JSON), to be
+// Add appends an event of p's topic with payload p (encoded as JSON), to be
 // delivered at once.
-func (b *Batch) Add(topic string, payload any) {
-	b.AddAt(topic, payload, time.Time{})
+func (b *Batch) Add(p Payload) {
+	b.AddAt(p, time.Time{})
 }
 
-// AddAt appends an event of topic with payload, not to be delivered before
-// notBefore (at once when zero).
-func (b *Batch) AddAt(topic string, payload any, notBefore time.Time) {
-	ev, err := outbox.NewEvent(topic, b.key, payload)
+// AddAt appends an event of p's topic with payload p, not to be delivered
+// before notBefore (at once when zero).
+func (b *Batch) AddAt(p Payload, notBefore time.Time) {
+	ev, err := New(b.key, p)
 	if err != nil {
 		b.err = cmp.Or(b.err, err)
 		return

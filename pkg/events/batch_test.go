@@ -1,7 +1,6 @@
 package events
 
 import (
-	"encoding/json"
 	"testing"
 	"time"
 
@@ -12,10 +11,10 @@ func TestBatchKeepsOrderKeyAndNotBefore(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC)
 	b := NewBatch("learner-1")
-	b.Add(ReviewSubmitted, ReviewSubmittedPayload{Review: Review{ReviewID: 7}})
-	b.AddAt(ReminderDaily, ReminderDailyPayload{At: at}, at)
+	b.Add(ReviewSubmittedPayload{Review: Review{ReviewID: 7}})
+	b.AddAt(ReminderDailyPayload{At: at}, at)
 	other := NewBatch("learner-1")
-	other.Add(CardLeeched, CardLeechedPayload{Lapses: 8})
+	other.Add(CardLeechedPayload{Lapses: 8})
 	b.Join(other)
 
 	evs, err := b.Events()
@@ -27,19 +26,30 @@ func TestBatchKeepsOrderKeyAndNotBefore(t *testing.T) {
 	}
 	require.True(t, evs[0].NotBefore.IsZero())
 	require.Equal(t, at, evs[1].NotBefore)
-	var p ReviewSubmittedPayload
-	require.NoError(t, json.Unmarshal(evs[0].Payload, &p))
+	p, err := Decode[ReviewSubmittedPayload](evs[0])
+	require.NoError(t, err)
 	require.Equal(t, int64(7), p.ReviewID)
 }
+
+// unencodable is a payload that JSON cannot encode: a channel.
+type unencodable struct{ C chan int }
+
+func (unencodable) Topic() string { return "bad.one" }
+
+// unencodableToo is another, a function.
+type unencodableToo struct{ F func() }
+
+func (unencodableToo) Topic() string { return "bad.two" }
 
 func TestBatchKeepsTheFirstError(t *testing.T) {
 	t.Parallel()
 	b := NewBatch("k")
-	b.Add("bad.one", make(chan int)) // a channel cannot be encoded as JSON
-	b.Add(ReviewSubmitted, ReviewSubmittedPayload{})
+	b.Add(unencodable{C: make(chan int)})
+	b.Add(ReviewSubmittedPayload{})
 	joined := NewBatch("k")
-	joined.Add("bad.two", func() {})
+	joined.Add(unencodableToo{F: func() {}})
 	b.Join(joined)
 	_, err := b.Events()
+	require.ErrorContains(t, err, "encode bad.one payload")
 	require.ErrorContains(t, err, "chan int")
 }

@@ -1,6 +1,17 @@
 // Package events names Lexora's topics, the JSON payload of each, and the
-// routing from topics to subscribers. Producers (functions) and consumers
-// (pkg/consumers) both depend on it; it depends on neither.
+// routing from topics to subscribers. Producers (pkg/study, pkg/classroom,
+// pkg/reminders, and the functions that enqueue their batches) and
+// consumers (pkg/consumers) both depend on it; it depends on neither.
+//
+// Each payload type names its topic (Payload, as River's JobArgs name their
+// Kind): producers build events from a payload with Batch.Add or New,
+// consumers read them with Decode[T], so a payload of the wrong type for a
+// topic does not compile. What is stored is checked against testdata:
+// payloads stay in the outbox for days, so every shape a release stored
+// must decode into today's types (testdata/payloads); subscriber names
+// never change (subscribers.golden); and a subscription added to a topic
+// that already has events names the migration that gives the queued events
+// their delivery (subscriptions.golden).
 package events
 
 import (
@@ -37,7 +48,8 @@ const (
 	ReviewUndone = "review.undone"
 )
 
-// Subscriber names. They key delivery rows and dedup records: never rename one.
+// Subscriber names. They key delivery rows and dedup records: never rename
+// one (testdata/subscribers.golden lists them).
 const (
 	SubscriberProgress = "progress"
 	SubscriberEmail    = "email"
@@ -55,7 +67,10 @@ const (
 	SubscriberReminderChain = "reminder-chain"
 )
 
-// Subscriptions routes each topic to its subscribers.
+// Subscriptions routes each topic to its subscribers. Each change must be
+// mirrored in testdata/subscriptions.golden, which says for a new
+// subscriber of a topic that has events which migration gives the queued
+// events their delivery.
 var Subscriptions = []outbox.Subscription{
 	{Topic: AssignmentCreated, Subscriber: SubscriberProgress},
 	{Topic: AssignmentCreated, Subscriber: SubscriberEmail},
@@ -146,7 +161,8 @@ type Review struct {
 
 // ReviewSubmittedPayload is the payload of ReviewSubmitted; its ordering key
 // is the learner id. Events written before 2026-11-30 also carry
-// local_day, the calendar date, which nothing reads.
+// local_day, the calendar date, which nothing reads (sample:
+// testdata/payloads/review.submitted/92cf483.json).
 type ReviewSubmittedPayload struct {
 	Review
 	// Due is when the card is next due.

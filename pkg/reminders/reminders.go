@@ -57,7 +57,7 @@ func Continue(ctx context.Context, tx pgx.Tx, ob *outbox.Outbox, learner uuid.UU
 
 func link(learner uuid.UUID, tz string, after time.Time) (outbox.Event, time.Time, error) {
 	next := learning.NextDailyReminder(after, learning.Zone(tz))
-	ev, err := outbox.NewEvent(events.ReminderDaily, learner.String(), events.ReminderDailyPayload{LearnerID: learner, At: next})
+	ev, err := events.New(learner.String(), events.ReminderDailyPayload{LearnerID: learner, At: next})
 	if err != nil {
 		return outbox.Event{}, time.Time{}, err
 	}

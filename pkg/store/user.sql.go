@@ -13,6 +13,27 @@ import (
 	"github.com/lexora-app/lexora/pkg/account"
 )
 
+const emailHasLookalike = `-- name: EmailHasLookalike :one
+SELECT EXISTS (
+    SELECT 1 FROM users u
+    WHERE u.email_skeleton = $1::text AND u.email <> $2::text
+      AND ($2::text ~ '[^\x01-\x7f]' OR u.email ~ '[^\x01-\x7f]')
+      AND NOT EXISTS (SELECT 1 FROM users e WHERE e.email = $2::text))
+`
+
+// EmailHasLookalike reports whether a new account with the (canonical)
+// email would look like another account's: no account has the email, and
+// one with another email has its skeleton (users.email_skeleton, schema
+// 00026), unless both addresses are ASCII (two ASCII addresses that differ
+// are both real mailboxes of what look-alikes ASCII has, such as "rn" and
+// "m"; it is a non-ASCII letter that makes a look-alike on purpose).
+func (q *Queries) EmailHasLookalike(ctx context.Context, skeleton string, email string) (bool, error) {
+	row := q.db.QueryRow(ctx, emailHasLookalike, skeleton, email)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
+}
+
 const findOrCreateUser = `-- name: FindOrCreateUser :one
 INSERT INTO users (email, display_name, role, timezone)
 VALUES ($1, $2, $3, $4)
@@ -104,6 +125,20 @@ WHERE email = $2 AND auth_subject IS NULL
 // it changes nothing); UserBySubject then finds the account.
 func (q *Queries) LinkSubject(ctx context.Context, subject string, email string) error {
 	_, err := q.db.Exec(ctx, linkSubject, subject, email)
+	return err
+}
+
+const lockEmailSkeleton = `-- name: LockEmailSkeleton :exec
+SELECT pg_advisory_xact_lock(26, hashtext($1::text))
+`
+
+// LockEmailSkeleton serialises, until the transaction ends, the writes of
+// new accounts whose addresses share the skeleton (text.Skeleton), so that
+// EmailHasLookalike and the insert after it are one step: two look-alike
+// addresses added at once are not both let in. Lock class 26 is schema
+// 00026's; the key is hashtext(skeleton), so unrelated skeletons rarely wait.
+func (q *Queries) LockEmailSkeleton(ctx context.Context, skeleton string) error {
+	_, err := q.db.Exec(ctx, lockEmailSkeleton, skeleton)
 	return err
 }
 

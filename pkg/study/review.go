@@ -148,13 +148,13 @@ func (s Study) Review(ctx context.Context, tx pgx.Tx, learner Learner, req Revie
 		return ReviewResult{}, events.Batch{}, err
 	}
 	batch := events.NewBatch(learner.ID.String())
-	batch.Add(events.ReviewSubmitted, events.ReviewSubmittedPayload{
+	batch.Add(events.ReviewSubmittedPayload{
 		Review: events.Review{ReviewID: out.ReviewID, CardID: req.CardID, LearnerID: learner.ID, LexemeID: card.lexemeID,
 			Rating: int(req.Rating), StateBefore: int(card.State), StateAfter: int(next.State), ReviewedAt: r.at,
 			StudyDay: r.studyDay},
 		Due: next.Due, AssignmentIDs: r.assignments})
 	if r.leech {
-		batch.Add(events.CardLeeched, events.CardLeechedPayload{
+		batch.Add(events.CardLeechedPayload{
 			CardID: req.CardID, LearnerID: learner.ID, Lemma: card.lemma, Lapses: int(next.Lapses)})
 	}
 	if next.State == learning.Review || r.leech {
@@ -239,7 +239,7 @@ func complete(ctx context.Context, assignments *store.Queries, ids []uuid.UUID, 
 		return nil, fmt.Errorf("complete assignments: %w", err)
 	}
 	for _, a := range done {
-		batch.Add(events.AssignmentCompleted, events.AssignmentCompletedPayload{Assignment: events.Assignment{AssignmentID: a.ID,
+		batch.Add(events.AssignmentCompletedPayload{Assignment: events.Assignment{AssignmentID: a.ID,
 			DeckID: a.DeckID, LearnerID: a.LearnerID, TeacherID: a.TeacherID, DueAt: a.DueAt}, CompletedAt: at})
 		completed = append(completed, a.ID)
 	}

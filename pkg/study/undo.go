@@ -77,7 +77,7 @@ func (s Study) Undo(ctx context.Context, tx pgx.Tx, learner Learner, req UndoReq
 	}
 	later := slices.DeleteFunc(holding, func(id uuid.UUID) bool { return slices.Contains(last.AssignmentIds, id) })
 	batch := events.NewBatch(learner.ID.String())
-	batch.Add(events.ReviewUndone, events.ReviewUndonePayload{
+	batch.Add(events.ReviewUndonePayload{
 		Review: events.Review{ReviewID: last.ID, CardID: req.CardID, LearnerID: learner.ID, LexemeID: card.lexemeID,
 			Rating: int(last.Rating), StateBefore: int(last.StateBefore), StateAfter: int(last.StateAfter),
 			ReviewedAt: last.ReviewedAt, StudyDay: last.day.Format(time.DateOnly)},

@@ -39,6 +39,10 @@ const (
 	// TypeTeacherCannotJoin: a teacher gave a join code; only learners join
 	// classes (403; EnrollLearner).
 	TypeTeacherCannotJoin = "https://lexora.app/problems/teacher-cannot-join"
+	// TypeEmailLookalike: a new account's email looks like another
+	// account's address (one UTS #39 skeleton; 409, naming the field email;
+	// EnrollLearner, CreateClass).
+	TypeEmailLookalike = "https://lexora.app/problems/email-lookalike"
 )
 
 // FieldError names one invalid field of a request, by its JSON name.

@@ -12,11 +12,13 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/idna"
 	"golang.org/x/text/secure/precis"
 	"golang.org/x/text/unicode/norm"
 	"golang.org/x/text/unicode/runenames"
+	"golang.org/x/text/width"
 )
 
 // invisible reports whether r is a control (Cc), format (Cf, such as U+200B
@@ -136,7 +138,30 @@ func refused(r rune) error {
 func Name(s string) string { return norm.NFC.String(strings.TrimSpace(s)) }
 
 // ErrEmail is returned by CanonicalEmail for text that is not an address.
+// Its refusals of one spelling wrap it with their own reason (the error's
+// message): errors.Is(err, ErrEmail) holds for each.
 var ErrEmail = errors.New("must be an email address without control, format or space characters")
+
+// emailError is a refusal of CanonicalEmail with its own reason; it is
+// ErrEmail for errors.Is.
+type emailError string
+
+func (e emailError) Error() string        { return string(e) }
+func (e emailError) Is(target error) bool { return target == ErrEmail }
+
+// The spellings of an address that CanonicalEmail refuses, each with its
+// reason (see CanonicalEmail).
+const (
+	errQuoted      = emailError(`must be an email address whose part before the @ needs no quotes: a quoted part ("kim lee") with spaces, @, two dots in a row or other characters that need quoting is not accepted`)
+	errObsolete    = emailError(`must be an email address in today's syntax: quoted words joined by dots ("kim".lee) are obsolete (RFC 5322 section 4.4)`)
+	errComment     = emailError("must be an email address without a comment: remove the text in parentheses")
+	errDotAtom     = emailError("must be an email address whose part before the @ is letters, digits and ! # $ % & ' * + - / = ? ^ _ ` { | } ~ in pieces joined by single dots (not at its start or end)")
+	errLocalLength = emailError("must be an email address whose part before the @ is at most 64 bytes long")
+	errIPLiteral   = emailError("must be an email address at a domain name, not at an IP address in brackets")
+	errTrailingDot = emailError("must be an email address whose domain does not end with a dot")
+	errNumericTLD  = emailError("must be an email address at a domain name: its last part must not be only digits")
+	errLabelLength = emailError("must be an email address whose domain has parts of at most 63 characters and at most 253 in all")
+)
 
 // ErrMixedScripts is returned by CanonicalEmail for an address whose local
 // part or a domain label mixes letters of two scripts (singleScript), such
@@ -144,36 +169,66 @@ var ErrEmail = errors.New("must be an email address without control, format or s
 var ErrMixedScripts = errors.New("must not mix letters of different scripts (such as Latin and Cyrillic) in the part before the @ or in a part of the domain: such an address can look like another one")
 
 // CanonicalEmail returns the one form Lexora stores of the email address
-// raw: trimmed of surrounding spaces (U+0020); the local part through the PRECIS
-// UsernameCaseMapped profile (RFC 8265: full-width forms mapped, lower
-// case, NFC; spaces, controls and format characters refused); the domain
-// through IDNA lookup (UTS #46, RFC 5891) to its lower-case ASCII
-// (punycode) form. Two addresses that look the same have the same
-// canonical form or one of them is refused: the local part and each label
-// of the domain (in its Unicode form) must be of a single script
-// (singleScript), else it returns ErrMixedScripts. It returns ErrEmail for
-// anything else that is not an address, including a control, format or
-// separator character anywhere. A domain wholly in another script
+// raw, so that the spellings RFC 5321, 5322 and 6531 make one mailbox are
+// one account, and refuses with a reason (an error that is ErrEmail) the
+// spellings no mail provider issues. In order:
+//
+//   - surrounding spaces (U+0020) are trimmed; a control, format or
+//     separator character anywhere is refused;
+//   - full-width forms of ASCII (ｋｉｍ＠ｅｘａｍｐｌｅ.com) are their ASCII
+//     characters (the PRECIS width mapping, RFC 8264 section 9.2, applied to
+//     the whole address, so also to ＠ and ＂);
+//   - the local part is what precedes the last @. A quoted string whose
+//     content, its quoted pairs (\x) undone, is a dot-atom is that dot-atom:
+//     "kim.lee" and "kim\.lee" are kim.lee (RFC 5322 section 3.4.1: the
+//     quotes are not part of the address). One whose content needs quoting
+//     (space, @, "..", a leading dot, a comma...) is refused, and so are
+//     quoted words joined by dots ("kim".lee, obs-local-part), comments
+//     (kim(x)@, (x)kim@) and anything else that is not a dot-atom (RFC 5322
+//     section 3.2.3 atext, widened to non-ASCII characters by RFC 6531
+//     section 3.3): a leading, trailing or doubled dot, a backslash, < > [ ]
+//     , ; : or a quote;
+//   - the local part goes through the PRECIS UsernameCaseMapped profile
+//     (RFC 8265: lower case, NFC, so a decomposed zoë is the precomposed
+//     one; spaces, controls and unassigned code points refused), and must
+//     then be at most 64 bytes (RFC 5321 section 4.5.3.1.1). Case of the
+//     local part is folded though RFC 5321 lets a server tell cases apart,
+//     since no provider does; dots and +tags are kept (they are one
+//     provider's rule, not the address syntax's);
+//   - the domain goes through IDNA lookup (UTS #46 non-transitional, RFC
+//     5891) to its lower-case ASCII form, so a U-label domain (bücher.example),
+//     its A-label (xn--bcher-kva.example, in any case) and its full-width or
+//     ideographic-full-stop spellings (example。com) are one; it must have a
+//     dot, labels of at most 63 characters and 253 in all (RFC 1035), no
+//     trailing dot (example.com. is refused, not folded), a last label that
+//     is not all digits (so not 192.0.2.1); an IP literal ([192.0.2.1],
+//     [IPv6:...]) and a comment are refused;
+//   - the local part and each label of the domain (in its Unicode form)
+//     must be of a single script (singleScript), else ErrMixedScripts.
+//
+// The whole address is at most 254 bytes. A domain wholly in another script
 // (пример.рф) is accepted and stored as punycode (xn--e1afmkfd.xn--p1ai).
+// Look-alike addresses of one script are Skeleton's concern.
 func CanonicalEmail(raw string) (string, error) {
 	s := strings.Trim(raw, " ")
 	if strings.ContainsFunc(s, invisible) {
 		return "", ErrEmail
 	}
+	s = width.Fold.String(s)
 	at := strings.LastIndexByte(s, '@')
 	if at <= 0 || at == len(s)-1 {
 		return "", ErrEmail
 	}
-	local, err := precis.UsernameCaseMapped.String(s[:at])
+	local, err := canonicalLocal(s[:at])
 	if err != nil {
-		return "", ErrEmail
+		return "", err
 	}
-	domain, err := idna.Lookup.ToASCII(s[at+1:])
-	if err != nil || !strings.Contains(domain, ".") || strings.HasSuffix(domain, ".") {
-		return "", ErrEmail
+	domain, err := canonicalDomain(s[at+1:])
+	if err != nil {
+		return "", err
 	}
-	email := local + "@" + strings.ToLower(domain)
-	if strings.ContainsRune(local, '@') || len(email) > 254 {
+	email := local + "@" + domain
+	if len(email) > 254 {
 		return "", ErrEmail
 	}
 	unicodeDomain, err := idna.Lookup.ToUnicode(domain)
@@ -186,6 +241,111 @@ func CanonicalEmail(raw string) (string, error) {
 		}
 	}
 	return email, nil
+}
+
+// canonicalLocal is the local part l in its canonical form (see
+// CanonicalEmail), or the refusal of its spelling.
+func canonicalLocal(l string) (string, error) {
+	switch {
+	case strings.HasPrefix(l, `"`):
+		content, ok := unquote(l)
+		switch {
+		case !ok && (strings.Contains(l, `".`) || strings.Contains(l, `."`)):
+			return "", errObsolete // "kim".lee, "kim"."lee": quoted words joined by dots
+		case !ok, !dotAtom(content):
+			return "", errQuoted
+		}
+		l = content
+	case strings.ContainsRune(l, '"'):
+		return "", errObsolete // kim."lee"
+	case strings.ContainsAny(l, "()"):
+		return "", errComment
+	}
+	local, err := precis.UsernameCaseMapped.String(l)
+	switch {
+	case err != nil:
+		return "", ErrEmail
+	case !dotAtom(local):
+		return "", errDotAtom
+	case len(local) > 64:
+		return "", errLocalLength
+	}
+	return local, nil
+}
+
+// unquote is the content of q when q is one RFC 5322 quoted-string
+// ("...", section 3.2.4) with its quoted pairs (\x) undone; ok is false
+// when q is not exactly one.
+func unquote(q string) (content string, ok bool) {
+	if len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"' {
+		return "", false
+	}
+	var b strings.Builder
+	body := q[1 : len(q)-1]
+	for i := 0; i < len(body); i++ {
+		switch c := body[i]; c {
+		case '\\':
+			if i++; i == len(body) {
+				return "", false
+			}
+			b.WriteByte(body[i])
+		case '"':
+			return "", false
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), true
+}
+
+// atext reports whether r may stand in a dot-atom: RFC 5322 section 3.2.3
+// atext (letters, digits and !#$%&'*+-/=?^_`{|}~), widened to every
+// non-ASCII character by RFC 6531 section 3.3 (UTF8-non-ascii; which ones an
+// address may hold is PRECIS's concern).
+func atext(r rune) bool {
+	return r >= utf8.RuneSelf || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' ||
+		strings.ContainsRune("!#$%&'*+-/=?^_`{|}~", r)
+}
+
+// dotAtom reports whether s is an RFC 5322 dot-atom-text: pieces of atext
+// joined by single dots, none at the start or end.
+func dotAtom(s string) bool {
+	for piece := range strings.SplitSeq(s, ".") {
+		if piece == "" || strings.ContainsFunc(piece, func(r rune) bool { return !atext(r) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// canonicalDomain is the domain d in its canonical form, lower-case ASCII
+// (see CanonicalEmail), or the refusal of its spelling.
+func canonicalDomain(d string) (string, error) {
+	switch {
+	case strings.HasPrefix(d, "["):
+		return "", errIPLiteral
+	case strings.ContainsAny(d, "()"):
+		return "", errComment
+	}
+	domain, err := idna.Lookup.ToASCII(d)
+	switch {
+	case err != nil, !strings.Contains(domain, "."):
+		return "", ErrEmail
+	case strings.HasSuffix(domain, "."):
+		return "", errTrailingDot
+	case len(domain) > 253:
+		return "", errLabelLength
+	}
+	labels := strings.Split(strings.ToLower(domain), ".")
+	for _, label := range labels {
+		if len(label) > 63 {
+			return "", errLabelLength
+		}
+	}
+	if strings.Trim(labels[len(labels)-1], "0123456789") == "" {
+		return "", errNumericTLD
+	}
+	return strings.Join(labels, "."), nil
 }
 
 // augmented is, for a script that a writing system uses together with

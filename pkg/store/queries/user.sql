@@ -21,6 +21,27 @@ VALUES (sqlc.arg(email), sqlc.arg(display_name), sqlc.arg(role), sqlc.arg(timezo
 ON CONFLICT (email) DO UPDATE SET email = excluded.email
 RETURNING id, role, (xmax = 0)::boolean AS created;
 
+-- LockEmailSkeleton serialises, until the transaction ends, the writes of
+-- new accounts whose addresses share the skeleton (text.Skeleton), so that
+-- EmailHasLookalike and the insert after it are one step: two look-alike
+-- addresses added at once are not both let in. Lock class 26 is schema
+-- 00026's; the key is hashtext(skeleton), so unrelated skeletons rarely wait.
+-- name: LockEmailSkeleton :exec
+SELECT pg_advisory_xact_lock(26, hashtext(sqlc.arg(skeleton)::text));
+
+-- EmailHasLookalike reports whether a new account with the (canonical)
+-- email would look like another account's: no account has the email, and
+-- one with another email has its skeleton (users.email_skeleton, schema
+-- 00026), unless both addresses are ASCII (two ASCII addresses that differ
+-- are both real mailboxes of what look-alikes ASCII has, such as "rn" and
+-- "m"; it is a non-ASCII letter that makes a look-alike on purpose).
+-- name: EmailHasLookalike :one
+SELECT EXISTS (
+    SELECT 1 FROM users u
+    WHERE u.email_skeleton = sqlc.arg(skeleton)::text AND u.email <> sqlc.arg(email)::text
+      AND (sqlc.arg(email)::text ~ '[^\x01-\x7f]' OR u.email ~ '[^\x01-\x7f]')
+      AND NOT EXISTS (SELECT 1 FROM users e WHERE e.email = sqlc.arg(email)::text));
+
 -- name: LockUser :exec
 SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE;
 
