@@ -66,8 +66,8 @@ func (p *Progress) Handle(ctx context.Context, d outbox.Delivery) error {
 	case events.ReviewUndone:
 		return p.takeBack(ctx, d)
 	case events.DeckEntriesChanged:
-		var e events.DeckEntriesChangedPayload
-		if err := decode(d, &e); err != nil {
+		e, err := decode[events.DeckEntriesChangedPayload](d)
+		if err != nil {
 			return err
 		}
 		if len(e.Assignments) == 0 {

@@ -216,7 +216,7 @@ func (d Decks) create(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, info 
 		CopiedFrom: copiedFrom, CreatedAt: row.CreatedAt, UpdatedAt: row.CreatedAt}
 	batch := events.NewBatch(row.ID.String())
 	payload := events.DeckCreatedPayload{DeckID: row.ID, TeacherID: teacherID, Title: info.Title, Entries: len(entries), CopiedFrom: copiedFrom}
-	batch.Add(payload.Topic(), payload)
+	batch.Add(payload)
 	return out, batch, nil
 }
 

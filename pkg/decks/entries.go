@@ -254,7 +254,7 @@ func (d Decks) applyEdit(ctx context.Context, q *store.Queries, teacherID uuid.U
 		}
 	}
 	batch := events.NewBatch(deck.ID.String())
-	batch.Add(payload.Topic(), payload)
+	batch.Add(payload)
 	return out, batch, nil
 }
 

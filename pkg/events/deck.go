@@ -25,9 +25,6 @@ type DeckCreatedPayload struct {
 	CopiedFrom *uuid.UUID `json:"copied_from,omitempty"`
 }
 
-// Topic is DeckCreated.
-func (DeckCreatedPayload) Topic() string { return DeckCreated }
-
 // DeckEntriesChangedPayload is the payload of DeckEntriesChanged: one edit
 // of a deck's entries. Ordering key: deck id.
 type DeckEntriesChangedPayload struct {
@@ -49,9 +46,6 @@ type DeckEntriesChangedPayload struct {
 	// commute with the reviews' own).
 	Assignments []DeckAssignmentChange `json:"assignments"`
 }
-
-// Topic is DeckEntriesChanged.
-func (DeckEntriesChangedPayload) Topic() string { return DeckEntriesChanged }
 
 // DeckAssignmentChange is what an edit of a deck's entries changes in the
 // counts of one of its assignments: Total, the assignment's cards (entries
