@@ -262,6 +262,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{name: "control in a meaning", add: []EntryInput{{Term: "perro", Meaning: "d\x00og"}}, is: ErrInvalid, field: "add[0].meaning"},
 		{name: "line break in a term", add: []EntryInput{{Term: "per\nro", Meaning: "dog"}}, is: ErrInvalid, field: "add[0].term"},
 		{name: "same term in two cases", add: []EntryInput{{Term: "Perro", Meaning: "dog"}, {Term: "perro", Meaning: "dog"}}, is: ErrDuplicateTerm, field: "add[1].term"},
+		{name: "one word, folded", add: []EntryInput{{Term: "Straße", Meaning: "street"}, {Term: "STRASSE", Meaning: "street"}}, is: ErrDuplicateTerm, field: "add[1].term"},
 		{name: "term the deck has", add: []EntryInput{{Term: "GATO", Meaning: "cat"}}, is: ErrDuplicateTerm, field: "add[0].term"},
 		{name: "2,001 entries", add: tooMany, is: ErrTooManyEntries},
 	}

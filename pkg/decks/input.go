@@ -5,10 +5,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"golang.org/x/text/cases"
 	"golang.org/x/text/language"
-	"golang.org/x/text/unicode/norm"
 
+	"github.com/lexora-app/lexora/pkg/deckimport"
 	"github.com/lexora-app/lexora/pkg/platform/text"
 )
 
@@ -43,9 +42,10 @@ type entry struct {
 	key string
 }
 
-// folder folds case for termKey; a cases.Caser is not safe for concurrent
-// use, so one is made per call.
-func termKey(term string) string { return cases.Fold().String(norm.NFC.String(term)) }
+// termKey is the form in which two terms of a deck are the same word
+// (deckimport.Key: NFC, Unicode full case folding, white space runs as one
+// space), so the import's preview finds the duplicates the deck refuses.
+func termKey(term string) string { return deckimport.Key(term) }
 
 // checkEntry validates and normalises in, the Index-th of list: Term one
 // line of visible text (text.CheckSingleLine) of 1 to MaxTerm runes;
@@ -83,17 +83,19 @@ func line(s string, minRunes, maxRunes int) (string, error) {
 	return s, length(s, minRunes, maxRunes)
 }
 
-// lines is s with its line breaks as LF, trimmed and in NFC, when each of
-// its lines is one line of visible text, or empty, and it has min to max
-// runes.
+// lines is s with its line breaks as LF, each line trimmed and in NFC
+// (text.Name), and the whole trimmed, when each of its lines is one line
+// of visible text, or empty, and it has min to max runes (as
+// deckimport.Entry's Meaning and Example).
 func lines(s string, minRunes, maxRunes int) (string, error) {
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	for i, l := range strings.Split(s, "\n") {
+	ls := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
+	for i, l := range ls {
 		if err := text.CheckSingleLine(l); err != nil {
 			return "", fmt.Errorf("line %d %w", i+1, err)
 		}
+		ls[i] = text.Name(l)
 	}
-	s = text.Name(s)
+	s = strings.TrimSpace(strings.Join(ls, "\n"))
 	return s, length(s, minRunes, maxRunes)
 }
 
