@@ -55,7 +55,11 @@ ALTER TABLE lexemes
 CREATE UNIQUE INDEX lexemes_library_key ON lexemes (lemma, part_of_speech) WHERE deck_id IS NULL;
 -- One live entry per term in a deck; a removed entry frees its term.
 CREATE UNIQUE INDEX lexemes_deck_term ON lexemes (deck_id, term_key) WHERE removed_at IS NULL;
--- The retired lexemes, few: schedule_cards anti-joins them.
+-- The retired lexemes, few: schedule_cards anti-joins them. EXPLAIN of
+-- DueCards (a learner with 2,074 due cards of 419,015, 200 lexemes
+-- retired): still inlined, an Index Scan on cards_learner_due, the
+-- anti-join an Index Only Scan of this index per card (11 ms with the
+-- count over every due card, as before).
 CREATE INDEX lexemes_removed ON lexemes (id) WHERE removed_at IS NOT NULL;
 
 -- Every statement that reads the learners who have a deck (pkg/decks'
