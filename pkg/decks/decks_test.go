@@ -376,6 +376,7 @@ func TestEditReachesEveryLearner(t *testing.T) {
 		due := b.due(t, l)
 		require.Contains(t, due, "pájaro")
 		require.Equal(t, "bird", due["pájaro"].Definition)
+		require.Equal(t, "es", due["pájaro"].TermLanguage, "the deck's language, for the listen button")
 		require.NotContains(t, due, "perro", "a removed entry leaves the schedule")
 	}
 	require.Equal(t, "cat", b.due(t, l2)["gato"].Definition, "the learner who has not reviewed it sees the new meaning")
