@@ -53,6 +53,9 @@ ALTER TABLE lexemes
            AND char_length(definition) BETWEEN 1 AND 1000 AND char_length(example) <= 500
            AND char_length(part_of_speech) <= 50);
 CREATE UNIQUE INDEX lexemes_library_key ON lexemes (lemma, part_of_speech) WHERE deck_id IS NULL;
+-- A teacher typing a term is offered the library's entries of it
+-- (store.LibraryEntriesOf), case-insensitively.
+CREATE INDEX lexemes_library_lemma ON lexemes (lower(lemma)) WHERE deck_id IS NULL;
 -- One live entry per term in a deck; a removed entry frees its term.
 CREATE UNIQUE INDEX lexemes_deck_term ON lexemes (deck_id, term_key) WHERE removed_at IS NULL;
 -- The retired lexemes, few: schedule_cards anti-joins them. EXPLAIN of
@@ -94,6 +97,7 @@ $$;
 DROP INDEX assignments_deck_id;
 DROP INDEX lexemes_removed;
 DROP INDEX lexemes_deck_term;
+DROP INDEX lexemes_library_lemma;
 DROP INDEX lexemes_library_key;
 ALTER TABLE lexemes
     DROP CONSTRAINT lexemes_entry,

@@ -12,6 +12,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/platform/clock"
+	"github.com/lexora-app/lexora/pkg/platform/text"
 	"github.com/lexora-app/lexora/pkg/store"
 )
 
@@ -237,6 +238,26 @@ func (d Decks) insertEntries(ctx context.Context, q *store.Queries, deckID uuid.
 	}
 	if _, err := q.InsertEntries(ctx, p); err != nil {
 		return nil, fmt.Errorf("insert entries: %w", err)
+	}
+	return out, nil
+}
+
+// FromLibrary answers what the WordNet library knows of term (compared
+// ignoring case after trimming): at most 10 entries, one per part of
+// speech, to fill in a new entry with one click. An empty term, or one the
+// library lacks, answers none.
+func FromLibrary(ctx context.Context, db store.DBTX, term string) ([]EntryInput, error) {
+	term = text.Name(term)
+	out := []EntryInput{}
+	if term == "" {
+		return out, nil
+	}
+	rows, err := store.On(db).LibraryEntriesOf(ctx, term)
+	if err != nil {
+		return nil, fmt.Errorf("look the term up in the library: %w", err)
+	}
+	for _, r := range rows {
+		out = append(out, EntryInput{Term: r.Lemma, Meaning: r.Definition, Example: r.Example, PartOfSpeech: r.PartOfSpeech})
 	}
 	return out, nil
 }

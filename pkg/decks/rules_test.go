@@ -264,3 +264,16 @@ func TestReorderAndRename(t *testing.T) {
 	require.ErrorAs(t, err, &conflict)
 	require.Equal(t, ConflictError{Version: 3}, *conflict)
 }
+
+func TestFromLibrary(t *testing.T) {
+	ctx, b := setup(t)
+	_, err := b.create(t, b.teacher, "Mine", EntryInput{Term: "Run", Meaning: "correr"})
+	require.NoError(t, err)
+	got, err := FromLibrary(ctx, b.pool, " RUN ")
+	require.NoError(t, err)
+	require.Equal(t, []EntryInput{{Term: "run", Meaning: "move fast by using one's feet", Example: "he ran home", PartOfSpeech: "verb"}}, got,
+		"the library's entry, not a teacher's")
+	got, err = FromLibrary(ctx, b.pool, "zzz")
+	require.NoError(t, err)
+	require.Empty(t, got)
+}

@@ -297,6 +297,49 @@ func (q *Queries) InsertEntries(ctx context.Context, arg InsertEntriesParams) (i
 	return result.RowsAffected(), nil
 }
 
+const libraryEntriesOf = `-- name: LibraryEntriesOf :many
+SELECT l.lemma, l.part_of_speech, l.definition, l.example
+FROM lexemes l
+WHERE l.deck_id IS NULL AND lower(l.lemma) = lower($1::text)
+ORDER BY l.part_of_speech, l.lemma
+LIMIT 10
+`
+
+type LibraryEntriesOfRow struct {
+	Lemma        string
+	PartOfSpeech string
+	Definition   string
+	Example      string
+}
+
+// LibraryEntriesOf lists the library's (WordNet) entries whose lemma is
+// term, ignoring case, by part of speech: what a teacher typing term is
+// offered to fill in.
+func (q *Queries) LibraryEntriesOf(ctx context.Context, term string) ([]LibraryEntriesOfRow, error) {
+	rows, err := q.db.Query(ctx, libraryEntriesOf, term)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []LibraryEntriesOfRow
+	for rows.Next() {
+		var i LibraryEntriesOfRow
+		if err := rows.Scan(
+			&i.Lemma,
+			&i.PartOfSpeech,
+			&i.Definition,
+			&i.Example,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const lockDeckForCards = `-- name: LockDeckForCards :exec
 SELECT 1 FROM decks WHERE id = $1 AND owner_id IS NOT NULL FOR SHARE
 `

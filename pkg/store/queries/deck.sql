@@ -184,3 +184,13 @@ SELECT (EXISTS (SELECT 1 FROM assignments a WHERE a.deck_id = sqlc.arg(deck_id):
 -- DeckInUse should have.
 -- name: DeleteDeck :execrows
 DELETE FROM decks WHERE id = sqlc.arg(deck_id) AND owner_id = sqlc.arg(owner_id)::uuid;
+
+-- LibraryEntriesOf lists the library's (WordNet) entries whose lemma is
+-- term, ignoring case, by part of speech: what a teacher typing term is
+-- offered to fill in.
+-- name: LibraryEntriesOf :many
+SELECT l.lemma, l.part_of_speech, l.definition, l.example
+FROM lexemes l
+WHERE l.deck_id IS NULL AND lower(l.lemma) = lower(sqlc.arg(term)::text)
+ORDER BY l.part_of_speech, l.lemma
+LIMIT 10;
