@@ -112,16 +112,17 @@ func CheckDue(due, now time.Time) error {
 // is locked first (enrolments to it wait, see Enroll), then the learners'
 // rows in id order, which serialises each learner's writes (so their
 // outbox ids follow commit order) without deadlocks between two
-// assignments. A teacher's own deck is locked FOR SHARE
-// (store.LockDeckForCards) before its entries are read, so an edit of it
-// at the same time (pkg/decks) gives these learners its new entries' cards
-// or comes after their assignment. The due date is kept at microseconds, as the database
-// stores it. When nothing changed (StatusAlreadyAssigned), the answer's
-// DueAt is the due date kept: the class's, or with req.LearnerID that
-// learner's assignment's. Errors: ErrDueOutOfRange (CheckDue), ErrClassNotFound when the
-// class is not the teacher's, ErrDeckNotFound, ErrDeckArchived (an archived own deck: take it
-// out of the archive first), ErrLearnerNotFound when
-// req.LearnerID is not a learner of the class.
+// assignments. A teacher's own deck is then locked FOR SHARE
+// (store.LockDeckForCards) before its entries are read, so that an edit of
+// it at the same time (pkg/decks) either gives these learners its new
+// entries' cards or comes after their assignment. The due date is kept at
+// microseconds, as the database stores it. When nothing changed
+// (StatusAlreadyAssigned), the answer's DueAt is the due date kept: the
+// class's, or with req.LearnerID that learner's assignment's. Errors:
+// ErrDueOutOfRange (CheckDue), ErrClassNotFound when the class is not the
+// teacher's, ErrDeckNotFound, ErrDeckArchived (an archived own deck: take
+// it out of the archive first), ErrLearnerNotFound when req.LearnerID is
+// not a learner of the class.
 func (c Classroom) Assign(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, req AssignRequest) (ClassAssignment, events.Batch, error) {
 	req.DueAt = req.DueAt.Truncate(time.Microsecond)
 	if err := CheckDue(req.DueAt, c.clock.Now()); err != nil {
