@@ -80,7 +80,9 @@ type Outcome struct {
 // Invitation instead (see Invitation), with learner.invited at most once per
 // InvitationInterval. An assignment to the class in progress is waited for
 // (the class's row), so a learner joining meanwhile gets its deck from one
-// or the other. Errors: ErrClassNotFound (also for an actor of
+// or the other; so is an edit of a teacher's own deck the class has (the
+// deck's row, store.LockDeckForCards), so the learner gets each of its
+// entries' cards once, from the edit or from the enrolment. Errors: ErrClassNotFound (also for an actor of
 // another role), ErrTeacherCannotJoin (a join code given by a teacher),
 // ErrEmailOfTeacher (a teacher's email), ErrEmailLookalike (a new
 // account's email that looks like another's, see refuseLookalike),
