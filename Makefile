@@ -50,14 +50,17 @@ reset: ## Drop the local lexora database and mailbox; the next `make run` recrea
 	psql -h 127.0.0.1 -U postgres -d postgres -Xqc 'DROP DATABASE IF EXISTS lexora WITH (FORCE)'
 	rm -f .run/mailpit.db*
 
-generate: ## Regenerate package store (pkg/store/*.sql.go) from pkg/store/queries/*.sql with sqlc (sqlc.yaml).
+generate: ## Regenerate package store (pkg/store/*.sql.go) with sqlc (sqlc.yaml), and package api (functions/api/api.gen.go) from functions/openapi.yaml with oapi-codegen.
 	.ci/ensure-sqlc
 	$(BIN)/sqlc generate
+	$(GO) generate ./functions/api
 
-static: ## Static checks: gofmt, generated code fresh (sqlc), go vet and golangci-lint on both modules.
+static: ## Static checks: gofmt, generated code fresh (sqlc, oapi-codegen), go vet and golangci-lint on both modules.
 	.ci/ensure-sqlc
 	@# The store's generated code must match sqlc.yaml, pkg/store/queries and schema/.
 	$(BIN)/sqlc diff || { echo "generated store code is stale: run make generate and commit"; exit 1; }
+	@# The HTTP API's Go types (functions/api) must match functions/openapi.yaml.
+	.ci/check-generated
 	@unformatted=$$(git ls-files -z '*.go' | xargs -0 -r gofmt -l); \
 	if [ -n "$$unformatted" ]; then echo "gofmt -l lists files that need formatting (run gofmt -w):"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
@@ -103,9 +106,10 @@ test: ## The full gate before stopping: static checks, all tests with -race, fuz
 	.ci/terraform-check
 	$(MAKE) --no-print-directory test-web
 
-web-check: $(WEB_DEPS) ## The web client's quick checks: API document lint and client freshness, types, component tests.
+web-check: $(WEB_DEPS) ## The web client's quick checks: API document lint and client freshness, types, ESLint, component tests.
 	cd $(WEB) && npm run --silent check:api
 	cd $(WEB) && npm run --silent typecheck
+	cd $(WEB) && npm run --silent lint
 	cd $(WEB) && npm test
 
 test-web: $(WEB_DEPS) ## The web client: its quick checks (web-check), then end-to-end in chromium.
@@ -132,6 +136,7 @@ bench: ## Benchmarks (one iteration each): the outbox, the write path, River; ag
 	$(TEST_ENV) $(GO) test -p 1 -run '^$$' -bench . -benchtime 1x -timeout 30m ./pkg/outbox/... ./functions | tee -a .run/bench.txt
 	echo "load average: $$(cat /proc/loadavg)" >> .run/bench.txt
 	cd pkg/outbox/internal/riverbench && $(TEST_ENV) $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./... | tee -a ../../../../.run/bench.txt
+	cd pkg/learning/optimizer/oracle && $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m . | tee -a ../../../../.run/bench.txt
 	echo "load average: $$(cat /proc/loadavg)" | tee -a .run/bench.txt > .run/bench-prodlike.txt
 	@# The drain, enqueue, prune, claim and write-path benchmarks again on a private cluster with
 	@# autovacuum and fsync on (docs/benchmarks.md); its WAL figures are the ones to quote.

@@ -6,27 +6,18 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/lexora-app/lexora/functions/api"
 	"github.com/lexora-app/lexora/pkg/account"
 	"github.com/lexora-app/lexora/pkg/classroom"
 	"github.com/lexora-app/lexora/pkg/platform/text"
 )
 
-// CreateAssignmentRequest is the body of CreateAssignment.
-type CreateAssignmentRequest struct {
-	ClassID string `json:"class_id" validate:"required,uuid"`
-	// LearnerID, when given, narrows the assignment to that learner of the class.
-	LearnerID string `json:"learner_id,omitempty" validate:"omitempty,uuid"`
-	DeckID    string `json:"deck_id" validate:"required,uuid"`
-	// DueAt is an RFC 3339 instant in the future, at most 366 days ahead.
-	DueAt string `json:"due_at" validate:"required,rfc3339"`
-}
-
 // assigned is CreateAssignment's answer: 201 when the class or a learner
 // got the deck, 200 when they had it already.
-type assigned struct{ classroom.ClassAssignment }
+type assigned struct{ api.ClassAssignment }
 
 func (a assigned) httpStatus() int {
-	if a.Status == classroom.StatusAssigned {
+	if a.Status == api.ClassAssignmentStatusAssigned {
 		return http.StatusCreated
 	}
 	return http.StatusOK
@@ -42,19 +33,20 @@ func (a assigned) httpStatus() int {
 // every word, assignment.completed. Answers: 201 with a
 // classroom.ClassAssignment (status, and each learner's outcome) when the
 // class or a learner got the deck, 200 with it when they had it from this
-// class already; 400 for an invalid body or a due date in the past or more
-// than 366 days ahead; 401 without a valid acting user; 404 when the class
+// class already; 400 for an invalid body (a learner_id given as null or ""
+// too: only a learner_id left out means the class) or a due date in the
+// past or more than 366 days ahead; 401 without a valid acting user; 404 when the class
 // is not the teacher's, the learner is not in it, the deck is not visible
 // to the teacher, or the caller is not a teacher.
 func (s *Service) CreateAssignment(w http.ResponseWriter, r *http.Request) {
 	teacher, ok := s.caller(w, r, http.MethodPost, account.Teacher)
-	var req CreateAssignmentRequest
+	var req api.CreateAssignmentJSONBody
 	if !ok || !s.decode(w, r, &req) {
 		return
 	}
-	in := classroom.AssignRequest{ClassID: uuid.MustParse(req.ClassID), DeckID: uuid.MustParse(req.DeckID)}
-	if req.LearnerID != "" {
-		in.LearnerID = uuid.MustParse(req.LearnerID)
+	in := classroom.AssignRequest{ClassID: uuid.MustParse(req.ClassId), DeckID: uuid.MustParse(req.DeckId)}
+	if req.LearnerId != "" {
+		in.LearnerID = uuid.MustParse(req.LearnerId)
 	}
 	in.DueAt, _ = text.ParseTime(req.DueAt)
 	s.write(w, r, teacher, "CreateAssignment", http.StatusCreated, req, func(tx pgx.Tx) (any, error) {
@@ -62,6 +54,6 @@ func (s *Service) CreateAssignment(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return nil, err
 		}
-		return assigned{a}, s.enqueue(r.Context(), tx, r, teacher, batch)
+		return assigned{toClassAssignment(a)}, s.enqueue(r.Context(), tx, r, teacher, batch)
 	})
 }

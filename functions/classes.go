@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/lexora-app/lexora/functions/api"
 	"github.com/lexora-app/lexora/pkg/account"
 	"github.com/lexora-app/lexora/pkg/account/signin"
 	"github.com/lexora-app/lexora/pkg/classroom"
@@ -20,16 +21,6 @@ import (
 // A teacher's classes, the library of decks they assign from, and each
 // class's progress; the rules are pkg/classroom's. A user becomes a teacher
 // by creating their first class (self-serve, see CreateClass).
-
-// CreateClassRequest is the body of CreateClass.
-type CreateClassRequest struct {
-	Name string `json:"name" validate:"required,max=200,singleline"`
-	// DisplayName and Timezone (IANA) name the account of a newcomer who
-	// becomes a teacher with this class (default: the email's local part,
-	// UTC); a teacher's own are kept.
-	DisplayName string `json:"display_name" validate:"max=200,singleline"`
-	Timezone    string `json:"timezone" validate:"omitempty,timezone"`
-}
 
 // CreateClass (POST) creates a class with a fresh join code for the
 // calling teacher and answers 201 with it (a classroom.Class, no members
@@ -44,7 +35,7 @@ type CreateClassRequest struct {
 // one's answer).
 func (s *Service) CreateClass(w http.ResponseWriter, r *http.Request) {
 	t, newcomer, ok := s.callerOrNewcomer(w, r, account.Teacher, account.Teacher)
-	var req CreateClassRequest
+	var req api.CreateClassJSONBody
 	if !ok || !s.decode(w, r, &req) {
 		return
 	}
@@ -56,7 +47,8 @@ func (s *Service) CreateClass(w http.ResponseWriter, r *http.Request) {
 				return nil, err
 			}
 		}
-		return c.CreateClass(r.Context(), tx, t.ID, text.Name(req.Name))
+		class, err := c.CreateClass(r.Context(), tx, t.ID, text.Name(req.Name))
+		return toClass(class), err
 	})
 }
 
@@ -103,7 +95,8 @@ func (s *Service) callerOrNewcomer(w http.ResponseWriter, r *http.Request, as ac
 // with their join codes and members: {"classes": [classroom.Class]}.
 func (s *Service) ListClasses(w http.ResponseWriter, r *http.Request) {
 	s.list(w, r, "classes", func(ctx context.Context, tx pgx.Tx, t user) (any, error) {
-		return classroom.ListClasses(ctx, tx, t.ID)
+		classes, err := classroom.ListClasses(ctx, tx, t.ID)
+		return each(classes, toClass), err
 	}, account.Teacher)
 }
 
@@ -113,7 +106,8 @@ func (s *Service) ListClasses(w http.ResponseWriter, r *http.Request) {
 // {"decks": [classroom.Deck]}. 400 for any query parameter.
 func (s *Service) ListDecks(w http.ResponseWriter, r *http.Request) {
 	s.list(w, r, "decks", func(ctx context.Context, tx pgx.Tx, u user) (any, error) {
-		return classroom.ListDecks(ctx, tx, u.ID, u.Role)
+		decks, err := classroom.ListDecks(ctx, tx, u.ID, u.Role)
+		return each(decks, toDeck), err
 	}, account.Teacher, account.Learner)
 }
 
@@ -153,6 +147,7 @@ func (s *Service) GetClassProgress(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.read(w, r, func(tx pgx.Tx) (any, error) {
-		return classroom.ClassProgressOf(r.Context(), tx, t.ID, classID, s.now())
+		p, err := classroom.ClassProgressOf(r.Context(), tx, t.ID, classID, s.now())
+		return toClassProgress(p), err
 	})
 }

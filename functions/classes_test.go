@@ -13,8 +13,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lexora-app/lexora/functions/api"
 	"github.com/lexora-app/lexora/pkg/account"
-	"github.com/lexora-app/lexora/pkg/classroom"
 	"github.com/lexora-app/lexora/pkg/platform/auth"
 )
 
@@ -110,7 +110,7 @@ func TestANewcomerBecomesATeacherWithTheirFirstClass(t *testing.T) {
 	ctx, f := setup(t)
 	first := f.signedIn(t, "cleo-uid", "Cleo@Example.com", "first-class", `{"name":"Morning class","timezone":"Europe/Rome"}`)
 	require.Equal(t, http.StatusCreated, first.Code, first.Body.String())
-	var class classroom.Class
+	var class api.Class
 	require.NoError(t, json.Unmarshal(first.Body.Bytes(), &class))
 	require.Equal(t, "Morning class", class.Name)
 	require.Regexp(t, `^[A-Z2-7]{8}$`, *class.JoinCode)
@@ -121,7 +121,7 @@ func TestANewcomerBecomesATeacherWithTheirFirstClass(t *testing.T) {
 	var name, tz, teacher string
 	require.NoError(t, f.pool.QueryRow(ctx, `SELECT u.role, u.display_name, u.timezone, u.id::text FROM users u
 		JOIN classes c ON c.teacher_id = u.id WHERE u.auth_subject = 'cleo-uid' AND u.email = 'cleo@example.com' AND c.id = $1`,
-		class.ID).Scan(&role, &name, &tz, &teacher))
+		class.Id).Scan(&role, &name, &tz, &teacher))
 	require.Equal(t, account.Teacher, role)
 	require.Equal(t, "cleo", name, "named after the email's local part")
 	require.Equal(t, "Europe/Rome", tz)

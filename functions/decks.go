@@ -7,18 +7,14 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/lexora-app/lexora/functions/api"
 	"github.com/lexora-app/lexora/pkg/account"
 	"github.com/lexora-app/lexora/pkg/study"
 )
 
-// StartDeckRequest is the body of StartDeck.
-type StartDeckRequest struct {
-	DeckID string `json:"deck_id" validate:"required,uuid"`
-}
-
 // deckStart is StartDeck's answer: 201 when the call started the deck, 200
 // when it had been started (a no-op).
-type deckStart struct{ study.DeckStart }
+type deckStart struct{ api.DeckStart }
 
 func (d deckStart) httpStatus() int {
 	if d.AlreadyStarted {
@@ -36,8 +32,8 @@ func (d deckStart) httpStatus() int {
 // the shared library, and for a caller who is not a learner.
 func (s *Service) StartDeck(w http.ResponseWriter, r *http.Request) {
 	post(s, w, r, account.Learner, "StartDeck", http.StatusCreated,
-		func(ctx context.Context, tx pgx.Tx, learner user, req StartDeckRequest) (any, error) {
-			out, err := s.study.StartDeck(ctx, tx, study.Learner{ID: learner.ID, Timezone: learner.Timezone}, uuid.MustParse(req.DeckID))
-			return deckStart{out}, err
+		func(ctx context.Context, tx pgx.Tx, learner user, req api.StartDeckJSONBody) (any, error) {
+			out, err := s.study.StartDeck(ctx, tx, study.Learner{ID: learner.ID, Timezone: learner.Timezone}, uuid.MustParse(req.DeckId))
+			return deckStart{toDeckStart(out)}, err
 		})
 }

@@ -16,14 +16,13 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 	"github.com/stretchr/testify/require"
 
-	"github.com/lexora-app/lexora/pkg/classroom"
+	"github.com/lexora-app/lexora/functions/api"
 	"github.com/lexora-app/lexora/pkg/consumers"
 	"github.com/lexora-app/lexora/pkg/mail"
 	"github.com/lexora-app/lexora/pkg/outbox"
 	authpkg "github.com/lexora-app/lexora/pkg/platform/auth"
 	"github.com/lexora-app/lexora/pkg/platform/clock"
 	"github.com/lexora-app/lexora/pkg/seed"
-	"github.com/lexora-app/lexora/pkg/study"
 	"github.com/lexora-app/lexora/pkg/testkit/mailpit"
 	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
 	"github.com/lexora-app/lexora/pkg/webhooks"
@@ -91,34 +90,34 @@ func TestEndToEnd(t *testing.T) {
 		hooksMu.Unlock()
 	}))
 	defer receiver.Close()
-	var ep webhooks.Endpoint
+	var ep api.WebhookEndpoint
 	call(http.MethodPost, "/RegisterWebhookEndpoint", seed.TeacherID, map[string]any{"url": receiver.URL}, &ep)
-	secret.Store(ep.Secret)
+	secret.Store(*ep.Secret)
 
-	var enrolment classroom.Enrollment
+	var enrolment api.Enrollment
 	call(http.MethodPost, "/EnrollLearner", seed.TeacherID, map[string]any{
 		"class_id": seed.ClassID, "email": "newcomer@lexora.test", "display_name": "Ana Newcomer", "timezone": "America/Sao_Paulo"}, &enrolment)
-	learner := seed.User{ID: enrolment.LearnerID, Email: "newcomer@lexora.test"}
+	learner := seed.User{ID: enrolment.LearnerId, Email: "newcomer@lexora.test"}
 	tok, err := authpkg.DevToken("lexora-dev", "firebase-uid-ana", learner.Email, time.Hour)
 	require.NoError(t, err)
 	tokens[learner.ID] = tok
 	var deck uuid.UUID
 	require.NoError(t, pool.QueryRow(ctx, "SELECT id FROM decks ORDER BY title LIMIT 1").Scan(&deck))
-	var assigned classroom.ClassAssignment
+	var assigned api.ClassAssignment
 	call(http.MethodPost, "/CreateAssignment", seed.TeacherID, map[string]any{"class_id": seed.ClassID,
 		"learner_id": learner.ID, "deck_id": deck, "due_at": time.Now().Add(72 * time.Hour).Format(time.RFC3339)}, &assigned)
 	require.Len(t, assigned.Learners, 1)
 	a := *assigned.Learners[0].Assignment
 	require.Equal(t, seed.DeckSize, a.Cards)
 
-	var sched study.Schedule
+	var sched api.Schedule
 	call(http.MethodGet, "/GetSchedule?limit=200", learner.ID, nil, &sched)
 	require.Len(t, sched.Due, seed.DeckSize)
-	var last study.ReviewResult
+	var last api.ReviewResult
 	for _, c := range sched.Due {
-		call(http.MethodPost, "/SubmitReview", learner.ID, map[string]any{"card_id": c.CardID, "rating": 4}, &last)
+		call(http.MethodPost, "/SubmitReview", learner.ID, map[string]any{"card_id": c.CardId, "rating": 4}, &last)
 	}
-	require.Equal(t, []uuid.UUID{a.ID}, last.CompletedAssignments)
+	require.Equal(t, []uuid.UUID{a.Id}, last.CompletedAssignments)
 
 	port, box := mailpit.Start(t)
 	sender, err := mail.NewSMTP(mail.Config{Host: "127.0.0.1", Port: port, TLS: "none", From: "Lexora <no-reply@lexora.app>", Timeout: 5 * time.Second})
@@ -173,6 +172,6 @@ func TestEndToEnd(t *testing.T) {
 
 	var seen, learned, reviews int
 	require.NoError(t, pool.QueryRow(ctx, `SELECT cards_seen, cards_learned, reviews FROM assignment_progress
-		WHERE assignment_id = $1`, a.ID).Scan(&seen, &learned, &reviews))
+		WHERE assignment_id = $1`, a.Id).Scan(&seen, &learned, &reviews))
 	require.Equal(t, []int{seed.DeckSize, seed.DeckSize, seed.DeckSize}, []int{seen, learned, reviews})
 }

@@ -2,60 +2,32 @@ package functions
 
 import (
 	"cmp"
-	"encoding/json"
 	"net/http"
-	"strings"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/lexora-app/lexora/functions/api"
 	"github.com/lexora-app/lexora/pkg/account"
 	"github.com/lexora-app/lexora/pkg/classroom"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
 	"github.com/lexora-app/lexora/pkg/platform/text"
 )
 
-// EnrollLearnerRequest is the body of EnrollLearner: either a teacher's
-// class_id and the learner's email, or a learner's join_code (sent with
-// either, each of them is a field error: "must not be sent together");
-// display_name
-// and timezone are used when the learner has no account yet (the learner
-// added by email, or a newcomer who joins by code), and ignored otherwise.
-// The email is stored and matched in its canonical form
-// (text.CanonicalEmail), so two addresses that look alike are one account
-// or refused.
-type EnrollLearnerRequest struct {
-	ClassID     string   `json:"class_id" validate:"excluded_with=JoinCode,omitempty,uuid"`
-	Email       string   `json:"email" validate:"required_with=ClassID,excluded_with=JoinCode,omitempty,email,max=254"`
-	DisplayName string   `json:"display_name" validate:"max=200,singleline"`
-	Timezone    string   `json:"timezone" validate:"omitempty,timezone"`
-	JoinCode    joinCode `json:"join_code" validate:"excluded_with=ClassID Email,omitempty,alphanum,min=4,max=12"`
-}
-
-// joinCode is a join code as sent, without the white space around it (a
-// code pasted with a space or a line break), dropped when it is decoded,
-// before it is validated: white space inside is still refused. Case does
-// not matter (classroom.Enroll).
-type joinCode string
-
-// UnmarshalJSON decodes a JSON string and trims its surrounding white space
-// (unicode.IsSpace, as strings.TrimSpace does).
-func (c *joinCode) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return err //nolint:wrapcheck // encoding/json names the field of its own type error
-	}
-	*c = joinCode(strings.TrimSpace(s))
-	return nil
-}
-
 // invitation is EnrollLearner's answer for a classroom.Invitation: 202.
-type invitation struct{ classroom.Invitation }
+type invitation struct{ api.Invitation }
 
 func (invitation) httpStatus() int { return http.StatusAccepted }
 
-// EnrollLearner (POST) adds a learner to a class (classroom.Enroll): a
-// teacher by the learner's email (creating the learner's account when there
+// EnrollLearner (POST) adds a learner to a class (classroom.Enroll). Its
+// body (api.EnrollLearnerJSONBody) is either a teacher's class_id and the
+// learner's email, or a learner's join_code (sent with either, each of them
+// is a field error: "must not be sent together"); display_name and
+// timezone are used when the learner has no account yet (the learner added
+// by email, or a newcomer who joins by code), and ignored otherwise. The
+// email is stored and matched in its canonical form (text.CanonicalEmail),
+// so two addresses that look alike are one account or refused. A
+// teacher adds a learner by the learner's email (creating the learner's account when there
 // is none), or a learner with the class's join code. A signed-in identity
 // without an account whose email is verified (a newcomer, see
 // callerOrNewcomer) joins by code as a new learner: the same transaction
@@ -79,11 +51,11 @@ func (invitation) httpStatus() int { return http.StatusAccepted }
 // from CreateClass; copies with the same key get the first one's answer).
 func (s *Service) EnrollLearner(w http.ResponseWriter, r *http.Request) {
 	caller, newcomer, ok := s.callerOrNewcomer(w, r, account.Learner, account.Teacher, account.Learner)
-	var req EnrollLearnerRequest
+	var req api.EnrollLearnerJSONBody
 	if !ok || !s.decode(w, r, &req) {
 		return
 	}
-	if req.ClassID == "" && req.JoinCode == "" {
+	if req.ClassId == "" && req.JoinCode == "" {
 		s.fail(w, r, neitherWay(caller.Role))
 		return
 	}
@@ -96,8 +68,8 @@ func (s *Service) EnrollLearner(w http.ResponseWriter, r *http.Request) {
 		newcomer.DisplayName = cmp.Or(text.Name(req.DisplayName), newcomer.DisplayName)
 		newcomer.Timezone, in.Newcomer = req.Timezone, newcomer
 	}
-	if req.ClassID != "" {
-		in.ClassID = uuid.MustParse(req.ClassID)
+	if req.ClassId != "" {
+		in.ClassID = uuid.MustParse(req.ClassId)
 	}
 	if req.Email != "" {
 		email, err := text.CanonicalEmail(req.Email)
@@ -116,9 +88,9 @@ func (s *Service) EnrollLearner(w http.ResponseWriter, r *http.Request) {
 			return nil, err
 		}
 		if out.Invitation != nil {
-			return invitation{*out.Invitation}, nil
+			return invitation{toInvitation(*out.Invitation)}, nil
 		}
-		return out.Enrollment, nil
+		return toEnrollment(*out.Enrollment), nil
 	})
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lexora-app/lexora/functions/api"
 	"github.com/lexora-app/lexora/pkg/classroom"
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/platform/auth"
@@ -226,17 +227,17 @@ func TestANewcomerJoinsByCodeAsANewLearner(t *testing.T) {
 
 	first := f.signedInTo(t, (*Service).EnrollLearner, kim, "join-1", `{"join_code":"join42","timezone":"Asia/Tokyo"}`)
 	require.Equal(t, http.StatusCreated, first.Code, first.Body.String())
-	var joined classroom.Enrollment
+	var joined api.Enrollment
 	require.NoError(t, json.Unmarshal(first.Body.Bytes(), &joined))
-	require.Equal(t, class, joined.ClassID)
+	require.Equal(t, class, joined.ClassId)
 	require.Equal(t, "A", joined.ClassName)
 	require.Len(t, joined.Assignments, 1, "the class's active deck")
 	require.Equal(t, 1, f.count(t, `SELECT count(*) FROM users WHERE id = $1 AND role = 'learner' AND auth_subject = 'kim-uid'
-		AND email = 'kim@example.com' AND display_name = 'Kim Lee' AND timezone = 'Asia/Tokyo'`, joined.LearnerID))
-	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM class_members WHERE class_id = $1 AND learner_id = $2", class, joined.LearnerID))
-	require.Equal(t, 3, f.count(t, "SELECT count(*) FROM cards WHERE learner_id = $1", joined.LearnerID), "cards exist at once")
+		AND email = 'kim@example.com' AND display_name = 'Kim Lee' AND timezone = 'Asia/Tokyo'`, joined.LearnerId))
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM class_members WHERE class_id = $1 AND learner_id = $2", class, joined.LearnerId))
+	require.Equal(t, 3, f.count(t, "SELECT count(*) FROM cards WHERE learner_id = $1", joined.LearnerId), "cards exist at once")
 	for _, topic := range []string{events.LearnerEnrolled, events.AssignmentCreated} {
-		require.Equal(t, 1, f.count(t, "SELECT count(*) FROM outbox_events WHERE topic = $1 AND ordering_key = $2", topic, joined.LearnerID.String()), topic)
+		require.Equal(t, 1, f.count(t, "SELECT count(*) FROM outbox_events WHERE topic = $1 AND ordering_key = $2", topic, joined.LearnerId.String()), topic)
 	}
 	after := everything(t)
 
@@ -315,15 +316,19 @@ func TestEnrollLearnerRefusesTeachersWithAReason(t *testing.T) {
 			check(t, code, body, c.status, c.typ, c.field)
 		})
 	}
+	// An empty join code is a code given without a value (httpx.DecodeJSON).
+	empty := []any{map[string]any{"field": "join_code", "reason": "must not be empty: give a value, or leave the field out"}}
 	t.Run("a learner's empty join code", func(t *testing.T) {
 		code, body := f.call(t, (*Service).EnrollLearner, http.MethodPost, "/EnrollLearner", f.otherLearner, `{"join_code":""}`)
-		check(t, code, body, http.StatusBadRequest, "validation-failed", "join_code")
+		check(t, code, body, http.StatusBadRequest, "validation-failed", "")
+		require.Equal(t, empty, body["errors"])
 	})
 	t.Run("a newcomer's empty join code", func(t *testing.T) {
 		rec := f.signedInTo(t, (*Service).EnrollLearner, auth.Claims{Subject: "kim-uid", Email: "kim@example.com"}, "", `{"join_code":""}`)
 		var body map[string]any
 		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &body))
-		check(t, rec.Code, body, http.StatusBadRequest, "validation-failed", "join_code")
+		check(t, rec.Code, body, http.StatusBadRequest, "validation-failed", "")
+		require.Equal(t, empty, body["errors"])
 	})
 }
 

@@ -56,6 +56,8 @@ func FuzzCreateAssignment(f *testing.F) {
 		`{"class_id":"` + class + `","deck_id":"` + deck + `","due_at":"9999-12-31T23:59:59-23:59"}`,
 		`{"class_id":"` + class + `","deck_id":"` + deck + `","due_at":17}`, `{"learner_id":"` + learner + `"}`,
 		`{"class_id":"` + class + `","deck_id":"` + deck + `","due_at":"2026-03-20"}`, `{}`, `null`, `{"x":1}`,
+		`{"class_id":"` + class + `","learner_id":"","deck_id":"` + deck + `","due_at":"2026-03-20T18:00:00Z"}`,
+		`{"class_id":"` + class + `","learner_id":null,"deck_id":"` + deck + `","due_at":"2026-03-20T18:00:00Z"}`,
 	})
 }
 

@@ -38,6 +38,7 @@ func (s *Service) Me(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.read(w, r, func(tx pgx.Tx) (any, error) {
-		return classroom.ProfileOf(r.Context(), tx, u.ID)
+		p, err := classroom.ProfileOf(r.Context(), tx, u.ID)
+		return toMe(p), err
 	})
 }

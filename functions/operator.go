@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/lexora-app/lexora/functions/api"
 	"github.com/lexora-app/lexora/pkg/account"
 	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
@@ -29,7 +30,7 @@ func (s *Service) OutboxHealth(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	httpx.WriteJSON(w, http.StatusOK, h)
+	httpx.WriteJSON(w, http.StatusOK, toOutboxHealth(h))
 }
 
 // ListDeadLetters (GET) lists dead deliveries, most recent first. Query
@@ -54,24 +55,11 @@ func (s *Service) ListDeadLetters(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	httpx.WriteJSON(w, http.StatusOK, map[string]any{"dead": dead})
+	httpx.WriteJSON(w, http.StatusOK, api.DeadLetters{Dead: each(dead, toDeadDelivery)})
 }
 
-// ResolveDeadLettersRequest selects dead deliveries to replay or skip. At
-// least one selector, or all, must be given.
-type ResolveDeadLettersRequest struct {
-	IDs        []int64 `json:"ids" validate:"max=1000,dive,min=1"`
-	Topic      string  `json:"topic" validate:"max=200"`
-	Subscriber string  `json:"subscriber" validate:"max=200"`
-	Since      string  `json:"since" validate:"omitempty,rfc3339"`
-	Until      string  `json:"until" validate:"omitempty,rfc3339"`
-	All        bool    `json:"all"`
-	// Reason is recorded in the audit table: required, not only white space
-	// (singleline refuses that), at most 1,000 characters.
-	Reason string `json:"reason" validate:"required,max=1000,singleline"`
-}
-
-// ReplayDeadLetters (POST) makes the selected dead deliveries pending again
+// ReplayDeadLetters (POST an api.DeadFilter: at least one selector, or
+// all, and a reason) makes the selected dead deliveries pending again
 // with a fresh attempt budget; SkipDeadLetters (POST) resolves them without
 // delivery. Both need a reason, write one outbox_audit row per delivery and
 // answer {"replayed": n} or {"skipped": n}; a missing or blank reason, and
@@ -90,11 +78,11 @@ func (s *Service) SkipDeadLetters(w http.ResponseWriter, r *http.Request) {
 func (s *Service) resolveDead(w http.ResponseWriter, r *http.Request, name, verb string,
 	apply func(context.Context, outbox.DBTX, outbox.DeadFilter, string, string) (int, error)) {
 	op, ok := s.caller(w, r, http.MethodPost, account.Operator)
-	var req ResolveDeadLettersRequest
+	var req api.DeadFilter
 	if !ok || !s.decode(w, r, &req) {
 		return
 	}
-	f := outbox.DeadFilter{IDs: req.IDs, Topic: req.Topic, Subscriber: req.Subscriber, All: req.All}
+	f := outbox.DeadFilter{IDs: req.Ids, Topic: req.Topic, Subscriber: req.Subscriber, All: req.All}
 	if errs := s.unrouted(f); errs != nil {
 		s.fail(w, r, invalid("one or more fields are invalid", errs...))
 		return

@@ -29,6 +29,7 @@ func (s *Service) GetProgress(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.read(w, r, func(tx pgx.Tx) (any, error) {
-		return s.study.Progress(r.Context(), tx, viewer(caller), learnerID)
+		p, err := s.study.Progress(r.Context(), tx, viewer(caller), learnerID)
+		return toProgress(p), err
 	})
 }

@@ -7,21 +7,12 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/lexora-app/lexora/functions/api"
 	"github.com/lexora-app/lexora/pkg/account"
 	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/platform/text"
 	"github.com/lexora-app/lexora/pkg/study"
 )
-
-// SubmitReviewRequest is the body of SubmitReview.
-type SubmitReviewRequest struct {
-	CardID string `json:"card_id" validate:"required,uuid"`
-	// Rating is 1 Again, 2 Hard, 3 Good or 4 Easy.
-	Rating *int `json:"rating" validate:"required,min=1,max=4"`
-	// ReviewedAt, optional, is when the learner made the review (RFC 3339),
-	// for a review made offline and sent later (study.ReviewRequest).
-	ReviewedAt string `json:"reviewed_at,omitempty" validate:"omitempty,rfc3339"`
-}
 
 // SubmitReview records a learner's rating of one of their cards
 // (study.Study.Review, in one transaction with its events). Answers: 200
@@ -32,8 +23,8 @@ type SubmitReviewRequest struct {
 // reviewed_at before the card's last review.
 func (s *Service) SubmitReview(w http.ResponseWriter, r *http.Request) {
 	post(s, w, r, account.Learner, "SubmitReview", http.StatusOK,
-		func(ctx context.Context, tx pgx.Tx, learner user, req SubmitReviewRequest) (any, error) {
-			rr := study.ReviewRequest{CardID: uuid.MustParse(req.CardID), Rating: learning.Rating(*req.Rating)}
+		func(ctx context.Context, tx pgx.Tx, learner user, req api.SubmitReviewJSONBody) (any, error) {
+			rr := study.ReviewRequest{CardID: uuid.MustParse(req.CardId), Rating: learning.Rating(*req.Rating)}
 			if req.ReviewedAt != "" {
 				at, _ := text.ParseTime(req.ReviewedAt) // well-formed: validated by decode
 				rr.ReviewedAt = &at
@@ -42,17 +33,8 @@ func (s *Service) SubmitReview(w http.ResponseWriter, r *http.Request) {
 			if err != nil {
 				return nil, err
 			}
-			return out, s.enqueue(ctx, tx, r, learner, batch)
+			return toReviewResult(out), s.enqueue(ctx, tx, r, learner, batch)
 		})
-}
-
-// UndoReviewRequest is the body of UndoReview.
-type UndoReviewRequest struct {
-	CardID string `json:"card_id" validate:"required,uuid"`
-	// ReviewID, optional, is the review the learner means to undo
-	// (SubmitReview's review_id): the undo happens only if it is still the
-	// card's last review.
-	ReviewID *int64 `json:"review_id" validate:"omitempty,min=1"`
 }
 
 // UndoReview takes back the learner's last review of one of their cards
@@ -66,12 +48,12 @@ type UndoReviewRequest struct {
 // recorded before undo existed.
 func (s *Service) UndoReview(w http.ResponseWriter, r *http.Request) {
 	post(s, w, r, account.Learner, "UndoReview", http.StatusOK,
-		func(ctx context.Context, tx pgx.Tx, learner user, req UndoReviewRequest) (any, error) {
+		func(ctx context.Context, tx pgx.Tx, learner user, req api.UndoReviewJSONBody) (any, error) {
 			out, batch, err := s.study.Undo(ctx, tx, study.Learner{ID: learner.ID, Timezone: learner.Timezone},
-				study.UndoRequest{CardID: uuid.MustParse(req.CardID), ReviewID: req.ReviewID})
+				study.UndoRequest{CardID: uuid.MustParse(req.CardId), ReviewID: req.ReviewId})
 			if err != nil {
 				return nil, err
 			}
-			return out, s.enqueue(ctx, tx, r, learner, batch)
+			return toUndoResult(out), s.enqueue(ctx, tx, r, learner, batch)
 		})
 }

@@ -44,8 +44,9 @@ func (s *Service) GetSchedule(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.read(w, r, func(tx pgx.Tx) (any, error) {
-		return s.study.Schedule(r.Context(), tx, viewer(caller),
+		sched, err := s.study.Schedule(r.Context(), tx, viewer(caller),
 			study.ScheduleQuery{LearnerID: learnerID, AssignmentID: assignmentID, Limit: limit, Days: days})
+		return toSchedule(sched), err
 	})
 }
 

@@ -11,9 +11,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lexora-app/lexora/functions/api"
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/platform/clock/clocktest"
-	"github.com/lexora-app/lexora/pkg/study"
 )
 
 // submitted returns the payload of the latest review.submitted event.
@@ -74,7 +74,7 @@ func TestReviewInstantsAreOneValueEverywhere(t *testing.T) {
 	body := `{"card_id":"` + card.String() + `","rating":1}`
 	answer := f.keyed(t, "again", f.learner, body)
 	require.Equal(t, http.StatusOK, answer.Code, answer.Body.String())
-	var got study.ReviewResult
+	var got api.ReviewResult
 	require.NoError(t, json.Unmarshal(answer.Body.Bytes(), &got))
 	require.Equal(t, due, got.Card.Due.Format(time.RFC3339Nano))
 	require.Contains(t, answer.Body.String(), `"due":"`+due+`"`)

@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/lexora-app/lexora/functions/api"
 	"github.com/lexora-app/lexora/pkg/account"
 	"github.com/lexora-app/lexora/pkg/store"
 	"github.com/lexora-app/lexora/pkg/webhooks"
@@ -16,35 +17,14 @@ import (
 // signed per Standard Webhooks; their rules are webhooks.Endpoints'. Only
 // the owning teacher sees or changes an endpoint; anyone else gets 404.
 
-// RegisterWebhookEndpointRequest is the body of RegisterWebhookEndpoint.
-type RegisterWebhookEndpointRequest struct {
-	URL string `json:"url" validate:"required,max=2000,singleline"`
-	// Topics to receive (learner.enrolled, assignment.created,
-	// assignment.completed); empty means all of them.
-	Topics []string `json:"topics" validate:"max=10,unique,dive,oneof=learner.enrolled assignment.created assignment.completed"`
-}
-
-// WebhookEndpointRequest names one endpoint.
-type WebhookEndpointRequest struct {
-	ID string `json:"id" validate:"required,uuid"`
-}
-
-// RotateWebhookSecretRequest is the body of RotateWebhookSecret.
-type RotateWebhookSecretRequest struct {
-	ID string `json:"id" validate:"required,uuid"`
-	// RevokePrevious stops the old secret at once (it leaked) instead of
-	// after webhooks.PreviousSecretOverlap.
-	RevokePrevious bool `json:"revoke_previous"`
-}
-
 // RegisterWebhookEndpoint (POST) registers an https:// endpoint for the
-// calling teacher and answers 201 with it (a webhooks.Endpoint), including
+// calling teacher, receiving topics (left out: all of them; an empty list is a 400), and answers 201 with it (a webhooks.Endpoint), including
 // its signing secret, which is never shown again. 400 for an invalid URL or
 // topic; 409 (webhook-url-taken) when the teacher has an active endpoint at
 // that URL already.
 func (s *Service) RegisterWebhookEndpoint(w http.ResponseWriter, r *http.Request) {
 	t, ok := s.caller(w, r, http.MethodPost, account.Teacher)
-	var req RegisterWebhookEndpointRequest
+	var req api.RegisterWebhookEndpointJSONBody
 	if !ok || !s.decode(w, r, &req) {
 		return
 	}
@@ -52,7 +32,8 @@ func (s *Service) RegisterWebhookEndpoint(w http.ResponseWriter, r *http.Request
 		req.Topics = []string{}
 	}
 	s.write(w, r, t, "RegisterWebhookEndpoint", http.StatusCreated, req, func(tx pgx.Tx) (any, error) {
-		return s.endpoints().Register(r.Context(), tx, t.ID, req.URL, req.Topics)
+		ep, err := s.endpoints().Register(r.Context(), tx, t.ID, req.Url, req.Topics)
+		return toWebhookEndpoint(ep), err
 	})
 }
 
@@ -61,7 +42,8 @@ func (s *Service) RegisterWebhookEndpoint(w http.ResponseWriter, r *http.Request
 // [webhooks.Endpoint]}.
 func (s *Service) ListWebhookEndpoints(w http.ResponseWriter, r *http.Request) {
 	s.list(w, r, "endpoints", func(ctx context.Context, tx pgx.Tx, t user) (any, error) {
-		return s.endpoints().List(ctx, tx, t.ID)
+		eps, err := s.endpoints().List(ctx, tx, t.ID)
+		return each(eps, toWebhookEndpoint), err
 	}, account.Teacher)
 }
 
@@ -73,8 +55,9 @@ func (s *Service) ListWebhookEndpoints(w http.ResponseWriter, r *http.Request) {
 // that is not the caller's.
 func (s *Service) RotateWebhookSecret(w http.ResponseWriter, r *http.Request) {
 	post(s, w, r, account.Teacher, "RotateWebhookSecret", http.StatusOK,
-		func(ctx context.Context, tx pgx.Tx, t user, req RotateWebhookSecretRequest) (any, error) {
-			return s.endpoints().RotateSecret(ctx, tx, t.ID, uuid.MustParse(req.ID), req.RevokePrevious)
+		func(ctx context.Context, tx pgx.Tx, t user, req api.RotateWebhookSecretJSONBody) (any, error) {
+			ep, err := s.endpoints().RotateSecret(ctx, tx, t.ID, uuid.MustParse(req.Id), req.RevokePrevious)
+			return toWebhookEndpoint(ep), err
 		})
 }
 
@@ -99,7 +82,8 @@ func (s *Service) DeleteWebhookEndpoint(w http.ResponseWriter, r *http.Request) 
 func (s *Service) changeEndpoint(w http.ResponseWriter, r *http.Request, name string,
 	change func(ctx context.Context, db store.DBTX, teacherID, id uuid.UUID) (webhooks.Endpoint, error)) {
 	post(s, w, r, account.Teacher, name, http.StatusOK,
-		func(ctx context.Context, tx pgx.Tx, t user, req WebhookEndpointRequest) (any, error) {
-			return change(ctx, tx, t.ID, uuid.MustParse(req.ID))
+		func(ctx context.Context, tx pgx.Tx, t user, req api.EndpointID) (any, error) {
+			ep, err := change(ctx, tx, t.ID, uuid.MustParse(req.Id))
+			return toWebhookEndpoint(ep), err
 		})
 }

@@ -5,21 +5,21 @@ import { ApiProvider } from "./api/ApiContext";
 import { ApiError } from "./api/problem";
 import { AuthProvider, useAuth } from "./auth/AuthContext";
 import { useStanding, type Standing } from "./auth/me";
+import { SignIn } from "./auth/SignIn";
 import { Loading } from "./components/States";
-import { ReviewSenderProvider } from "./review/SenderContext";
-import { Review } from "./screens/Review";
-import { SignIn } from "./screens/SignIn";
-import { Today } from "./screens/Today";
+import { Review } from "./features/learner/review/Review";
+import { ReviewSenderProvider } from "./features/learner/review/SenderContext";
+import { Today } from "./features/learner/Today";
 
 // The screens with charts load their code when first opened.
-const Schedule = lazy(() => import("./screens/Schedule").then((m) => ({ default: m.Schedule })));
-const Progress = lazy(() => import("./screens/Progress").then((m) => ({ default: m.Progress })));
-const Webhooks = lazy(() => import("./screens/Webhooks").then((m) => ({ default: m.Webhooks })));
-const Classes = lazy(() => import("./screens/Classes").then((m) => ({ default: m.Classes })));
-const ClassProgress = lazy(() => import("./screens/ClassProgress").then((m) => ({ default: m.ClassProgress })));
-const Library = lazy(() => import("./screens/Library").then((m) => ({ default: m.Library })));
-const Welcome = lazy(() => import("./screens/Welcome").then((m) => ({ default: m.Welcome })));
-const Operator = lazy(() => import("./screens/Operator").then((m) => ({ default: m.Operator })));
+const Schedule = lazy(() => import("./features/learner/Schedule").then((m) => ({ default: m.Schedule })));
+const Progress = lazy(() => import("./features/learner/Progress").then((m) => ({ default: m.Progress })));
+const Webhooks = lazy(() => import("./features/teacher/Webhooks").then((m) => ({ default: m.Webhooks })));
+const Classes = lazy(() => import("./features/teacher/Classes").then((m) => ({ default: m.Classes })));
+const ClassProgress = lazy(() => import("./features/teacher/ClassProgress").then((m) => ({ default: m.ClassProgress })));
+const Library = lazy(() => import("./features/learner/Library").then((m) => ({ default: m.Library })));
+const Welcome = lazy(() => import("./features/newcomer/Welcome").then((m) => ({ default: m.Welcome })));
+const Operator = lazy(() => import("./features/operator/Operator").then((m) => ({ default: m.Operator })));
 
 type Audience = NonNullable<Standing["role"]>;
 
@@ -142,11 +142,11 @@ function SignOutWhenUnauthenticated() {
   useEffect(
     () =>
       queryClient.getQueryCache().subscribe((event) => {
-        const error = event.query.state.error;
+        const error: unknown = event.query.state.error;
         if (user && event.type === "updated" && error instanceof ApiError && error.status === 401) {
           void signOut().then(() => {
             queryClient.clear();
-            navigate("/signin", { state: { reason: error.problem.detail ?? error.problem.title } });
+            void navigate("/signin", { state: { reason: error.problem.detail ?? error.problem.title } });
           });
         }
       }),

@@ -1,14 +1,16 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
+import { noAccount } from "./api/problem";
+import type { components } from "./api/schema";
+import type { DevUser } from "./auth/devSignIn";
 import { AppRoutes } from "./App";
-import { noAccount } from "./auth/me";
 import { fakeServer, json, renderApp } from "./test/render";
 
 // A Google sign-in: the client does not know the role until Me answers.
 const google = { id: "google-uid-1", displayName: "", email: "kim@school.example", role: null };
 
-const me = (role: string, extra: object = {}) => ({
+const me = (role: components["schemas"]["Role"], extra: Partial<components["schemas"]["Me"]> = {}) => ({
   id: "00000000-0000-4000-8000-0000000000aa",
   display_name: "Kim Lee",
   email: "kim@school.example",
@@ -17,11 +19,16 @@ const me = (role: string, extra: object = {}) => ({
   classes: [],
   teaching: [],
   ...extra,
-});
+}) satisfies components["schemas"]["Me"];
 
 // Me's answer to an identity that has an account of role, or none yet (null).
-const meOrNoAccount = (role: string | null) =>
-  role ? json(me(role)) : json({ type: noAccount, title: "No account", status: 404, detail: "this identity has no Lexora account" }, 404);
+const meOrNoAccount = (role: components["schemas"]["Role"] | null) =>
+  role
+    ? json(me(role))
+    : json(
+        { type: noAccount, title: "No account", status: 404, detail: "this identity has no Lexora account" } satisfies components["schemas"]["Problem"],
+        404,
+      );
 
 const deck = (n: number, level: number, started = false) => ({
   id: `d0000000-0000-4000-8000-00000000000${n}`,
@@ -31,13 +38,13 @@ const deck = (n: number, level: number, started = false) => ({
   level,
   library: true,
   started,
-});
+}) satisfies components["schemas"]["Deck"];
 
 const navLinks = () => within(screen.getByRole("navigation", { name: "Sections" })).getAllByRole("link").map((a) => a.textContent);
 
 describe("navigation from Me", () => {
   it("offers a teacher the teacher's sections and opens their classes", async () => {
-    fakeServer((req) => (req.path === "/Me" ? json(me("teacher")) : json({ classes: [] })));
+    fakeServer((req) => (req.path === "/Me" ? json(me("teacher")) : json({ classes: [] } satisfies components["schemas"]["ClassList"])));
     renderApp(<AppRoutes />, { user: google });
     expect(await screen.findByRole("heading", { name: "Classes", level: 1 })).toBeInTheDocument();
     expect(navLinks()).toEqual(["Classes", "Webhooks"]);
@@ -48,15 +55,22 @@ describe("navigation from Me", () => {
     let started = false;
     const server = fakeServer((req) => {
       if (req.path === "/Me") return json(me("learner"));
-      if (req.path === "/ListDecks") return json({ decks: [deck(1, 1, true), deck(2, 1, started)] });
+      if (req.path === "/ListDecks") return json({ decks: [deck(1, 1, true), deck(2, 1, started)] } satisfies components["schemas"]["DeckList"]);
       if (req.path === "/StartDeck") {
         started = true;
         return json(
-          { deck_id: deck(2, 1).id, title: "Core English 02", words: 25, cards_created: 25, started_at: "2026-03-02T09:00:00Z", already_started: false },
+          {
+            deck_id: deck(2, 1).id,
+            title: "Core English 02",
+            words: 25,
+            cards_created: 25,
+            started_at: "2026-03-02T09:00:00Z",
+            already_started: false,
+          } satisfies components["schemas"]["DeckStart"],
           201,
         );
       }
-      return json({ type: "https://lexora.app/problems/not-found", title: "Not found", status: 404 }, 404);
+      return json({ type: "https://lexora.app/problems/not-found", title: "Not found", status: 404 } satisfies components["schemas"]["Problem"], 404);
     });
     const user = userEvent.setup();
     renderApp(<AppRoutes />, { user: google, path: "/library" });
@@ -76,14 +90,22 @@ describe("navigation from Me", () => {
   });
 
   it("welcomes an identity without an account, which becomes a teacher by creating its first class", async () => {
+    const evening = {
+      id: "c1",
+      name: "Evening B",
+      join_code: "K7QX2M",
+      created_at: "2026-03-02T09:00:00Z",
+      members: [],
+      decks: [],
+    } satisfies components["schemas"]["Class"];
     let teacher = false;
     const server = fakeServer((req) => {
       if (req.path === "/Me") return meOrNoAccount(teacher ? "teacher" : null);
       if (req.path === "/CreateClass") {
         teacher = true;
-        return json({ id: "c1", name: "Evening B", join_code: "K7QX2M", created_at: "2026-03-02T09:00:00Z", members: [], decks: [] }, 201);
+        return json(evening, 201);
       }
-      return json({ classes: [{ id: "c1", name: "Evening B", join_code: "K7QX2M", created_at: "2026-03-02T09:00:00Z", members: [], decks: [] }] });
+      return json({ classes: [evening] } satisfies components["schemas"]["ClassList"]);
     });
     const user = userEvent.setup();
     renderApp(<AppRoutes />, { user: google, path: "/today" });
@@ -107,20 +129,41 @@ describe("navigation from Me", () => {
       if (req.path === "/Me") return meOrNoAccount(learner ? "learner" : null);
       if (req.path === "/EnrollLearner") {
         if ((req.body as { join_code: string }).join_code !== "MORN42")
-          return json({ type: "https://lexora.app/problems/not-found", title: "Not found", status: 404 }, 404);
+          return json({ type: "https://lexora.app/problems/not-found", title: "Not found", status: 404 } satisfies components["schemas"]["Problem"], 404);
         learner = true;
-        return json({ class_id: "c1", class_name: "Morning B", learner_id: me("learner").id, assignments: [] }, 201);
+        return json(
+          { class_id: "c1", class_name: "Morning B", learner_id: me("learner").id, assignments: [] } satisfies components["schemas"]["Enrollment"],
+          201,
+        );
       }
-      if (req.path === "/GetSchedule") return json({ learner_id: "x", timezone: "UTC", now: "2026-03-02T09:00:00Z", due_count: 0, due: [], forecast: [] });
+      if (req.path === "/GetSchedule")
+        return json({
+          learner_id: "x",
+          timezone: "UTC",
+          now: "2026-03-02T09:00:00Z",
+          due_count: 0,
+          due: [],
+          forecast: [],
+        } satisfies components["schemas"]["Schedule"]);
       return json({
         learner_id: "x",
         streak: { current: 0, longest: 0, last_day: null },
         achievements: [],
         feed: [],
         assignments: [
-          { assignment_id: "a1", deck: "Core English 01", due_at: "2099-01-01T00:00:00Z", completed_at: null, cards_total: 25, cards_seen: 0, cards_learned: 0, reviews: 0 },
+          {
+            assignment_id: "a1",
+            deck: "Core English 01",
+            due_at: "2099-01-01T00:00:00Z",
+            completed_at: null,
+            cards_total: 25,
+            cards_seen: 0,
+            cards_learned: 0,
+            reviews: 0,
+            pending: false,
+          },
         ],
-      });
+      } satisfies components["schemas"]["Progress"]);
     });
     const user = userEvent.setup();
     renderApp(<AppRoutes />, { user: google, path: "/today" });
@@ -151,9 +194,12 @@ describe("navigation from Me", () => {
   it("moves the focus to the first screen's heading after sign-in", async () => {
     fakeServer((req) => {
       if (req.path === "/dev/users")
-        return json({ users: [{ id: "00000000-0000-4000-8000-0000000000aa", display_name: "Kim Lee", email: "kim@school.example", role: "teacher" }] });
+        // GET /dev/users is the local server's, not a function of functions/openapi.yaml.
+        return json({
+          users: [{ id: "00000000-0000-4000-8000-0000000000aa", display_name: "Kim Lee", email: "kim@school.example", role: "teacher" }],
+        } satisfies { users: DevUser[] });
       if (req.path === "/Me") return json(me("teacher"));
-      return json({ classes: [] });
+      return json({ classes: [] } satisfies components["schemas"]["ClassList"]);
     });
     const user = userEvent.setup();
     renderApp(<AppRoutes />, { user: google, path: "/signin", signedOut: true });

@@ -21,20 +21,20 @@ const MaxDueDays = 366
 // Assignment is a deck given to a learner by a teacher through one of the
 // teacher's classes, as the teacher sees it when it is made.
 type Assignment struct {
-	ID        uuid.UUID `json:"id"`
-	ClassID   uuid.UUID `json:"class_id"`
-	DeckID    uuid.UUID `json:"deck_id"`
-	LearnerID uuid.UUID `json:"learner_id"`
-	TeacherID uuid.UUID `json:"teacher_id"`
-	DueAt     time.Time `json:"due_at"`
+	ID        uuid.UUID
+	ClassID   uuid.UUID
+	DeckID    uuid.UUID
+	LearnerID uuid.UUID
+	TeacherID uuid.UUID
+	DueAt     time.Time
 	// Cards is the number of lexemes in the deck; the learner has a card for each.
-	Cards int `json:"cards"`
+	Cards int
 	// NewCards is how many of those cards this assignment created; the others
 	// already existed, from another deck, and keep their schedule.
-	NewCards int `json:"new_cards"`
+	NewCards int
 	// CompletedAt is set when every card was already learned (in the Review
 	// state) at creation, because the learner met the words in other decks.
-	CompletedAt *time.Time `json:"completed_at"`
+	CompletedAt *time.Time
 }
 
 // AssignRequest asks for DeckID to be assigned through ClassID, due at
@@ -57,26 +57,26 @@ const (
 
 // ClassAssignment is what an assignment to a class did, learner by learner.
 type ClassAssignment struct {
-	ClassID uuid.UUID `json:"class_id"`
-	DeckID  uuid.UUID `json:"deck_id"`
+	ClassID uuid.UUID
+	DeckID  uuid.UUID
 	// DueAt is the due date given, or the one kept when Status is
 	// StatusAlreadyAssigned (the class's, or the learner's named).
-	DueAt time.Time `json:"due_at"`
+	DueAt time.Time
 	// Status is StatusAssigned when the assignment changed anything: the
 	// class got the deck (learners who join before DueAt get it; a deck the
 	// class had and that was due already is renewed), or a learner did;
 	// StatusAlreadyAssigned when the class and every learner named had it.
-	Status   string           `json:"status"`
-	Learners []LearnerOutcome `json:"learners"`
+	Status   string
+	Learners []LearnerOutcome
 }
 
 // LearnerOutcome is an assignment's outcome for one learner: Status is
 // StatusAssigned, with the new Assignment, or StatusAlreadyAssigned,
 // without one.
 type LearnerOutcome struct {
-	LearnerID  uuid.UUID   `json:"learner_id"`
-	Status     string      `json:"status"`
-	Assignment *Assignment `json:"assignment"`
+	LearnerID  uuid.UUID
+	Status     string
+	Assignment *Assignment
 }
 
 // Assigned counts the learners who got the deck.

@@ -19,24 +19,24 @@ import (
 
 // Class is a teacher's class with its members, as its teacher sees it.
 type Class struct {
-	ID   uuid.UUID `json:"id"`
-	Name string    `json:"name"`
+	ID   uuid.UUID
+	Name string
 	// JoinCode lets a learner join the class (EnrolRequest.JoinCode); null
 	// for a class made before join codes existed.
-	JoinCode  *string   `json:"join_code"`
-	CreatedAt time.Time `json:"created_at"`
-	Members   []Member  `json:"members"`
+	JoinCode  *string
+	CreatedAt time.Time
+	Members   []Member
 	// Decks are the decks assigned to the class, as ClassProgress.Decks:
 	// by due date, then title.
-	Decks []ClassDeck `json:"decks"`
+	Decks []ClassDeck
 }
 
 // Member is a learner of a class.
 type Member struct {
-	LearnerID   uuid.UUID `json:"learner_id"`
-	DisplayName string    `json:"display_name"`
-	Email       string    `json:"email"`
-	JoinedAt    time.Time `json:"joined_at"`
+	LearnerID   uuid.UUID
+	DisplayName string
+	Email       string
+	JoinedAt    time.Time
 }
 
 // Newcomer is a signed-in identity without a Lexora account (its email

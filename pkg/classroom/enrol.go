@@ -39,13 +39,13 @@ type EnrolRequest struct {
 
 // Enrollment is a learner added to a class.
 type Enrollment struct {
-	ClassID   uuid.UUID `json:"class_id"`
-	ClassName string    `json:"class_name"`
-	LearnerID uuid.UUID `json:"learner_id"`
+	ClassID   uuid.UUID
+	ClassName string
+	LearnerID uuid.UUID
 	// Assignments were created, with the learner's cards, for the class's
 	// active decks (assigned through this class and not yet due), so the
 	// learner's schedule is right at once.
-	Assignments []Assignment `json:"assignments"`
+	Assignments []Assignment
 }
 
 // Invitation is the outcome of a teacher's enrolment of an email that
@@ -55,9 +55,9 @@ type Enrollment struct {
 // and nothing is sent, so operators' addresses cannot be probed (a
 // teacher's is refused, ErrEmailOfTeacher).
 type Invitation struct {
-	ClassID uuid.UUID `json:"class_id"`
-	Email   string    `json:"email"`
-	Status  string    `json:"status"` // "invited"
+	ClassID uuid.UUID
+	Email   string
+	Status  string // "invited"
 }
 
 // Outcome is what Enroll did: exactly one of Enrollment and Invitation is set.

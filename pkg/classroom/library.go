@@ -12,22 +12,22 @@ import (
 
 // Deck is a deck of the shared library, or a teacher's own.
 type Deck struct {
-	ID          uuid.UUID `json:"id"`
-	Title       string    `json:"title"`
-	Description string    `json:"description"`
+	ID          uuid.UUID
+	Title       string
+	Description string
 	// Words is the number of lexemes in the deck (a learner gets a card for each).
-	Words int `json:"words"`
+	Words int
 	// Level is the frequency band of the deck's words, 1 (the 200 most
 	// frequent words of the library's list) to 5 (ranked 801 and beyond);
 	// null for a teacher's own deck (schema/00018_deck_level.sql).
-	Level *int `json:"level"`
+	Level *int
 	// Library is true for the shared library's decks, false for the
 	// teacher's own.
-	Library bool `json:"library"`
+	Library bool
 	// Started tells whether the caller, a learner, has begun the deck: by
 	// starting it (StartDeck) or because a teacher assigned it to them.
 	// Always false for a teacher.
-	Started bool `json:"started"`
+	Started bool
 }
 
 // ListDecks answers the decks the user viewer may see, as role: a

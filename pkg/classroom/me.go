@@ -13,37 +13,37 @@ import (
 
 // Profile is a user's own account and classes, as the user sees them.
 type Profile struct {
-	ID          uuid.UUID `json:"id"`
-	DisplayName string    `json:"display_name"`
+	ID          uuid.UUID
+	DisplayName string
 	// Email is the canonical form the account is stored under
 	// (text.CanonicalEmail).
-	Email string `json:"email"`
+	Email string
 	// Roles are the user's roles; a user has exactly one today.
-	Roles []account.Role `json:"roles"`
+	Roles []account.Role
 	// Timezone is the user's IANA time zone: their study days, streaks and
 	// reminders follow it.
-	Timezone string `json:"timezone"`
+	Timezone string
 	// Classes are the classes the user is a learner in, by join date.
-	Classes []Membership `json:"classes"`
+	Classes []Membership
 	// Teaching are the classes the user teaches, oldest first.
-	Teaching []TaughtClass `json:"teaching"`
+	Teaching []TaughtClass
 }
 
 // Membership is a class a learner is in.
 type Membership struct {
-	ID          uuid.UUID `json:"id"`
-	Name        string    `json:"name"`
-	TeacherName string    `json:"teacher_name"`
-	JoinedAt    time.Time `json:"joined_at"`
+	ID          uuid.UUID
+	Name        string
+	TeacherName string
+	JoinedAt    time.Time
 }
 
 // TaughtClass is a class its teacher teaches, with its join code and how
 // many learners are in it (ListClasses lists them).
 type TaughtClass struct {
-	ID       uuid.UUID `json:"id"`
-	Name     string    `json:"name"`
-	JoinCode *string   `json:"join_code"`
-	Members  int       `json:"members"`
+	ID       uuid.UUID
+	Name     string
+	JoinCode *string
+	Members  int
 }
 
 // ProfileOf reads the account of the user userID and the classes they are

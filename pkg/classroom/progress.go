@@ -19,79 +19,79 @@ const HardestWordsShown = 10
 // the progress projection (written by the drain, so a moment behind the
 // reviews) last counted and when, and the class's hardest words.
 type ClassProgress struct {
-	ClassID uuid.UUID `json:"class_id"`
-	Name    string    `json:"name"`
+	ClassID uuid.UUID
+	Name    string
 	// Now is the instant CardsDue counts at.
-	Now time.Time `json:"now"`
+	Now time.Time
 	// Decks are the decks assigned to the class itself, which its learners
 	// get, those who join later too (until the deck is due); listed even
 	// when nobody has joined yet.
-	Decks    []ClassDeck       `json:"decks"`
-	Learners []LearnerProgress `json:"learners"`
+	Decks    []ClassDeck
+	Learners []LearnerProgress
 	// ProgressUpdatedAt is the latest UpdatedAt of the grid's progress;
 	// null when the projection has counted none of its assignments yet.
-	ProgressUpdatedAt *time.Time `json:"progress_updated_at"`
-	HardestWords      []HardWord `json:"hardest_words"`
+	ProgressUpdatedAt *time.Time
+	HardestWords      []HardWord
 }
 
 // ClassDeck is a deck assigned to a class: DueAt is its due date for the
 // learners who get it, AssignedAt when the teacher assigned (or renewed) it.
 type ClassDeck struct {
-	DeckID     uuid.UUID `json:"deck_id"`
-	DeckTitle  string    `json:"deck_title"`
-	DueAt      time.Time `json:"due_at"`
-	AssignedAt time.Time `json:"assigned_at"`
+	DeckID     uuid.UUID
+	DeckTitle  string
+	DueAt      time.Time
+	AssignedAt time.Time
 }
 
 // LearnerProgress is one row of the grid: a member and the class's
 // assignments to them, by deck title.
 type LearnerProgress struct {
-	LearnerID   uuid.UUID            `json:"learner_id"`
-	DisplayName string               `json:"display_name"`
-	Assignments []AssignmentProgress `json:"assignments"`
+	LearnerID   uuid.UUID
+	DisplayName string
+	Assignments []AssignmentProgress
 }
 
 // AssignmentProgress is one cell of the grid.
 type AssignmentProgress struct {
-	AssignmentID uuid.UUID  `json:"assignment_id"`
-	DeckID       uuid.UUID  `json:"deck_id"`
-	DeckTitle    string     `json:"deck_title"`
-	DueAt        time.Time  `json:"due_at"`
-	CompletedAt  *time.Time `json:"completed_at"`
+	AssignmentID uuid.UUID
+	DeckID       uuid.UUID
+	DeckTitle    string
+	DueAt        time.Time
+	CompletedAt  *time.Time
 	// CardsDue counts the assignment's cards due at ClassProgress.Now (not
 	// suspended), read from the cards themselves: it is never behind.
-	CardsDue int `json:"cards_due"`
+	CardsDue int
 	// Progress is the progress projection's row; null until the drain has
 	// handled the assignment's creation.
-	Progress *Progress `json:"progress"`
+	Progress *Progress
 }
 
 // Progress is what the progress projection counted for an assignment.
 type Progress struct {
-	CardsTotal   int `json:"cards_total"`
-	CardsSeen    int `json:"cards_seen"`
-	CardsLearned int `json:"cards_learned"`
-	Reviews      int `json:"reviews"`
+	CardsTotal   int
+	CardsSeen    int
+	CardsLearned int
+	Reviews      int
 	// LastStudyDay is the last study day (YYYY-MM-DD, the learner's, see
 	// learning.StudyDay) with a review of the assignment; null before the
 	// first.
-	LastStudyDay *string `json:"last_study_day"`
+	LastStudyDay *string
 	// UpdatedAt is when the projection last changed this row.
-	UpdatedAt time.Time `json:"updated_at"`
+	UpdatedAt time.Time
 }
 
 // HardWord is a word the class's learners lapsed on (rated Again once it
 // was learned), among the words of the decks assigned them through the class.
 type HardWord struct {
-	LexemeID     uuid.UUID `json:"lexeme_id"`
-	Lemma        string    `json:"lemma"`
-	PartOfSpeech string    `json:"part_of_speech"`
+	LexemeID     uuid.UUID
+	Lemma        string
+	PartOfSpeech string
 	// Lapses is the sum of the learners' lapses of the word.
-	Lapses int `json:"lapses"`
+	Lapses int
 	// Learners counts the learners who lapsed on it at least once.
-	Learners int `json:"learners"`
+	Learners int
 	// Leeches counts the learners whose card of it is suspended as a leech.
-	Leeches int `json:"leeches"`
+	Leeches int
 }
 
 // ClassProgressOf answers the grid of teacherID's class classID at now,

@@ -83,7 +83,9 @@ func (o *Outbox) Unrouted(f DeadFilter) []string {
 	return fields
 }
 
-// DeadDelivery is one dead letter as operators see it.
+// DeadDelivery is one dead letter as operators see it. Its json tags are
+// the output of `outboxctl dead list`; the HTTP API's ListDeadLetters
+// answer is functions/api's type, converted from this one by the functions.
 type DeadDelivery struct {
 	ID          int64     `json:"id"`
 	EventID     uuid.UUID `json:"event_id"`

@@ -10,6 +10,9 @@ import (
 )
 
 // Health is the live state of the outbox, as an on-call engineer reads it.
+// Its json tags (and those of TopicBacklog and TopicCount) are the output
+// of `outboxctl health`; the HTTP API's OutboxHealth answer is
+// functions/api's type, converted from this one by the functions.
 type Health struct {
 	// Backlog is the undelivered, not dead work per subscriber and topic.
 	Backlog []TopicBacklog `json:"backlog"`

@@ -14,19 +14,19 @@ import (
 
 // DeckStart is a learner's start of a library deck for self-study.
 type DeckStart struct {
-	DeckID uuid.UUID `json:"deck_id"`
-	Title  string    `json:"title"`
+	DeckID uuid.UUID
+	Title  string
 	// Words is the number of the deck's words, hence of its cards.
-	Words int `json:"words"`
+	Words int
 	// CardsCreated is how many of the deck's cards this call created (the
 	// learner may hold some from other decks already); 0 when the deck had
 	// been started.
-	CardsCreated int `json:"cards_created"`
+	CardsCreated int
 	// StartedAt is when the learner first started the deck.
-	StartedAt time.Time `json:"started_at"`
+	StartedAt time.Time
 	// AlreadyStarted is false when this call started the deck, true when the
 	// learner had started it before (then nothing changed).
-	AlreadyStarted bool `json:"already_started"`
+	AlreadyStarted bool
 }
 
 // StartDeck starts the library deck deckID for the learner's self-study, in

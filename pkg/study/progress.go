@@ -17,25 +17,25 @@ import (
 // feed: the projections the consumers keep, so they trail the learner's
 // reviews by the drain's latency.
 type Progress struct {
-	LearnerID    uuid.UUID            `json:"learner_id"`
-	Streak       Streak               `json:"streak"`
-	Achievements []Achievement        `json:"achievements"`
-	Assignments  []AssignmentProgress `json:"assignments"`
-	Feed         []FeedItem           `json:"feed"`
+	LearnerID    uuid.UUID
+	Streak       Streak
+	Achievements []Achievement
+	Assignments  []AssignmentProgress
+	Feed         []FeedItem
 }
 
 // Streak counts consecutive study days (see learning.StudyDay): Current is 0
 // once a study day has been missed.
 type Streak struct {
-	Current int     `json:"current"`
-	Longest int     `json:"longest"`
-	LastDay *string `json:"last_day"`
+	Current int
+	Longest int
+	LastDay *string
 }
 
 // Achievement is one earned achievement.
 type Achievement struct {
-	Code     string    `json:"code"`
-	EarnedAt time.Time `json:"earned_at"`
+	Code     string
+	EarnedAt time.Time
 }
 
 // AssignmentProgress is one assignment's row of the progress projection.
@@ -44,22 +44,22 @@ type Achievement struct {
 // up to a minute in production): until then CardsTotal is 0 and the other
 // figures are partial, although the learner's cards exist already.
 type AssignmentProgress struct {
-	AssignmentID uuid.UUID  `json:"assignment_id"`
-	Deck         string     `json:"deck"`
-	DueAt        time.Time  `json:"due_at"`
-	CompletedAt  *time.Time `json:"completed_at"`
-	CardsTotal   int        `json:"cards_total"`
-	CardsSeen    int        `json:"cards_seen"`
-	CardsLearned int        `json:"cards_learned"`
-	Reviews      int        `json:"reviews"`
-	Pending      bool       `json:"pending"`
+	AssignmentID uuid.UUID
+	Deck         string
+	DueAt        time.Time
+	CompletedAt  *time.Time
+	CardsTotal   int
+	CardsSeen    int
+	CardsLearned int
+	Reviews      int
+	Pending      bool
 }
 
 // FeedItem is one entry of the learner's feed, newest first.
 type FeedItem struct {
-	Kind    string    `json:"kind"`
-	Message string    `json:"message"`
-	At      time.Time `json:"at"`
+	Kind    string
+	Message string
+	At      time.Time
 }
 
 // Progress reads, in tx, the streak, achievements, assignment progress and

@@ -51,25 +51,25 @@ func (s Study) reviewInstant(req ReviewRequest) (time.Time, error) {
 
 // CardView is a card's schedule as the client sees it.
 type CardView struct {
-	ID    uuid.UUID `json:"id"`
-	State string    `json:"state"`
-	Due   time.Time `json:"due"`
+	ID    uuid.UUID
+	State string
+	Due   time.Time
 	// Stability is in days; Difficulty in [1, 10].
-	Stability     float64 `json:"stability"`
-	Difficulty    float64 `json:"difficulty"`
-	ScheduledDays uint64  `json:"scheduled_days"`
-	Reps          uint64  `json:"reps"`
-	Lapses        uint64  `json:"lapses"`
+	Stability     float64
+	Difficulty    float64
+	ScheduledDays uint64
+	Reps          uint64
+	Lapses        uint64
 	// Suspended is set when this review made the card a leech.
-	Suspended bool `json:"suspended"`
+	Suspended bool
 }
 
 // ReviewResult is what a review changed.
 type ReviewResult struct {
-	ReviewID int64    `json:"review_id"`
-	Card     CardView `json:"card"`
+	ReviewID int64
+	Card     CardView
 	// CompletedAssignments lists the assignments this review completed.
-	CompletedAssignments []uuid.UUID `json:"completed_assignments"`
+	CompletedAssignments []uuid.UUID
 }
 
 // lockedCard is a card as a review, or an undo, loads it (store.LockCard).

@@ -16,54 +16,54 @@ import (
 
 // Schedule is a learner's due cards and the forecast of the coming study days.
 type Schedule struct {
-	LearnerID uuid.UUID `json:"learner_id"`
-	Timezone  string    `json:"timezone"`
-	Now       time.Time `json:"now"`
+	LearnerID uuid.UUID
+	Timezone  string
+	Now       time.Time
 	// DueCount is the number of cards due now; Due lists the first of them,
 	// most overdue first.
-	DueCount int       `json:"due_count"`
-	Due      []DueCard `json:"due"`
+	DueCount int
+	Due      []DueCard
 	// Forecast counts cards falling due on each of the coming study days
 	// (learning.StudyDay: the learner's zone, from 04:00 to 04:00), today
 	// first; today includes the cards already due.
-	Forecast []ForecastDay `json:"forecast"`
+	Forecast []ForecastDay
 }
 
 // DueCard is a card due now, with what the learner reviews.
 type DueCard struct {
-	CardID       uuid.UUID `json:"card_id"`
-	Lemma        string    `json:"lemma"`
-	PartOfSpeech string    `json:"part_of_speech"`
-	Definition   string    `json:"definition"`
-	Example      string    `json:"example"`
-	State        string    `json:"state"`
-	Due          time.Time `json:"due"`
+	CardID       uuid.UUID
+	Lemma        string
+	PartOfSpeech string
+	Definition   string
+	Example      string
+	State        string
+	Due          time.Time
 	// Stability is in days; Difficulty in [1, 10]; both 0 for a new card.
-	Stability  float64 `json:"stability"`
-	Difficulty float64 `json:"difficulty"`
+	Stability  float64
+	Difficulty float64
 	// Preview is what each rating would give if the card were reviewed at
 	// the schedule's now: Again, Hard, Good, Easy in that order
 	// (learning.Scheduler.Preview).
-	Preview []RatingPreview `json:"preview"`
+	Preview []RatingPreview
 }
 
 // RatingPreview is the outcome of one rating of a due card, reviewed at
 // the schedule's now.
 type RatingPreview struct {
 	// Rating is 1 Again, 2 Hard, 3 Good or 4 Easy.
-	Rating int `json:"rating"`
+	Rating int
 	// State is the card's state after the rating.
-	State string    `json:"state"`
-	Due   time.Time `json:"due"`
+	State string
+	Due   time.Time
 	// IntervalSeconds is Due minus the schedule's now, in seconds: minutes
 	// for a (re)learning step, whole days for a Review card.
-	IntervalSeconds int64 `json:"interval_seconds"`
+	IntervalSeconds int64
 }
 
 // ForecastDay is the number of cards due on one study day (YYYY-MM-DD).
 type ForecastDay struct {
-	Date string `json:"date"`
-	Due  int    `json:"due"`
+	Date string
+	Due  int
 }
 
 // ScheduleQuery selects what Schedule reads.

@@ -29,12 +29,12 @@ type UndoRequest struct {
 // UndoResult is what an undo changed.
 type UndoResult struct {
 	// ReviewID is the undone review; the review log keeps it.
-	ReviewID int64 `json:"review_id"`
+	ReviewID int64
 	// Card is the card as restored, its state from before the review;
 	// Suspended tells whether it is suspended now (false after undoing the
 	// review that made it a leech).
-	Card     CardView  `json:"card"`
-	UndoneAt time.Time `json:"undone_at"`
+	Card     CardView
+	UndoneAt time.Time
 }
 
 // Undo takes back the learner's last review of one of their cards, in tx

@@ -30,16 +30,16 @@ var ErrDuplicateURL = errors.New("an active webhook endpoint of yours has this U
 // Endpoint is an endpoint as its owner sees it. Secret is set only when the
 // endpoint is registered or its secret rotated.
 type Endpoint struct {
-	ID             uuid.UUID  `json:"id"`
-	URL            string     `json:"url"`
-	Topics         []string   `json:"topics"`
-	Secret         string     `json:"secret,omitempty"`
-	CreatedAt      time.Time  `json:"created_at"`
-	DisabledAt     *time.Time `json:"disabled_at"`
-	DisabledReason *string    `json:"disabled_reason"`
+	ID             uuid.UUID
+	URL            string
+	Topics         []string
+	Secret         string
+	CreatedAt      time.Time
+	DisabledAt     *time.Time
+	DisabledReason *string
 	// PreviousSecretExpiresAt is when the secret replaced by the last
 	// rotation stops signing deliveries; null when none does.
-	PreviousSecretExpiresAt *time.Time `json:"previous_secret_expires_at"`
+	PreviousSecretExpiresAt *time.Time
 }
 
 // endpointView is row as its owner sees it, without its secrets.

@@ -37,3 +37,11 @@ function isProblem(body: unknown): body is Problem {
     typeof (body as Problem).status === "number"
   );
 }
+
+/** The problem type Me answers (404) for a signed-in identity without a Lexora account. */
+export const noAccount = "https://lexora.app/problems/no-account";
+
+/** Whether error is Me's answer for an identity without an account. */
+export function isNoAccount(error: unknown): boolean {
+  return error instanceof ApiError && error.status === 404 && error.problem.type === noAccount;
+}

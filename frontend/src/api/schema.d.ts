@@ -594,9 +594,15 @@ export interface components {
             state: components["schemas"]["CardState"];
             /** Format: date-time */
             due: string;
-            /** @description days */
+            /**
+             * Format: double
+             * @description days
+             */
             stability: number;
-            /** @description 1 to 10 */
+            /**
+             * Format: double
+             * @description 1 to 10
+             */
             difficulty: number;
             scheduled_days: number;
             reps: number;
@@ -625,9 +631,15 @@ export interface components {
             state: components["schemas"]["CardState"];
             /** Format: date-time */
             due: string;
-            /** @description days; 0 for a new card */
+            /**
+             * Format: double
+             * @description days; 0 for a new card
+             */
             stability: number;
-            /** @description 1 to 10; 0 for a new card */
+            /**
+             * Format: double
+             * @description 1 to 10; 0 for a new card
+             */
             difficulty: number;
             /** @description What each rating would give if the card were reviewed at the schedule's `now` (the same FSRS-6 scheduler as SubmitReview): Again, Hard, Good, Easy in that order. With interval fuzz on, an interval of 2.5 days or more may differ by a few percent from the review's, which is made at another instant. */
             preview: components["schemas"]["RatingPreview"][];
@@ -807,7 +819,10 @@ export interface components {
             pending: number;
             /** @description pending deliveries that could be claimed now */
             due: number;
-            /** @description how long the oldest due delivery has been deliverable */
+            /**
+             * Format: double
+             * @description how long the oldest due delivery has been deliverable
+             */
             oldest_age_seconds: number;
         };
         TopicCount: {
@@ -979,7 +994,7 @@ export interface operations {
                     class_id: string;
                     /**
                      * Format: uuid
-                     * @description Only this learner of the class (default: all).
+                     * @description Only this learner of the class. Left out: the class itself, its current learners and those who join before the due date; null or empty is a 400, never the whole class.
                      */
                     learner_id?: string;
                     /** Format: uuid */
@@ -1304,6 +1319,7 @@ export interface operations {
                 "application/json": {
                     /** @description https:// to a public host; non-ASCII in the path and query percent-encoded; a host name in another script is stored and answered in its punycode (xn--) form; a control, format or separator character anywhere is refused with a reason that names it (U+202E RIGHT-TO-LEFT OVERRIDE) */
                     url: string;
+                    /** @description The topics to receive. Left out, every topic; an empty list or null is a 400. */
                     topics?: components["schemas"]["WebhookTopic"][];
                 };
             };

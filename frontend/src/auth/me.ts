@@ -1,20 +1,11 @@
 import { useQuery } from "@tanstack/react-query";
 import { useApi } from "../api/ApiContext";
-import { unwrap } from "../api/client";
-import { ApiError } from "../api/problem";
+import { meQueries } from "../api/queries";
 import type { components } from "../api/schema";
 import { useAuth } from "./AuthContext";
 import type { Role } from "./session";
 
 export type Me = components["schemas"]["Me"];
-
-/** The problem type Me answers (404) for a signed-in identity without a Lexora account. */
-export const noAccount = "https://lexora.app/problems/no-account";
-
-/** Whether error is Me's answer for an identity without an account. */
-export function isNoAccount(error: unknown): boolean {
-  return error instanceof ApiError && error.status === 404 && error.problem.type === noAccount;
-}
 
 /**
  * Who the signed-in user is to Lexora, from `Me`: their role (which picks
@@ -31,28 +22,11 @@ export interface Standing {
   me: Me | undefined;
 }
 
-/**
- * The caller's Me, or null for an identity without an account: an answer,
- * not an error, so that it is cached like one (an errored query is fetched
- * again by every screen that mounts).
- */
+/** The caller's Me (meQueries.of), or null for an identity without an account. */
 export function useMe() {
   const api = useApi();
   const { user } = useAuth();
-  return useQuery({
-    queryKey: ["me", user?.id ?? null, user?.email ?? null],
-    queryFn: async (): Promise<Me | null> => {
-      try {
-        return unwrap(await api.GET("/Me"));
-      } catch (error) {
-        if (isNoAccount(error)) return null;
-        throw error;
-      }
-    },
-    enabled: user !== null,
-    staleTime: 60_000,
-    retryOnMount: false,
-  });
+  return useQuery(meQueries.of(api, user));
 }
 
 export function useStanding(): Standing {

@@ -1,6 +1,7 @@
 import { render, screen } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../api/problem";
+import type { components } from "../api/schema";
 import { fieldName, ProblemAlert } from "./ProblemAlert";
 
 describe("ProblemAlert", () => {
@@ -22,7 +23,7 @@ describe("ProblemAlert", () => {
         { field: "due_at", reason: "must be in the future" },
         { field: "some_new_field", reason: "is wrong" },
       ],
-    });
+    } satisfies components["schemas"]["Problem"]);
     render(<ProblemAlert error={error} />);
     expect(screen.getByRole("list", { name: "Field errors" }).textContent).toBe(
       "Join code: must be letters and digits onlyDue date: must be in the futureSome new field: is wrong",

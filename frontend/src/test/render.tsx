@@ -6,9 +6,9 @@ import { vi } from "vitest";
 import { ApiProvider } from "../api/ApiContext";
 import { AuthValue, type Auth } from "../auth/AuthContext";
 import type { SessionUser } from "../auth/session";
-import { indexedDbStore, type ReviewStore } from "../review/queue";
-import { ReviewSenderProvider } from "../review/SenderContext";
-import type { SenderOptions } from "../review/sender";
+import { indexedDbStore, type ReviewStore } from "../features/learner/review/queue";
+import type { SenderOptions } from "../features/learner/review/sender";
+import { ReviewSenderProvider } from "../features/learner/review/SenderContext";
 
 /** A request the fake server received: method, function path, headers, JSON body. */
 export interface Seen {

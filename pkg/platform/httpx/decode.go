@@ -51,8 +51,9 @@ func newValidator() *validator.Validate {
 // plain UTF-8 JSON (415, mediaProblem), a body over MaxBodyBytes (413),
 // malformed JSON, a wrong type, an
 // unknown field, trailing data or a NUL character in a string (400; the
-// database cannot store one), and failed validation (400 with one
-// FieldError per field).
+// database cannot store one), fields given as null, "" or [] (400 with one
+// FieldError per field: a field is given a value or left out), and failed
+// validation (400 with one FieldError per field).
 func DecodeJSON(r *http.Request, dst any) error {
 	if p := mediaProblem(r); p != nil {
 		return p
@@ -243,8 +244,9 @@ func reason(fe validator.FieldError) string {
 }
 
 // exactKeys rejects what encoding/json lets through: a top-level key that
-// matches a field only when case is ignored ("Rating" for "rating"), and a
-// key given twice.
+// matches a field only when case is ignored ("Rating" for "rating"), a key
+// given twice, and a key given without a value (valueless): a field is
+// given a value or left out.
 func exactKeys(raw []byte, dst any) *Problem {
 	t := reflect.TypeOf(dst)
 	for t.Kind() == reflect.Pointer {
@@ -266,6 +268,7 @@ func exactKeys(raw []byte, dst any) *Problem {
 		return nil // not an object: the typed decode has already said so
 	}
 	seen := map[string]bool{}
+	var empty []FieldError
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
@@ -284,10 +287,36 @@ func exactKeys(raw []byte, dst any) *Problem {
 			return problem("given more than once")
 		}
 		seen[key] = true
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
 			return nil
 		}
+		if reason := valueless(value); reason != "" {
+			empty = append(empty, FieldError{Field: key, Reason: reason})
+		}
+	}
+	if empty != nil {
+		p := NewProblem(http.StatusBadRequest, TypeValidation, "Invalid request", "one or more fields are given without a value")
+		p.Errors = empty
+		return p
 	}
 	return nil
+}
+
+// valueless is the reason to refuse a field's JSON value v that is null,
+// an empty string or an empty array, "" for any other. Decoded, each of
+// them is the field's zero value, which a request reads as the field left
+// out: an empty or null learner_id would assign a deck to a whole class,
+// an empty topic filter replay every topic's dead letters. Only a field
+// left out takes its default.
+func valueless(v json.RawMessage) string {
+	switch v = bytes.TrimSpace(v); {
+	case bytes.Equal(v, []byte("null")):
+		return "must not be null: give a value, or leave the field out"
+	case bytes.Equal(v, []byte(`""`)):
+		return "must not be empty: give a value, or leave the field out"
+	case len(v) >= 2 && v[0] == '[' && len(bytes.TrimSpace(v[1:len(v)-1])) == 0:
+		return "must not be empty: give at least one item, or leave the field out"
+	}
+	return ""
 }

@@ -94,6 +94,9 @@ func TestDecodeJSONExplainsEachMistake(t *testing.T) {
 		{`{"name":"ab","rating":2,"extra":1}`, "application/json", 400, "extra", "unknown field"},
 		{`{"Name":"ab","rating":2}`, "application/json", 400, "Name", "unknown field (names are case-sensitive)"},
 		{`{"name":"ab","rating":2,"rating":3}`, "application/json", 400, "rating", "given more than once"},
+		{`{"name":"ab","rating":null}`, "application/json", 400, "rating", "must not be null: give a value, or leave the field out"},
+		{`{"name":"","rating":2}`, "application/json", 400, "name", "must not be empty: give a value, or leave the field out"},
+		{`{"name":[ ],"rating":2}`, "application/json", 400, "name", "must be a JSON string"},
 		{`{"name":"ab",`, "application/json", 400, "", ""},
 		{`{"name":"ab","rating":2} {}`, "application/json", 400, "", ""},
 		{``, "application/json", 400, "", ""},
@@ -113,5 +116,35 @@ func TestDecodeJSONExplainsEachMistake(t *testing.T) {
 				require.Equal(t, []FieldError{{Field: tc.field, Reason: tc.reason}}, p.Errors, tc.raw)
 			}
 		})
+	}
+}
+
+// A field given as null, "" or [] is refused, each named, rather than read
+// as the field left out (which would take the field's default).
+func TestDecodeJSONRefusesFieldsWithoutAValue(t *testing.T) {
+	t.Parallel()
+	type filter struct {
+		Topic string  `json:"topic"`
+		IDs   []int64 `json:"ids"`
+		All   bool    `json:"all"`
+	}
+	for raw, want := range map[string][]FieldError{
+		`{"topic":"","ids":[ ],"all":null}`: {{Field: "topic", Reason: "must not be empty: give a value, or leave the field out"},
+			{Field: "ids", Reason: "must not be empty: give at least one item, or leave the field out"},
+			{Field: "all", Reason: "must not be null: give a value, or leave the field out"}},
+		`{"ids":[1],"topic":" "}`: nil,
+		`{}`:                      nil,
+	} {
+		r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(raw))
+		r.Header.Set("Content-Type", "application/json")
+		err := DecodeJSON(r, &filter{})
+		if want == nil {
+			require.NoError(t, err, raw)
+			continue
+		}
+		var p *Problem
+		require.ErrorAs(t, err, &p, raw)
+		require.Equal(t, http.StatusBadRequest, p.Status)
+		require.Equal(t, want, p.Errors, raw)
 	}
 }

@@ -30,12 +30,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
-	"github.com/lexora-app/lexora/pkg/classroom"
+	"github.com/lexora-app/lexora/functions/api"
 	"github.com/lexora-app/lexora/pkg/platform/auth"
 	"github.com/lexora-app/lexora/pkg/seed"
-	"github.com/lexora-app/lexora/pkg/study"
 	"github.com/lexora-app/lexora/pkg/testkit/mailpit"
-	"github.com/lexora-app/lexora/pkg/webhooks"
 )
 
 func main() {
@@ -69,13 +67,13 @@ func run(ctx context.Context) error {
 		return err
 	}
 	defer hooks.Close()
-	var ep webhooks.Endpoint
+	var ep api.WebhookEndpoint
 	if err := d.call(http.MethodPost, "/RegisterWebhookEndpoint", seed.TeacherID, map[string]any{"url": hooks.url}, &ep); err != nil {
 		return err
 	}
-	hooks.secret.Store(ep.Secret)
+	hooks.secret.Store(*ep.Secret)
 	defer func() {
-		if err := d.call(http.MethodPost, "/DeleteWebhookEndpoint", seed.TeacherID, map[string]any{"id": ep.ID}, &ep); err != nil {
+		if err := d.call(http.MethodPost, "/DeleteWebhookEndpoint", seed.TeacherID, map[string]any{"id": ep.Id}, &ep); err != nil {
 			fmt.Fprintln(os.Stderr, "demo: delete the demo's webhook endpoint:", err)
 		}
 	}()
@@ -99,7 +97,7 @@ func run(ctx context.Context) error {
 		return fmt.Errorf("pick a deck (is `make run` running?): %w", err)
 	}
 	fmt.Printf("1. %s (teacher) assigns %q to %s\n", seed.Teacher.Name, title, learner.Name)
-	var out classroom.ClassAssignment
+	var out api.ClassAssignment
 	if err := d.call(http.MethodPost, "/CreateAssignment", seed.TeacherID, map[string]any{
 		"class_id": seed.ClassID, "learner_id": learner.ID, "deck_id": deck,
 		"due_at": time.Now().Add(7 * 24 * time.Hour).Format(time.RFC3339),
@@ -111,7 +109,7 @@ func run(ctx context.Context) error {
 	}
 	a := *out.Learners[0].Assignment
 	assigned := time.Now()
-	fmt.Printf("   committed: assignment %s, %d cards (%d new)\n", a.ID, a.Cards, a.NewCards)
+	fmt.Printf("   committed: assignment %s, %d cards (%d new)\n", a.Id, a.Cards, a.NewCards)
 	welcome, err := d.waitForMail(ctx, learner.Email, "New assignment: "+title)
 	if err != nil {
 		return err
@@ -124,21 +122,21 @@ func run(ctx context.Context) error {
 	fmt.Printf("   effect: signed webhook assignment.created at the teacher's endpoint, %s after commit\n", ms(at.Sub(assigned)))
 
 	fmt.Printf("2. %s reviews the deck's cards (Easy moves a new card straight to Review)\n", learner.Name)
-	var sched study.Schedule
-	if err := d.call(http.MethodGet, "/GetSchedule?limit=200&days=7&assignment_id="+a.ID.String(), learner.ID, nil, &sched); err != nil {
+	var sched api.Schedule
+	if err := d.call(http.MethodGet, "/GetSchedule?limit=200&days=7&assignment_id="+a.Id.String(), learner.ID, nil, &sched); err != nil {
 		return err
 	}
 	fmt.Printf("   schedule of the assignment: %d cards due now; forecast %v\n", sched.DueCount, sched.Forecast)
-	var last study.ReviewResult
+	var last api.ReviewResult
 	reviewed := 0
 	var firstCommit time.Time
 	for _, c := range sched.Due {
-		if err := d.call(http.MethodPost, "/SubmitReview", learner.ID, map[string]any{"card_id": c.CardID, "rating": 4}, &last); err != nil {
+		if err := d.call(http.MethodPost, "/SubmitReview", learner.ID, map[string]any{"card_id": c.CardId, "rating": 4}, &last); err != nil {
 			return err
 		}
 		if reviewed == 0 {
 			firstCommit = time.Now()
-			latency, err := d.waitForProgress(ctx, a.ID, 1, firstCommit)
+			latency, err := d.waitForProgress(ctx, a.Id, 1, firstCommit)
 			if err != nil {
 				return err
 			}
@@ -163,7 +161,7 @@ func run(ctx context.Context) error {
 		return err
 	}
 	fmt.Printf("   effect: signed webhook assignment.completed at the teacher's endpoint, %s after the last review's commit\n", ms(at.Sub(finished)))
-	latency, err := d.waitForProgress(ctx, a.ID, a.Cards, finished)
+	latency, err := d.waitForProgress(ctx, a.Id, a.Cards, finished)
 	if err != nil {
 		return err
 	}
@@ -175,7 +173,7 @@ func run(ctx context.Context) error {
 	if err := d.waitForQuietOutbox(ctx); err != nil {
 		return err
 	}
-	var prog study.Progress
+	var prog api.Progress
 	if err := d.call(http.MethodGet, "/GetProgress", learner.ID, nil, &prog); err != nil {
 		return err
 	}
@@ -185,7 +183,7 @@ func run(ctx context.Context) error {
 	}
 	var seen, learned, reviews, total int
 	if err := pool.QueryRow(ctx, `SELECT cards_total, cards_seen, cards_learned, reviews FROM assignment_progress
-		WHERE assignment_id = $1`, a.ID).Scan(&total, &seen, &learned, &reviews); err != nil {
+		WHERE assignment_id = $1`, a.Id).Scan(&total, &seen, &learned, &reviews); err != nil {
 		return err
 	}
 	fmt.Printf("   progress: %d cards, %d seen, %d learned, %d reviews\n", total, seen, learned, reviews)
@@ -322,7 +320,7 @@ func (r *receiver) wait(typ string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("no signed %s webhook within 30 s: is the drain running?", typ)
 }
 
-func achievementCodes(p study.Progress) []string {
+func achievementCodes(p api.Progress) []string {
 	var out []string
 	for _, a := range p.Achievements {
 		out = append(out, a.Code)

@@ -1,0 +1,151 @@
+import { screen } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it } from "vitest";
+import type { components } from "../../api/schema";
+import { fakeServer, json, renderApp } from "../../test/render";
+import { Today } from "./Today";
+
+const due = (state: components["schemas"]["CardState"], i: number) => ({
+  card_id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+  lemma: `word${i}`,
+  part_of_speech: "noun",
+  definition: "a word",
+  example: "",
+  state,
+  due: "2026-03-02T09:00:00Z",
+  stability: 0,
+  difficulty: 0,
+  preview: [],
+}) satisfies components["schemas"]["DueCard"];
+
+/** GetSchedule's answer with nothing due, and GetProgress's with nothing done. */
+const emptySchedule = {
+  learner_id: "x",
+  timezone: "UTC",
+  now: "2026-03-02T09:00:00Z",
+  due_count: 0,
+  due: [],
+  forecast: [],
+} satisfies components["schemas"]["Schedule"];
+const noProgress = {
+  learner_id: "x",
+  streak: { current: 0, longest: 0, last_day: null },
+  achievements: [],
+  feed: [],
+  assignments: [],
+} satisfies components["schemas"]["Progress"];
+
+const inDays = (days: number) => new Date(Date.now() + days * 86_400_000 - 60_000).toISOString();
+
+describe("Today", () => {
+  it("shows cards due, new cards, the streak, and each assignment with its pace", async () => {
+    const server = fakeServer((req) =>
+      req.path === "/GetSchedule"
+        ? json({
+            learner_id: "00000000-0000-4000-8000-000000000001",
+            timezone: "UTC",
+            now: "2026-03-02T09:00:00Z",
+            due_count: 3,
+            due: [due("new", 1), due("review", 2), due("new", 3)],
+            forecast: [{ date: "2026-03-02", due: 3 }],
+          } satisfies components["schemas"]["Schedule"])
+        : json({
+            learner_id: "00000000-0000-4000-8000-000000000001",
+            streak: { current: 4, longest: 9, last_day: "2026-03-01" },
+            achievements: [],
+            feed: [],
+            assignments: [
+              {
+                assignment_id: "8b1c2a44-3f7e-4d5b-9a0e-1c2d3e4f5a6b",
+                deck: "Common verbs 1",
+                due_at: inDays(3),
+                completed_at: null,
+                cards_total: 25,
+                cards_seen: 5,
+                cards_learned: 1,
+                reviews: 7,
+                pending: false,
+              },
+            ],
+          } satisfies components["schemas"]["Progress"]),
+    );
+    renderApp(<Today />);
+    expect(await screen.findByText(/cards due now/)).toHaveTextContent("3 cards due now");
+    expect(screen.getByText(/new cards left today/)).toHaveTextContent("2 new cards left today");
+    expect(await screen.findByText(/in a row/)).toHaveTextContent("4 days in a row (longest 9)");
+    expect(screen.getByText("Common verbs 1")).toBeInTheDocument();
+    expect(screen.getByRole("progressbar")).toHaveAttribute("value", "1");
+    // 24 words over 3 days.
+    expect(screen.getByText(/8 words a day to finish by/)).toBeInTheDocument();
+    expect(server.seen.find((s) => s.path === "/GetSchedule")!.query.get("limit")).toBe("200");
+  });
+
+  it("says a new assignment is being prepared until the drain has counted it, and reads again by itself", async () => {
+    const assignment = (pending: boolean) => ({
+      assignment_id: "8b1c2a44-3f7e-4d5b-9a0e-1c2d3e4f5a6b",
+      deck: "Common verbs 1",
+      due_at: inDays(3),
+      completed_at: null,
+      cards_total: pending ? 0 : 24,
+      cards_seen: 0,
+      cards_learned: 0,
+      reviews: 0,
+      pending,
+    }) satisfies components["schemas"]["AssignmentProgress"];
+    let reads = 0;
+    const server = fakeServer((req) =>
+      req.path === "/GetSchedule"
+        ? json({ ...emptySchedule, due_count: 24, due: [due("new", 1)] } satisfies components["schemas"]["Schedule"])
+        : json({ ...noProgress, assignments: [assignment(reads++ < 2)] } satisfies components["schemas"]["Progress"]),
+    );
+    renderApp(<Today />);
+    expect(await screen.findByText(/Preparing this deck/)).toBeInTheDocument();
+    expect(screen.queryByText(/Done/)).not.toBeInTheDocument();
+    expect(screen.queryByText(/cards learned/)).not.toBeInTheDocument();
+    // Read again after 1 s, 1 s (still pending), then counted: well before the usual 10 s.
+    expect(await screen.findByText(/8 words a day to finish by/, {}, { timeout: 6_000 })).toBeInTheDocument();
+    expect(screen.getByText(/cards learned/)).toHaveTextContent("0 of 24 cards learned");
+    expect(screen.queryByText(/Preparing this deck/)).not.toBeInTheDocument();
+    expect(server.seen.filter((s) => s.path === "/GetProgress")).toHaveLength(3);
+  });
+
+  it("says when there is nothing assigned", async () => {
+    fakeServer((req) =>
+      req.path === "/GetSchedule"
+        ? json(emptySchedule)
+        : json(noProgress),
+    );
+    renderApp(<Today />);
+    expect(await screen.findByText(/No assignments yet/)).toBeInTheDocument();
+    expect(screen.getByText(/cards due now/)).toHaveTextContent("0 cards due now");
+  });
+
+  it("joins a class with a join code, and says why a code is refused", async () => {
+    const server = fakeServer((req) => {
+      if (req.path === "/GetSchedule") return json(emptySchedule);
+      if (req.path === "/GetProgress") return json(noProgress);
+      const code = (req.body as { join_code: string }).join_code;
+      if (code !== "MORN42")
+        return json(
+          { type: "https://lexora.app/problems/not-found", title: "Not found", status: 404, detail: "class not found" } satisfies components["schemas"]["Problem"],
+          404,
+        );
+      return json({ class_id: "c1", class_name: "Morning B", learner_id: "x", assignments: [] } satisfies components["schemas"]["Enrollment"], 201);
+    });
+    const user = userEvent.setup();
+    renderApp(<Today />);
+    const input = await screen.findByLabelText("Join code from your teacher");
+    await user.type(input, "NOPE1");
+    await user.click(screen.getByRole("button", { name: "Join" }));
+    expect(await screen.findByRole("alert")).toHaveTextContent("You did not join: no class has the join code NOPE1. Check it with your teacher.");
+    expect(screen.getByRole("alert")).not.toHaveTextContent("Not found");
+
+    await user.clear(input);
+    await user.type(input, " MORN42 ");
+    await user.click(screen.getByRole("button", { name: "Join" }));
+    expect(await screen.findByText("You joined Morning B.")).toBeInTheDocument();
+    const joins = server.seen.filter((s) => s.path === "/EnrollLearner");
+    expect(joins.map((s) => s.body)).toEqual([{ join_code: "NOPE1" }, { join_code: "MORN42" }]);
+    expect(new Set(joins.map((s) => s.headers.get("Idempotency-Key"))).size).toBe(2);
+  });
+});

@@ -1,0 +1,185 @@
+import { useQuery } from "@tanstack/react-query";
+import { useEffect, useRef } from "react";
+import { Link } from "react-router";
+import { useApi } from "../../../api/ApiContext";
+import { scheduleQueries } from "../../../api/queries";
+import type { components } from "../../../api/schema";
+import { ProblemAlert } from "../../../components/ProblemAlert";
+import { Empty, QueryState } from "../../../components/States";
+import { formatInterval } from "./interval";
+import { useSenderState } from "./SenderContext";
+import { ratings, useReviewSession } from "./useReviewSession";
+
+type DueCard = components["schemas"]["DueCard"];
+
+/** How many due cards one session loads. */
+export const sessionSize = 50;
+
+/**
+ * The review session: the due cards one at a time. Space (or the button)
+ * reveals the answer; 1 to 4 (or the buttons, each with the interval it
+ * would give, from GetSchedule's preview) rate it; U (or the button) undoes
+ * the last rating and shows that card again. A rating or an undo is queued
+ * and sent in the background (ReviewSender), so the next card shows at once
+ * whatever the network does; the queue's state is shown below the card.
+ */
+export function Review() {
+  const api = useApi();
+  const due = useQuery(scheduleQueries.due(api, sessionSize));
+  return (
+    <section aria-labelledby="review-title">
+      <h1 id="review-title">Review</h1>
+      <QueryState query={due} what="your due cards">
+        {(s) => <Session key={s.now} now={s.now} cards={s.due} dueCount={s.due_count} onMore={() => void due.refetch()} />}
+      </QueryState>
+      <QueueStatus />
+    </section>
+  );
+}
+
+/**
+ * The session's view (useReviewSession holds its state and keys): the card
+ * shown, revealed or not, with its rating buttons; the summary once every
+ * card is rated. The keyboard focus stays where the learner is: on the
+ * reveal button for the next card, on the card once revealed.
+ */
+function Session({ now, cards: loaded, dueCount, onMore }: { now: string; cards: DueCard[]; dueCount: number; onMore: () => void }) {
+  const { cards, card, index, revealed, counts, canUndo, undone, error, reveal, rate, undo } = useReviewSession({ now, cards: loaded });
+  const revealButton = useRef<HTMLButtonElement>(null);
+  const cardHeading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (revealed) cardHeading.current?.focus();
+    else revealButton.current?.focus();
+  }, [revealed, index]);
+
+  const undoButton = canUndo && (
+    <button type="button" className="undo" onClick={undo} aria-keyshortcuts="U">
+      Undo last rating <kbd>U</kbd>
+    </button>
+  );
+
+  if (cards.length === 0) {
+    return (
+      <Empty>
+        Nothing is due right now. <Link to="/schedule">See when your next reviews are due</Link>.
+      </Empty>
+    );
+  }
+  if (!card) {
+    const total = index;
+    return (
+      <div className="summary" role="status">
+        <h2>Session complete</h2>
+        <p>
+          You reviewed <strong>{total}</strong> {total === 1 ? "card" : "cards"}.
+        </p>
+        <ul className="summary-counts">
+          {ratings.map((r) => (
+            <li key={r.value}>
+              {r.name}: <strong>{counts[r.value]}</strong>
+            </li>
+          ))}
+        </ul>
+        <p className="actions">
+          <button type="button" className="primary" onClick={onMore}>
+            Check for more due cards
+          </button>
+          {undoButton}
+          <Link to="/schedule">See the forecast</Link>
+        </p>
+      </div>
+    );
+  }
+  return (
+    <>
+      {error !== null && <ProblemAlert error={error} context="Your rating could not be saved on this device" />}
+      {undone && (
+        <p role="status" className="ok-note">
+          {undone}
+        </p>
+      )}
+      <p className="muted" aria-live="polite">
+        Card {index + 1} of {cards.length}
+        {dueCount > cards.length && ` (${dueCount} due in all)`}
+      </p>
+      <article className="card" aria-labelledby="card-lemma">
+        <h2 id="card-lemma" ref={cardHeading} tabIndex={-1} lang="en">
+          {card.lemma}
+        </h2>
+        {revealed ? (
+          <dl className="answer">
+            <dt>Part of speech</dt>
+            <dd>{card.part_of_speech}</dd>
+            <dt>Definition</dt>
+            <dd>{card.definition}</dd>
+            {card.example && (
+              <>
+                <dt>Example</dt>
+                <dd lang="en">
+                  <q>{card.example}</q>
+                </dd>
+              </>
+            )}
+          </dl>
+        ) : (
+          <button type="button" ref={revealButton} className="primary reveal" onClick={reveal}>
+            Show answer <kbd>Space</kbd>
+          </button>
+        )}
+      </article>
+      {revealed && (
+        <div role="group" aria-label="How well did you know it?" className="ratings">
+          {ratings.map((r) => {
+            const next = card.preview.find((p) => p.rating === r.value);
+            return (
+              <button
+                key={r.value}
+                type="button"
+                className={`rating rating-${r.value}`}
+                onClick={() => rate(r.value)}
+                aria-keyshortcuts={String(r.value)}
+              >
+                <span className="rating-name">{r.name}</span>
+                {next && (
+                  <span className="rating-interval">
+                    <span className="visually-hidden">next review in </span>
+                    {formatInterval(next.interval_seconds * 1000)}
+                  </span>
+                )}
+                <span className="rating-hint">{r.hint}</span>
+                <kbd>{r.value}</kbd>
+              </button>
+            );
+          })}
+        </div>
+      )}
+      {undoButton && <p className="actions">{undoButton}</p>}
+    </>
+  );
+}
+
+/** What the queue of ratings is doing: all sent, waiting offline, retrying, or refused. */
+function QueueStatus() {
+  const s = useSenderState();
+  return (
+    <div className="queue-status">
+      <p role="status" data-testid="queue-status">
+        {s.pending === 0
+          ? "All ratings saved."
+          : s.offline
+            ? `You are offline: ${s.pending} ${s.pending === 1 ? "rating waits" : "ratings wait"} on this device and will be sent when you are back online.`
+            : s.retrying
+              ? `${s.pending} ${s.pending === 1 ? "rating" : "ratings"} not sent yet: ${s.retrying}. Retrying…`
+              : `Sending ${s.pending} ${s.pending === 1 ? "rating" : "ratings"}…`}
+      </p>
+      {s.rejected.map(({ review, problem }) => (
+        <div role="alert" className="alert" key={review.key}>
+          <p className="alert-title">
+            {review.action === "undo" ? "Your undo" : "Your rating"} of “{review.lemma}” was not accepted: {problem.title}
+          </p>
+          {problem.detail && <p>{problem.detail}</p>}
+        </div>
+      ))}
+    </div>
+  );
+}

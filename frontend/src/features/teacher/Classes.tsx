@@ -1,0 +1,314 @@
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useId, useState, type FormEvent } from "react";
+import { Link } from "react-router";
+import { useApi } from "../../api/ApiContext";
+import { unwrap } from "../../api/client";
+import { idempotent, useWrite } from "../../api/mutation";
+import { classQueries, deckQueries } from "../../api/queries";
+import type { components } from "../../api/schema";
+import { useMe } from "../../auth/me";
+import { deckGroups, levelName } from "../../components/decks";
+import { ProblemAlert } from "../../components/ProblemAlert";
+import { Empty, QueryState } from "../../components/States";
+import { assignToClass, dayAfter, dayOf, endOfDay, type AssignOutcome } from "./assign";
+import { CreateClass } from "./CreateClass";
+
+type Class = components["schemas"]["Class"];
+type Deck = components["schemas"]["Deck"];
+
+const date = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
+
+/**
+ * A teacher's classes: each with its join code, members and decks (with due dates), a form to add
+ * a learner by email, a form to assign a deck to its learners with a due date, and a link to its
+ * progress grid; and a form to create a class (a signed-in user without an
+ * account becomes a teacher this way).
+ */
+export function Classes() {
+  const api = useApi();
+  const classes = useQuery(classQueries.list(api));
+  return (
+    <section aria-labelledby="classes-title">
+      <h1 id="classes-title">Classes</h1>
+      <p className="muted">
+        Learners join a class with its join code (on their Today screen), or you add them by email. A deck you assign goes to every learner in
+        the class; learners who join later get the class's decks that are not yet due.
+      </p>
+      <QueryState query={classes} what="your classes">
+        {(list) =>
+          list.length === 0 ? (
+            <Empty>No classes yet: create your first one below and share its join code with your learners.</Empty>
+          ) : (
+            <ul className="classes">
+              {list.map((c) => (
+                <ClassCard key={c.id} c={c} readAt={classes.dataUpdatedAt} />
+              ))}
+            </ul>
+          )
+        }
+      </QueryState>
+      <CreateClass />
+    </section>
+  );
+}
+
+/**
+ * A class with its forms. readAt is when the class list was read (epoch
+ * ms): a deck is shown as past due, and may be assigned again, when its due
+ * date had passed then.
+ */
+function ClassCard({ c, readAt }: { c: Class; readAt: number }) {
+  const id = useId();
+  return (
+    <li className="class-card" aria-labelledby={`${id}-name`}>
+      <div className="row">
+        <h2 id={`${id}-name`}>{c.name}</h2>
+        <Link to={`/teacher/classes/${c.id}`} aria-label={`Progress of ${c.name}`}>
+          Progress
+        </Link>
+      </div>
+      <p>
+        Join code:{" "}
+        {c.join_code ? (
+          <code className="join-code" data-testid="join-code">
+            {c.join_code}
+          </code>
+        ) : (
+          <span className="muted">none (this class was made before join codes)</span>
+        )}
+      </p>
+      <h3>
+        {c.members.length} {c.members.length === 1 ? "learner" : "learners"}
+      </h3>
+      {c.members.length === 0 ? (
+        <p className="muted">Nobody has joined yet.</p>
+      ) : (
+        <ul className="members">
+          {c.members.map((m) => (
+            <li key={m.learner_id}>
+              {m.display_name} <span className="muted small">{m.email} · joined {date.format(new Date(m.joined_at))}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+      <ClassDecks c={c} readAt={readAt} />
+      <AddLearner c={c} />
+      <AssignDeck c={c} readAt={readAt} />
+    </li>
+  );
+}
+
+/** The decks assigned to the class (learners who join before a deck is due get it), each with its due date. */
+function ClassDecks({ c, readAt }: { c: Class; readAt: number }) {
+  return (
+    <>
+      <h3>
+        {c.decks.length} {c.decks.length === 1 ? "deck" : "decks"}
+      </h3>
+      {c.decks.length === 0 ? (
+        <p className="muted">No decks assigned yet.</p>
+      ) : (
+        <ul className="members" aria-label={`Decks of ${c.name}`}>
+          {c.decks.map((d) => (
+            <li key={d.deck_id}>
+              {d.deck_title}{" "}
+              <span className="muted small">
+                {Date.parse(d.due_at) <= readAt ? "was due" : "due"} {date.format(new Date(d.due_at))}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
+/** What the deck picker adds to a deck the class has: assigning it again changes nothing until it is due, then renews it. */
+function hasDeck(c: Class, deckId: string, now: number): { note: string; disabled: boolean } | undefined {
+  const d = c.decks.find((x) => x.deck_id === deckId);
+  if (!d) return undefined;
+  const day = date.format(new Date(d.due_at));
+  return Date.parse(d.due_at) > now
+    ? { note: ` · assigned, due ${day}`, disabled: true }
+    : { note: ` · was due ${day}: assign again to renew`, disabled: false };
+}
+
+/**
+ * Adds a learner to the class by email (EnrollLearner): a new email gets a
+ * learner account (named as given, or by the email's local part), who
+ * signs in with that email; an email of an account outside the teacher's
+ * classes is invited instead (emailed the join code; nothing is shared
+ * until they join).
+ */
+function AddLearner({ c }: { c: Class }) {
+  const api = useApi();
+  const qc = useQueryClient();
+  const id = useId();
+  const [email, setEmail] = useState("");
+  const [name, setName] = useState("");
+  const add = useWrite({
+    mutationFn: async (v: { key: string; email: string; name: string }) =>
+      unwrap(
+        await api.POST("/EnrollLearner", {
+          params: idempotent(v.key),
+          body: { class_id: c.id, email: v.email, ...(v.name && { display_name: v.name }) },
+        }),
+      ),
+    onSuccess: () => {
+      setEmail("");
+      setName("");
+      void qc.invalidateQueries({ queryKey: classQueries.all });
+      void qc.invalidateQueries({ queryKey: classQueries.progressOf(c.id) });
+    },
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    add.submit({ email: email.trim(), name: name.trim() });
+  };
+  return (
+    <form onSubmit={submit} className="assign" aria-labelledby={`${id}-title`}>
+      <h3 id={`${id}-title`}>Add a learner to {c.name}</h3>
+      {add.isError && (
+        <ProblemAlert
+          error={add.error}
+          context={`${add.variables?.email ?? "The learner"} was not added`}
+          fields={{ email: "Learner's email", display_name: "Learner's name" }}
+        />
+      )}
+      {add.isSuccess && (
+        <p role="status" className="ok-note">
+          {"assignments" in add.data
+            ? `${add.variables.email} added to ${add.data.class_name}: they sign in with that email.`
+            : `${add.data.email} already has a Lexora account, so they are invited: they join with this class's code, which Lexora emails them.`}
+        </p>
+      )}
+      <label htmlFor={`${id}-email`}>Learner's email</label>
+      <input
+        id={`${id}-email`}
+        type="email"
+        required
+        maxLength={254}
+        autoComplete="off"
+        value={email}
+        onChange={(e) => setEmail(e.target.value)}
+      />
+      <label htmlFor={`${id}-name`}>Learner's name (if they are new to Lexora)</label>
+      <div className="row-input">
+        <input id={`${id}-name`} maxLength={200} autoComplete="off" value={name} onChange={(e) => setName(e.target.value)} />
+        <button type="submit" disabled={add.isPending}>
+          {add.isPending ? "Adding…" : "Add learner"}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function AssignDeck({ c, readAt }: { c: Class; readAt: number }) {
+  const api = useApi();
+  const qc = useQueryClient();
+  const id = useId();
+  const decks = useQuery(deckQueries.list(api));
+  const [deckId, setDeckId] = useState("");
+  const me = useMe();
+  // Calendar days in the teacher's zone, as endOfDay reads them; the
+  // default (a week on) until the teacher picks one.
+  const zone = me.data?.timezone;
+  const [picked, setDue] = useState<string | null>(null);
+  const due = picked ?? dayAfter(new Date(), 7, zone);
+  // One intent, one request: the server assigns to every learner of the
+  // class in one transaction, and a retry keeps the intent's key.
+  const assign = useWrite({
+    mutationFn: (v: { deckId: string; dueAt: string; key: string }) =>
+      assignToClass(
+        api,
+        { classId: c.id, ...v },
+        new Map(c.members.map((m) => [m.learner_id, m.display_name])),
+      ),
+    onSuccess: () => {
+      void qc.invalidateQueries({ queryKey: classQueries.all });
+      void qc.invalidateQueries({ queryKey: classQueries.progressOf(c.id) });
+    },
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    assign.submit({ deckId, dueAt: endOfDay(due, zone) });
+  };
+  const deck = decks.data?.find((d) => d.id === assign.variables?.deckId);
+  return (
+    <form onSubmit={submit} className="assign" aria-labelledby={`${id}-title`}>
+      <h3 id={`${id}-title`}>Assign a deck to {c.name}</h3>
+      {assign.isError && <ProblemAlert error={assign.error} context="Not assigned" />}
+      {assign.isSuccess && <Outcome outcome={assign.data} deck={deck?.title ?? "The deck"} zone={zone} />}
+      <>
+        {c.members.length === 0 && (
+          <p className="muted">Nobody has joined yet: learners who join before the due date get the class's decks.</p>
+        )}
+        <QueryState query={decks} what="the library">
+          {(list) => (
+            <>
+              <label htmlFor={`${id}-deck`}>Deck</label>
+              <select id={`${id}-deck`} required value={deckId} onChange={(e) => setDeckId(e.target.value)}>
+                <option value="">Choose a deck…</option>
+                {deckGroups(list).map((g) => (
+                  <optgroup key={g.label} label={g.label}>
+                    {g.decks.map((d) => {
+                      const has = hasDeck(c, d.id, readAt);
+                      return (
+                        <option key={d.id} value={d.id} disabled={has?.disabled}>
+                          {d.title} ({d.words} words){has?.note}
+                        </option>
+                      );
+                    })}
+                  </optgroup>
+                ))}
+              </select>
+              <DeckDetail deck={list.find((d) => d.id === deckId)} />
+              <label htmlFor={`${id}-due`}>Due by the end of</label>
+              <input
+                id={`${id}-due`}
+                type="date"
+                required
+                min={dayAfter(new Date(), 0, zone)}
+                max={dayAfter(new Date(), 365, zone)}
+                value={due}
+                onChange={(e) => setDue(e.target.value)}
+              />
+              <button type="submit" className="primary" disabled={assign.isPending || me.isLoading}>
+                {assign.isPending
+                  ? "Assigning…"
+                  : c.members.length === 0
+                    ? "Assign to the class"
+                    : `Assign to ${c.members.length} ${c.members.length === 1 ? "learner" : "learners"}`}
+              </button>
+            </>
+          )}
+        </QueryState>
+      </>
+    </form>
+  );
+}
+
+/** The chosen deck's level, size and description, under the select (which shows only its title). */
+function DeckDetail({ deck }: { deck: Deck | undefined }) {
+  if (!deck) return null;
+  const level = deck.level === null ? "your own deck" : (levelName[deck.level] ?? `Level ${deck.level}`);
+  return (
+    <p className="muted small" data-testid="deck-detail">
+      {level} · {deck.words} words{deck.description && ` · ${deck.description}`}
+    </p>
+  );
+}
+
+function Outcome({ outcome, deck, zone }: { outcome: AssignOutcome; deck: string; zone: string | undefined }) {
+  const names = (list: string[]) => list.join(", ");
+  return (
+    <p role="status" className="ok-note">
+      {outcome.assigned.length === 0 && outcome.toClass && `${deck} assigned to the class: learners who join get it.`}
+      {outcome.assigned.length === 0 &&
+        !outcome.toClass &&
+        `The class already has ${deck}, due ${dayOf(outcome.dueAt, zone)}: that due date stays (it changes once it has passed).`}
+      {outcome.assigned.length > 0 && `${deck} assigned to ${names(outcome.assigned)}.`}
+      {outcome.already.length > 0 && ` ${names(outcome.already)} already had it.`}
+    </p>
+  );
+}
