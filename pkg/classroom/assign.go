@@ -1,7 +1,6 @@
 package classroom
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -113,12 +112,17 @@ func CheckDue(due, now time.Time) error {
 // is locked first (enrolments to it wait, see Enroll), then the learners'
 // rows in id order, which serialises each learner's writes (so their
 // outbox ids follow commit order) without deadlocks between two
-// assignments. The due date is kept at microseconds, as the database
-// stores it. When nothing changed (StatusAlreadyAssigned), the answer's
-// DueAt is the due date kept: the class's, or with req.LearnerID that
-// learner's assignment's. Errors: ErrDueOutOfRange (CheckDue), ErrClassNotFound when the
-// class is not the teacher's, ErrDeckNotFound, ErrLearnerNotFound when
-// req.LearnerID is not a learner of the class.
+// assignments. A teacher's own deck is then locked FOR SHARE
+// (store.LockDeckForCards) before its entries are read, so that an edit of
+// it at the same time (pkg/decks) either gives these learners its new
+// entries' cards or comes after their assignment. The due date is kept at
+// microseconds, as the database stores it. When nothing changed
+// (StatusAlreadyAssigned), the answer's DueAt is the due date kept: the
+// class's, or with req.LearnerID that learner's assignment's. Errors:
+// ErrDueOutOfRange (CheckDue), ErrClassNotFound when the class is not the
+// teacher's, ErrDeckNotFound, ErrDeckArchived (an archived own deck: take
+// it out of the archive first), ErrLearnerNotFound when req.LearnerID is
+// not a learner of the class.
 func (c Classroom) Assign(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, req AssignRequest) (ClassAssignment, events.Batch, error) {
 	req.DueAt = req.DueAt.Truncate(time.Microsecond)
 	if err := CheckDue(req.DueAt, c.clock.Now()); err != nil {
@@ -132,8 +136,19 @@ func (c Classroom) Assign(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, r
 	if err != nil {
 		return ClassAssignment{}, events.Batch{}, fmt.Errorf("lock class: %w", err)
 	}
-	if ok, err := q.DeckAssignable(ctx, req.DeckID, teacherID); err != nil || !ok {
-		return ClassAssignment{}, events.Batch{}, cmp.Or(err, ErrDeckNotFound)
+	// Before the deck's entries are read: an edit of the deck in progress
+	// finishes first (pkg/decks), or waits for this assignment.
+	if err := q.LockDeckForCards(ctx, req.DeckID); err != nil {
+		return ClassAssignment{}, events.Batch{}, fmt.Errorf("lock deck: %w", err)
+	}
+	archived, err := q.DeckAssignable(ctx, req.DeckID, teacherID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return ClassAssignment{}, events.Batch{}, ErrDeckNotFound
+	case err != nil:
+		return ClassAssignment{}, events.Batch{}, fmt.Errorf("load deck: %w", err)
+	case archived:
+		return ClassAssignment{}, events.Batch{}, ErrDeckArchived
 	}
 	out := ClassAssignment{ClassID: req.ClassID, DeckID: req.DeckID, DueAt: req.DueAt.UTC(), Status: StatusAlreadyAssigned}
 	var only *uuid.UUID
@@ -211,8 +226,9 @@ func (c Classroom) assignLearners(ctx context.Context, tx pgx.Tx, teacherID uuid
 // assign stores the assignment of req.DeckID to req.LearnerID through
 // teacherID's class req.ClassID, creates the learner's missing cards (the
 // scheduler's new card, due now), and adds its events to batch (see
-// Assign). The caller has locked the learner's row and checked that the
-// learner is in the class and that the teacher may assign the deck;
+// Assign). The caller has locked the learner's row and the deck
+// (store.LockDeckForCards) and checked that the learner is in the class
+// and that the teacher may assign the deck;
 // ErrAlreadyAssigned when the class already gave the learner the deck.
 func (c Classroom) assign(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, req AssignRequest, batch *events.Batch) (Assignment, error) {
 	assignments, cards := store.On(tx), store.On(tx)

@@ -80,7 +80,9 @@ type Outcome struct {
 // Invitation instead (see Invitation), with learner.invited at most once per
 // InvitationInterval. An assignment to the class in progress is waited for
 // (the class's row), so a learner joining meanwhile gets its deck from one
-// or the other. Errors: ErrClassNotFound (also for an actor of
+// or the other; so is an edit of a teacher's own deck the class has (the
+// deck's row, store.LockDeckForCards), so the learner gets each of its
+// entries' cards once, from the edit or from the enrolment. Errors: ErrClassNotFound (also for an actor of
 // another role), ErrTeacherCannotJoin (a join code given by a teacher),
 // ErrEmailOfTeacher (a teacher's email), ErrEmailLookalike (a new
 // account's email that looks like another's, see refuseLookalike),
@@ -182,6 +184,10 @@ func (c Classroom) addMember(ctx context.Context, tx pgx.Tx, out Enrollment, tea
 	enrolled := events.LearnerEnrolledPayload{ClassLearner: events.ClassLearner{ClassID: out.ClassID,
 		LearnerID: out.LearnerID, TeacherID: teacherID}, Assignments: []uuid.UUID{}, By: by}
 	for _, d := range decks {
+		// As Assign does: an edit of the deck in progress finishes first.
+		if err := store.On(tx).LockDeckForCards(ctx, d.DeckID); err != nil {
+			return Enrollment{}, events.Batch{}, fmt.Errorf("lock deck: %w", err)
+		}
 		a, err := c.assign(ctx, tx, teacherID, AssignRequest{ClassID: out.ClassID, LearnerID: out.LearnerID, DeckID: d.DeckID, DueAt: d.DueAt}, &assigned)
 		if err != nil {
 			return Enrollment{}, events.Batch{}, err

@@ -21,6 +21,9 @@ var (
 	ErrTeacherCannotJoin = errors.New("teachers cannot join a class as a learner")
 	// ErrAlreadyEnrolled: the learner is already a member of the class.
 	ErrAlreadyEnrolled = errors.New("the learner is already in this class")
+	// ErrDeckArchived: the teacher's deck is archived (pkg/decks Archive);
+	// it cannot be assigned until it is taken out of the archive.
+	ErrDeckArchived = errors.New("this deck is archived; take it out of the archive to assign it")
 	// ErrAlreadyAssigned: the class has already given the deck to the
 	// learner (an outcome of Assign per learner, not an error it returns).
 	ErrAlreadyAssigned = errors.New("the deck is already assigned to this learner in this class")

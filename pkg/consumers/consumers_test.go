@@ -146,6 +146,33 @@ func TestProgressCountsEachReviewOnce(t *testing.T) {
 	require.True(t, outbox.IsPermanent(err))
 }
 
+// TestProgressFollowsDeckEdits: an edit of an assigned deck changes the
+// assignment's totals by its increments, once per event, before or after
+// the assignment's creation is counted.
+func TestProgressFollowsDeckEdits(t *testing.T) {
+	ctx, b := setup(t)
+	h := b.handlers[events.SubscriberProgress]
+	edit := func(total, seen, learned int) outbox.Delivery {
+		return delivery(t, events.DeckEntriesChanged, events.SubscriberProgress, events.DeckEntriesChangedPayload{
+			Assignments: []events.DeckAssignmentChange{{AssignmentID: b.assignment, LearnerID: b.learner.ID, Total: total, Seen: seen, Learned: learned}}})
+	}
+	steps := []outbox.Delivery{
+		edit(-1, -1, -1), // a learned entry removed, delivered before the creation
+		delivery(t, events.AssignmentCreated, events.SubscriberProgress, events.AssignmentCreatedPayload{
+			Assignment: events.Assignment{AssignmentID: b.assignment, LearnerID: b.learner.ID}, Cards: 25, CardsSeen: 2, CardsLearned: 2}),
+		edit(3, 0, 0), // three entries added
+		delivery(t, events.DeckEntriesChanged, events.SubscriberProgress, events.DeckEntriesChangedPayload{Changed: 1}), // text only
+	}
+	for _, d := range steps {
+		require.NoError(t, h.Handle(ctx, d))
+		require.NoError(t, h.Handle(ctx, d), "a redelivery changes nothing")
+	}
+	var total, seen, learned int
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT cards_total, cards_seen, cards_learned
+		FROM assignment_progress WHERE assignment_id = $1`, b.assignment).Scan(&total, &seen, &learned))
+	require.Equal(t, []int{27, 1, 1}, []int{total, seen, learned})
+}
+
 func TestDueSoonReminderIsCancelledByCompletion(t *testing.T) {
 	ctx, b := setup(t)
 	var due time.Time

@@ -43,6 +43,9 @@ func TestEverySubscriberTakesEffectOnce(t *testing.T) {
 					LearnerID: b.learner.ID, TeacherID: seed.TeacherID}},
 				events.LearnerEnrolled: events.LearnerEnrolledPayload{ClassLearner: events.ClassLearner{ClassID: seed.ClassID,
 					LearnerID: b.learner.ID, TeacherID: seed.TeacherID}, Assignments: []uuid.UUID{b.assignment}, By: "teacher"},
+				events.DeckCreated: events.DeckCreatedPayload{DeckID: uuid.New(), TeacherID: seed.TeacherID, Title: "Unit 3", Entries: 2},
+				events.DeckEntriesChanged: events.DeckEntriesChangedPayload{DeckID: uuid.New(), TeacherID: seed.TeacherID, Title: "Unit 3",
+					Added: 1, Entries: 3, CardsCreated: 1, Assignments: []events.DeckAssignmentChange{{AssignmentID: b.assignment, LearnerID: b.learner.ID, Total: 1}}},
 			}
 			payload, ok := payloads[sub.Topic]
 			require.True(t, ok, "add a payload for %s", sub.Topic)

@@ -16,8 +16,9 @@ import (
 )
 
 // Progress maintains the progress projection (tables assignment_progress and
-// assignment_daily_reviews) from assignment.created, review.submitted and
-// review.undone.
+// assignment_daily_reviews) from assignment.created, review.submitted,
+// review.undone and deck.entries_changed (a teacher's edit of an assigned
+// deck: its assignments' totals, and the removed entries' counts).
 // Its updates are increments, so each event is applied once through
 // outbox.HandleOnce; increments commute, so delivery order does not matter.
 // Each update stamps the row's updated_at with the clock's NowOrNil.
@@ -64,6 +65,24 @@ func (p *Progress) Handle(ctx context.Context, d outbox.Delivery) error {
 		})
 	case events.ReviewUndone:
 		return p.takeBack(ctx, d)
+	case events.DeckEntriesChanged:
+		e, err := decode[events.DeckEntriesChangedPayload](d)
+		if err != nil {
+			return err
+		}
+		if len(e.Assignments) == 0 {
+			return nil
+		}
+		return outbox.HandleOnce(ctx, p.pool, d, func(tx pgx.Tx) error {
+			for _, a := range e.Assignments {
+				total := int32(a.Total) //nolint:gosec // at most a deck's entries
+				if err := store.On(tx).AddToProgress(ctx, store.AddToProgressParams{AssignmentIds: []uuid.UUID{a.AssignmentID},
+					LearnerID: a.LearnerID, Total: &total, Seen: int32(a.Seen), Learned: int32(a.Learned), Now: p.clock.NowOrNil()}); err != nil { //nolint:gosec // idem
+					return fmt.Errorf("apply the edit of deck %s: %w", e.DeckID, err)
+				}
+			}
+			return nil
+		})
 	default:
 		return unexpectedTopic(d)
 	}

@@ -97,6 +97,11 @@ var Subscriptions = []outbox.Subscription{
 	{Topic: ReminderDueSoon, Subscriber: SubscriberReminder},
 	{Topic: ReminderDaily, Subscriber: SubscriberReminder},
 	{Topic: ReminderDaily, Subscriber: SubscriberReminderChain},
+	// A teacher's own decks (pkg/decks): their webhooks, and the progress
+	// totals of an edited deck's assignments (increments: no order).
+	{Topic: DeckCreated, Subscriber: SubscriberWebhook},
+	{Topic: DeckEntriesChanged, Subscriber: SubscriberWebhook},
+	{Topic: DeckEntriesChanged, Subscriber: SubscriberProgress},
 }
 
 // NewOutbox returns the outbox routed by Subscriptions.

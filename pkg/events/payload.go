@@ -51,6 +51,12 @@ func (LearnerInvitedPayload) Topic() string { return LearnerInvited }
 // Topic returns ReminderDaily.
 func (ReminderDailyPayload) Topic() string { return ReminderDaily }
 
+// Topic returns DeckCreated.
+func (DeckCreatedPayload) Topic() string { return DeckCreated }
+
+// Topic returns DeckEntriesChanged.
+func (DeckEntriesChangedPayload) Topic() string { return DeckEntriesChanged }
+
 // ErrWrongTopic: Decode was asked for a payload type that is not the
 // event's topic's.
 var ErrWrongTopic = errors.New("events: payload type of another topic")

@@ -101,6 +101,17 @@ var storedPayloads = []struct {
 			LearnerID: id("fa94b91f-130a-475d-bcbe-c5cf0d781d91"), TeacherID: id("79e3547c-e1ef-4b69-b2f4-4ac762c6a4b9")}}},
 	{"reminder.daily/1b8d175.json", decodeAs[ReminderDailyPayload], ReminderDailyPayload{
 		LearnerID: id("ec8c6905-183d-57da-ade1-3b5850c4ae77"), At: at("2026-03-03T18:00:00+09:00")}},
+	{"deck.created/97b1289.json", decodeAs[DeckCreatedPayload], DeckCreatedPayload{
+		DeckID: id("8dbccb36-3f24-4de6-b811-1558dc6b4cdc"), TeacherID: id("b817b3fd-2053-4d22-8a91-a744ab0db37d"),
+		Title: "Unit 3", Entries: 2}},
+	{"deck.created/97b1289-copy.json", decodeAs[DeckCreatedPayload], DeckCreatedPayload{
+		DeckID: id("7a9d5860-886d-4eff-84ec-e6b42dbb4282"), TeacherID: id("b817b3fd-2053-4d22-8a91-a744ab0db37d"),
+		Title: "Core English 01 (copy)", Entries: 2, CopiedFrom: new(id("c825a517-282b-4f3d-8990-eb61b2a6d8fe"))}},
+	{"deck.entries_changed/97b1289.json", decodeAs[DeckEntriesChangedPayload], DeckEntriesChangedPayload{
+		DeckID: id("8dbccb36-3f24-4de6-b811-1558dc6b4cdc"), TeacherID: id("b817b3fd-2053-4d22-8a91-a744ab0db37d"),
+		Title: "Unit 3", Added: 1, Changed: 1, Removed: 1, Entries: 2, CardsCreated: 2, Assignments: []DeckAssignmentChange{
+			{AssignmentID: id("49187580-9f2d-4666-9fa4-f4018e2b47e7"), LearnerID: id("0a9bbb53-e5cf-49cc-b52d-f304e363c77c")},
+			{AssignmentID: id("d4669a55-baf3-4e34-a3bc-4c4ba56cf434"), LearnerID: id("ac4e31f7-0360-4b0b-9cf2-44e5a5a649f9")}}}},
 }
 
 func id(s string) uuid.UUID { return uuid.MustParse(s) }

@@ -113,7 +113,7 @@ func TestNewSubscriptionsNameTheirMigration(t *testing.T) {
 	t.Parallel()
 	lines, added := goldenLines(t, "subscriptions.golden", addedMarker)
 	var golden []goldenSubscription
-	topics := map[string]bool{} // topics of the lines before the one at hand
+	topics := map[string]bool{} // topics that had events, of the lines before the one at hand
 	for i, line := range lines {
 		g := parseGoldenSubscription(t, line)
 		if i >= added {
@@ -132,7 +132,12 @@ func TestNewSubscriptionsNameTheirMigration(t *testing.T) {
 			require.Contains(t, string(sql), "'"+g.sub.Subscriber+"'", "subscriptions.golden: %q: the migration does not "+
 				"mention the subscriber", line)
 		}
-		topics[g.sub.Topic] = true
+		// A topic new since the release may have several subscribers, each
+		// line new-topic; a released topic, or one an added line gave a
+		// migration, had events before.
+		if i < added || !g.newTopic {
+			topics[g.sub.Topic] = true
+		}
 		golden = append(golden, g)
 	}
 

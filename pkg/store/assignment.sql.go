@@ -175,17 +175,18 @@ func (q *Queries) CompleteAssignments(ctx context.Context, completedAt time.Time
 }
 
 const deckAssignable = `-- name: DeckAssignable :one
-SELECT EXISTS (SELECT 1 FROM decks d WHERE d.id = $1
-               AND (d.owner_id IS NULL OR d.owner_id = $2::uuid))
+SELECT (d.archived_at IS NOT NULL)::boolean AS archived FROM decks d
+WHERE d.id = $1 AND (d.owner_id IS NULL OR d.owner_id = $2::uuid)
 `
 
-// DeckAssignable reports whether the teacher may assign the deck: it is
-// theirs or the library's.
+// DeckAssignable finds the deck if the teacher may assign it (it is theirs
+// or the library's; no row otherwise) and tells whether it is archived
+// (then the teacher may not, until they take it out of the archive).
 func (q *Queries) DeckAssignable(ctx context.Context, deckID uuid.UUID, teacherID uuid.UUID) (bool, error) {
 	row := q.db.QueryRow(ctx, deckAssignable, deckID, teacherID)
-	var exists bool
-	err := row.Scan(&exists)
-	return exists, err
+	var archived bool
+	err := row.Scan(&archived)
+	return archived, err
 }
 
 const insertAssignment = `-- name: InsertAssignment :one

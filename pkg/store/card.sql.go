@@ -156,9 +156,11 @@ func (q *Queries) CreateCards(ctx context.Context, arg CreateCardsParams) (Creat
 const dueCards = `-- name: DueCards :many
 SELECT c.id, l.lemma, l.part_of_speech, l.definition, l.example, c.state, c.due, c.stability, c.difficulty,
        c.elapsed_days, c.scheduled_days, c.reps, c.lapses, c.step, c.last_review,
+       coalesce(d.term_language, 'en')::text AS term_language,
        count(*) OVER () AS total
 FROM schedule_cards($1, $2, $3) c
 JOIN lexemes l ON l.id = c.lexeme_id
+LEFT JOIN decks d ON d.id = l.deck_id
 WHERE c.due <= $4::timestamptz
 ORDER BY c.due, c.id
 LIMIT $5
@@ -188,6 +190,7 @@ type DueCardsRow struct {
 	Lapses        int32
 	Step          int32
 	LastReview    *time.Time
+	TermLanguage  string
 	Total         int64
 }
 
@@ -196,8 +199,10 @@ type DueCardsRow struct {
 // the total count. The schedule is schedule_cards (schema 00025): the
 // learner's cards not suspended, restricted to one assignment's deck when
 // assignment_id is set, and to the decks teacher_id assigned to the learner
-// when it is set. (sqlc types a parameter compared with a column of a
-// function's rows only by its cast.)
+// when it is set. term_language is the BCP 47 tag of the language of the
+// card's term: its own deck's for a teacher's entry, en for the library's
+// (the web client's listen button speaks the term in it). (sqlc types a
+// parameter compared with a column of a function's rows only by its cast.)
 func (q *Queries) DueCards(ctx context.Context, arg DueCardsParams) ([]DueCardsRow, error) {
 	rows, err := q.db.Query(ctx, dueCards,
 		arg.LearnerID,
@@ -229,6 +234,7 @@ func (q *Queries) DueCards(ctx context.Context, arg DueCardsParams) ([]DueCardsR
 			&i.Lapses,
 			&i.Step,
 			&i.LastReview,
+			&i.TermLanguage,
 			&i.Total,
 		); err != nil {
 			return nil, err

@@ -366,7 +366,7 @@ SELECT d.id, d.title, d.description, d.level, (d.owner_id IS NULL)::boolean AS l
        (EXISTS (SELECT 1 FROM learner_decks ld WHERE ld.deck_id = d.id AND ld.learner_id = $1::uuid)
         OR EXISTS (SELECT 1 FROM assignments a WHERE a.deck_id = d.id AND a.learner_id = $1::uuid))::boolean AS started
 FROM decks d
-WHERE d.owner_id IS NULL OR d.owner_id = $2::uuid
+WHERE d.owner_id IS NULL OR (d.owner_id = $2::uuid AND d.archived_at IS NULL)
 ORDER BY d.owner_id IS NOT NULL, d.level NULLS LAST, d.title
 `
 
@@ -381,7 +381,7 @@ type LibraryDecksRow struct {
 }
 
 // LibraryDecks lists the decks a caller may see: the library's (no owner)
-// and, with teacher_id, that teacher's own; each with its number of words
+// and, with teacher_id, that teacher's own that are not archived; each with its number of words
 // and whether learner_id has started it (StartDeck) or been assigned it.
 func (q *Queries) LibraryDecks(ctx context.Context, learnerID *uuid.UUID, teacherID *uuid.UUID) ([]LibraryDecksRow, error) {
 	rows, err := q.db.Query(ctx, libraryDecks, learnerID, teacherID)

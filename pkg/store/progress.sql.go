@@ -20,7 +20,7 @@ progress AS (
     SELECT a.id, $4::uuid, coalesce($5::integer, 0), $6::integer, $7::integer,
            $2::integer, coalesce($8::timestamptz, now()) FROM a
     ON CONFLICT (assignment_id) DO UPDATE SET
-        cards_total = coalesce($5::integer, assignment_progress.cards_total),
+        cards_total = assignment_progress.cards_total + excluded.cards_total,
         cards_seen = assignment_progress.cards_seen + excluded.cards_seen,
         cards_learned = assignment_progress.cards_learned + excluded.cards_learned,
         reviews = assignment_progress.reviews + excluded.reviews,
@@ -49,9 +49,13 @@ type AddToProgressParams struct {
 // New), learned (+1 on entering Review, -1 on leaving it) and reviews, also
 // to their reviews of day. A review adds its own; an undo adds the opposite
 // (reviews -1; 0 for an assignment that did not count the review). The
-// creation event sets total, the assignment's number of cards (null keeps
-// it), and adds the cards' states at creation (reviews 0) to the
-// increments that reviews delivered before it left in the row.
+// creation event adds total, the assignment's number of cards at its
+// creation, and the cards' states at creation (reviews 0) to the
+// increments that reviews delivered before it left in the row; an edit of
+// the deck's entries (deck.entries_changed) adds its own total (entries
+// added less removed) and takes back the removed cards' seen and learned.
+// Totals are increments too (null adds nothing), so the creation and the
+// edits may be applied in any order.
 func (q *Queries) AddToProgress(ctx context.Context, arg AddToProgressParams) error {
 	_, err := q.db.Exec(ctx, addToProgress,
 		arg.Day,
@@ -92,8 +96,8 @@ type AssignmentProgressRow struct {
 // AssignmentProgress lists the learner's assignments (only teacher_id's
 // when set) with their progress row, zeros before the first. Pending: the
 // projection has not yet counted the assignment's creation (its
-// assignment.created, which sets cards_total to the deck's size; a deck's
-// items never change), so its figures are not yet the learner's, although
+// assignment.created, which adds the deck's size at the creation to
+// cards_total), so its figures are not yet the learner's, although
 // the learner's cards exist since the assignment's transaction. A review
 // delivered first leaves a row with cards_total 0; an empty deck has
 // nothing to count.

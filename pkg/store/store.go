@@ -1,6 +1,6 @@
 // Package store is the home of Lexora's application SQL. Each aggregate's
 // statements are one file of pkg/store/queries (activity, assignment, card,
-// class, feed, mail, progress, reminder, user, webhook), compiled by sqlc
+// class, deck, feed, mail, progress, reminder, user, webhook), compiled by sqlc
 // v1.31.1 against the migrations in schema/ (see sqlc.yaml at the
 // repository root) into the <aggregate>.sql.go beside this file: methods of
 // Queries, which runs each statement on the DBTX it was made with

@@ -12,11 +12,12 @@ FROM decks d WHERE d.id = sqlc.arg(deck_id) AND (d.owner_id IS NULL OR d.owner_i
 ON CONFLICT (class_id, learner_id, deck_id) DO NOTHING
 RETURNING id;
 
--- DeckAssignable reports whether the teacher may assign the deck: it is
--- theirs or the library's.
+-- DeckAssignable finds the deck if the teacher may assign it (it is theirs
+-- or the library's; no row otherwise) and tells whether it is archived
+-- (then the teacher may not, until they take it out of the archive).
 -- name: DeckAssignable :one
-SELECT EXISTS (SELECT 1 FROM decks d WHERE d.id = sqlc.arg(deck_id)
-               AND (d.owner_id IS NULL OR d.owner_id = sqlc.arg(teacher_id)::uuid));
+SELECT (d.archived_at IS NOT NULL)::boolean AS archived FROM decks d
+WHERE d.id = sqlc.arg(deck_id) AND (d.owner_id IS NULL OR d.owner_id = sqlc.arg(teacher_id)::uuid);
 
 -- name: MarkAssignmentCompleted :exec
 UPDATE assignments SET completed_at = sqlc.arg(completed_at)::timestamptz WHERE id = sqlc.arg(assignment_id);

@@ -65,14 +65,18 @@ WHERE di.deck_id = sqlc.arg(deck_id);
 -- the total count. The schedule is schedule_cards (schema 00025): the
 -- learner's cards not suspended, restricted to one assignment's deck when
 -- assignment_id is set, and to the decks teacher_id assigned to the learner
--- when it is set. (sqlc types a parameter compared with a column of a
--- function's rows only by its cast.)
+-- when it is set. term_language is the BCP 47 tag of the language of the
+-- card's term: its own deck's for a teacher's entry, en for the library's
+-- (the web client's listen button speaks the term in it). (sqlc types a
+-- parameter compared with a column of a function's rows only by its cast.)
 -- name: DueCards :many
 SELECT c.id, l.lemma, l.part_of_speech, l.definition, l.example, c.state, c.due, c.stability, c.difficulty,
        c.elapsed_days, c.scheduled_days, c.reps, c.lapses, c.step, c.last_review,
+       coalesce(d.term_language, 'en')::text AS term_language,
        count(*) OVER () AS total
 FROM schedule_cards(sqlc.arg(learner_id), sqlc.narg(assignment_id), sqlc.narg(teacher_id)) c
 JOIN lexemes l ON l.id = c.lexeme_id
+LEFT JOIN decks d ON d.id = l.deck_id
 WHERE c.due <= sqlc.arg(now)::timestamptz
 ORDER BY c.due, c.id
 LIMIT sqlc.arg(max_cards);

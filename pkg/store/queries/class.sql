@@ -81,7 +81,7 @@ WHERE c.teacher_id = sqlc.arg(teacher_id)
 ORDER BY cd.class_id, cd.due_at, d.title, cd.deck_id;
 
 -- LibraryDecks lists the decks a caller may see: the library's (no owner)
--- and, with teacher_id, that teacher's own; each with its number of words
+-- and, with teacher_id, that teacher's own that are not archived; each with its number of words
 -- and whether learner_id has started it (StartDeck) or been assigned it.
 -- name: LibraryDecks :many
 SELECT d.id, d.title, d.description, d.level, (d.owner_id IS NULL)::boolean AS library,
@@ -89,7 +89,7 @@ SELECT d.id, d.title, d.description, d.level, (d.owner_id IS NULL)::boolean AS l
        (EXISTS (SELECT 1 FROM learner_decks ld WHERE ld.deck_id = d.id AND ld.learner_id = sqlc.narg(learner_id)::uuid)
         OR EXISTS (SELECT 1 FROM assignments a WHERE a.deck_id = d.id AND a.learner_id = sqlc.narg(learner_id)::uuid))::boolean AS started
 FROM decks d
-WHERE d.owner_id IS NULL OR d.owner_id = sqlc.narg(teacher_id)::uuid
+WHERE d.owner_id IS NULL OR (d.owner_id = sqlc.narg(teacher_id)::uuid AND d.archived_at IS NULL)
 ORDER BY d.owner_id IS NOT NULL, d.level NULLS LAST, d.title;
 
 -- ClassAssignments is the class's progress grid: each assignment made

@@ -8,16 +8,20 @@
 -- New), learned (+1 on entering Review, -1 on leaving it) and reviews, also
 -- to their reviews of day. A review adds its own; an undo adds the opposite
 -- (reviews -1; 0 for an assignment that did not count the review). The
--- creation event sets total, the assignment's number of cards (null keeps
--- it), and adds the cards' states at creation (reviews 0) to the
--- increments that reviews delivered before it left in the row.
+-- creation event adds total, the assignment's number of cards at its
+-- creation, and the cards' states at creation (reviews 0) to the
+-- increments that reviews delivered before it left in the row; an edit of
+-- the deck's entries (deck.entries_changed) adds its own total (entries
+-- added less removed) and takes back the removed cards' seen and learned.
+-- Totals are increments too (null adds nothing), so the creation and the
+-- edits may be applied in any order.
 WITH a AS (SELECT unnest(@assignment_ids::uuid[]) AS id),
 progress AS (
     INSERT INTO assignment_progress (assignment_id, learner_id, cards_total, cards_seen, cards_learned, reviews, updated_at)
     SELECT a.id, @learner_id::uuid, coalesce(sqlc.narg(total)::integer, 0), @seen::integer, @learned::integer,
            @reviews::integer, coalesce(sqlc.narg(now)::timestamptz, now()) FROM a
     ON CONFLICT (assignment_id) DO UPDATE SET
-        cards_total = coalesce(sqlc.narg(total)::integer, assignment_progress.cards_total),
+        cards_total = assignment_progress.cards_total + excluded.cards_total,
         cards_seen = assignment_progress.cards_seen + excluded.cards_seen,
         cards_learned = assignment_progress.cards_learned + excluded.cards_learned,
         reviews = assignment_progress.reviews + excluded.reviews,
@@ -29,8 +33,8 @@ ON CONFLICT (assignment_id, day) DO UPDATE SET reviews = assignment_daily_review
 -- AssignmentProgress lists the learner's assignments (only teacher_id's
 -- when set) with their progress row, zeros before the first. Pending: the
 -- projection has not yet counted the assignment's creation (its
--- assignment.created, which sets cards_total to the deck's size; a deck's
--- items never change), so its figures are not yet the learner's, although
+-- assignment.created, which adds the deck's size at the creation to
+-- cards_total), so its figures are not yet the learner's, although
 -- the learner's cards exist since the assignment's transaction. A review
 -- delivered first leaves a row with cards_total 0; an empty deck has
 -- nothing to count.

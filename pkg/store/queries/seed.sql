@@ -12,7 +12,7 @@
 INSERT INTO lexemes (lemma, part_of_speech, definition, example, source)
 SELECT unnest(sqlc.arg(lemmas)::text[]), unnest(sqlc.arg(parts_of_speech)::text[]),
        unnest(sqlc.arg(definitions)::text[]), unnest(sqlc.arg(examples)::text[]), 'wordnet-3.0'
-ON CONFLICT (lemma, part_of_speech) DO NOTHING;
+ON CONFLICT (lemma, part_of_speech) WHERE deck_id IS NULL DO NOTHING;
 
 -- InsertLibraryDecks makes the library decks of the words (parallel arrays,
 -- in frequency order) that have none: each deck takes deck_size consecutive
@@ -24,14 +24,14 @@ WITH given AS (
            generate_subscripts(sqlc.arg(lemmas)::text[], 1) AS ord),
 words AS (
     SELECT w.ord, l.id AS lexeme_id, ((w.ord - 1) / sqlc.arg(deck_size)::int) + 1 AS deck_no
-    FROM given w JOIN lexemes l ON l.lemma = w.lemma AND l.part_of_speech = w.pos),
+    FROM given w JOIN lexemes l ON l.lemma = w.lemma AND l.part_of_speech = w.pos AND l.deck_id IS NULL),
 decks_in AS (
     INSERT INTO decks (title, description, level)
     SELECT format('Core English %s', lpad(deck_no::text, 2, '0')),
            format('Words %s to %s of the WordNet 3.0 frequency list', min(ord), max(ord)),
            least(5, (max(ord) - 1) / sqlc.arg(words_per_level)::int + 1)
     FROM words GROUP BY deck_no
-    ON CONFLICT (title) DO NOTHING
+    ON CONFLICT (title) WHERE owner_id IS NULL DO NOTHING
     RETURNING id, title)
 INSERT INTO deck_items (deck_id, lexeme_id, position)
 SELECT d.id, w.lexeme_id, w.ord - (w.deck_no - 1) * sqlc.arg(deck_size)::int
