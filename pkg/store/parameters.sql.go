@@ -288,7 +288,7 @@ VALUES ($1, coalesce($2::timestamptz, now()), $3,
     $8, $9, $10, $11,
     $12, $13, $14,
     $15, $16, $17)
-RETURNING id
+RETURNING id, fitted_at
 `
 
 type RecordFitParams struct {
@@ -311,8 +311,13 @@ type RecordFitParams struct {
 	ParametersID        *int64
 }
 
+type RecordFitRow struct {
+	ID       int64
+	FittedAt time.Time
+}
+
 // RecordFit records one fit, kept (parameters_id set) or refused.
-func (q *Queries) RecordFit(ctx context.Context, arg RecordFitParams) (int64, error) {
+func (q *Queries) RecordFit(ctx context.Context, arg RecordFitParams) (RecordFitRow, error) {
 	row := q.db.QueryRow(ctx, recordFit,
 		arg.LearnerID,
 		arg.Now,
@@ -332,7 +337,22 @@ func (q *Queries) RecordFit(ctx context.Context, arg RecordFitParams) (int64, er
 		arg.Reason,
 		arg.ParametersID,
 	)
-	var id int64
-	err := row.Scan(&id)
-	return id, err
+	var i RecordFitRow
+	err := row.Scan(&i.ID, &i.FittedAt)
+	return i, err
+}
+
+const tryLockFit = `-- name: TryLockFit :one
+SELECT pg_try_advisory_xact_lock(hashtextextended('lexora.fit:' || $1::uuid::text, 0)) AS locked
+`
+
+// TryLockFit takes the transaction-scoped advisory lock of the learner's
+// fit, without waiting: false when another fit of theirs (an overlapping
+// execution of the fit job) holds it. It does not lock the learner's row,
+// so their reviews go on while they are fitted.
+func (q *Queries) TryLockFit(ctx context.Context, learnerID uuid.UUID) (bool, error) {
+	row := q.db.QueryRow(ctx, tryLockFit, learnerID)
+	var locked bool
+	err := row.Scan(&locked)
+	return locked, err
 }

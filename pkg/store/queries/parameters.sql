@@ -57,7 +57,7 @@ VALUES (sqlc.arg(learner_id), coalesce(sqlc.narg(now)::timestamptz, now()), sqlc
     sqlc.arg(outcome), sqlc.arg(optimizer_version), sqlc.narg(log_loss), sqlc.narg(rmse_bins),
     sqlc.narg(current_parameters_id), sqlc.narg(current_log_loss), sqlc.narg(current_rmse_bins),
     sqlc.arg(kept), sqlc.arg(reason), sqlc.narg(parameters_id))
-RETURNING id;
+RETURNING id, fitted_at;
 
 -- LearnerTeachers lists the teachers of the learner's classes (the
 -- receivers of the learner's learner.parameters_changed webhooks).
@@ -91,3 +91,10 @@ GROUP BY r.learner_id, f.last_review_id
 HAVING count(*) >= CASE WHEN f.last_review_id IS NULL THEN sqlc.arg(min_first)::bigint ELSE sqlc.arg(min_new)::bigint END
 ORDER BY new_reviews DESC, r.learner_id
 LIMIT sqlc.arg(max_learners);
+
+-- TryLockFit takes the transaction-scoped advisory lock of the learner's
+-- fit, without waiting: false when another fit of theirs (an overlapping
+-- execution of the fit job) holds it. It does not lock the learner's row,
+-- so their reviews go on while they are fitted.
+-- name: TryLockFit :one
+SELECT pg_try_advisory_xact_lock(hashtextextended('lexora.fit:' || sqlc.arg(learner_id)::uuid::text, 0)) AS locked;
