@@ -36,13 +36,14 @@ var HistoryDecks = []string{"Core English 03", "Core English 04", "Core English 
 // HistoryLearner is the demo learner with a simulated history: Yui.
 var HistoryLearner = Learners[2]
 
-// HistoryWeights are HistoryLearner's true FSRS-6 weights: she keeps new
-// words longer than the defaults say (w0..w3) and forgets them on a
-// flatter curve (w20), within the optimizer's clamps.
+// HistoryWeights are HistoryLearner's true FSRS-6 weights: she forgets
+// faster than the defaults say, new words (w0..w3) and reviewed ones
+// (stability grows less after a success, w8), on a steeper curve (w20),
+// within the optimizer's clamps.
 func HistoryWeights() optimizer.Weights {
 	w := learning.DefaultParams().Weights
-	w[0], w[1], w[2], w[3] = 1.2, 3.5, 9.0, 25.0
-	w[8], w[20] = w[8]*1.3, 0.35
+	w[0], w[1], w[2], w[3] = 0.1, 0.6, 1.5, 5.0
+	w[8], w[20] = w[8]*0.6, 0.3
 	return optimizer.Clamp(w, 1)
 }
 

@@ -15,8 +15,17 @@ import (
 // The simulated history gets the history learner's fit kept by the fit
 // job, and seeding again adds no review.
 func TestTheHistoryLearnersFitIsKept(t *testing.T) {
+	t.Parallel()
+	// Whenever the seed runs: a winter and a summer day, morning and night.
+	for _, at := range []time.Time{time.Date(2026, 12, 1, 22, 46, 0, 0, time.UTC), time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC),
+		time.Date(2027, 7, 15, 3, 0, 0, 0, time.UTC), time.Date(2026, 10, 20, 16, 30, 0, 0, time.UTC)} {
+		t.Run(at.Format(time.DateTime), func(t *testing.T) { historyFitIsKept(t, at) })
+	}
+}
+
+func historyFitIsKept(t *testing.T, at time.Time) {
 	ctx, pool := pgtest.Setup(t)
-	clk := clocktest.New(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+	clk := clocktest.New(at)
 	_, err := Load(ctx, pool, clk)
 	require.NoError(t, err)
 	require.NoError(t, SimulateHistory(ctx, pool, clk.Now()))
