@@ -162,3 +162,69 @@ func TestRolloutWithoutSmokeTestOnlyWhenAsked(t *testing.T) {
 	require.Equal(t, -1, index(calls, "curl"))
 	require.NotEqual(t, -1, index(calls, "update-traffic me"))
 }
+
+// deploy/rollback reads the image list where deploy/rollout wrote it: one
+// release, one object, gs://<project>-build-source/releases/<release>/images.txt
+// (cloudbuild.yaml gives rollout RELEASES_BUCKET=<project>-build-source).
+func TestRollbackReadsTheReleaseRolloutRecorded(t *testing.T) {
+	t.Parallel()
+	const want = "gs://p-build-source/releases/0f1e2d3c-aaaa/images.txt"
+	calls, _, err := rollout(t)
+	require.NoError(t, err)
+	record := index(calls, "gcloud storage cp")
+	require.NotEqual(t, -1, record)
+	require.True(t, strings.HasSuffix(calls[record], " "+want), "rollout records %q", calls[record])
+
+	bin, log := fakeTools(t)
+	cmd := exec.Command("../deploy/rollback", "0f1e2d3c-aaaa")
+	cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "CALLS="+log, "PROJECT=p", "REGION=europe-west1")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	raw, err := os.ReadFile(log)
+	require.NoError(t, err)
+	back := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	read := index(back, "storage cp")
+	require.NotEqual(t, -1, read)
+	require.Contains(t, back[read], " "+want+" ", "rollback reads %q", back[read])
+	require.NotEqual(t, -1, index(back, "update-traffic me --region=europe-west1 --to-revisions=me-r0f1e2d3c=100"))
+}
+
+// first-accounts identity leaves the smoke account's email verified, also
+// when it signs the account up: signin.Resolve links a Lexora user only to
+// a verified email, and an Identity Platform signUp leaves it unverified,
+// so without the admin update the next build's smoke test gets 401 from Me.
+func TestFirstAccountsVerifiesTheSmokeAccount(t *testing.T) {
+	t.Parallel()
+	for name, signUp := range map[string]string{"new": "0", "existing": "22"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			bin := t.TempDir()
+			log := filepath.Join(bin, "calls.log")
+			fakes := map[string]string{
+				"gcloud": `echo "gcloud $*" >> "$CALLS"; [ "$1" = auth ] && echo access-token; cat >/dev/null 2>&1 || true`,
+				"curl": `echo "curl $*" >> "$CALLS"
+case "$*" in
+*accounts:signUp*) [ "$SIGNUP_EXIT" = 0 ] || exit "$SIGNUP_EXIT"; printf '{\n  "localId": "uid-new"\n}\n' ;;
+*accounts:lookup*) printf '{"users": [{"localId": "uid-old"}]}\n' ;;
+esac`,
+			}
+			for n, body := range fakes {
+				require.NoError(t, os.WriteFile(filepath.Join(bin, n), []byte("#!/usr/bin/env bash\n"+body+"\n"), 0o755))
+			}
+			cmd := exec.Command("../deploy/first-accounts", "identity")
+			cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "CALLS="+log, "SIGNUP_EXIT="+signUp,
+				"PROJECT=p", "REGION=europe-west1", "DOMAIN=app.lexora.test", "AUTH_API_KEY=key")
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, "%s", out)
+			raw, err := os.ReadFile(log)
+			require.NoError(t, err)
+			calls := strings.Split(strings.TrimSpace(string(raw)), "\n")
+			update := index(calls, "accounts:update")
+			require.NotEqual(t, -1, update, "no admin update: the smoke account's email stays unverified")
+			require.Contains(t, calls[update], `"emailVerified":true`)
+			uid := map[string]string{"new": "uid-new", "existing": "uid-old"}[name]
+			require.Contains(t, calls[update], `"localId":"`+uid+`"`)
+			require.Less(t, update, index(calls, "secrets versions add smoke-password"))
+		})
+	}
+}

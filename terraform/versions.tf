@@ -16,6 +16,13 @@ terraform {
 provider "google" {
   project = var.project_id
   region  = var.region
+  # With a user's Application Default Credentials (README, "A new
+  # environment from nothing"), apikeys.googleapis.com and
+  # identitytoolkit.googleapis.com refuse requests without a quota project
+  # (403 "... API requires a quota project, which is not set by default"):
+  # bill every request to this environment's project.
+  user_project_override = true
+  billing_project       = var.project_id
 }
 
 data "google_project" "this" {}
