@@ -6,8 +6,8 @@ SHELL := /bin/bash
 GO ?= go
 BIN := $(CURDIR)/bin
 # The binaries `make build` produces, each named after its directory. Production (deployed):
-# bin/server, bin/migrate, bin/seed, bin/drain, bin/prune, bin/outboxctl (the operators' tool).
-CMDS := ./functions/cmd/server ./jobs/migrate ./jobs/seed ./jobs/drain ./jobs/prune ./jobs/outboxctl
+# bin/server, bin/migrate, bin/seed, bin/drain, bin/prune, bin/fit, bin/outboxctl (the operators' tool).
+CMDS := ./functions/cmd/server ./jobs/migrate ./jobs/seed ./jobs/drain ./jobs/prune ./jobs/fit ./jobs/outboxctl
 # Development tools (never deployed; the dev/ folders): bin/demo, bin/devtoken, bin/devstack, bin/chaos.
 DEV_CMDS := ./functions/cmd/dev/demo ./functions/cmd/dev/devtoken ./jobs/dev/devstack ./jobs/dev/chaos
 # What the fault-injection harness (jobs/dev/chaos) runs.
@@ -36,7 +36,7 @@ $(WEB_DEPS): $(WEB)/package-lock.json $(WEB)/package.json
 web: $(WEB_DEPS) ## Build the web client into frontend/dist (make run serves it at /).
 	cd $(WEB) && npm run --silent build
 
-run: ## Run the whole stack locally (PostgreSQL, mailpit, server and web client, drain/prune schedule); RUN_FLAGS='-port 8081' passes devstack flags.
+run: ## Run the whole stack locally (PostgreSQL, mailpit, server and web client, drain/prune/fit schedule); RUN_FLAGS='-port 8081' passes devstack flags.
 	.ci/ensure-postgres
 	.ci/ensure-mailpit
 	$(MAKE) --no-print-directory build web

@@ -12,10 +12,10 @@ resource "google_service_account" "job" {
   display_name = "Lexora job ${each.key}"
 }
 
-# Cloud Scheduler's identity: may run the drain and prune jobs, nothing else.
+# Cloud Scheduler's identity: may run the drain, prune and fit jobs, nothing else.
 resource "google_service_account" "scheduler" {
   account_id   = "scheduler"
-  display_name = "Lexora Cloud Scheduler (runs drain and prune)"
+  display_name = "Lexora Cloud Scheduler (runs drain, prune and fit)"
 }
 
 # Cloud Build's identity: pushes the image, updates and runs the services and

@@ -1,4 +1,4 @@
-# Cloud Run Jobs: drain and prune (started by Cloud Scheduler), migrate
+# Cloud Run Jobs: drain, prune and fit (started by Cloud Scheduler), migrate
 # (executed by Cloud Build before each rollout), seed (demo environment only).
 # Each runs its own ko image (cloudbuild.yaml); Terraform creates them with
 # var.image and Cloud Build sets each build's digest.
@@ -42,6 +42,24 @@ locals {
         env = {
           DATABASE_MAX_CONNS = tostring(local.conns.prune)
           PRUNE_MAX_DURATION = "25m"
+        }
+        secrets = {}
+      }
+      # Fits learners' own FSRS-6 parameters (jobs/fit, pkg/fitting), every
+      # 30 minutes, bounded to 20 minutes and 500 learners per task, inside
+      # the 25-minute timeout; the learners split among the tasks by hash.
+      # No retry: the next execution is the retry, and an overlapping one
+      # skips the learners being fitted.
+      fit = {
+        task_count  = var.fit_tasks
+        parallelism = var.fit_tasks
+        timeout     = 1500
+        max_retries = 0
+        memory      = "512Mi"
+        env = {
+          DATABASE_MAX_CONNS = tostring(local.conns.fit)
+          FIT_MAX_DURATION   = "20m"
+          FIT_MAX_LEARNERS   = "500"
         }
         secrets = {}
       }
@@ -168,7 +186,7 @@ resource "google_project_iam_custom_role" "job_operator" {
 }
 
 resource "google_cloud_run_v2_job_iam_member" "operator" {
-  for_each = { for pair in setproduct(["drain", "prune", "outboxctl"], var.operators) : "${pair[0]}/${pair[1]}" => { job = pair[0], member = pair[1] } }
+  for_each = { for pair in setproduct(["drain", "prune", "fit", "outboxctl"], var.operators) : "${pair[0]}/${pair[1]}" => { job = pair[0], member = pair[1] } }
   name     = google_cloud_run_v2_job.job[each.value.job].name
   location = var.region
   role     = google_project_iam_custom_role.job_operator.name

@@ -15,7 +15,7 @@ locals {
 
   # The jobs that talk to the database; seed only in a demo environment.
   # outboxctl is the operators' tool, executed by hand (jobs.tf).
-  db_jobs = concat(["drain", "prune", "migrate", "outboxctl"], local.demo ? ["seed"] : [])
+  db_jobs = concat(["drain", "prune", "fit", "migrate", "outboxctl"], local.demo ? ["seed"] : [])
 
   # Cloud Scheduler starts drain every minute; each execution runs
   # drain_run_seconds in loop mode and must end within the task timeout
@@ -32,6 +32,7 @@ locals {
     function  = 2
     drain     = 10
     prune     = 2
+    fit       = 2
     migrate   = 2
     seed      = 2
     outboxctl = 2
@@ -47,6 +48,7 @@ locals {
     functions = sum([for f in local.functions : local.fn[f].max_instances * local.conns.function])
     drain     = 2 * var.drain_tasks * local.drain_task_conns
     prune     = local.conns.prune
+    fit       = 2 * var.fit_tasks * local.conns.fit # executions may overlap
     migrate   = local.conns.migrate
     outboxctl = local.conns.outboxctl
     seed      = local.demo ? local.conns.seed : 0

@@ -26,6 +26,7 @@ locals {
     drain_not_running   = "drain-not-running"
     job_failing_drain   = "drain-failing"
     job_failing_prune   = "prune-failing"
+    job_failing_fit     = "fit-failing"
     job_failing_migrate = "migration-failed"
     build_failed        = "build-failed"
     function_5xx        = "function-5xx"
@@ -161,13 +162,14 @@ resource "google_monitoring_alert_policy" "drain_not_running" {
   notification_channels = local.notification_channels
 }
 
-# A drain or prune execution failing twice in a row: two failed executions
+# A drain, prune or fit execution failing twice in a row: two failed executions
 # and no successful one within two periods.
 # A migration failing once: the rollout stopped (deploy/rollout).
 locals {
   job_failure_windows = {
     drain   = { window = "3m", failures = 2 }
     prune   = { window = "2h", failures = 2 }
+    fit     = { window = "61m", failures = 2 }
     migrate = { window = "1h", failures = 1 }
   }
 }

@@ -1,10 +1,11 @@
-# Cloud Scheduler starts drain every minute and prune hourly through the Run
-# Admin API (POST .../jobs/NAME:run) with an OAuth token of the scheduler's
-# service account, which may run only these two jobs.
+# Cloud Scheduler starts drain every minute, prune hourly and fit every 30
+# minutes through the Run Admin API (POST .../jobs/NAME:run) with an OAuth
+# token of the scheduler's service account, which may run only these jobs.
 locals {
   schedules = {
     drain = { schedule = local.drain_schedule, retries = 0 } # the next minute is the retry
     prune = { schedule = "17 * * * *", retries = 2 }         # hourly: a paced run removes ~11 million events (docs/scale.md)
+    fit   = { schedule = "*/30 * * * *", retries = 0 }       # learners' parameters (pkg/fitting): the next half hour is the retry
   }
 }
 

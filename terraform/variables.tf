@@ -91,6 +91,16 @@ variable "function_max_instances" {
   default     = 4
 }
 
+variable "fit_tasks" {
+  description = "Parallel tasks of each fit execution; they split the learners by the hash of their id (pkg/fitting)."
+  type        = number
+  default     = 1
+  validation {
+    condition     = var.fit_tasks >= 1 && var.fit_tasks == floor(var.fit_tasks)
+    error_message = "fit_tasks is a whole number, at least 1."
+  }
+}
+
 variable "drain_tasks" {
   description = "Parallel tasks of each drain execution; they share the work through FOR UPDATE SKIP LOCKED."
   type        = number

@@ -131,9 +131,10 @@ func (e Role) Valid() bool {
 
 // Defines values for WebhookTopic.
 const (
-	AssignmentCompleted WebhookTopic = "assignment.completed"
-	AssignmentCreated   WebhookTopic = "assignment.created"
-	LearnerEnrolled     WebhookTopic = "learner.enrolled"
+	AssignmentCompleted      WebhookTopic = "assignment.completed"
+	AssignmentCreated        WebhookTopic = "assignment.created"
+	LearnerEnrolled          WebhookTopic = "learner.enrolled"
+	LearnerParametersChanged WebhookTopic = "learner.parameters_changed"
 )
 
 // Valid indicates whether the value is a known member of the WebhookTopic enum.
@@ -144,6 +145,8 @@ func (e WebhookTopic) Valid() bool {
 	case AssignmentCreated:
 		return true
 	case LearnerEnrolled:
+		return true
+	case LearnerParametersChanged:
 		return true
 	default:
 		return false
@@ -797,7 +800,7 @@ type RegisterWebhookEndpointJSONBody struct {
 	Url string `json:"url" validate:"required,max=2000,singleline"`
 
 	// Topics The topics to receive. Left out, every topic; an empty list or null is a 400.
-	Topics []string `json:"topics" validate:"max=10,unique,dive,oneof=learner.enrolled assignment.created assignment.completed"`
+	Topics []string `json:"topics" validate:"max=10,unique,dive,oneof=learner.enrolled assignment.created assignment.completed learner.parameters_changed"`
 }
 
 // RegisterWebhookEndpointParams defines parameters for RegisterWebhookEndpoint.

@@ -1,7 +1,9 @@
 // Command seed loads the WordNet word list, the library decks and the demo
 // classes (package seed) into DATABASE_URL, and gives the first demo learner
 // (Mia) a started deck and the demo class a deck, which each of its learners
-// and later joiners gets, all cards due (seed.StartFirstLearner). It is
+// and later joiners gets, all cards due (seed.StartFirstLearner), and the
+// third (Yui) 90 days of simulated reviews, enough for the fit job to fit
+// and keep her own parameters (seed.SimulateHistory). It is
 // idempotent: a second run inserts nothing.
 // For local and staging use.
 //
@@ -45,6 +47,9 @@ func main() {
 			return err
 		}
 		if err := seed.StartFirstLearner(ctx, pool.Pool, clock.System{}); err != nil {
+			return err
+		}
+		if err := seed.SimulateHistory(ctx, pool.Pool, clock.System{}.Now()); err != nil {
 			return err
 		}
 		log.Info("seed loaded", slog.Int64("lexemes", rep.Lexemes), slog.Int64("decks", rep.Decks), slog.Int64("users", rep.Users))

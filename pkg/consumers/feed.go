@@ -64,6 +64,13 @@ func (f *Feed) Handle(ctx context.Context, d outbox.Delivery) error {
 		}
 		learner, kind, at, card = p.LearnerID, "leech", d.Event.CreatedAt, &p.CardID
 		message = fmt.Sprintf("%q is suspended after %d lapses: review it with your teacher", p.Lemma, p.Lapses)
+	case events.LearnerParametersChanged:
+		p, err := decode[events.LearnerParametersChangedPayload](d)
+		if err != nil {
+			return err
+		}
+		learner, kind, at = p.LearnerID, "parameters", p.FittedAt
+		message = "Your reviews are now scheduled from your own memory model, fitted to your reviews"
 	default:
 		return unexpectedTopic(d)
 	}

@@ -46,6 +46,9 @@ func TestEverySubscriberTakesEffectOnce(t *testing.T) {
 				events.DeckCreated: events.DeckCreatedPayload{DeckID: uuid.New(), TeacherID: seed.TeacherID, Title: "Unit 3", Entries: 2},
 				events.DeckEntriesChanged: events.DeckEntriesChangedPayload{DeckID: uuid.New(), TeacherID: seed.TeacherID, Title: "Unit 3",
 					Added: 1, Entries: 3, CardsCreated: 1, Assignments: []events.DeckAssignmentChange{{AssignmentID: b.assignment, LearnerID: b.learner.ID, Total: 1}}},
+				events.LearnerParametersChanged: events.LearnerParametersChangedPayload{LearnerID: b.learner.ID,
+					TeacherIDs: []uuid.UUID{seed.TeacherID}, FitID: 1, ParametersID: 1, Reviews: 900, LogLoss: 0.31, RMSEBins: 0.04,
+					PreviousLogLoss: 0.33, PreviousRMSEBins: 0.07, OptimizerVersion: "test", FittedAt: time.Now()},
 			}
 			payload, ok := payloads[sub.Topic]
 			require.True(t, ok, "add a payload for %s", sub.Topic)

@@ -18,7 +18,8 @@ import (
 )
 
 // Webhook posts each event to the active endpoints of the event's teacher
-// (the payload's teacher_id) that subscribe to its topic.
+// (the payload's teacher_id, or each of its teacher_ids) that subscribe to
+// its topic.
 //
 // Each endpoint's outcome is recorded in webhook_attempts: a 2xx is
 // accepted, a 4xx other than 410 is rejected (with the delivery's replay
@@ -43,21 +44,18 @@ type Webhook struct {
 // Handle delivers one event to its teacher's endpoints. See Webhook for the
 // errors it returns.
 func (h *Webhook) Handle(ctx context.Context, d outbox.Delivery) error {
-	// Every topic it takes names the teacher as teacher_id; the payload is
-	// posted as stored, so only that field is read, whatever the topic.
-	var owner struct {
-		TeacherID uuid.UUID `json:"teacher_id"`
-	}
-	if err := json.Unmarshal(d.Event.Payload, &owner); err != nil {
-		return outbox.Permanent(fmt.Errorf("decode %s payload: %w", d.Event.Topic, err))
-	}
-	if owner.TeacherID == uuid.Nil {
-		return outbox.Permanent(fmt.Errorf("%s payload has no teacher_id", d.Event.Topic))
-	}
-	eps, err := store.On(h.pool).DeliveryEndpoints(ctx, store.DeliveryEndpointsParams{TeacherID: owner.TeacherID,
-		Topic: d.Event.Topic, EventID: d.Event.ID, Replays: int32(d.Replays), Now: h.clock.NowOrNil()})
+	teachers, err := owners(d)
 	if err != nil {
-		return fmt.Errorf("load webhook endpoints: %w", err)
+		return err
+	}
+	var eps []store.DeliveryEndpointsRow
+	for _, teacher := range teachers {
+		got, err := store.On(h.pool).DeliveryEndpoints(ctx, store.DeliveryEndpointsParams{TeacherID: teacher,
+			Topic: d.Event.Topic, EventID: d.Event.ID, Replays: int32(d.Replays), Now: h.clock.NowOrNil()})
+		if err != nil {
+			return fmt.Errorf("load webhook endpoints: %w", err)
+		}
+		eps = append(eps, got...)
 	}
 	msg := webhooks.Message{Type: d.Event.Topic, Timestamp: d.Event.CreatedAt, Data: json.RawMessage(d.Event.Payload)}
 	var retry, rejected []string
@@ -82,6 +80,29 @@ func (h *Webhook) Handle(ctx context.Context, d outbox.Delivery) error {
 		return outbox.Permanent(errors.New(strings.Join(rejected, "; ")))
 	}
 	return nil
+}
+
+// owners are the teachers whose endpoints receive d's event. Every topic it
+// takes names them, as teacher_id, or, for an event about a learner of
+// several teachers' classes (learner.parameters_changed), as teacher_ids
+// (possibly empty: nobody to post to); the payload is posted as stored, so
+// only those fields are read, whatever the topic. Errors (permanent): an
+// undecodable payload, or one that names no teacher_id nor teacher_ids.
+func owners(d outbox.Delivery) ([]uuid.UUID, error) {
+	var owner struct {
+		TeacherID  uuid.UUID    `json:"teacher_id"`
+		TeacherIDs *[]uuid.UUID `json:"teacher_ids"`
+	}
+	if err := json.Unmarshal(d.Event.Payload, &owner); err != nil {
+		return nil, outbox.Permanent(fmt.Errorf("decode %s payload: %w", d.Event.Topic, err))
+	}
+	switch {
+	case owner.TeacherIDs != nil:
+		return *owner.TeacherIDs, nil
+	case owner.TeacherID == uuid.Nil:
+		return nil, outbox.Permanent(fmt.Errorf("%s payload has no teacher_id", d.Event.Topic))
+	}
+	return []uuid.UUID{owner.TeacherID}, nil
 }
 
 func describe(status int, err error) string {

@@ -102,6 +102,10 @@ var Subscriptions = []outbox.Subscription{
 	{Topic: DeckCreated, Subscriber: SubscriberWebhook},
 	{Topic: DeckEntriesChanged, Subscriber: SubscriberWebhook},
 	{Topic: DeckEntriesChanged, Subscriber: SubscriberProgress},
+	// A learner's fitted parameters (pkg/fitting): their feed, and the
+	// webhooks of the teachers of their classes.
+	{Topic: LearnerParametersChanged, Subscriber: SubscriberFeed},
+	{Topic: LearnerParametersChanged, Subscriber: SubscriberWebhook},
 }
 
 // NewOutbox returns the outbox routed by Subscriptions.

@@ -57,6 +57,9 @@ func (DeckCreatedPayload) Topic() string { return DeckCreated }
 // Topic returns DeckEntriesChanged.
 func (DeckEntriesChangedPayload) Topic() string { return DeckEntriesChanged }
 
+// Topic returns LearnerParametersChanged.
+func (LearnerParametersChangedPayload) Topic() string { return LearnerParametersChanged }
+
 // ErrWrongTopic: Decode was asked for a payload type that is not the
 // event's topic's.
 var ErrWrongTopic = errors.New("events: payload type of another topic")

@@ -112,9 +112,16 @@ var storedPayloads = []struct {
 		Title: "Unit 3", Added: 1, Changed: 1, Removed: 1, Entries: 2, CardsCreated: 2, Assignments: []DeckAssignmentChange{
 			{AssignmentID: id("49187580-9f2d-4666-9fa4-f4018e2b47e7"), LearnerID: id("0a9bbb53-e5cf-49cc-b52d-f304e363c77c")},
 			{AssignmentID: id("d4669a55-baf3-4e34-a3bc-4c4ba56cf434"), LearnerID: id("ac4e31f7-0360-4b0b-9cf2-44e5a5a649f9")}}}},
+	{"learner.parameters_changed/283d4b4.json", decodeAs[LearnerParametersChangedPayload], LearnerParametersChangedPayload{
+		LearnerID: id("0630e0b9-df94-471d-beb8-1a92e189914b"), TeacherIDs: []uuid.UUID{id("00000000-0000-4000-8000-00000000000a")},
+		FitID: 3, ParametersID: 2, PreviousParametersID: ptr(int64(1)), Reviews: 1840, LogLoss: 0.3012, RMSEBins: 0.0413,
+		PreviousLogLoss: 0.3321, PreviousRMSEBins: 0.0688, OptimizerVersion: "fsrs-rs-6.5/1",
+		FittedAt: at("2026-12-01T22:40:00.123456Z")}},
 }
 
 func id(s string) uuid.UUID { return uuid.MustParse(s) }
+
+func ptr[T any](v T) *T { return &v }
 
 // at parses an RFC 3339 instant as the JSON decoder does, keeping its offset.
 func at(s string) time.Time {

@@ -61,6 +61,17 @@ func NewScheduler(p Params, clk clock.Clock) (*Scheduler, error) {
 	return &Scheduler{params: p, lib: lib, clock: clk}, nil
 }
 
+// WithWeights returns a Scheduler like s (same clock, retention, steps,
+// fuzz) whose model weights are w: a learner's own fitted FSRS-6 weights
+// (w0..w20, as [Params.Weights]). s is unchanged. Errors: as
+// [NewScheduler], wrapping [ErrInvalidParams] (a non-finite weight, or one
+// outside the range go-fsrs v4 accepts).
+func (s *Scheduler) WithWeights(w [21]float64) (*Scheduler, error) {
+	p := s.params.clone()
+	p.Weights = w
+	return NewScheduler(p, s.clock)
+}
+
 // Params returns a copy of the scheduler's parameters.
 func (s *Scheduler) Params() Params {
 	return s.params.clone()

@@ -17,14 +17,15 @@ const appendReview = `-- name: AppendReview :one
 INSERT INTO review_log (card_id, learner_id, rating, state_before, due_before, state_after, due_after,
     stability, difficulty, elapsed_days, scheduled_days, reviewed_at,
     before_stability, before_difficulty, before_elapsed_days, before_scheduled_days, before_reps,
-    before_lapses, before_step, before_last_review, before_suspended, study_day, assignment_ids)
+    before_lapses, before_step, before_last_review, before_suspended, study_day, assignment_ids, parameters_id)
 VALUES ($1, $2, $3, $4,
     $5, $6, $7, $8,
     $9, $10, $11, $12,
     $13::double precision, $14::double precision,
     $15::integer, $16::integer, $17::integer,
     $18::integer, $19::integer, $20,
-    $21::boolean, $22::date, $23::uuid[])
+    $21::boolean, $22::date, $23::uuid[],
+    $24::bigint)
 RETURNING id
 `
 
@@ -52,11 +53,13 @@ type AppendReviewParams struct {
 	BeforeSuspended     bool
 	StudyDay            time.Time
 	AssignmentIds       []uuid.UUID
+	ParametersID        *int64
 }
 
 // Appends a review with the card's whole state before it (before_*), its
 // study day and the assignments it counted for: what an undo restores and
-// takes back (schema 00019).
+// takes back (schema 00019), and the parameter set that scheduled it
+// (NULL: the defaults; schema 00028).
 func (q *Queries) AppendReview(ctx context.Context, arg AppendReviewParams) (int64, error) {
 	row := q.db.QueryRow(ctx, appendReview,
 		arg.CardID,
@@ -82,6 +85,7 @@ func (q *Queries) AppendReview(ctx context.Context, arg AppendReviewParams) (int
 		arg.BeforeSuspended,
 		arg.StudyDay,
 		arg.AssignmentIds,
+		arg.ParametersID,
 	)
 	var id int64
 	err := row.Scan(&id)

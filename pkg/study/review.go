@@ -92,6 +92,9 @@ type reviewed struct {
 	studyDay    string
 	assignments []uuid.UUID
 	leech       bool
+	// parametersID is the learner_parameters row that scheduled the
+	// review; nil for the defaults.
+	parametersID *int64
 }
 
 // Review records learner's rating of one of their cards, in tx: it locks
@@ -130,12 +133,17 @@ func (s Study) Review(ctx context.Context, tx pgx.Tx, learner Learner, req Revie
 	case req.ReviewedAt != nil && at.Before(card.LastReview):
 		return ReviewResult{}, events.Batch{}, ErrBeforeLastReview
 	}
+	sched, parametersID, err := s.learnerScheduler(ctx, q, learner.ID)
+	if err != nil {
+		return ReviewResult{}, events.Batch{}, err
+	}
 	zone := learning.Zone(learner.Timezone)
-	next, rlog, err := s.scheduler.ReviewAt(card.Card, req.Rating, zone, at)
+	next, rlog, err := sched.ReviewAt(card.Card, req.Rating, zone, at)
 	if err != nil {
 		return ReviewResult{}, events.Batch{}, fmt.Errorf("schedule card %s: %w", req.CardID, err)
 	}
 	r := reviewed{before: card, next: next, rating: req.Rating, at: rlog.Reviewed, studyDay: learning.StudyDay(rlog.Reviewed, zone),
+		parametersID: parametersID,
 		// A lapse that brings the card to learning.LeechLapses makes it a
 		// leech: suspended at once, announced by card.leeched.
 		leech: req.Rating == learning.Again && card.State == learning.Review && next.Lapses >= learning.LeechLapses}
@@ -163,6 +171,31 @@ func (s Study) Review(ctx context.Context, tx pgx.Tx, learner Learner, req Revie
 		}
 	}
 	return out, batch, nil
+}
+
+// learnerScheduler is the scheduler of the learner's current parameters
+// (store.CurrentParameters: their latest learner_parameters row) and that
+// row's id, or s's own scheduler (the defaults) and nil when they have
+// none. Read after the learner's row is locked: a fit adopts parameters
+// under the same lock (pkg/fitting), so a review is scheduled by, and
+// records, the set current when it commits. New parameters apply from a
+// card's next review on; no card is rescheduled when they change.
+func (s Study) learnerScheduler(ctx context.Context, q *store.Queries, learnerID uuid.UUID) (*learning.Scheduler, *int64, error) {
+	row, err := q.CurrentParameters(ctx, learnerID)
+	if errors.Is(err, store.ErrNotFound) {
+		return s.scheduler, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("load learner parameters: %w", err)
+	}
+	if len(row.Weights) != 21 {
+		return nil, nil, fmt.Errorf("learner parameters %d: %d weights, want 21", row.ID, len(row.Weights))
+	}
+	sched, err := s.scheduler.WithWeights([21]float64(row.Weights))
+	if err != nil {
+		return nil, nil, fmt.Errorf("learner parameters %d: %w", row.ID, err)
+	}
+	return sched, &row.ID, nil
 }
 
 // lockCard locks the learner's row, then their card cardID
@@ -215,7 +248,8 @@ func (s Study) storeReview(ctx context.Context, q *store.Queries, learnerID uuid
 		ScheduledDays: int32(r.next.ScheduledDays), ReviewedAt: r.at,
 		BeforeStability: b.Stability, BeforeDifficulty: b.Difficulty, BeforeElapsedDays: int32(b.ElapsedDays),
 		BeforeScheduledDays: int32(b.ScheduledDays), BeforeReps: int32(b.Reps), BeforeLapses: int32(b.Lapses),
-		BeforeStep: int32(b.Step), BeforeSuspended: r.before.suspended, StudyDay: studyDay, AssignmentIds: r.assignments}
+		BeforeStep: int32(b.Step), BeforeSuspended: r.before.suspended, StudyDay: studyDay, AssignmentIds: r.assignments,
+		ParametersID: r.parametersID}
 	if !b.LastReview.IsZero() {
 		p.BeforeLastReview = &b.LastReview
 	}

@@ -94,7 +94,7 @@ run "nothing_operator_only_is_public" {
     error_message = "operators may invoke each operator function and read its service (for its URL), nothing more"
   }
   assert {
-    condition     = contains(google_project_iam_custom_role.job_operator.permissions, "run.jobs.runWithOverrides") && alltrue([for m in google_cloud_run_v2_job_iam_member.operator : m.role == google_project_iam_custom_role.job_operator.name && contains(["drain", "prune", "outboxctl"], m.name)]) && contains([for m in google_cloud_run_v2_job_iam_member.operator : m.name], "outboxctl")
+    condition     = contains(google_project_iam_custom_role.job_operator.permissions, "run.jobs.runWithOverrides") && alltrue([for m in google_cloud_run_v2_job_iam_member.operator : m.role == google_project_iam_custom_role.job_operator.name && contains(["drain", "prune", "fit", "outboxctl"], m.name)]) && contains([for m in google_cloud_run_v2_job_iam_member.operator : m.name], "outboxctl")
     error_message = "operators may execute drain, prune and outboxctl with overrides (README's drain by hand), on those jobs only"
   }
   assert {
@@ -223,8 +223,8 @@ run "scheduler" {
     error_message = "drain every minute, prune hourly"
   }
   assert {
-    condition     = toset([for m in google_cloud_run_v2_job_iam_member.scheduler : m.name]) == toset(["drain", "prune"]) && alltrue([for m in google_cloud_run_v2_job_iam_member.scheduler : m.role == "roles/run.invoker" && m.member == "serviceAccount:${google_service_account.scheduler.email}"])
-    error_message = "the scheduler may run the drain and prune jobs"
+    condition     = toset([for m in google_cloud_run_v2_job_iam_member.scheduler : m.name]) == toset(["drain", "prune", "fit"]) && alltrue([for m in google_cloud_run_v2_job_iam_member.scheduler : m.role == "roles/run.invoker" && m.member == "serviceAccount:${google_service_account.scheduler.email}"])
+    error_message = "the scheduler may run the drain, prune and fit jobs"
   }
   assert {
     condition = !contains(flatten([
@@ -266,6 +266,47 @@ run "drain_bound" {
   assert {
     condition     = !contains(keys(google_cloud_run_v2_job.job), "seed") && !contains(keys(google_service_account.job), "seed")
     error_message = "no seed job outside a demo environment"
+  }
+}
+
+# The fit job (jobs/fit, pkg/fitting): scheduled every 30 minutes by the
+# scheduler's account, bounded inside its task timeout and below the
+# period, tasks split by var.fit_tasks, its own service account with a
+# database login, an alert on failure.
+run "fit_job" {
+  command = apply
+
+  variables {
+    fit_tasks = 3
+  }
+
+  assert {
+    condition     = google_cloud_scheduler_job.job["fit"].schedule == "*/30 * * * *" && google_cloud_scheduler_job.job["fit"].http_target[0].uri == "https://run.googleapis.com/v2/projects/lexora-test/locations/europe-west1/jobs/fit:run" && google_cloud_scheduler_job.job["fit"].http_target[0].oauth_token[0].service_account_email == google_service_account.scheduler.email
+    error_message = "the scheduler starts the fit job every 30 minutes with its OAuth token"
+  }
+  assert {
+    condition     = google_cloud_run_v2_job.job["fit"].template[0].task_count == 3 && google_cloud_run_v2_job.job["fit"].template[0].parallelism == 3 && google_cloud_run_v2_job.job["fit"].template[0].template[0].max_retries == 0
+    error_message = "var.fit_tasks parallel tasks, no retry (the next execution is the retry)"
+  }
+  assert {
+    condition     = tonumber(trimsuffix(one([for e in google_cloud_run_v2_job.job["fit"].template[0].template[0].containers[0].env : e.value if e.name == "FIT_MAX_DURATION"]), "m")) * 60 + 60 < tonumber(trimsuffix(google_cloud_run_v2_job.job["fit"].template[0].template[0].timeout, "s")) && tonumber(trimsuffix(google_cloud_run_v2_job.job["fit"].template[0].template[0].timeout, "s")) <= 1800
+    error_message = "a fit run's bound, plus one learner's fit, fits in the task timeout, itself within the 30-minute period"
+  }
+  assert {
+    condition     = one([for e in google_cloud_run_v2_job.job["fit"].template[0].template[0].containers[0].env : e.value if e.name == "FIT_MAX_LEARNERS"]) == "500"
+    error_message = "a fit run is bounded in learners too"
+  }
+  assert {
+    condition     = google_cloud_run_v2_job.job["fit"].template[0].template[0].service_account == google_service_account.job["fit"].email && contains(keys(local.db_accounts), "job-fit")
+    error_message = "the fit job runs as its own service account, which logs in to the database"
+  }
+  assert {
+    condition     = contains(keys(google_monitoring_alert_policy.job_failing), "fit") && strcontains(google_monitoring_alert_policy.job_failing["fit"].documentation[0].content, "fit-failing")
+    error_message = "a failing fit job alerts, linking to its runbook section"
+  }
+  assert {
+    condition     = local.connection_budget.fit == 2 * 3 * local.conns.fit
+    error_message = "overlapping fit executions count in the connection budget"
   }
 }
 
@@ -316,8 +357,8 @@ run "cloud_sql" {
     error_message = "IAM database authentication"
   }
   assert {
-    condition     = length(google_sql_user.workload) == length(local.functions) + 4 && alltrue([for u in google_sql_user.workload : u.type == "CLOUD_IAM_SERVICE_ACCOUNT"])
-    error_message = "one IAM database user per workload (functions, drain, prune, migrate, outboxctl)"
+    condition     = length(google_sql_user.workload) == length(local.functions) + 5 && alltrue([for u in google_sql_user.workload : u.type == "CLOUD_IAM_SERVICE_ACCOUNT"])
+    error_message = "one IAM database user per workload (functions, drain, prune, fit, migrate, outboxctl)"
   }
   assert {
     condition     = strcontains(google_sql_provision_script.roles.script, "ALTER DATABASE lexora SET statement_timeout = '30s';") && strcontains(google_sql_provision_script.roles.script, "ALTER DATABASE lexora SET idle_in_transaction_session_timeout = '60s';") && strcontains(google_sql_provision_script.roles.script, "GRANT lexora_app TO \"${trimsuffix(google_service_account.function["SubmitReview"].email, ".gserviceaccount.com")}\";")
@@ -398,7 +439,7 @@ run "monitoring" {
     error_message = "a drain that stops running raises an alert"
   }
   assert {
-    condition     = toset(keys(google_monitoring_alert_policy.job_failing)) == toset(["drain", "prune", "migrate"])
+    condition     = toset(keys(google_monitoring_alert_policy.job_failing)) == toset(["drain", "prune", "fit", "migrate"])
     error_message = "alert when drain or prune fails twice in a row, or a migration fails"
   }
   assert {

@@ -728,7 +728,7 @@ export interface components {
             previous_secret_expires_at: string | null;
         };
         /** @enum {string} */
-        WebhookTopic: "learner.enrolled" | "assignment.created" | "assignment.completed";
+        WebhookTopic: "learner.enrolled" | "assignment.created" | "assignment.completed" | "learner.parameters_changed";
         WebhookEndpointList: {
             endpoints: components["schemas"]["WebhookEndpoint"][];
         };

@@ -9,8 +9,10 @@
 //  3. starts the HTTP functions server, which also serves the built web
 //     client (-web, frontend/dist) at / and the development sign-in, and
 //     waits until its port accepts connections, then prints the URLs it serves;
-//  4. starts a drain execution every 2 s and a prune execution every 60 s,
-//     never two executions of the same job at once. A tick that falls while
+//  4. starts a drain execution every 2 s, a prune execution every 60 s
+//     and a fit execution (learners' own FSRS-6 parameters, jobs/fit) every
+//     30 s, the first at once, so the seeded learner's fit is kept within
+//     seconds of the start; never two executions of the same job at once. A tick that falls while
 //     the previous execution still runs is not lost: the next execution
 //     starts as soon as the previous one ends, so the outbox is drained
 //     back to back instead of idling until the next tick.
@@ -37,13 +39,13 @@
 //
 // Binaries are looked up in -bin (default ./bin, relative to the working
 // directory, which `make run` sets to the repository root):
-// mailpit, migrate, seed, server, drain, prune.
+// mailpit, migrate, seed, server, drain, prune, fit.
 //
 // Usage:
 //
 //	devstack [-bin ./bin] [-web frontend/dist] [-port 8080] [-smtp 127.0.0.1:1025] [-mailpit-ui 127.0.0.1:8025]
 //	         [-mailpit-db .run/mailpit.db] [-database-url URL] [-drain-every 2s] [-prune-every 60s]
-//	         [-stop-timeout 5s]
+//	         [-fit-every 30s] [-stop-timeout 5s]
 package main
 
 import (
@@ -96,6 +98,7 @@ type config struct {
 	databaseURL string
 	drainEvery  time.Duration
 	pruneEvery  time.Duration
+	fitEvery    time.Duration
 	stopTimeout time.Duration
 }
 
@@ -105,7 +108,7 @@ func parseFlags() config {
 	if dbURL == "" {
 		dbURL = localDatabaseURL
 	}
-	flag.StringVar(&c.binDir, "bin", "./bin", "directory holding mailpit, migrate, seed, server, drain and prune")
+	flag.StringVar(&c.binDir, "bin", "./bin", "directory holding mailpit, migrate, seed, server, drain, prune and fit")
 	flag.StringVar(&c.webDir, "web", "frontend/dist", "the built web client, served at / (`make web` builds it); empty serves none")
 	flag.IntVar(&c.port, "port", 8080, "port of the HTTP functions server")
 	flag.StringVar(&c.smtpAddr, "smtp", "127.0.0.1:1025", "mailpit SMTP address (host:port)")
@@ -114,9 +117,10 @@ func parseFlags() config {
 	flag.StringVar(&c.databaseURL, "database-url", dbURL, "PostgreSQL URL passed to every child as DATABASE_URL")
 	flag.DurationVar(&c.drainEvery, "drain-every", 2*time.Second, "interval between drain executions")
 	flag.DurationVar(&c.pruneEvery, "prune-every", 60*time.Second, "interval between prune executions")
+	flag.DurationVar(&c.fitEvery, "fit-every", 30*time.Second, "interval between fit executions")
 	flag.DurationVar(&c.stopTimeout, "stop-timeout", 5*time.Second, "grace between SIGTERM and SIGKILL when stopping a child")
 	flag.Usage = func() {
-		_, _ = fmt.Fprintf(flag.CommandLine.Output(), "usage: devstack [flags]\n\nRuns mailpit, migrate, seed, the functions server, and drain/prune on a schedule.\n\n")
+		_, _ = fmt.Fprintf(flag.CommandLine.Output(), "usage: devstack [flags]\n\nRuns mailpit, migrate, seed, the functions server, and drain/prune/fit on a schedule.\n\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -197,7 +201,7 @@ type stack struct {
 func (s *stack) run(ctx context.Context) error {
 	cfg := s.cfg
 	bin := func(name string) string { return filepath.Join(cfg.binDir, name) }
-	for _, name := range []string{"mailpit", "migrate", "seed", "server", "drain", "prune"} {
+	for _, name := range []string{"mailpit", "migrate", "seed", "server", "drain", "prune", "fit"} {
 		if _, err := os.Stat(bin(name)); err != nil {
 			return fmt.Errorf("%s missing (run `make build` and .ci/ensure-mailpit): %w", bin(name), err)
 		}
@@ -261,6 +265,7 @@ func (s *stack) run(ctx context.Context) error {
 	drainArgs := append(append(dbEnv, "SMTP_HOST="+smtpHost, "SMTP_PORT="+smtpPort), drainEnv...)
 	s.every(ctx, "drain", cfg.drainEvery, bin("drain"), drainArgs, quietDrain)
 	s.every(ctx, "prune", cfg.pruneEvery, bin("prune"), dbEnv, nil)
+	s.every(ctx, "fit", cfg.fitEvery, bin("fit"), dbEnv, nil)
 
 	select {
 	case <-ctx.Done():

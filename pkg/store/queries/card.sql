@@ -25,18 +25,20 @@ WHERE id = sqlc.arg(card_id);
 -- name: AppendReview :one
 -- Appends a review with the card's whole state before it (before_*), its
 -- study day and the assignments it counted for: what an undo restores and
--- takes back (schema 00019).
+-- takes back (schema 00019), and the parameter set that scheduled it
+-- (NULL: the defaults; schema 00028).
 INSERT INTO review_log (card_id, learner_id, rating, state_before, due_before, state_after, due_after,
     stability, difficulty, elapsed_days, scheduled_days, reviewed_at,
     before_stability, before_difficulty, before_elapsed_days, before_scheduled_days, before_reps,
-    before_lapses, before_step, before_last_review, before_suspended, study_day, assignment_ids)
+    before_lapses, before_step, before_last_review, before_suspended, study_day, assignment_ids, parameters_id)
 VALUES (sqlc.arg(card_id), sqlc.arg(learner_id), sqlc.arg(rating), sqlc.arg(state_before),
     sqlc.arg(due_before), sqlc.arg(state_after), sqlc.arg(due_after), sqlc.arg(stability),
     sqlc.arg(difficulty), sqlc.arg(elapsed_days), sqlc.arg(scheduled_days), sqlc.arg(reviewed_at),
     sqlc.arg(before_stability)::double precision, sqlc.arg(before_difficulty)::double precision,
     sqlc.arg(before_elapsed_days)::integer, sqlc.arg(before_scheduled_days)::integer, sqlc.arg(before_reps)::integer,
     sqlc.arg(before_lapses)::integer, sqlc.arg(before_step)::integer, sqlc.narg(before_last_review),
-    sqlc.arg(before_suspended)::boolean, sqlc.arg(study_day)::date, sqlc.arg(assignment_ids)::uuid[])
+    sqlc.arg(before_suspended)::boolean, sqlc.arg(study_day)::date, sqlc.arg(assignment_ids)::uuid[],
+    sqlc.narg(parameters_id)::bigint)
 RETURNING id;
 
 -- CreateCards gives the learner a card, in the state of the scheduler's
