@@ -33,8 +33,8 @@ func (a assigned) httpStatus() int {
 // every word, assignment.completed. Answers: 201 with a
 // classroom.ClassAssignment (status, and each learner's outcome) when the
 // class or a learner got the deck, 200 with it when they had it from this
-// class already; 400 for an invalid body (a learner_id given as null or ""
-// too: only a learner_id left out means the class) or a due date in the
+// class already; 400 for an invalid body (a learner_id given as null, ""
+// or the nil UUID too: only a learner_id left out means the class) or a due date in the
 // past or more than 366 days ahead; 401 without a valid acting user; 404 when the class
 // is not the teacher's, the learner is not in it, the deck is not visible
 // to the teacher, or the caller is not a teacher.
@@ -46,7 +46,12 @@ func (s *Service) CreateAssignment(w http.ResponseWriter, r *http.Request) {
 	}
 	in := classroom.AssignRequest{ClassID: uuid.MustParse(req.ClassId), DeckID: uuid.MustParse(req.DeckId)}
 	if req.LearnerId != "" {
-		in.LearnerID = uuid.MustParse(req.LearnerId)
+		// classroom.Assign reads uuid.Nil as "the class": the nil UUID given
+		// as learner_id must not widen the assignment to the whole class.
+		if in.LearnerID = uuid.MustParse(req.LearnerId); in.LearnerID == uuid.Nil {
+			s.fail(w, r, fieldProblem("learner_id", "must not be the nil UUID: give a learner's id, or leave the field out for the class"))
+			return
+		}
 	}
 	in.DueAt, _ = text.ParseTime(req.DueAt)
 	s.write(w, r, teacher, "CreateAssignment", http.StatusCreated, req, func(tx pgx.Tx) (any, error) {

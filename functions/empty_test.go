@@ -44,6 +44,7 @@ func TestAnEmptyOrNullFieldNeverWidensAWrite(t *testing.T) {
 	}{
 		{"CreateAssignment", (*Service).CreateAssignment, f.teacher, `{` + assignment + `,"learner_id":""}`, "learner_id"},
 		{"CreateAssignment", (*Service).CreateAssignment, f.teacher, `{` + assignment + `,"learner_id":null}`, "learner_id"},
+		{"CreateAssignment", (*Service).CreateAssignment, f.teacher, `{` + assignment + `,"learner_id":"00000000-0000-0000-0000-000000000000"}`, "learner_id"},
 		{"EnrollLearner", (*Service).EnrollLearner, f.teacher, `{` + enrol + `,"display_name":""}`, "display_name"},
 		{"EnrollLearner", (*Service).EnrollLearner, f.teacher, `{` + enrol + `,"timezone":null}`, "timezone"},
 		{"EnrollLearner", (*Service).EnrollLearner, f.teacher, `{` + enrol + `,"join_code":""}`, "join_code"},
