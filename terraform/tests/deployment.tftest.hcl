@@ -530,3 +530,35 @@ run "environment_is_checked" {
   }
   expect_failures = [var.environment]
 }
+
+# Identity Platform is Terraform in the environment's own project: enabled,
+# email/password sign-in for the smoke account, the app's domain authorized.
+run "identity_platform" {
+  command = apply
+
+  assert {
+    condition     = length(google_identity_platform_config.auth) == 1 && google_identity_platform_config.auth[0].project == var.project_id
+    error_message = "the environment's own project gets its Identity Platform configuration"
+  }
+  assert {
+    condition     = google_identity_platform_config.auth[0].sign_in[0].email[0].enabled && google_identity_platform_config.auth[0].sign_in[0].email[0].password_required
+    error_message = "email/password sign-in, for the rollout's smoke account (deploy/first-accounts)"
+  }
+  assert {
+    condition     = contains(google_identity_platform_config.auth[0].authorized_domains, var.domain) && contains(google_identity_platform_config.auth[0].authorized_domains, "lexora-test.firebaseapp.com")
+    error_message = "the app's domain and the auth domain are authorized for OAuth redirects"
+  }
+}
+
+# Another project's Identity Platform is that project's: nothing made here.
+run "identity_platform_elsewhere" {
+  command = plan
+  variables {
+    auth_project = "lexora-shared-auth"
+  }
+
+  assert {
+    condition     = length(google_identity_platform_config.auth) == 0
+    error_message = "with auth_project naming another project, its Identity Platform is left to it"
+  }
+}
