@@ -62,7 +62,7 @@ var imageTools = map[string][]string{
 	"golang:1.26-bookworm": {"go", "gofmt", "git", "curl", "wget", "apt-get"},
 	// HashiCorp's image: Alpine (busybox's sh and core utilities, which
 	// cover baseTools' file and text commands), git, and /bin/terraform.
-	"hashicorp/terraform:1.11.4":                    {"terraform", "/bin/terraform", "git"},
+	"hashicorp/terraform:1.11.4":                    {"terraform", "git"},
 	"node:20-bookworm":                              {"node", "npm", "npx", "git", "curl", "wget", "make", "gcc", "python3", "apt-get"},
 	"gcr.io/google.com/cloudsdktool/cloud-sdk:slim": {"gcloud", "gsutil", "curl", "python3", "apt-get"},
 }
@@ -350,8 +350,13 @@ func TestCloudBuildChecksTerraform(t *testing.T) {
 	require.Contains(t, step["terraform-binary"].script(), "cp /bin/terraform /workspace/.toolchain/bin/terraform")
 	require.Contains(t, step["terraform"].script(), "TERRAFORM_REQUIRED=1 .ci/terraform-check")
 
+	// A PATH with only what the script needs before it looks for terraform.
+	bin := t.TempDir()
+	dirname, err := exec.LookPath("dirname")
+	require.NoError(t, err)
+	require.NoError(t, os.Symlink(dirname, filepath.Join(bin, "dirname")))
 	cmd := exec.Command("bash", "../.ci/terraform-check")
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir(), "TERRAFORM_REQUIRED=1"}
+	cmd.Env = []string{"PATH=" + bin, "HOME=" + t.TempDir(), "TERRAFORM_REQUIRED=1"}
 	out, err := cmd.CombinedOutput()
 	require.Error(t, err, "no terraform on PATH with TERRAFORM_REQUIRED fails: %s", out)
 	require.NotContains(t, string(out), "SKIPPED")
