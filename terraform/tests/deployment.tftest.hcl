@@ -385,11 +385,11 @@ run "cloud_sql" {
     error_message = "the migrate job owns the schema and is not in lexora_app"
   }
   assert {
-    condition     = split(",", local.provision_env.MIGRATE_OUTBOX_MEMBERS) == [for j in ["migrate", "prune"] : trimsuffix(google_service_account.job[j].email, ".gserviceaccount.com")]
+    condition     = split(",", local.provision_env.MIGRATE_OUTBOX_MEMBERS) == tolist([for j in ["migrate", "prune"] : trimsuffix(google_service_account.job[j].email, ".gserviceaccount.com")])
     error_message = "the migrate and prune jobs, and no other workload, are in lexora_outbox_owner: prune may VACUUM the outbox tables the migrate job gives it"
   }
   assert {
-    condition     = split(",", local.provision_env.MIGRATE_SCHEMA_CREATE) == [trimsuffix(google_service_account.job["migrate"].email, ".gserviceaccount.com"), "lexora_outbox_owner"]
+    condition     = split(",", local.provision_env.MIGRATE_SCHEMA_CREATE) == tolist([trimsuffix(google_service_account.job["migrate"].email, ".gserviceaccount.com"), "lexora_outbox_owner"])
     error_message = "the migrate job's user and lexora_outbox_owner may create in schema public"
   }
   assert {
