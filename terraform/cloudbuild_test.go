@@ -304,6 +304,7 @@ func TestCloudBuildRunsThePreviousReleasesTests(t *testing.T) {
 			compat = s
 		}
 	}
+	require.Len(t, compat.Args, 2, "cloudbuild.yaml has a compat step running a bash script")
 	script := strings.Split(strings.TrimSpace(compat.Args[1]), "\n")
 	require.Equal(t, `git fetch -q --depth=1 "${_GIT_URL}" "$$(cat .ci/previous-release)"`, script[0], "the previous release is fetched first")
 	makefile, err := os.ReadFile("../Makefile")
