@@ -6,9 +6,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/lexora-app/lexora/functions/api"
 	"github.com/lexora-app/lexora/pkg/account"
 	"github.com/lexora-app/lexora/pkg/classroom"
-	"github.com/lexora-app/lexora/functions/api"
 )
 
 // SetDeckRetention (POST) sets the desired retention of one of the calling

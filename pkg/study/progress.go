@@ -140,7 +140,7 @@ func (s Study) predictedRecall(ctx context.Context, q *store.Queries, learnerID 
 	if err != nil {
 		return PredictedRecall{}, err
 	}
-	cards, err := q.LearnedCards(ctx, learnerID, viewer.assigner(), learning.Review)
+	cards, err := q.LearnedCards(ctx, learnerID, viewer.assigner(), int16(learning.Review))
 	if err != nil {
 		return PredictedRecall{}, fmt.Errorf("load learned cards: %w", err)
 	}

@@ -206,7 +206,7 @@ func (s Study) learnerScheduler(ctx context.Context, q *store.Queries, learnerID
 // s's own retention, the default 0.90, when no class deck holds it).
 func (s Study) withCardRetention(ctx context.Context, q *store.Queries, sched *learning.Scheduler,
 	learnerID, lexemeID uuid.UUID) (*learning.Scheduler, error) {
-	retention, err := q.CardRetention(ctx, learnerID, lexemeID, s.scheduler.Params().DesiredRetention)
+	retention, err := q.CardRetention(ctx, s.scheduler.Params().DesiredRetention, learnerID, lexemeID)
 	if err != nil {
 		return nil, fmt.Errorf("load desired retention: %w", err)
 	}

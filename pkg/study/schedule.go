@@ -189,7 +189,7 @@ func (s Study) dueCards(ctx context.Context, cards *store.Queries, loc *time.Loc
 			}
 			byRetention[c.DesiredRetention] = sched
 		}
-		preview, err := preview(sched, card, loc, p.Now)
+		preview, err := ratingPreview(sched, card, loc, p.Now)
 		if err != nil {
 			return nil, 0, fmt.Errorf("preview card %s: %w", c.ID, err)
 		}
@@ -201,9 +201,9 @@ func (s Study) dueCards(ctx context.Context, cards *store.Queries, loc *time.Loc
 	return due, total, nil
 }
 
-// preview is what each rating of c at now would give with sched
+// ratingPreview is what each rating of c at now would give with sched
 // (learning.Scheduler.Preview).
-func preview(sched *learning.Scheduler, c learning.Card, loc *time.Location, now time.Time) ([]RatingPreview, error) {
+func ratingPreview(sched *learning.Scheduler, c learning.Card, loc *time.Location, now time.Time) ([]RatingPreview, error) {
 	next, err := sched.Preview(c, loc, now)
 	if err != nil {
 		return nil, err

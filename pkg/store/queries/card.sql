@@ -107,7 +107,7 @@ WHERE a.learner_id = sqlc.arg(learner_id) AND di.lexeme_id = sqlc.arg(lexeme_id)
 -- name: LearnedCards :many
 SELECT c.stability, c.last_review::timestamptz AS last_review
 FROM schedule_cards(sqlc.arg(learner_id), NULL, sqlc.narg(teacher_id)) c
-WHERE c.state = sqlc.arg(learned) AND c.last_review IS NOT NULL;
+WHERE c.state = sqlc.arg(learned)::smallint AND c.last_review IS NOT NULL;
 
 -- Forecast counts the cards due before end_at per study day (learning.StudyDay
 -- in SQL: the local wall-clock time in zone less rollover_hours, then its
