@@ -60,7 +60,8 @@ func TestSetDeckRetentionSetsItAndTellsTheWebhooks(t *testing.T) {
 	code, body = f.call(t, (*Service).SetDeckRetention, http.MethodPost, "/SetDeckRetention", f.teacher,
 		retentionBody(f.class, f.deck, "0.85"))
 	require.Equal(t, http.StatusOK, code, body)
-	require.Equal(t, false, body["changed"])
+	require.Equal(t, map[string]any{"class_id": f.class.String(), "deck_id": f.deck.String(), "desired_retention": 0.85,
+		"previous_retention": 0.85, "changed": false}, body)
 	require.Equal(t, events0+1, f.count(t, "SELECT count(*) FROM outbox_events"))
 
 	// The class's decks answer their retention.
@@ -131,7 +132,7 @@ func TestGetDeckWorkloadSimulatesTheClassAtEachRetention(t *testing.T) {
 		require.Len(t, c["reviews_per_day"], 30)
 		means = append(means, c["mean_per_day"].(float64))
 	}
-	require.Greater(t, means[0], 0.0, "three cards in Review are reviewed within 30 days")
+	require.Positive(t, means[0], "three cards in Review are reviewed within 30 days")
 	require.LessOrEqual(t, means[0], means[3], "a higher retention asks more reviews")
 
 	for _, tc := range []struct {
