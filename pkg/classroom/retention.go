@@ -167,13 +167,14 @@ func workloadLearners(rows []store.WorkloadCardsRow, now time.Time) ([]learning.
 	defaults := learning.DefaultParams().Weights
 	var learners []learning.LearnerCards
 	ids := []uuid.UUID{}
+	var zone *time.Location // the learner's, loaded once per learner
 	for _, r := range rows {
 		if len(ids) == 0 || ids[len(ids)-1] != r.LearnerID {
 			ids = append(ids, r.LearnerID)
 			learners = append(learners, learning.LearnerCards{Weights: defaults})
+			zone = learning.Zone(r.Timezone)
 		}
 		l := &learners[len(learners)-1]
-		zone := learning.Zone(r.Timezone)
 		c := learning.SimCard{New: r.State == learning.New || r.LastReview == nil}
 		if !c.New {
 			c.Stability, c.Difficulty = r.Stability, r.Difficulty

@@ -29,7 +29,7 @@ export function percent(r: number): string {
 export function chartRows(w: Workload): Record<string, string | number>[] {
   return w.days.map((day, i) => {
     const row: Record<string, string | number> = { day: day.slice(5) };
-    for (const c of w.curves) row[`r${c.desired_retention}`] = Number(c.reviews_per_day[i].toFixed(1));
+    for (const c of w.curves) row[`r${c.desired_retention}`] = Number((c.reviews_per_day[i] ?? 0).toFixed(1));
     return row;
   });
 }
@@ -142,7 +142,7 @@ function WorkloadChart({ w }: { w: Workload }) {
               rowHeader: true,
               cell: (c: Curve) => `${percent(c.desired_retention)}${c.desired_retention === w.desired_retention ? " (now)" : ""}`,
             },
-            { header: "Today", cell: (c: Curve) => c.reviews_per_day[0].toFixed(1) },
+            { header: "Today", cell: (c: Curve) => (c.reviews_per_day[0] ?? 0).toFixed(1) },
             { header: `Mean over ${w.days.length} days`, cell: (c: Curve) => c.mean_per_day.toFixed(1) },
           ]}
         />
