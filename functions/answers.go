@@ -84,7 +84,7 @@ func toProgress(p study.Progress) api.Progress {
 			return api.AssignmentProgress{AssignmentId: a.AssignmentID, Deck: a.Deck, DueAt: a.DueAt, CompletedAt: a.CompletedAt,
 				CardsTotal: a.CardsTotal, CardsSeen: a.CardsSeen, CardsLearned: a.CardsLearned, Reviews: a.Reviews, Pending: a.Pending}
 		}),
-		Feed: each(p.Feed, func(f study.FeedItem) api.FeedItem { return api.FeedItem{Kind: f.Kind, Message: f.Message, At: f.At} }),
+		Feed:            each(p.Feed, func(f study.FeedItem) api.FeedItem { return api.FeedItem{Kind: f.Kind, Message: f.Message, At: f.At} }),
 		PredictedRecall: api.PredictedRecall{Words: p.Recall.Words, Today: p.Recall.Today, In30Days: p.Recall.Later},
 	}
 }
