@@ -934,6 +934,14 @@ export interface components {
             topic: string;
             count: number;
         };
+        DeadLettersReplayed: {
+            /** @description How many dead deliveries became pending. */
+            replayed: number;
+        };
+        DeadLettersSkipped: {
+            /** @description How many dead deliveries were resolved without delivery. */
+            skipped: number;
+        };
         DeadLetters: {
             dead: components["schemas"]["DeadDelivery"][];
         };
@@ -1692,9 +1700,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        replayed: number;
-                    };
+                    "application/json": components["schemas"]["DeadLettersReplayed"];
                 };
             };
             "4XX": components["responses"]["Problem"];
@@ -1719,9 +1725,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        skipped: number;
-                    };
+                    "application/json": components["schemas"]["DeadLettersSkipped"];
                 };
             };
             "4XX": components["responses"]["Problem"];
