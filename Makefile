@@ -151,6 +151,8 @@ bench: ## Benchmarks (one iteration each): the outbox, the write path, River; ag
 	echo "load average: $$(cat /proc/loadavg)" >> .run/bench.txt
 	cd pkg/outbox/internal/riverbench && $(TEST_ENV) $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./... | tee -a ../../../../.run/bench.txt
 	cd pkg/learning/optimizer/oracle && $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m . | tee -a ../../../../.run/bench.txt
+	@# The workload of a class deck (docs/benchmarks.md): the simulation alone and the read function, 35 learners.
+	$(TEST_ENV) $(GO) test -run '^$$' -bench 'SimulateWorkload|GetDeckWorkload' -benchtime 50x -benchmem -timeout 10m ./pkg/learning ./functions | tee -a .run/bench.txt
 	echo "load average: $$(cat /proc/loadavg)" | tee -a .run/bench.txt > .run/bench-prodlike.txt
 	@# The drain, enqueue, prune, claim and write-path benchmarks again on a private cluster with
 	@# autovacuum and fsync on (docs/benchmarks.md); its WAL figures are the ones to quote.
