@@ -44,6 +44,7 @@ export default defineConfig({
         // One file: the load balancer routes only named root files to the
         // bucket (terraform/hosting.tf), so no workbox-<hash>.js beside it.
         inlineWorkboxRuntime: true,
+        sourcemap: false,
         // Every client route is the app; a function's path (/GetSchedule)
         // and the development sign-in (/dev/...) are not.
         navigateFallback: "/index.html",
