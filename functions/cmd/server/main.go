@@ -24,6 +24,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -99,7 +100,9 @@ func run(ctx context.Context, log *slog.Logger) error {
 		if err := srv.Shutdown(shutdown); err != nil {
 			return fmt.Errorf("stop serving: %w", err)
 		}
-		<-served
+		if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
 		return nil
 	}
 }
