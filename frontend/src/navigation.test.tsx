@@ -163,6 +163,7 @@ describe("navigation from Me", () => {
             pending: false,
           },
         ],
+        started_decks: [],
       } satisfies components["schemas"]["Progress"]);
     });
     const user = userEvent.setup();
