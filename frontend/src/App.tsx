@@ -109,7 +109,7 @@ function Shell({ children }: { children: ReactNode }) {
       <a href="#main" className="skip">
         Skip to content
       </a>
-      <header className="top">
+      <header className={tabs ? "top with-tabs" : "top"}>
         <span className="brand">Lexora</span>
         {user && ready && (
           <nav aria-label="Sections" className={tabs ? "tabs" : undefined}>
