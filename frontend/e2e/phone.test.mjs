@@ -78,8 +78,6 @@ describe("a learner on a phone", { timeout: 600_000 }, () => {
       await page.getByRole("button", { name: /Mia Laurent/ }).tap();
       await page.getByRole("heading", { name: "Today", level: 1 }).waitFor();
       await page.getByText(/cards? due now/).waitFor();
-      // Her own deck (the seed's SelfStudyDeck) is shown with its progress.
-      await page.getByRole("list", { name: "Your own decks" }).getByText(/cards learned/).waitFor();
       assert.equal(await page.evaluate(() => matchMedia("(hover: none) and (pointer: coarse)").matches), true, "a touch screen");
 
       // The navigation is a tab bar at the bottom; the header keeps one row.
@@ -88,6 +86,8 @@ describe("a learner on a phone", { timeout: 600_000 }, () => {
       assert.equal(Math.round(bar.bottom), viewport.height, "the tab bar is at the bottom of the screen");
       const header = await page.locator("header.top").evaluate((h) => h.getBoundingClientRect().height);
       assert.ok(header < 64, `the header is one row (${header} px)`);
+      // Her own deck (the seed's SelfStudyDeck) is shown with its progress.
+      await page.getByRole("list", { name: "Your own decks" }).getByText(/cards learned/).waitFor();
       await checkPhoneScreen(page, `phone-${size}-today`, { axe: true });
 
       await tabs.getByRole("link", { name: "Review" }).tap();

@@ -363,6 +363,29 @@ type DeckList struct {
 	Decks []Deck `json:"decks"`
 }
 
+// DeckProgress A library deck the learner started on their own, its figures read from their cards as committed (not a projection: they do not trail the reviews)
+type DeckProgress struct {
+	// CardsDue cards due now
+	CardsDue int `json:"cards_due"`
+
+	// CardsLearned cards in review
+	CardsLearned int `json:"cards_learned"`
+
+	// CardsSeen cards reviewed at least once (out of new)
+	CardsSeen int `json:"cards_seen"`
+
+	// CardsTotal the deck's words: a card each since the start
+	CardsTotal int `json:"cards_total"`
+
+	// Deck the deck's title
+	Deck   string             `json:"deck"`
+	DeckId openapi_types.UUID `json:"deck_id"`
+
+	// Reviews reviews of the deck's cards since the start, undone ones left out
+	Reviews   int       `json:"reviews"`
+	StartedAt time.Time `json:"started_at"`
+}
+
 // DeckStart defines model for DeckStart.
 type DeckStart struct {
 	// AlreadyStarted true when the learner had started the deck before: nothing changed.
@@ -517,7 +540,10 @@ type Progress struct {
 	// Feed newest first
 	Feed      []FeedItem         `json:"feed"`
 	LearnerId openapi_types.UUID `json:"learner_id"`
-	Streak    Streak             `json:"streak"`
+
+	// StartedDecks The library decks the learner started on their own (StartDeck) and has no assignment of, first started first; always empty for a teacher (self-study concerns no one but the learner)
+	StartedDecks []DeckProgress `json:"started_decks"`
+	Streak       Streak         `json:"streak"`
 }
 
 // Streak defines model for Progress.streak.
@@ -899,7 +925,7 @@ type SubmitReviewParams struct {
 type UndoReviewJSONBody struct {
 	CardId string `json:"card_id" validate:"required,uuid"`
 
-	// ReviewId The review meant (SubmitReview's review_id): undone only if it is still the card's last review, so that a later review from another device is never taken back. Absent: the last.
+	// ReviewId The review meant (SubmitReview's review_id): undone only if it is still the card's last review not undone, so that a later review from another device is never taken back. Absent: the last not undone.
 	ReviewId *int64 `json:"review_id" validate:"omitempty,min=1"`
 }
 

@@ -117,7 +117,7 @@ func reviewToUndo(ctx context.Context, q *store.Queries, req UndoRequest) (undoa
 	if row.AssignmentIds == nil {
 		row.AssignmentIds = []uuid.UUID{}
 	}
-	return undoable{LastReviewRow: row, day: *row.StudyDay}, nil
+	return undoable{ReviewToUndoRow: row, day: *row.StudyDay}, nil
 }
 
 // before is the card's state before the review, and whether it was
