@@ -14,7 +14,7 @@ import { startStack } from "./stack.mjs";
 const mia = "00000000-0000-4000-8000-000000000001";
 
 /** A definition that fills more than a phone's screen, with a word longer than the screen is wide. */
-const longDefinition = `${"a meaning that goes on and on, as a learner's own notes or a dictionary's fullest entry do, ".repeat(8)}Pneumonoultramicroscopicsilicovolcanoconiosis.`;
+const longDefinition = `${"a meaning that goes on and on, as the fullest notes of a learner or the longest entry of a dictionary do, ".repeat(8)}Pneumonoultramicroscopicsilicovolcanoconiosis.`;
 
 const phones = [
   { width: 360, height: 640 },
