@@ -851,6 +851,14 @@ export interface components {
             topic: string;
             count: number;
         };
+        DeadLettersReplayed: {
+            /** @description How many dead deliveries became pending. */
+            replayed: number;
+        };
+        DeadLettersSkipped: {
+            /** @description How many dead deliveries were resolved without delivery. */
+            skipped: number;
+        };
         DeadLetters: {
             dead: components["schemas"]["DeadDelivery"][];
         };
@@ -1537,9 +1545,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        replayed: number;
-                    };
+                    "application/json": components["schemas"]["DeadLettersReplayed"];
                 };
             };
             "4XX": components["responses"]["Problem"];
@@ -1564,9 +1570,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        skipped: number;
-                    };
+                    "application/json": components["schemas"]["DeadLettersSkipped"];
                 };
             };
             "4XX": components["responses"]["Problem"];
