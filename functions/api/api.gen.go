@@ -377,7 +377,7 @@ type DeckList struct {
 
 // DeckProgress A library deck the learner started on their own, its figures read from their cards as committed (not a projection: they do not trail the reviews)
 type DeckProgress struct {
-	// CardsDue cards due now
+	// CardsDue cards due now, suspended ones left out
 	CardsDue int `json:"cards_due"`
 
 	// CardsLearned cards in review

@@ -719,7 +719,7 @@ export interface components {
             cards_seen: number;
             /** @description cards in review */
             cards_learned: number;
-            /** @description cards due now */
+            /** @description cards due now, suspended ones left out */
             cards_due: number;
             /** @description reviews of the deck's cards since the start, undone ones left out */
             reviews: number;
