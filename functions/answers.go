@@ -84,6 +84,10 @@ func toProgress(p study.Progress) api.Progress {
 			return api.AssignmentProgress{AssignmentId: a.AssignmentID, Deck: a.Deck, DueAt: a.DueAt, CompletedAt: a.CompletedAt,
 				CardsTotal: a.CardsTotal, CardsSeen: a.CardsSeen, CardsLearned: a.CardsLearned, Reviews: a.Reviews, Pending: a.Pending}
 		}),
+		StartedDecks: each(p.StartedDecks, func(d study.DeckProgress) api.DeckProgress {
+			return api.DeckProgress{DeckId: d.DeckID, Deck: d.Deck, StartedAt: d.StartedAt, CardsTotal: d.CardsTotal,
+				CardsSeen: d.CardsSeen, CardsLearned: d.CardsLearned, CardsDue: d.CardsDue, Reviews: d.Reviews}
+		}),
 		Feed:            each(p.Feed, func(f study.FeedItem) api.FeedItem { return api.FeedItem{Kind: f.Kind, Message: f.Message, At: f.At} }),
 		PredictedRecall: api.PredictedRecall{Words: p.Recall.Words, Today: p.Recall.Today, In30Days: p.Recall.Later},
 	}

@@ -114,3 +114,44 @@ func TestStartDeckRefusesWithoutChangingAnything(t *testing.T) {
 		})
 	}
 }
+
+// TestGetProgressAnswersTheStartedDecks: the library decks a learner
+// started on their own come with their progress beside the assignments,
+// read from the cards as committed (no drain ran): words, seen, learned,
+// due now and reviews since the start, an undone one left out. A started
+// deck the learner also has an assignment of is read as the assignment; a
+// teacher sees no self-study.
+func TestGetProgressAnswersTheStartedDecks(t *testing.T) {
+	ctx, f := setup(t)
+	f.assign(t) // cat, run and red, of the teacher's own deck
+	sky, sea := f.libraryDeck(t, "Sky"), f.libraryDeck(t, "Sea")
+	_, err := f.pool.Exec(ctx, `INSERT INTO assignments (class_id, deck_id, learner_id, teacher_id, due_at)
+		VALUES ($1, $2, $3, $4, $5)`, f.class, sea, f.learner, f.teacher, f.clock.Now().AddDate(0, 0, 7))
+	require.NoError(t, err)
+	for _, deck := range []uuid.UUID{sky, sea} {
+		code, body := f.call(t, (*Service).StartDeck, http.MethodPost, "/StartDeck", f.learner, `{"deck_id":"`+deck.String()+`"}`)
+		require.Equal(t, http.StatusCreated, code, body)
+	}
+	card := func(lemma string) uuid.UUID {
+		var id uuid.UUID
+		require.NoError(t, f.pool.QueryRow(ctx, `SELECT c.id FROM cards c JOIN lexemes l ON l.id = c.lexeme_id
+			WHERE c.learner_id = $1 AND l.lemma = $2`, f.learner, lemma).Scan(&id))
+		return id
+	}
+	f.clock.Advance(time.Minute)
+	f.review(t, card("Sky sun"), 3) // learning, due in minutes
+	f.review(t, card("cat"), 4)     // learned, due in days; it counts for the assignment too
+	f.review(t, card("Sky moon"), 1)
+	code, body := f.call(t, (*Service).UndoReview, http.MethodPost, "/UndoReview", f.learner, `{"card_id":"`+card("Sky moon").String()+`"}`)
+	require.Equal(t, http.StatusOK, code, body)
+
+	code, body = f.call(t, (*Service).GetProgress, http.MethodGet, "/GetProgress", f.learner, "")
+	require.Equal(t, http.StatusOK, code, body)
+	require.Equal(t, []any{map[string]any{"deck_id": sky.String(), "deck": "Sky", "started_at": "2026-03-02T09:00:00Z",
+		"cards_total": 3.0, "cards_seen": 2.0, "cards_learned": 1.0, "cards_due": 1.0, "reviews": 2.0}}, body["started_decks"])
+	require.Len(t, body["assignments"], 2, "the teacher's deck and Sea, started and assigned, are assignments")
+
+	code, body = f.call(t, (*Service).GetProgress, http.MethodGet, "/GetProgress?learner_id="+f.learner.String(), f.teacher, "")
+	require.Equal(t, http.StatusOK, code, body)
+	require.Equal(t, []any{}, body["started_decks"], "self-study concerns no one but the learner")
+}

@@ -12,7 +12,7 @@
 //   - SubmitReview (POST): a learner rates a card.
 //   - GetSchedule (GET): a learner's due cards and forecast.
 //   - GetProgress (GET): a learner's streak, achievements, assignment
-//     progress and feed.
+//     progress, started decks' progress and feed.
 //   - OutboxHealth, ListDeadLetters (GET), ReplayDeadLetters,
 //     SkipDeadLetters (POST): the operators' view of the event core.
 //   - RegisterWebhookEndpoint, RotateWebhookSecret, EnableWebhookEndpoint,

@@ -17,7 +17,7 @@ func TestEmptyListsAreEmptyArrays(t *testing.T) {
 	empty := []any{}
 	code, body := f.call(t, (*Service).GetProgress, http.MethodGet, "/GetProgress", f.learner, "")
 	require.Equal(t, http.StatusOK, code)
-	for _, list := range []string{"achievements", "assignments", "feed"} {
+	for _, list := range []string{"achievements", "assignments", "started_decks", "feed"} {
 		require.Equal(t, empty, body[list], list)
 	}
 	code, body = f.call(t, (*Service).GetSchedule, http.MethodGet, "/GetSchedule", f.learner, "")

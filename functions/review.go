@@ -37,15 +37,16 @@ func (s *Service) SubmitReview(w http.ResponseWriter, r *http.Request) {
 		})
 }
 
-// UndoReview takes back the learner's last review of one of their cards
-// (study.Study.Undo, in one transaction with its review.undone event): the
-// card gets back its state from before the review, the review log keeps the
-// review and records the undo, and the subscribers take back what the
-// review counted (docs/architecture.md, "Undoing a review"). Answers: 200
-// with a study.UndoResult; 400 for an invalid body; 401; 404 when the card
-// is not the caller's; 409 when the card has no review, its last review is
-// undone already, review_id is not its last review, or that review was
-// recorded before undo existed.
+// UndoReview takes back the learner's last review not yet undone of one of
+// their cards (study.Study.Undo, in one transaction with its review.undone
+// event): the card gets back its state from before the review, the review
+// log keeps the review and records the undo, and the subscribers take back
+// what the review counted (docs/architecture.md, "Undoing a review");
+// called again, it takes back the review before. Answers: 200 with a
+// study.UndoResult; 400 for an invalid body; 401; 404 when the card is not
+// the caller's; 409 when the card has no review, every review of it (or the
+// one named) is undone already, review_id is not its last review not
+// undone, or that review was recorded before undo existed.
 func (s *Service) UndoReview(w http.ResponseWriter, r *http.Request) {
 	post(s, w, r, account.Learner, "UndoReview", http.StatusOK,
 		func(ctx context.Context, tx pgx.Tx, learner user, req api.UndoReviewJSONBody) (any, error) {

@@ -16,6 +16,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/consumers"
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/outbox"
+	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
 )
 
 // projections is what the subscribers keep of the learner's reviews:
@@ -180,8 +181,14 @@ func TestUndoReviewRejectsBadInputAndChangesNothing(t *testing.T) {
 	first := f.review(t, cards[0], 3)
 	f.clock.Set(f.clock.Now().Add(5 * time.Minute))
 	second := f.review(t, cards[0], 3)
-	code, body := f.call(t, (*Service).UndoReview, http.MethodPost, "/UndoReview", f.learner, `{"card_id":"`+cards[0].String()+`"}`)
-	require.Equal(t, http.StatusOK, code, body)
+	// Both of cards[0]'s reviews undone, last first; cards[2] has two, neither undone.
+	for range 2 {
+		code, body := f.call(t, (*Service).UndoReview, http.MethodPost, "/UndoReview", f.learner, `{"card_id":"`+cards[0].String()+`"}`)
+		require.Equal(t, http.StatusOK, code, body)
+	}
+	earlier := f.review(t, cards[2], 3)
+	f.clock.Set(f.clock.Now().Add(5 * time.Minute))
+	f.review(t, cards[2], 3)
 	var foreign uuid.UUID
 	require.NoError(t, f.pool.QueryRow(ctx, `INSERT INTO cards (learner_id, lexeme_id, due)
 		SELECT $1, id, now() FROM lexemes LIMIT 1 RETURNING id`, f.otherLearner).Scan(&foreign))
@@ -217,10 +224,12 @@ func TestUndoReviewRejectsBadInputAndChangesNothing(t *testing.T) {
 		{"the card, as another learner", f.otherLearner, `{"card_id":"` + cards[0].String() + `"}`, http.StatusNotFound, ""},
 		{"an unknown card", f.learner, `{"card_id":"` + uuid.NewString() + `"}`, http.StatusNotFound, ""},
 		{"a card without a review", f.learner, `{"card_id":"` + cards[1].String() + `"}`, http.StatusConflict, "Nothing to undo"},
-		{"twice", f.learner, `{"card_id":"` + cards[0].String() + `"}`, http.StatusConflict, "Already undone"},
-		{"twice, by id", f.learner, body2(cards[0], second["review_id"]), http.StatusConflict, "Already undone"},
-		{"an earlier review after the later was undone", f.learner, body2(cards[0], first["review_id"]),
+		{"every review undone", f.learner, `{"card_id":"` + cards[0].String() + `"}`, http.StatusConflict, "Already undone"},
+		{"the last, undone, by id", f.learner, body2(cards[0], second["review_id"]), http.StatusConflict, "Already undone"},
+		{"the first, undone, by id", f.learner, body2(cards[0], first["review_id"]), http.StatusConflict, "Already undone"},
+		{"an earlier review while the later is not undone", f.learner, body2(cards[2], earlier["review_id"]),
 			http.StatusConflict, "Not the last review"},
+		{"another card's review", f.learner, body2(cards[2], first["review_id"]), http.StatusConflict, "Not the last review"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := f.keyedCall(t, (*Service).UndoReview, "k-"+strings.NewReplacer(" ", "-", "'", "", ",", "").Replace(tc.name), tc.actor, tc.body)
@@ -234,4 +243,97 @@ func TestUndoReviewRejectsBadInputAndChangesNothing(t *testing.T) {
 			require.Equal(t, before, state(), "a refused undo changes nothing")
 		})
 	}
+}
+
+// TestUndoReviewWalksBackThreeReviews undoes three reviews one after the
+// other, as U pressed three times in a session does: card a rated Again (a
+// learning step brings it back), card b Good, then a Good. Each undo names
+// its review (as the web client does) and takes back the last review not
+// undone: the card's whole FSRS state is the one before that review at each
+// step, each undo enqueues one review.undone under the learner that names
+// that review as the log recorded it, and once drained the projections are
+// as before the first review. A fourth undo is refused and changes nothing.
+func TestUndoReviewWalksBackThreeReviews(t *testing.T) {
+	ctx, f := setup(t)
+	assignment := f.assign(t)
+	cards := f.cards(t)
+	a, b := cards[0], cards[1]
+	d := f.drainer(t, events.SubscriberProgress, events.SubscriberActivity)
+	drain := func() {
+		t.Helper()
+		_, err := d.Run(ctx)
+		require.NoError(t, err)
+	}
+	drain()
+	untouched := f.projections(t, assignment)
+	state := func(card uuid.UUID) string {
+		var s string
+		require.NoError(t, f.pool.QueryRow(ctx, `SELECT concat_ws('|', state, due, stability, difficulty, elapsed_days,
+			scheduled_days, reps, lapses, step, coalesce(last_review::text, 'never'), suspended) FROM cards WHERE id = $1`, card).Scan(&s))
+		return s
+	}
+
+	reviews := []struct {
+		card   uuid.UUID
+		rating int
+	}{{a, 1}, {b, 3}, {a, 3}}
+	before := make([]string, len(reviews))
+	ids := make([]int64, len(reviews))
+	for i, r := range reviews {
+		before[i] = state(r.card)
+		f.clock.Advance(time.Minute)
+		ids[i] = int64(f.review(t, r.card, r.rating)["review_id"].(float64))
+	}
+	require.NotEqual(t, before[0], before[2], "a's Again changed it")
+	drain()
+	require.NotEqual(t, untouched, f.projections(t, assignment))
+
+	enqueued := f.count(t, "SELECT count(*) FROM outbox_events")
+	for i := len(reviews) - 1; i >= 0; i-- {
+		r := reviews[i]
+		f.clock.Advance(time.Second)
+		code, body := f.call(t, (*Service).UndoReview, http.MethodPost, "/UndoReview", f.learner,
+			fmt.Sprintf(`{"card_id":%q,"review_id":%d}`, r.card, ids[i]))
+		require.Equal(t, http.StatusOK, code, body)
+		require.EqualValues(t, ids[i], body["review_id"])
+		require.Equal(t, before[i], state(r.card), "undo of review %d: the card as before it", i+1)
+
+		// The undo's one event: review.undone of that review, as logged.
+		var topic, key string
+		var payload []byte
+		require.NoError(t, f.pool.QueryRow(ctx, "SELECT topic, ordering_key, payload FROM outbox_events ORDER BY id DESC LIMIT 1").
+			Scan(&topic, &key, &payload))
+		require.Equal(t, events.ReviewUndone, topic)
+		require.Equal(t, f.learner.String(), key)
+		var got events.ReviewUndonePayload
+		require.NoError(t, json.Unmarshal(payload, &got))
+		want := events.ReviewUndonePayload{Review: events.Review{ReviewID: ids[i], CardID: r.card, LearnerID: f.learner,
+			LexemeID: got.LexemeID, Rating: r.rating, StudyDay: "2026-03-02"},
+			UndoneAt: f.clock.Now(), AssignmentIDs: []uuid.UUID{assignment}, LaterAssignmentIDs: []uuid.UUID{}}
+		require.NoError(t, f.pool.QueryRow(ctx, "SELECT state_before, state_after, reviewed_at FROM review_log WHERE id = $1", ids[i]).
+			Scan(&want.StateBefore, &want.StateAfter, &want.ReviewedAt))
+		require.True(t, want.ReviewedAt.Equal(got.ReviewedAt) && want.UndoneAt.Equal(got.UndoneAt))
+		want.ReviewedAt, want.UndoneAt = got.ReviewedAt, got.UndoneAt
+		require.Equal(t, want, got, "the event of the undo of review %d", i+1)
+	}
+	require.Equal(t, []int64{ids[2], ids[1], ids[0]}, pgtest.Column[int64](t, f.pool, "SELECT review_id FROM review_undo ORDER BY undone_at"),
+		"undone last first")
+	require.Equal(t, enqueued+3, f.count(t, "SELECT count(*) FROM outbox_events"), "one event per undo")
+	drain()
+	require.Equal(t, untouched, f.projections(t, assignment), "every projection as before the reviews")
+
+	// Nothing is left to undo: refused, nothing changed.
+	rows := func() string {
+		var s string
+		require.NoError(t, f.pool.QueryRow(ctx, `SELECT concat_ws(',', (SELECT count(*) FROM review_undo),
+			(SELECT count(*) FROM outbox_events), (SELECT string_agg(concat(id, state, due, reps, step), ';' ORDER BY id) FROM cards))`).Scan(&s))
+		return s
+	}
+	was := rows()
+	for _, card := range []uuid.UUID{a, b} {
+		code, body := f.call(t, (*Service).UndoReview, http.MethodPost, "/UndoReview", f.learner, `{"card_id":"`+card.String()+`"}`)
+		require.Equal(t, http.StatusConflict, code, body)
+		require.Equal(t, "Already undone", body["title"])
+	}
+	require.Equal(t, was, rows())
 }

@@ -37,17 +37,7 @@ export const phone = { width: 375, height: 812 };
  */
 export async function check(page, name) {
   await page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
-  await page.addScriptTag({ content: axe.source });
-  const violations = await page.evaluate(async () => {
-    const r = await window.axe.run(document, { resultTypes: ["violations"] });
-    return r.violations.map((v) => ({
-      id: v.id,
-      impact: v.impact,
-      help: v.help,
-      nodes: v.nodes.map((n) => n.target.join(" ")),
-    }));
-  });
-  writeFileSync(join(artifacts, `${name}.axe.json`), JSON.stringify(violations, null, 2));
+  const violations = await audit(page, name);
   const size = page.viewportSize();
   await page.setViewportSize(phone);
   // Two frames: the charts follow their container's new width (ResizeObserver).
@@ -68,4 +58,24 @@ export async function check(page, name) {
     violations: violations.filter((v) => v.impact === "serious" || v.impact === "critical"),
     overflow,
   };
+}
+
+/**
+ * Runs axe-core (WCAG 2 A and AA rules and best practices) on the page as it
+ * is, saves its report as artifacts/<name>.axe.json and returns every
+ * violation (id, impact, help, the nodes' selectors).
+ */
+export async function audit(page, name) {
+  await page.addScriptTag({ content: axe.source });
+  const violations = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ["violations"] });
+    return r.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => n.target.join(" ")),
+    }));
+  });
+  writeFileSync(join(artifacts, `${name}.axe.json`), JSON.stringify(violations, null, 2));
+  return violations;
 }

@@ -91,21 +91,28 @@ function useFocusAfterSignIn(main: RefObject<HTMLElement | null>) {
   }, [user, ready, main]);
 }
 
+/**
+ * The header (brand, navigation, who is signed in) and the main area. A
+ * learner's navigation is a bottom tab bar on a narrow screen (styles.css,
+ * nav.tabs), so that the header keeps one row and the review keeps the
+ * screen.
+ */
 function Shell({ children }: { children: ReactNode }) {
   const { user, signOut } = useAuth();
   const { role, ready, me } = useStanding();
   const queryClient = useQueryClient();
   const main = useRef<HTMLElement>(null);
   useFocusAfterSignIn(main);
+  const tabs = Boolean(user && ready && role === "learner");
   return (
     <>
       <a href="#main" className="skip">
         Skip to content
       </a>
-      <header className="top">
+      <header className={tabs ? "top with-tabs" : "top"}>
         <span className="brand">Lexora</span>
         {user && ready && (
-          <nav aria-label="Sections">
+          <nav aria-label="Sections" className={tabs ? "tabs" : undefined}>
             <ul>
               {visible(role).map((s) => (
                 <li key={s.path}>
@@ -124,7 +131,7 @@ function Shell({ children }: { children: ReactNode }) {
           </div>
         )}
       </header>
-      <main id="main" ref={main}>
+      <main id="main" ref={main} className={tabs ? "with-tabs" : undefined}>
         <Suspense fallback={<Loading what="the screen" />}>{children}</Suspense>
       </main>
     </>

@@ -164,6 +164,7 @@ describe("navigation from Me", () => {
             pending: false,
           },
         ],
+        started_decks: [],
       } satisfies components["schemas"]["Progress"]);
     });
     const user = userEvent.setup();

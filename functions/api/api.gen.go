@@ -381,6 +381,29 @@ type DeckList struct {
 	Decks []Deck `json:"decks"`
 }
 
+// DeckProgress A library deck the learner started on their own, its figures read from their cards as committed (not a projection: they do not trail the reviews)
+type DeckProgress struct {
+	// CardsDue cards due now, suspended ones left out
+	CardsDue int `json:"cards_due"`
+
+	// CardsLearned cards in review
+	CardsLearned int `json:"cards_learned"`
+
+	// CardsSeen cards reviewed at least once (out of new)
+	CardsSeen int `json:"cards_seen"`
+
+	// CardsTotal the deck's words: a card each since the start
+	CardsTotal int `json:"cards_total"`
+
+	// Deck the deck's title
+	Deck   string             `json:"deck"`
+	DeckId openapi_types.UUID `json:"deck_id"`
+
+	// Reviews reviews of the deck's cards since the start, undone ones left out
+	Reviews   int       `json:"reviews"`
+	StartedAt time.Time `json:"started_at"`
+}
+
 // DeckRetention defines model for DeckRetention.
 type DeckRetention struct {
 	// Changed false when the deck already had that retention (nothing changed, no event).
@@ -571,7 +594,10 @@ type Progress struct {
 
 	// PredictedRecall The mean FSRS-6 probability of recalling the learned words (cards in the learned state), from the learner's own parameters (the defaults until a fit is kept): now, and in 30 days without a review.
 	PredictedRecall PredictedRecall `json:"predicted_recall"`
-	Streak          Streak          `json:"streak"`
+
+	// StartedDecks The library decks the learner started on their own (StartDeck) and has no assignment of, first started first; always empty for a teacher (self-study concerns no one but the learner)
+	StartedDecks []DeckProgress `json:"started_decks"`
+	Streak       Streak         `json:"streak"`
 }
 
 // PredictedRecall The mean FSRS-6 probability of recalling the learned words (cards in the learned state), from the learner's own parameters (the defaults until a fit is kept): now, and in 30 days without a review.
@@ -1003,7 +1029,7 @@ type SubmitReviewParams struct {
 type UndoReviewJSONBody struct {
 	CardId string `json:"card_id" validate:"required,uuid"`
 
-	// ReviewId The review meant (SubmitReview's review_id): undone only if it is still the card's last review, so that a later review from another device is never taken back. Absent: the last.
+	// ReviewId The review meant (SubmitReview's review_id): undone only if it is still the card's last review not undone, so that a later review from another device is never taken back. Absent: the last not undone.
 	ReviewId *int64 `json:"review_id" validate:"omitempty,min=1"`
 }
 

@@ -337,67 +337,6 @@ func (q *Queries) Forecast(ctx context.Context, arg ForecastParams) ([]ForecastR
 	return items, nil
 }
 
-const lastReview = `-- name: LastReview :one
-SELECT r.id, r.rating, r.state_before, r.due_before, r.state_after, r.reviewed_at,
-       r.before_stability, r.before_difficulty, r.before_elapsed_days, r.before_scheduled_days, r.before_reps,
-       r.before_lapses, r.before_step, r.before_last_review, r.before_suspended, r.study_day, r.assignment_ids,
-       u.undone_at
-FROM review_log r LEFT JOIN review_undo u ON u.review_id = r.id
-WHERE r.card_id = $1
-ORDER BY r.id DESC
-LIMIT 1
-`
-
-type LastReviewRow struct {
-	ID                  int64
-	Rating              learning.Rating
-	StateBefore         learning.State
-	DueBefore           time.Time
-	StateAfter          learning.State
-	ReviewedAt          time.Time
-	BeforeStability     *float64
-	BeforeDifficulty    *float64
-	BeforeElapsedDays   *int32
-	BeforeScheduledDays *int32
-	BeforeReps          *int32
-	BeforeLapses        *int32
-	BeforeStep          *int32
-	BeforeLastReview    *time.Time
-	BeforeSuspended     *bool
-	StudyDay            *time.Time
-	AssignmentIds       []uuid.UUID
-	UndoneAt            *time.Time
-}
-
-// LastReview is the card's last review, with the card's state before it
-// (NULL for a review recorded before schema 00019) and when it was undone
-// (NULL when it was not).
-func (q *Queries) LastReview(ctx context.Context, cardID uuid.UUID) (LastReviewRow, error) {
-	row := q.db.QueryRow(ctx, lastReview, cardID)
-	var i LastReviewRow
-	err := row.Scan(
-		&i.ID,
-		&i.Rating,
-		&i.StateBefore,
-		&i.DueBefore,
-		&i.StateAfter,
-		&i.ReviewedAt,
-		&i.BeforeStability,
-		&i.BeforeDifficulty,
-		&i.BeforeElapsedDays,
-		&i.BeforeScheduledDays,
-		&i.BeforeReps,
-		&i.BeforeLapses,
-		&i.BeforeStep,
-		&i.BeforeLastReview,
-		&i.BeforeSuspended,
-		&i.StudyDay,
-		&i.AssignmentIds,
-		&i.UndoneAt,
-	)
-	return i, err
-}
-
 const learnedCards = `-- name: LearnedCards :many
 SELECT c.stability, c.last_review::timestamptz AS last_review
 FROM schedule_cards($1, NULL, $2) c
@@ -534,6 +473,74 @@ func (q *Queries) RecordUndo(ctx context.Context, reviewID int64, cardID uuid.UU
 	return undone_at, err
 }
 
+const reviewToUndo = `-- name: ReviewToUndo :one
+SELECT r.id, r.rating, r.state_before, r.due_before, r.state_after, r.reviewed_at,
+       r.before_stability, r.before_difficulty, r.before_elapsed_days, r.before_scheduled_days, r.before_reps,
+       r.before_lapses, r.before_step, r.before_last_review, r.before_suspended, r.study_day, r.assignment_ids,
+       u.undone_at,
+       EXISTS (SELECT 1 FROM review_undo n WHERE n.review_id = $1::bigint AND n.card_id = r.card_id) AS named_undone
+FROM review_log r LEFT JOIN review_undo u ON u.review_id = r.id
+WHERE r.card_id = $2
+ORDER BY u.review_id IS NULL DESC, r.id DESC
+LIMIT 1
+`
+
+type ReviewToUndoRow struct {
+	ID                  int64
+	Rating              learning.Rating
+	StateBefore         learning.State
+	DueBefore           time.Time
+	StateAfter          learning.State
+	ReviewedAt          time.Time
+	BeforeStability     *float64
+	BeforeDifficulty    *float64
+	BeforeElapsedDays   *int32
+	BeforeScheduledDays *int32
+	BeforeReps          *int32
+	BeforeLapses        *int32
+	BeforeStep          *int32
+	BeforeLastReview    *time.Time
+	BeforeSuspended     *bool
+	StudyDay            *time.Time
+	AssignmentIds       []uuid.UUID
+	UndoneAt            *time.Time
+	NamedUndone         bool
+}
+
+// ReviewToUndo is the review an undo of the card takes back: its last
+// review not undone yet, or, when every review of the card is undone, its
+// last review (undone_at set). It comes with the card's state before it
+// (NULL for a review recorded before schema 00019) and named_undone:
+// whether the review named (the undo's review_id) is one of the card's
+// reviews undone already. A card has a few reviews a day: the sort reads
+// them all through review_log_card_id.
+func (q *Queries) ReviewToUndo(ctx context.Context, named *int64, cardID uuid.UUID) (ReviewToUndoRow, error) {
+	row := q.db.QueryRow(ctx, reviewToUndo, named, cardID)
+	var i ReviewToUndoRow
+	err := row.Scan(
+		&i.ID,
+		&i.Rating,
+		&i.StateBefore,
+		&i.DueBefore,
+		&i.StateAfter,
+		&i.ReviewedAt,
+		&i.BeforeStability,
+		&i.BeforeDifficulty,
+		&i.BeforeElapsedDays,
+		&i.BeforeScheduledDays,
+		&i.BeforeReps,
+		&i.BeforeLapses,
+		&i.BeforeStep,
+		&i.BeforeLastReview,
+		&i.BeforeSuspended,
+		&i.StudyDay,
+		&i.AssignmentIds,
+		&i.UndoneAt,
+		&i.NamedUndone,
+	)
+	return i, err
+}
+
 const reviewedBetween = `-- name: ReviewedBetween :one
 SELECT EXISTS (SELECT 1 FROM review_log r
                WHERE r.learner_id = $1
@@ -578,6 +585,74 @@ func (q *Queries) StartDeck(ctx context.Context, learnerID uuid.UUID, deckID uui
 	var i StartDeckRow
 	err := row.Scan(&i.StartedAt, &i.NowStarted)
 	return i, err
+}
+
+const startedDeckProgress = `-- name: StartedDeckProgress :many
+SELECT d.id, d.title, ld.started_at,
+       count(di.lexeme_id)::integer AS cards_total,
+       count(c.id) FILTER (WHERE c.state <> 0)::integer AS cards_seen,
+       count(c.id) FILTER (WHERE c.state = 2)::integer AS cards_learned,
+       count(c.id) FILTER (WHERE NOT c.suspended AND c.due <= coalesce($1::timestamptz, now()))::integer AS cards_due,
+       coalesce(sum(r.reviews), 0)::integer AS reviews
+FROM learner_decks ld
+JOIN decks d ON d.id = ld.deck_id
+LEFT JOIN deck_items di ON di.deck_id = ld.deck_id
+LEFT JOIN cards c ON c.learner_id = ld.learner_id AND c.lexeme_id = di.lexeme_id
+LEFT JOIN LATERAL (SELECT count(*) AS reviews FROM review_log rl
+                   WHERE rl.card_id = c.id AND rl.reviewed_at >= ld.started_at
+                     AND NOT EXISTS (SELECT 1 FROM review_undo u WHERE u.review_id = rl.id)) r ON true
+WHERE ld.learner_id = $2
+  AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.learner_id = ld.learner_id AND a.deck_id = ld.deck_id)
+GROUP BY d.id, d.title, ld.started_at
+ORDER BY ld.started_at, d.id
+`
+
+type StartedDeckProgressRow struct {
+	ID           uuid.UUID
+	Title        string
+	StartedAt    time.Time
+	CardsTotal   int32
+	CardsSeen    int32
+	CardsLearned int32
+	CardsDue     int32
+	Reviews      int32
+}
+
+// StartedDeckProgress lists the library decks the learner started for
+// self-study (learner_decks) and has no assignment of (those are read with
+// the assignments), first started first, with figures read from the
+// learner's cards as committed, not from a projection: the deck's words
+// (a card each since the start), the cards seen (out of New), learned (in
+// Review), due at now (the database's now() when null; not suspended),
+// and the reviews of those cards since the start, not undone. Each word is
+// one probe of cards (learner_id, lexeme_id) and one of review_log_card_id.
+func (q *Queries) StartedDeckProgress(ctx context.Context, now *time.Time, learnerID uuid.UUID) ([]StartedDeckProgressRow, error) {
+	rows, err := q.db.Query(ctx, startedDeckProgress, now, learnerID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []StartedDeckProgressRow
+	for rows.Next() {
+		var i StartedDeckProgressRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Title,
+			&i.StartedAt,
+			&i.CardsTotal,
+			&i.CardsSeen,
+			&i.CardsLearned,
+			&i.CardsDue,
+			&i.Reviews,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const updateCard = `-- name: UpdateCard :exec

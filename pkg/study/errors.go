@@ -33,12 +33,14 @@ var (
 	ErrDeckNotFound = errors.New("deck not found")
 	// ErrNothingToUndo: an undo of a card that has no review.
 	ErrNothingToUndo = errors.New("the card has no review to undo")
-	// ErrAlreadyUndone: an undo of a card whose last review is undone
-	// already (only the last review of a card can be undone, once).
-	ErrAlreadyUndone = errors.New("the card's last review is undone already")
+	// ErrAlreadyUndone: an undo of a card whose reviews are all undone
+	// already, or naming a review undone already (a card's reviews are
+	// undone last first, each once).
+	ErrAlreadyUndone = errors.New("the review is undone already")
 	// ErrNotLastReview: an undo naming a review that is not the card's last
-	// one (a later review of the card was recorded, undone or not).
-	ErrNotLastReview = errors.New("the review is not the card's last review")
+	// one not undone (a later review of the card was recorded and is not
+	// undone, or the review is not the card's).
+	ErrNotLastReview = errors.New("the review is not the card's last review not undone")
 	// ErrUndoUnavailable: the card's last review was recorded before undo
 	// existed (schema 00019) and lacks the card's state before it.
 	ErrUndoUnavailable = errors.New("the review was recorded before reviews could be undone")

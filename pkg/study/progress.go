@@ -15,12 +15,17 @@ import (
 
 // Progress is a learner's streak, achievements, assignment progress and
 // feed: the projections the consumers keep, so they trail the learner's
-// reviews by the drain's latency.
+// reviews by the drain's latency; and the progress of the library decks
+// they started on their own, read from their cards as committed.
 type Progress struct {
 	LearnerID    uuid.UUID
 	Streak       Streak
 	Achievements []Achievement
 	Assignments  []AssignmentProgress
+	// StartedDecks are the library decks the learner started for
+	// self-study (StartDeck) and has no assignment of, first started first;
+	// empty for a teacher, to whom self-study is not shown.
+	StartedDecks []DeckProgress
 	Feed         []FeedItem
 	// Recall is the predicted recall of the words the learner has
 	// learned.
@@ -75,6 +80,23 @@ type AssignmentProgress struct {
 	Pending      bool
 }
 
+// DeckProgress is a library deck a learner started for self-study, with
+// figures read from the learner's cards at the clock's now, so they do not
+// trail the reviews: CardsTotal is the deck's words (each has its card
+// since the start), CardsSeen the cards out of New, CardsLearned those in
+// Review, CardsDue those due now (not suspended), and Reviews the reviews
+// of the deck's cards since StartedAt, not undone.
+type DeckProgress struct {
+	DeckID       uuid.UUID
+	Deck         string
+	StartedAt    time.Time
+	CardsTotal   int
+	CardsSeen    int
+	CardsLearned int
+	CardsDue     int
+	Reviews      int
+}
+
 // FeedItem is one entry of the learner's feed, newest first.
 type FeedItem struct {
 	Kind    string
@@ -82,11 +104,12 @@ type FeedItem struct {
 	At      time.Time
 }
 
-// Progress reads, in tx, the streak, achievements, assignment progress and
-// latest feed items (20) of learnerID (the viewer when uuid.Nil), with the
-// same visibility as Schedule: a teacher sees only the assignments they made
-// and the feed items of their relation to the learner (store.Feed;
-// a learner may be in several teachers' classes). Errors:
+// Progress reads, in tx, the streak, achievements, assignment progress,
+// started decks and latest feed items (20) of learnerID (the viewer when
+// uuid.Nil), with the same visibility as Schedule: a teacher sees only the
+// assignments they made and the feed items of their relation to the
+// learner (store.Feed; a learner may be in several teachers' classes), and
+// no started deck (self-study concerns no one but the learner). Errors:
 // ErrLearnerNotFound.
 func (s Study) Progress(ctx context.Context, tx pgx.Tx, viewer Viewer, learnerID uuid.UUID) (Progress, error) {
 	learnerID, loc, err := visibleLearner(ctx, store.On(tx), viewer, learnerID)
@@ -115,6 +138,9 @@ func (s Study) Progress(ctx context.Context, tx pgx.Tx, viewer Viewer, learnerID
 		out.Assignments = append(out.Assignments, AssignmentProgress{AssignmentID: a.ID, Deck: a.Title, DueAt: a.DueAt,
 			CompletedAt: a.CompletedAt, CardsTotal: int(a.CardsTotal), CardsSeen: int(a.CardsSeen),
 			CardsLearned: int(a.CardsLearned), Reviews: int(a.Reviews), Pending: a.Pending})
+	}
+	if out.StartedDecks, err = startedDecks(ctx, q, viewer, learnerID, s.clock.NowOrNil()); err != nil {
+		return Progress{}, err
 	}
 	// A learner shared by several teachers never shows one teacher
 	// another's decks (store.Feed).
@@ -157,6 +183,24 @@ func (s Study) predictedRecall(ctx context.Context, q *store.Queries, learnerID 
 	out.Words = len(cards)
 	out.Today /= float64(len(cards))
 	out.Later /= float64(len(cards))
+	return out, nil
+}
+
+// startedDecks is the progress of the library decks learnerID started on
+// their own, at now (nil: the database's now()); none for a teacher.
+func startedDecks(ctx context.Context, q *store.Queries, viewer Viewer, learnerID uuid.UUID, now *time.Time) ([]DeckProgress, error) {
+	if viewer.assigner() != nil {
+		return []DeckProgress{}, nil
+	}
+	rows, err := q.StartedDeckProgress(ctx, now, learnerID)
+	if err != nil {
+		return nil, fmt.Errorf("load started decks: %w", err)
+	}
+	out := make([]DeckProgress, 0, len(rows))
+	for _, d := range rows {
+		out = append(out, DeckProgress{DeckID: d.ID, Deck: d.Title, StartedAt: d.StartedAt, CardsTotal: int(d.CardsTotal),
+			CardsSeen: int(d.CardsSeen), CardsLearned: int(d.CardsLearned), CardsDue: int(d.CardsDue), Reviews: int(d.Reviews)})
+	}
 	return out, nil
 }
 

@@ -15,14 +15,14 @@ import (
 	"github.com/lexora-app/lexora/pkg/store"
 )
 
-// UndoRequest names the review to undo: the last review of the learner's
-// card CardID.
+// UndoRequest names the review to undo: the last review not yet undone of
+// the learner's card CardID.
 type UndoRequest struct {
 	CardID uuid.UUID
 	// ReviewID, when set, is the review the learner means to undo (the
 	// ReviewResult.ReviewID of its review): the undo happens only if it is
-	// still the card's last review, so that it never takes back a later
-	// review made on another device.
+	// still the card's last review not undone, so that it never takes back
+	// a later review made on another device.
 	ReviewID *int64
 }
 
@@ -37,29 +37,32 @@ type UndoResult struct {
 	UndoneAt time.Time
 }
 
-// Undo takes back the learner's last review of one of their cards, in tx
-// (docs/architecture.md, "Undoing a review"): it locks the learner's row
-// and the card as Review does, restores the card's whole state from before
-// the review (FSRS state, due, stability, difficulty, elapsed and scheduled
-// days, reps, lapses, step, last review, suspension), and records the undo
-// in review_undo at the clock's NowOrNil; the review log keeps the review.
-// An assignment the review completed stays completed.
+// Undo takes back the learner's last review not yet undone of one of their
+// cards, in tx (docs/architecture.md, "Undoing a review"): it locks the
+// learner's row and the card as Review does, restores the card's whole
+// state from before the review (FSRS state, due, stability, difficulty,
+// elapsed and scheduled days, reps, lapses, step, last review, suspension),
+// and records the undo in review_undo at the clock's NowOrNil; the review
+// log keeps the review. Called again, it takes back the review before,
+// and so on, last first, as far back as the card's reviews go: each
+// review's state before it is the state the undo of the one after it
+// restored. An assignment the review completed stays completed.
 //
 // The batch holds review.undone (events.ReviewUndonePayload) under the
 // learner's ordering key.
 //
 // Errors: ErrCardNotFound when the card is not the learner's;
-// ErrNothingToUndo for a card without a review; ErrNotLastReview when
-// req.ReviewID is not the card's last review; ErrAlreadyUndone when the last
-// review is undone already; ErrUndoUnavailable for a review recorded before
-// undo existed.
+// ErrNothingToUndo for a card without a review; ErrAlreadyUndone when every
+// review of the card is undone already, or req.ReviewID is; ErrNotLastReview
+// when req.ReviewID is not the card's last review not undone;
+// ErrUndoUnavailable for a review recorded before undo existed.
 func (s Study) Undo(ctx context.Context, tx pgx.Tx, learner Learner, req UndoRequest) (UndoResult, events.Batch, error) {
 	q := store.On(tx)
 	card, err := lockCard(ctx, q, learner.ID, req.CardID)
 	if err != nil {
 		return UndoResult{}, events.Batch{}, err
 	}
-	last, err := lastReview(ctx, q, req)
+	last, err := reviewToUndo(ctx, q, req)
 	if err != nil {
 		return UndoResult{}, events.Batch{}, err
 	}
@@ -87,38 +90,38 @@ func (s Study) Undo(ctx context.Context, tx pgx.Tx, learner Learner, req UndoReq
 	return out, batch, nil
 }
 
-// undoable is a card's last review that can be undone: every before_*
-// column, the study day and the assignments are set.
+// undoable is a card's last review not undone, which can be undone: every
+// before_* column, the study day and the assignments are set.
 type undoable struct {
-	store.LastReviewRow
+	store.ReviewToUndoRow
 	// day is the review's study day.
 	day time.Time
 }
 
-// lastReview is the card's last review, if req may undo it (see Undo for
-// the errors).
-func lastReview(ctx context.Context, q *store.Queries, req UndoRequest) (undoable, error) {
-	row, err := q.LastReview(ctx, req.CardID)
+// reviewToUndo is the card's last review not undone, if req may undo it
+// (see Undo for the errors).
+func reviewToUndo(ctx context.Context, q *store.Queries, req UndoRequest) (undoable, error) {
+	row, err := q.ReviewToUndo(ctx, req.ReviewID, req.CardID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return undoable{}, ErrNothingToUndo
 	case err != nil:
-		return undoable{}, fmt.Errorf("load last review: %w", err)
+		return undoable{}, fmt.Errorf("load the review to undo: %w", err)
+	case row.UndoneAt != nil || row.NamedUndone:
+		return undoable{}, ErrAlreadyUndone
 	case req.ReviewID != nil && *req.ReviewID != row.ID:
 		return undoable{}, ErrNotLastReview
-	case row.UndoneAt != nil:
-		return undoable{}, ErrAlreadyUndone
 	case row.BeforeReps == nil || row.StudyDay == nil:
 		return undoable{}, ErrUndoUnavailable
 	}
 	if row.AssignmentIds == nil {
 		row.AssignmentIds = []uuid.UUID{}
 	}
-	return undoable{LastReviewRow: row, day: *row.StudyDay}, nil
+	return undoable{ReviewToUndoRow: row, day: *row.StudyDay}, nil
 }
 
 // before is the card's state before the review, and whether it was
-// suspended. Its fields are set (lastReview checked them: the schema sets
+// suspended. Its fields are set (reviewToUndo checked them: the schema sets
 // them all or none).
 func (r undoable) before() (learning.Card, bool) {
 	c := learning.Card{State: r.StateBefore, Due: r.DueBefore, Stability: *r.BeforeStability, Difficulty: *r.BeforeDifficulty,

@@ -133,8 +133,12 @@ func TestUndoRefusalsChangeNothing(t *testing.T) {
 	b.clock.Advance(2 * time.Minute)
 	second, _, err := b.review(b.learner, ReviewRequest{CardID: b.card, Rating: learning.Good})
 	require.NoError(t, err)
-	_, _, err = b.undo(b.learner, UndoRequest{CardID: b.card})
-	require.NoError(t, err)
+	// Both undone, the last first.
+	for _, want := range []int64{second.ReviewID, first.ReviewID} {
+		out, _, err := b.undo(b.learner, UndoRequest{CardID: b.card})
+		require.NoError(t, err)
+		require.Equal(t, want, out.ReviewID)
+	}
 	// A review of a card recorded before undo existed (schema 00019).
 	var old uuid.UUID
 	require.NoError(t, b.pool.QueryRow(ctx, `
@@ -162,9 +166,9 @@ func TestUndoRefusalsChangeNothing(t *testing.T) {
 		{"another learner's card", b.learner, UndoRequest{CardID: b.strange}, ErrCardNotFound},
 		{"an unknown card", b.learner, UndoRequest{CardID: uuid.New()}, ErrCardNotFound},
 		{"the card of another learner, as them", b.otherLearner, UndoRequest{CardID: b.card}, ErrCardNotFound},
-		{"twice", b.learner, UndoRequest{CardID: b.card}, ErrAlreadyUndone},
-		{"twice, by id", b.learner, UndoRequest{CardID: b.card, ReviewID: &second.ReviewID}, ErrAlreadyUndone},
-		{"an earlier review after the later was undone", b.learner, UndoRequest{CardID: b.card, ReviewID: &first.ReviewID}, ErrNotLastReview},
+		{"every review undone", b.learner, UndoRequest{CardID: b.card}, ErrAlreadyUndone},
+		{"the last, undone, by id", b.learner, UndoRequest{CardID: b.card, ReviewID: &second.ReviewID}, ErrAlreadyUndone},
+		{"the first, undone, by id", b.learner, UndoRequest{CardID: b.card, ReviewID: &first.ReviewID}, ErrAlreadyUndone},
 		{"a review from before undo existed", b.learner, UndoRequest{CardID: old}, ErrUndoUnavailable},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -173,14 +177,19 @@ func TestUndoRefusalsChangeNothing(t *testing.T) {
 			require.Equal(t, before, rows())
 		})
 	}
-	// The last review named while a later one exists: refused, then the later undone.
+	// An earlier review named while a later one is not undone: refused; the
+	// later undone, then the earlier.
 	third, _, err := b.review(b.learner, ReviewRequest{CardID: b.card, Rating: learning.Good})
 	require.NoError(t, err)
+	fourth, _, err := b.review(b.learner, ReviewRequest{CardID: b.card, Rating: learning.Good})
+	require.NoError(t, err)
 	before = rows()
-	_, _, err = b.undo(b.learner, UndoRequest{CardID: b.card, ReviewID: &first.ReviewID})
+	_, _, err = b.undo(b.learner, UndoRequest{CardID: b.card, ReviewID: &third.ReviewID})
 	require.ErrorIs(t, err, ErrNotLastReview)
 	require.Equal(t, before, rows())
-	out, _, err := b.undo(b.learner, UndoRequest{CardID: b.card, ReviewID: &third.ReviewID})
-	require.NoError(t, err)
-	require.Equal(t, third.ReviewID, out.ReviewID)
+	for _, id := range []int64{fourth.ReviewID, third.ReviewID} {
+		out, _, err := b.undo(b.learner, UndoRequest{CardID: b.card, ReviewID: &id})
+		require.NoError(t, err)
+		require.Equal(t, id, out.ReviewID)
+	}
 }

@@ -168,8 +168,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * A learner takes back their last review of a card; answers the card as restored
-         * @description Takes back the card's last review (only the last, and only once): the card gets back its whole state from before it, the review log keeps the review and records the undo, and review.undone makes the progress, study day, streak and achievements correct again a moment later (the drain). An assignment the review completed stays completed. 404 for a card that is not the caller's; 409 when the card has no review, its last review is undone already, review_id is not its last review, or the review was recorded before undo existed.
+         * A learner takes back their last review of a card not yet undone; answers the card as restored
+         * @description Takes back the card's last review not yet undone: the card gets back its whole state from before it, the review log keeps the review and records the undo, and review.undone makes the progress, study day, streak and achievements correct again a moment later (the drain). Called again, it takes back the review before, last first, each once. An assignment the review completed stays completed. 404 for a card that is not the caller's; 409 when the card has no review, every review of it (or the one named) is undone already, review_id is not its last review not undone, or the review was recorded before undo existed.
          */
         post: operations["UndoReview"];
         delete?: never;
@@ -222,7 +222,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A learner's streak, achievements, assignment progress and feed (projections) */
+        /** A learner's streak, achievements, assignment progress and feed (projections), and their own decks' progress */
         get: operations["GetProgress"];
         put?: never;
         post?: never;
@@ -783,6 +783,8 @@ export interface components {
             };
             achievements: components["schemas"]["Achievement"][];
             assignments: components["schemas"]["AssignmentProgress"][];
+            /** @description The library decks the learner started on their own (StartDeck) and has no assignment of, first started first; always empty for a teacher (self-study concerns no one but the learner) */
+            started_decks: components["schemas"]["DeckProgress"][];
             /** @description newest first */
             feed: components["schemas"]["FeedItem"][];
         };
@@ -806,6 +808,25 @@ export interface components {
             reviews: number;
             /** @description true until the progress projection has counted the assignment (the drain delivers its assignment.created: seconds locally, up to a minute in production); until then cards_total is 0 and the other figures are partial, although the learner's cards can be reviewed already */
             pending: boolean;
+        };
+        /** @description A library deck the learner started on their own, its figures read from their cards as committed (not a projection: they do not trail the reviews) */
+        DeckProgress: {
+            /** Format: uuid */
+            deck_id: string;
+            /** @description the deck's title */
+            deck: string;
+            /** Format: date-time */
+            started_at: string;
+            /** @description the deck's words: a card each since the start */
+            cards_total: number;
+            /** @description cards reviewed at least once (out of new) */
+            cards_seen: number;
+            /** @description cards in review */
+            cards_learned: number;
+            /** @description cards due now, suspended ones left out */
+            cards_due: number;
+            /** @description reviews of the deck's cards since the start, undone ones left out */
+            reviews: number;
         };
         FeedItem: {
             kind: string;
@@ -1299,7 +1320,7 @@ export interface operations {
                     card_id: string;
                     /**
                      * Format: int64
-                     * @description The review meant (SubmitReview's review_id): undone only if it is still the card's last review, so that a later review from another device is never taken back. Absent: the last.
+                     * @description The review meant (SubmitReview's review_id): undone only if it is still the card's last review not undone, so that a later review from another device is never taken back. Absent: the last not undone.
                      */
                     review_id?: number;
                 };
@@ -1403,7 +1424,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Streak, achievements, assignment progress and feed. */
+            /** @description Streak, achievements, assignment progress, started decks' progress and feed. */
             200: {
                 headers: {
                     [name: string]: unknown;

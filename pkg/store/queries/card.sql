@@ -121,17 +121,22 @@ FROM schedule_cards(sqlc.arg(learner_id), sqlc.narg(assignment_id), sqlc.narg(te
 WHERE c.due < sqlc.arg(end_at)::timestamptz
 GROUP BY day ORDER BY day;
 
--- LastReview is the card's last review, with the card's state before it
--- (NULL for a review recorded before schema 00019) and when it was undone
--- (NULL when it was not).
--- name: LastReview :one
+-- ReviewToUndo is the review an undo of the card takes back: its last
+-- review not undone yet, or, when every review of the card is undone, its
+-- last review (undone_at set). It comes with the card's state before it
+-- (NULL for a review recorded before schema 00019) and named_undone:
+-- whether the review named (the undo's review_id) is one of the card's
+-- reviews undone already. A card has a few reviews a day: the sort reads
+-- them all through review_log_card_id.
+-- name: ReviewToUndo :one
 SELECT r.id, r.rating, r.state_before, r.due_before, r.state_after, r.reviewed_at,
        r.before_stability, r.before_difficulty, r.before_elapsed_days, r.before_scheduled_days, r.before_reps,
        r.before_lapses, r.before_step, r.before_last_review, r.before_suspended, r.study_day, r.assignment_ids,
-       u.undone_at
+       u.undone_at,
+       EXISTS (SELECT 1 FROM review_undo n WHERE n.review_id = sqlc.narg(named)::bigint AND n.card_id = r.card_id) AS named_undone
 FROM review_log r LEFT JOIN review_undo u ON u.review_id = r.id
 WHERE r.card_id = sqlc.arg(card_id)
-ORDER BY r.id DESC
+ORDER BY u.review_id IS NULL DESC, r.id DESC
 LIMIT 1;
 
 -- ReviewedBetween reports whether the learner has a review that is not
@@ -174,3 +179,30 @@ WITH started AS (
 SELECT started_at, true AS now_started FROM started
 UNION ALL
 SELECT started_at, false FROM learner_decks WHERE learner_id = sqlc.arg(learner_id) AND deck_id = sqlc.arg(deck_id);
+
+-- StartedDeckProgress lists the library decks the learner started for
+-- self-study (learner_decks) and has no assignment of (those are read with
+-- the assignments), first started first, with figures read from the
+-- learner's cards as committed, not from a projection: the deck's words
+-- (a card each since the start), the cards seen (out of New), learned (in
+-- Review), due at now (the database's now() when null; not suspended),
+-- and the reviews of those cards since the start, not undone. Each word is
+-- one probe of cards (learner_id, lexeme_id) and one of review_log_card_id.
+-- name: StartedDeckProgress :many
+SELECT d.id, d.title, ld.started_at,
+       count(di.lexeme_id)::integer AS cards_total,
+       count(c.id) FILTER (WHERE c.state <> 0)::integer AS cards_seen,
+       count(c.id) FILTER (WHERE c.state = 2)::integer AS cards_learned,
+       count(c.id) FILTER (WHERE NOT c.suspended AND c.due <= coalesce(sqlc.narg(now)::timestamptz, now()))::integer AS cards_due,
+       coalesce(sum(r.reviews), 0)::integer AS reviews
+FROM learner_decks ld
+JOIN decks d ON d.id = ld.deck_id
+LEFT JOIN deck_items di ON di.deck_id = ld.deck_id
+LEFT JOIN cards c ON c.learner_id = ld.learner_id AND c.lexeme_id = di.lexeme_id
+LEFT JOIN LATERAL (SELECT count(*) AS reviews FROM review_log rl
+                   WHERE rl.card_id = c.id AND rl.reviewed_at >= ld.started_at
+                     AND NOT EXISTS (SELECT 1 FROM review_undo u WHERE u.review_id = rl.id)) r ON true
+WHERE ld.learner_id = sqlc.arg(learner_id)
+  AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.learner_id = ld.learner_id AND a.deck_id = ld.deck_id)
+GROUP BY d.id, d.title, ld.started_at
+ORDER BY ld.started_at, d.id;

@@ -1,5 +1,6 @@
 import { Empty, QueryState } from "../../components/States";
 import { pendingNote, useProgress } from "./progress";
+import { StartedDecks } from "./StartedDecks";
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 const date = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
@@ -15,9 +16,10 @@ export function achievementName(code: string): string {
 }
 
 /**
- * Streak, achievements, assignments and feed. These are projections the
- * drain writes after each review, so they trail a review by a moment: the
- * screen says so and refreshes itself while open.
+ * Streak, achievements, assignments, the decks started on one's own and
+ * feed. All but those decks are projections the drain writes after each
+ * review, so they trail a review by a moment: the screen says so and
+ * refreshes itself while open.
  */
 export function Progress() {
   const progress = useProgress();
@@ -78,6 +80,10 @@ export function Progress() {
                   ))}
                 </ul>
               )}
+            </section>
+            <section aria-labelledby="own-decks-title">
+              <h2 id="own-decks-title">Your own decks</h2>
+              <StartedDecks decks={p.started_decks} detail />
             </section>
             <section aria-labelledby="achievements-title">
               <h2 id="achievements-title">Achievements</h2>

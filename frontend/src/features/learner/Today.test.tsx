@@ -1,4 +1,4 @@
-import { screen } from "@testing-library/react";
+import { screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
 import type { components } from "../../api/schema";
@@ -34,6 +34,7 @@ const noProgress = {
   achievements: [],
   feed: [],
   assignments: [],
+  started_decks: [],
 } satisfies components["schemas"]["Progress"];
 
 const inDays = (days: number) => new Date(Date.now() + days * 86_400_000 - 60_000).toISOString();
@@ -56,6 +57,7 @@ describe("Today", () => {
             streak: { current: 4, longest: 9, last_day: "2026-03-01" },
             achievements: [],
             feed: [],
+            started_decks: [],
             assignments: [
               {
                 assignment_id: "8b1c2a44-3f7e-4d5b-9a0e-1c2d3e4f5a6b",
@@ -111,6 +113,34 @@ describe("Today", () => {
     expect(server.seen.filter((s) => s.path === "/GetProgress")).toHaveLength(3);
   });
 
+  it("shows the decks the learner started on their own beside the assignments, with their progress", async () => {
+    fakeServer((req) =>
+      req.path === "/GetSchedule"
+        ? json(emptySchedule)
+        : json({
+            ...noProgress,
+            started_decks: [
+              {
+                deck_id: "3f1c2a44-3f7e-4d5b-9a0e-1c2d3e4f5a6b",
+                deck: "Core English 01",
+                started_at: "2026-03-01T08:00:00Z",
+                cards_total: 40,
+                cards_seen: 3,
+                cards_learned: 2,
+                cards_due: 38,
+                reviews: 3,
+              },
+            ],
+          } satisfies components["schemas"]["Progress"]),
+    );
+    renderApp(<Today />);
+    const own = await screen.findByRole("list", { name: "Your own decks" });
+    expect(own).toHaveTextContent("Core English 01");
+    expect(own).toHaveTextContent("2 of 40 cards learned · 38 due now");
+    expect(within(own).getByRole("progressbar")).toHaveAttribute("value", "2");
+    expect(screen.getByText(/No assignments yet/)).toBeInTheDocument();
+  });
+
   it("says when there is nothing assigned", async () => {
     fakeServer((req) =>
       req.path === "/GetSchedule"
@@ -119,6 +149,7 @@ describe("Today", () => {
     );
     renderApp(<Today />);
     expect(await screen.findByText(/No assignments yet/)).toBeInTheDocument();
+    expect(screen.getByText(/No decks of your own yet/)).toHaveTextContent("start one in the Library");
     expect(screen.getByText(/cards due now/)).toHaveTextContent("0 cards due now");
   });
 

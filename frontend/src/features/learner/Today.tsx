@@ -7,6 +7,7 @@ import { Empty, QueryState } from "../../components/States";
 import { JoinClass } from "./JoinClass";
 import { pace } from "./pace";
 import { pendingNote, useProgress } from "./progress";
+import { StartedDecks } from "./StartedDecks";
 
 type AssignmentProgress = components["schemas"]["AssignmentProgress"];
 
@@ -17,8 +18,8 @@ const dueLimit = 200;
 
 /**
  * The learner's day: cards due now and how many of them are new, the
- * streak, and each assignment with its due date, progress and the pace it
- * needs. The schedule is read as committed; streak and assignment progress
+ * streak, each assignment with its due date, progress and the pace it
+ * needs, and the decks the learner started on their own with theirs. The schedule is read as committed; streak and assignment progress
  * are projections, and the screen says when they were read.
  */
 export function Today() {
@@ -67,7 +68,13 @@ export function Today() {
         {progress.dataUpdatedAt > 0 && <> (read {dateTime.format(progress.dataUpdatedAt)})</>}.
       </p>
       <QueryState query={progress} what="your assignments">
-        {(p) => <Assignments list={p.assignments} />}
+        {(p) => (
+          <>
+            <Assignments list={p.assignments} />
+            <h2>Your own decks</h2>
+            <StartedDecks decks={p.started_decks} />
+          </>
+        )}
       </QueryState>
       <JoinClass />
     </section>

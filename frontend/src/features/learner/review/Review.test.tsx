@@ -328,7 +328,8 @@ describe("Review", () => {
     const user = await startSession();
     await user.keyboard(" ");
     await user.keyboard("1");
-    expect(await screen.findByText("Card 2 of 4")).toBeInTheDocument();
+    const place = screen.getByTestId("session-place");
+    await waitFor(() => expect(place).toHaveTextContent("Card 2 of 3 · 1 coming back"));
     expect(screen.getByRole("heading", { name: "run" })).toBeInTheDocument();
     for (const lemma of ["run", "red"]) {
       expect(screen.getByRole("heading", { name: lemma })).toBeInTheDocument();
@@ -336,14 +337,15 @@ describe("Review", () => {
       await user.keyboard("3");
     }
     expect(await screen.findByRole("heading", { name: "cat" })).toBeInTheDocument();
-    expect(screen.getByText("Card 4 of 4")).toBeInTheDocument();
+    expect(screen.getByTestId("session-place")).toHaveTextContent("All 3 due cards seen · 1 coming back");
+    expect(screen.getByText("Coming back")).toBeInTheDocument();
     await user.keyboard(" ");
     // Its preview was for the card before the Again: the buttons show no interval.
     expect(screen.getByRole("button", { name: /^Good/ })).not.toHaveTextContent("next review");
     await user.keyboard("3");
 
     expect(await screen.findByRole("heading", { name: "Session complete" })).toBeInTheDocument();
-    expect(screen.getByText(/You reviewed/)).toHaveTextContent("You reviewed 4 cards.");
+    expect(screen.getByText(/You reviewed/)).toHaveTextContent("You reviewed 3 cards (4 ratings, with the cards that came back).");
     await waitFor(() => expect(screen.getByTestId("queue-status")).toHaveTextContent("All ratings saved."));
     const submits = server.seen.filter((s) => s.path === "/SubmitReview").map((s) => s.body);
     expect(submits).toEqual([
@@ -366,9 +368,9 @@ describe("Review", () => {
     const user = await startSession();
     await user.keyboard(" ");
     await user.keyboard("1");
-    expect(await screen.findByText("Card 2 of 3")).toBeInTheDocument();
+    await waitFor(() => expect(screen.getByTestId("session-place")).toHaveTextContent("Card 2 of 2 · 1 coming back"));
     await user.keyboard("u");
-    expect(await screen.findByText("Card 1 of 2")).toBeInTheDocument();
+    await waitFor(() => expect(screen.getByTestId("session-place")).toHaveTextContent(/^Card 1 of 2$/));
     expect(screen.getByRole("heading", { name: "cat" })).toBeInTheDocument();
     await user.keyboard(" ");
     await user.keyboard("2");
@@ -378,5 +380,103 @@ describe("Review", () => {
     await waitFor(() => expect(screen.getByTestId("queue-status")).toHaveTextContent("All ratings saved."));
     expect(screen.getByRole("heading", { name: "Session complete" })).toBeInTheDocument();
     expect(screen.getByText(/You reviewed/)).toHaveTextContent("You reviewed 2 cards.");
+  });
+
+  it("counts only the cards due at its start: cards coming back within it are shown as such, not added to the count", async () => {
+    const cards = [card("1", "cat"), card("2", "run")];
+    fakeServer((req) => {
+      if (req.path === "/GetSchedule") return json(schedule(cards));
+      const body = req.body as { card_id: string; rating: number };
+      // Again: due in a minute; Good on a new card: in 10 minutes (learning steps, within the session); Easy: in days.
+      const due = { 1: "2026-03-02T09:01:00Z", 3: "2026-03-02T09:10:00Z" }[body.rating];
+      return json(reviewed(body.card_id, due));
+    });
+    const user = await startSession();
+    const place = () => screen.getByTestId("session-place");
+    expect(place()).toHaveTextContent(/^Card 1 of 2$/);
+    await user.keyboard(" ");
+    await user.keyboard("1");
+    await waitFor(() => expect(place()).toHaveTextContent(/^Card 2 of 2 · 1 coming back$/));
+    expect(screen.getByRole("heading", { name: "run" })).toBeInTheDocument();
+    await user.keyboard(" ");
+    await user.keyboard("3");
+    expect(await screen.findByRole("heading", { name: "cat" })).toBeInTheDocument();
+    await waitFor(() => expect(place()).toHaveTextContent(/^All 2 due cards seen · 2 coming back$/));
+    expect(screen.getByText("Coming back")).toBeInTheDocument();
+    await user.keyboard(" ");
+    await user.keyboard("4");
+    expect(await screen.findByRole("heading", { name: "run" })).toBeInTheDocument();
+    expect(place()).toHaveTextContent(/^All 2 due cards seen · 1 coming back$/);
+    await user.keyboard(" ");
+    await user.keyboard("4");
+    expect(await screen.findByRole("heading", { name: "Session complete" })).toBeInTheDocument();
+    expect(screen.getByText(/You reviewed/)).toHaveTextContent("You reviewed 2 cards (4 ratings, with the cards that came back).");
+  });
+
+  it("Space and Enter rate Good on the answer, and U walks back several ratings, last first, a card that came back included", async () => {
+    const cards = [card("1", "cat"), card("2", "run")];
+    let reviewId = 100;
+    const server = fakeServer((req) => {
+      if (req.path === "/GetSchedule") return json(schedule(cards));
+      const body = req.body as { card_id: string; rating: number; review_id?: number };
+      if (req.path === "/UndoReview") return json(undid(body.card_id, body.review_id!));
+      // Again: due in a minute, so cat comes back; Good and Easy: in days.
+      const due = body.rating === 1 ? "2026-03-02T09:01:00Z" : undefined;
+      return json({ ...reviewed(body.card_id, due), review_id: ++reviewId } satisfies components["schemas"]["ReviewResult"]);
+    });
+    const user = await startSession();
+    const place = () => screen.getByTestId("session-place");
+    await user.keyboard(" ");
+    await user.keyboard("1");
+    expect(await screen.findByRole("heading", { name: "run" })).toBeInTheDocument();
+    // Enter reveals, and Enter on the answer rates Good.
+    await user.keyboard("{Enter}");
+    expect(screen.getByText("the meaning of run")).toBeInTheDocument();
+    await user.keyboard("{Enter}");
+    expect(await screen.findByRole("heading", { name: "cat" })).toBeInTheDocument();
+    expect(screen.getByText("Coming back")).toBeInTheDocument();
+    // Space reveals, and Space on the answer rates Good.
+    await user.keyboard(" ");
+    expect(screen.getByText("the meaning of cat")).toBeInTheDocument();
+    await user.keyboard(" ");
+    expect(await screen.findByRole("heading", { name: "Session complete" })).toBeInTheDocument();
+    expect(screen.getByText(/Good:/)).toHaveTextContent("Good: 2");
+    await waitFor(() => expect(screen.getByTestId("queue-status")).toHaveTextContent("All ratings saved."));
+
+    // U, three times: the Good on cat (back), the Good on run, the Again on cat.
+    await user.keyboard("u");
+    expect(await screen.findByText("Your Good on “cat” is undone: rate it again.")).toBeInTheDocument();
+    expect(screen.getByRole("heading", { name: "cat" })).toBeInTheDocument();
+    await waitFor(() => expect(place()).toHaveTextContent(/^All 2 due cards seen · 1 coming back$/));
+    await user.keyboard("u");
+    expect(await screen.findByText("Your Good on “run” is undone: rate it again.")).toBeInTheDocument();
+    expect(screen.getByRole("heading", { name: "run" })).toBeInTheDocument();
+    await waitFor(() => expect(place()).toHaveTextContent(/^Card 2 of 2 · 1 coming back$/));
+    await user.keyboard("u");
+    expect(await screen.findByText("Your Again on “cat” is undone: rate it again.")).toBeInTheDocument();
+    expect(screen.getByRole("heading", { name: "cat" })).toBeInTheDocument();
+    await waitFor(() => expect(place()).toHaveTextContent(/^Card 1 of 2$/));
+    expect(screen.queryByText("the meaning of cat")).not.toBeInTheDocument();
+    await waitFor(() => expect(screen.getByTestId("queue-status")).toHaveTextContent("All ratings saved."));
+
+    await user.keyboard(" ");
+    await user.keyboard("4");
+    await user.keyboard(" ");
+    await user.keyboard("4");
+    expect(await screen.findByRole("heading", { name: "Session complete" })).toBeInTheDocument();
+    expect(screen.getByText(/You reviewed/)).toHaveTextContent("You reviewed 2 cards.");
+    await waitFor(() => expect(screen.getByTestId("queue-status")).toHaveTextContent("All ratings saved."));
+    const writes = server.seen.filter((s) => s.path !== "/GetSchedule").map((s) => [s.path, s.body]);
+    const [cat, run] = [cards[0]!.card_id, cards[1]!.card_id];
+    expect(writes).toEqual([
+      ["/SubmitReview", { card_id: cat, rating: 1 }],
+      ["/SubmitReview", { card_id: run, rating: 3 }],
+      ["/SubmitReview", { card_id: cat, rating: 3 }],
+      ["/UndoReview", { card_id: cat, review_id: 103 }],
+      ["/UndoReview", { card_id: run, review_id: 102 }],
+      ["/UndoReview", { card_id: cat, review_id: 101 }],
+      ["/SubmitReview", { card_id: cat, rating: 4 }],
+      ["/SubmitReview", { card_id: run, rating: 4 }],
+    ]);
   });
 });

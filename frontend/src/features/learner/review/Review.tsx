@@ -8,6 +8,7 @@ import { ProblemAlert } from "../../../components/ProblemAlert";
 import { Empty, QueryState } from "../../../components/States";
 import { formatInterval } from "./interval";
 import { useSenderState } from "./SenderContext";
+import type { Rating } from "./queue";
 import { ratings, useReviewSession } from "./useReviewSession";
 
 type DueCard = components["schemas"]["DueCard"];
@@ -16,18 +17,22 @@ type DueCard = components["schemas"]["DueCard"];
 export const sessionSize = 50;
 
 /**
- * The review session: the due cards one at a time. Space (or the button)
- * reveals the answer; 1 to 4 (or the buttons, each with the interval it
- * would give, from GetSchedule's preview) rate it; U (or the button) undoes
- * the last rating and shows that card again. A rating or an undo is queued
- * and sent in the background (ReviewSender), so the next card shows at once
- * whatever the network does; the queue's state is shown below the card.
+ * The review session: the due cards one at a time. Space or Enter (or the
+ * button) reveals the answer; 1 to 4 (or the buttons, each with the
+ * interval it would give, from GetSchedule's preview) rate it, and Space or
+ * Enter rates Good; U (or the button) undoes the last rating and shows that
+ * card again, as often as there are ratings to take back. A rating or an
+ * undo is queued and sent in the background (ReviewSender), so the next
+ * card shows at once whatever the network does; the queue's state is shown
+ * below the card. On a touch screen the reveal button and the ratings sit
+ * at the bottom of the screen, in the thumb's reach, and the card scrolls
+ * above them (styles.css, .thumb-bar).
  */
 export function Review() {
   const api = useApi();
   const due = useQuery(scheduleQueries.due(api, sessionSize));
   return (
-    <section aria-labelledby="review-title">
+    <section aria-labelledby="review-title" className="review-session">
       <h1 id="review-title">Review</h1>
       <QueryState query={due} what="your due cards">
         {(s) => <Session key={s.now} now={s.now} cards={s.due} dueCount={s.due_count} onMore={() => void due.refetch()} />}
@@ -38,13 +43,18 @@ export function Review() {
 }
 
 /**
- * The session's view (useReviewSession holds its state and keys): the card
- * shown, revealed or not, with its rating buttons; the summary once every
- * card is rated. The keyboard focus stays where the learner is: on the
- * reveal button for the next card, on the card once revealed.
+ * The session's view (useReviewSession holds its state and keys): where the
+ * session is (the card's place among those due at the start, and how many
+ * cards are coming back), the card shown, revealed or not, with its rating
+ * buttons; the summary once every card is rated. The keyboard focus stays
+ * where the learner is: on the reveal button for the next card, on the
+ * card once revealed.
  */
 function Session({ now, cards: loaded, dueCount, onMore }: { now: string; cards: DueCard[]; dueCount: number; onMore: () => void }) {
-  const { cards, card, index, revealed, counts, canUndo, undone, error, reveal, rate, undo } = useReviewSession({ now, cards: loaded });
+  const { cards, total, card, index, comingBack, revealed, counts, canUndo, undone, error, reveal, rate, undo } = useReviewSession({
+    now,
+    cards: loaded,
+  });
   const revealButton = useRef<HTMLButtonElement>(null);
   const cardHeading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
@@ -66,12 +76,12 @@ function Session({ now, cards: loaded, dueCount, onMore }: { now: string; cards:
     );
   }
   if (!card) {
-    const total = index;
     return (
       <div className="summary" role="status">
         <h2>Session complete</h2>
         <p>
-          You reviewed <strong>{total}</strong> {total === 1 ? "card" : "cards"}.
+          You reviewed <strong>{total}</strong> {total === 1 ? "card" : "cards"}
+          {index > total && ` (${index} ratings, with the cards that came back)`}.
         </p>
         <ul className="summary-counts">
           {ratings.map((r) => (
@@ -98,15 +108,17 @@ function Session({ now, cards: loaded, dueCount, onMore }: { now: string; cards:
           {undone}
         </p>
       )}
-      <p className="muted" aria-live="polite">
-        Card {index + 1} of {cards.length}
-        {dueCount > cards.length && ` (${dueCount} due in all)`}
+      <p className="muted" aria-live="polite" data-testid="session-place">
+        {card.again ? `All ${total} due ${total === 1 ? "card" : "cards"} seen` : `Card ${index + 1} of ${total}`}
+        {dueCount > total && ` (${dueCount} due in all)`}
+        {comingBack > 0 && ` · ${comingBack} coming back`}
       </p>
       <article className="card" aria-labelledby="card-lemma">
+        {card.again && <p className="badge coming-back">Coming back</p>}
         <h2 id="card-lemma" ref={cardHeading} tabIndex={-1} lang="en">
           {card.lemma}
         </h2>
-        {revealed ? (
+        {revealed && (
           <dl className="answer">
             <dt>Part of speech</dt>
             <dd>{card.part_of_speech}</dd>
@@ -121,40 +133,49 @@ function Session({ now, cards: loaded, dueCount, onMore }: { now: string; cards:
               </>
             )}
           </dl>
+        )}
+      </article>
+      {undoButton && <p className="actions">{undoButton}</p>}
+      <div className="thumb-bar">
+        {revealed ? (
+          <RatingButtons card={card} rate={rate} />
         ) : (
-          <button type="button" ref={revealButton} className="primary reveal" onClick={reveal}>
+          <button type="button" ref={revealButton} className="primary reveal" onClick={reveal} aria-keyshortcuts="Space Enter">
             Show answer <kbd>Space</kbd>
           </button>
         )}
-      </article>
-      {revealed && (
-        <div role="group" aria-label="How well did you know it?" className="ratings">
-          {ratings.map((r) => {
-            const next = card.preview.find((p) => p.rating === r.value);
-            return (
-              <button
-                key={r.value}
-                type="button"
-                className={`rating rating-${r.value}`}
-                onClick={() => rate(r.value)}
-                aria-keyshortcuts={String(r.value)}
-              >
-                <span className="rating-name">{r.name}</span>
-                {next && (
-                  <span className="rating-interval">
-                    <span className="visually-hidden">next review in </span>
-                    {formatInterval(next.interval_seconds * 1000)}
-                  </span>
-                )}
-                <span className="rating-hint">{r.hint}</span>
-                <kbd>{r.value}</kbd>
-              </button>
-            );
-          })}
-        </div>
-      )}
-      {undoButton && <p className="actions">{undoButton}</p>}
+      </div>
     </>
+  );
+}
+
+/** The four ratings of the card shown, each with the interval it would give; Good says that Space and Enter give it too. */
+function RatingButtons({ card, rate }: { card: DueCard; rate: (rating: Rating) => void }) {
+  return (
+    <div role="group" aria-label="How well did you know it?" className="ratings">
+      {ratings.map((r) => {
+        const next = card.preview.find((p) => p.rating === r.value);
+        return (
+          <button
+            key={r.value}
+            type="button"
+            className={`rating rating-${r.value}`}
+            onClick={() => rate(r.value)}
+            aria-keyshortcuts={r.value === 3 ? "3 Space Enter" : String(r.value)}
+          >
+            <span className="rating-name">{r.name}</span>
+            {next && (
+              <span className="rating-interval">
+                <span className="visually-hidden">next review in </span>
+                {formatInterval(next.interval_seconds * 1000)}
+              </span>
+            )}
+            <span className="rating-hint">{r.hint}</span>
+            <kbd>{r.value}</kbd>
+          </button>
+        );
+      })}
+    </div>
   );
 }
 

@@ -27,12 +27,16 @@ export type SessionCard = DueCard & { again?: string };
 
 /** What a review session shows and what the learner can do in it (useReviewSession). */
 export interface ReviewSession {
-  /** The session's cards, in the order shown: those loaded, then those that came back. */
+  /** The session's cards, in the order shown: those due at its start, then those that came back. */
   cards: SessionCard[];
+  /** The session's count: the cards due at its start (the first `total` of cards); those coming back are not counted. */
+  total: number;
   /** The card shown, or undefined once every card is rated. */
   card: SessionCard | undefined;
-  /** The position of card in cards (0-based); once every card is rated, how many were. */
+  /** The position of card in cards (0-based); once every card is rated, how many ratings were given. */
   index: number;
+  /** The cards that came back (learning steps) and are not rated yet, the one shown included. */
+  comingBack: number;
   /** Whether the card's answer is shown (and so its ratings). */
   revealed: boolean;
   /** The ratings given in the session and not undone, by rating. */
@@ -46,29 +50,40 @@ export interface ReviewSession {
   reveal: () => void;
   /** Rates the card shown, once revealed; nothing otherwise. */
   rate: (rating: Rating) => void;
-  /** Takes back the last rating: that card comes back, unrevealed, to be rated again. */
+  /**
+   * Takes back the last rating not undone: that card comes back, unrevealed,
+   * to be rated again. Called again, the rating before, as far back as the
+   * session goes.
+   */
   undo: () => void;
 }
 
 /**
  * useReviewSession is a review session over the cards loaded at the
  * server's time now: those less the ones rated but not yet acknowledged (a
- * reload while offline), which the server still has as due. A rating or an
- * undo is queued and sent in the background (ReviewSender), so the next card
- * shows at once whatever the network does; each invalidates the forecast
- * once queued. A card rated here whose new due (SubmitReview's answer) is
- * within learnAheadMs of the server's time comes back after the cards
- * queued so far, without a preview (the one loaded was for its state
- * before); undoing that rating takes it out again.
+ * reload while offline), which the server still has as due. They are the
+ * session's count (total), fixed at its start. A rating or an undo is
+ * queued and sent in the background (ReviewSender), so the next card shows
+ * at once whatever the network does; each invalidates the forecast once
+ * queued. A card rated here whose new due (SubmitReview's answer) is within
+ * learnAheadMs of the server's time comes back after the cards queued so
+ * far, without a preview (the one loaded was for its state before), and is
+ * counted apart (comingBack), not in the total; undoing that rating takes
+ * it out again. Undo walks back the session's ratings one by one, last
+ * first; the server takes back each card's reviews in the same order.
  *
- * The keyboard works it while it is mounted: Space reveals (but on a link
- * or a button, which keep their own meaning), 1 to 4 rate, U undoes; not
- * with Ctrl, Alt or Meta, nor while typing in a field.
+ * The keyboard works it while it is mounted: Space or Enter reveals the
+ * answer, and on the answer rates Good (as in Anki); 1 to 4 rate, U undoes.
+ * Not on a link or a button (Space and Enter keep their own meaning there),
+ * not a held key's repeats (holding Space never rates), not with Ctrl, Alt
+ * or Meta, nor while typing in a field.
  */
 export function useReviewSession({ now, cards: loaded }: { now: string; cards: DueCard[] }): ReviewSession {
   const sender = useReviewSender();
   const queryClient = useQueryClient();
   const [cards, setCards] = useState<SessionCard[]>(() => loaded.filter((c) => !sender.current.queuedCards.includes(c.card_id)));
+  // The cards due at the start: coming back ones are appended after them.
+  const [total] = useState(cards.length);
   /** The cards of this session's ratings not undone, by Idempotency-Key. */
   const rated = useRef(new Map<string, DueCard>());
   // The server's time, from its now at load and the time since on this
@@ -136,12 +151,15 @@ export function useReviewSession({ now, cards: loaded }: { now: string; cards: D
       if (e.ctrlKey || e.metaKey || e.altKey) return;
       const t = e.target instanceof Element ? e.target : null;
       if (t?.closest("input, textarea, select, [contenteditable]")) return;
-      if (e.key === " ") {
-        // Space keeps its own meaning on a link or a button (the reveal
-        // button's is to reveal); anywhere else it reveals.
+      if (e.key === " " || e.key === "Enter") {
+        // Space and Enter keep their own meaning on a link or a button (the
+        // reveal button's is to reveal); anywhere else they reveal, then
+        // rate Good.
         if (t?.closest("a, button, summary")) return;
         e.preventDefault();
-        setRevealed(true);
+        if (e.repeat || !card) return;
+        if (revealed) rate(3);
+        else setRevealed(true);
       } else if (["1", "2", "3", "4"].includes(e.key)) {
         e.preventDefault();
         rate(Number(e.key) as Rating);
@@ -152,8 +170,9 @@ export function useReviewSession({ now, cards: loaded }: { now: string; cards: D
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [rate, undo]);
+  }, [card, revealed, rate, undo]);
 
   const reveal = useCallback(() => setRevealed(true), []);
-  return { cards, card, index, revealed, counts, canUndo: given.length > 0, undone, error, reveal, rate, undo };
+  const comingBack = cards.length - Math.max(index, total);
+  return { cards, total, card, index, comingBack, revealed, counts, canUndo: given.length > 0, undone, error, reveal, rate, undo };
 }
