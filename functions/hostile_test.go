@@ -52,6 +52,7 @@ func TestHostileInputRun(t *testing.T) {
 	require.NoError(t, err)
 	code, body := f.call(t, (*Service).EnrollLearner, http.MethodPost, "/", f.teacher, `{"class_id":"`+class.String()+`","email":"repro@example.com"}`)
 	require.Equal(t, http.StatusCreated, code, body)
+	repro := body["learner_id"].(string) // the class chores' learner
 
 	// Each function's valid request, which the run breaks one field at a time.
 	type request struct {
@@ -83,6 +84,10 @@ func TestHostileInputRun(t *testing.T) {
 		"ListDeadLetters":         {op, nil, map[string]string{"topic": "assignment.created", "subscriber": "email", "since": "2026-01-01T00:00:00Z", "limit": "10"}},
 		"ReplayDeadLetters":       {op, map[string]any{"ids": []any{1}, "topic": "assignment.created", "reason": "r"}, nil},
 		"SkipDeadLetters":         {op, map[string]any{"ids": []any{1}, "topic": "assignment.created", "reason": "r"}, nil},
+		"RemoveLearner":           {f.teacher, map[string]any{"class_id": class.String(), "learner_id": repro}, nil},
+		"UpdateClass":             {f.teacher, map[string]any{"class_id": class.String(), "name": "Renamed", "archived": false}, nil},
+		"NewJoinCode":             {f.otherTeacher, map[string]any{"class_id": class.String()}, nil},
+		"SetLearnerName":          {f.teacher, map[string]any{"class_id": class.String(), "learner_id": repro, "display_name": "Repro"}, nil},
 	}
 	for name := range Functions {
 		require.Contains(t, valid, name, "%s has no hostile run", name)

@@ -90,6 +90,18 @@ func (c ClassAssignment) Assigned() int {
 	return n
 }
 
+// EndOfDay is the due time of an assignment due on t's calendar day in
+// loc (the teacher's zone): the last second of that day there, 23:59:59
+// local, as the teacher's assignment form sends it
+// (frontend/src/features/teacher/assign.ts, endOfDay), so that every
+// assignment, the seed's and the demo's too, shows 11:59 PM to its teacher.
+// On a day that skips or repeats 23:59:59 (a zone's change of offset at
+// midnight) it is time.Date's normalisation of that wall time.
+func EndOfDay(t time.Time, loc *time.Location) time.Time {
+	y, m, d := t.In(loc).Date()
+	return time.Date(y, m, d, 23, 59, 59, 0, loc)
+}
+
 // CheckDue returns ErrDueOutOfRange unless due is after now and at most
 // MaxDueDays (calendar days) after it.
 func CheckDue(due, now time.Time) error {
