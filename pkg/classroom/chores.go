@@ -124,7 +124,7 @@ func (c Classroom) UpdateClass(ctx context.Context, tx pgx.Tx, teacherID, classI
 		}
 	}
 	if a := change.Archived; a != nil {
-		archived, err := q.ArchiveClass(ctx, store.ArchiveClassParams{Archived: *a, Now: c.clock.NowOrNil(), ClassID: classID, TeacherID: teacherID})
+		archived, err := q.ArchiveClass(ctx, *a, c.clock.NowOrNil(), classID, teacherID)
 		if err != nil {
 			return ClassState{}, events.Batch{}, fmt.Errorf("archive class: %w", err)
 		}

@@ -77,20 +77,21 @@ WHERE id = @endpoint_id AND disabled_at IS NULL;
 -- error leaves none and the outbox retries the delivery).
 
 -- name: EndpointHealth :many
--- The teacher's endpoints, oldest first, each with its latest accepted and
--- latest rejected attempt (instant and status) and how many rejections came
+-- The teacher's endpoints, oldest first, each with its latest accepted
+-- attempt (ok) and latest rejected one (bad), and how many rejections came
 -- after that acceptance (all of them when it never accepted), counted up to
--- max_failures. Each lateral is a range scan of a partial index
--- (webhook_attempts_accepted, _rejected) from the newest row down.
+-- max_failures. Each is found by a backward range scan of a partial index
+-- (webhook_attempts_accepted, _rejected) by endpoint that stops at its
+-- first row (or at max_failures rows), then joined by its primary key.
 SELECT w.id, ok.at AS accepted_at, bad.at AS rejected_at, bad.status AS rejected_status,
     (SELECT count(*) FROM (SELECT 1 FROM webhook_attempts f
                            WHERE f.endpoint_id = w.id AND NOT f.accepted AND f.at > coalesce(ok.at, '-infinity')
                            ORDER BY f.at DESC LIMIT @max_failures::integer) run)::integer AS failures_in_row
 FROM webhook_endpoints w
-LEFT JOIN LATERAL (SELECT a.at FROM webhook_attempts a WHERE a.endpoint_id = w.id AND a.accepted
-                   ORDER BY a.at DESC LIMIT 1) ok ON true
-LEFT JOIN LATERAL (SELECT a.at, a.status FROM webhook_attempts a WHERE a.endpoint_id = w.id AND NOT a.accepted
-                   ORDER BY a.at DESC LIMIT 1) bad ON true
+LEFT JOIN webhook_attempts ok ON ok.endpoint_id = w.id
+    AND ok.event_id = (SELECT a.event_id FROM webhook_attempts a WHERE a.endpoint_id = w.id AND a.accepted ORDER BY a.at DESC LIMIT 1)
+LEFT JOIN webhook_attempts bad ON bad.endpoint_id = w.id
+    AND bad.event_id = (SELECT a.event_id FROM webhook_attempts a WHERE a.endpoint_id = w.id AND NOT a.accepted ORDER BY a.at DESC LIMIT 1)
 WHERE w.teacher_id = @teacher_id
 ORDER BY w.created_at, w.id;
 
