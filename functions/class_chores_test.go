@@ -78,8 +78,12 @@ func TestRemoveLearnerKeepsTheirCardsAndReviews(t *testing.T) {
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM outbox_deliveries d JOIN outbox_events e ON e.id = d.event_id WHERE e.topic = $1 AND d.subscriber = 'webhook'",
 		events.LearnerRemoved))
 
-	drain(ctx, t, f.drainer(t, events.SubscriberProgress))
-	require.Zero(t, f.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'dead'"), "the queued review counts nowhere, without failing")
+	// The assignment's email and its due-soon reminder (brought forward) find it gone and send nothing.
+	_, err := f.pool.Exec(ctx, "UPDATE outbox_deliveries SET available_at = now() WHERE subscriber = $1", events.SubscriberReminder)
+	require.NoError(t, err)
+	drain(ctx, t, f.drainer(t, events.SubscriberProgress, events.SubscriberEmail, events.SubscriberReminder))
+	require.Zero(t, f.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'dead'"), "the queued review and reminder count nowhere, without failing")
+	require.Zero(t, f.count(t, "SELECT count(*) FROM email_sends"))
 	require.Zero(t, f.count(t, "SELECT count(*) FROM assignment_progress"))
 
 	code, grid := f.call(t, (*Service).GetClassProgress, http.MethodGet, "/?class_id="+f.class.String(), f.teacher, "")
