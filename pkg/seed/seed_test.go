@@ -215,7 +215,7 @@ func TestANewcomerWhoJoinsTheDemoClassGetsItsDeck(t *testing.T) {
 	require.Len(t, out.Enrollment.Assignments, 1, "the newcomer gets the demo class's deck on joining")
 	a := out.Enrollment.Assignments[0]
 	require.Equal(t, TeacherID, a.TeacherID)
-	require.Equal(t, seededAt.Now().AddDate(0, 0, SeededAssignmentDueDays).UTC(), a.DueAt.UTC(), "due with the class's")
+	require.Equal(t, seededDue(seededAt.Now()), a.DueAt.UTC(), "due with the class's")
 	require.Equal(t, DeckSize, a.Cards)
 	var title string
 	var due int

@@ -29,9 +29,9 @@ func TestEndpointHealthReadsTheIndexes(t *testing.T) {
 	}
 	at := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 	_, err := pool.Exec(ctx, `INSERT INTO webhook_attempts (endpoint_id, event_id, status, accepted, at)
-		SELECT $1, gen_random_uuid(), 404, false, $3::timestamptz - make_interval(secs => n) FROM generate_series(1, 20000) n
+		SELECT $1::uuid, gen_random_uuid(), 404, false, $3::timestamptz - make_interval(secs => n) FROM generate_series(1, 20000) n
 		UNION ALL
-		SELECT $2, gen_random_uuid(), CASE WHEN n % 10 = 0 THEN 400 ELSE 200 END, n % 10 <> 0, $3::timestamptz - make_interval(secs => n)
+		SELECT $2::uuid, gen_random_uuid(), CASE WHEN n % 10 = 0 THEN 400 ELSE 200 END, n % 10 <> 0, $3::timestamptz - make_interval(secs => n)
 		FROM generate_series(2, 5000) n`, failing, healthy, at)
 	require.NoError(t, err)
 	_, err = pool.Exec(ctx, `ANALYZE webhook_attempts`)
