@@ -1,6 +1,12 @@
+/// <reference types="node" />
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { render, screen } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
-import css from "./styles.css?raw";
+
+// The stylesheet itself (vitest hands a test an empty string for CSS imports, even ?raw ones).
+// Tests run from the client's directory (frontend/).
+const css = readFileSync(join(process.cwd(), "src", "styles.css"), "utf8");
 
 afterEach(() => document.head.querySelectorAll("style[data-test]").forEach((s) => s.remove()));
 

@@ -94,7 +94,7 @@ describe("Class chores", () => {
     const server = serve(cls);
     const user = userEvent.setup();
     await user.click(await screen.findByText("Class settings"));
-    const name = screen.getByLabelText("Class name");
+    const name = screen.getByLabelText("Name of this class");
     expect(screen.getByRole("button", { name: "Rename" })).toBeDisabled();
     await user.clear(name);
     await user.type(name, "Year 9 English, spring");

@@ -55,7 +55,7 @@ export function ClassSettings({ c }: { c: Class }) {
   return (
     <details className="class-settings">
       <summary>Class settings</summary>
-      {update.isError && <ProblemAlert error={update.error} context="The class was not changed" fields={{ name: "Class name" }} />}
+      {update.isError && <ProblemAlert error={update.error} context="The class was not changed" fields={{ name: "Name of this class" }} />}
       {newCode.isError && <ProblemAlert error={newCode.error} context="The join code was not changed" />}
       {newCode.isSuccess && (
         <p role="status" className="ok-note">
@@ -64,7 +64,7 @@ export function ClassSettings({ c }: { c: Class }) {
       )}
       <form onSubmit={rename} aria-labelledby={`${id}-rename`} {...update.editing}>
         <h3 id={`${id}-rename`}>Rename</h3>
-        <label htmlFor={`${id}-name`}>Class name</label>
+        <label htmlFor={`${id}-name`}>Name of this class</label>
         <div className="row-input">
           <input id={`${id}-name`} required maxLength={200} autoComplete="off" value={name} onChange={(e) => setName(e.target.value)} />
           <button type="submit" disabled={update.isPending || name.trim() === "" || name.trim() === c.name}>
