@@ -124,7 +124,7 @@ describe("Operator", () => {
 
     await user.click(screen.getByRole("checkbox", { name: /Select delivery 171 / }));
     expect(screen.getByRole("checkbox", { name: "Select all 2 dead deliveries listed" })).not.toBeChecked();
-    expect((screen.getByRole("checkbox", { name: "Select all 2 dead deliveries listed" }) as HTMLInputElement).indeterminate).toBe(true);
+    expect(screen.getByRole<HTMLInputElement>("checkbox", { name: "Select all 2 dead deliveries listed" }).indeterminate).toBe(true);
     await user.click(screen.getByRole("button", { name: "Replay selected…" }));
     expect(screen.getByRole("heading", { name: "Replay 1 dead delivery?" })).toBeInTheDocument();
     expect(screen.getByText("It becomes pending again with a fresh attempt budget, and the next drain delivers it.")).toBeInTheDocument();
