@@ -965,6 +965,14 @@ export interface components {
             topic: string;
             count: number;
         };
+        DeadLettersReplayed: {
+            /** @description How many dead deliveries became pending. */
+            replayed: number;
+        };
+        DeadLettersSkipped: {
+            /** @description How many dead deliveries were resolved without delivery. */
+            skipped: number;
+        };
         DeadLetters: {
             dead: components["schemas"]["DeadDelivery"][];
         };
@@ -1816,9 +1824,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        replayed: number;
-                    };
+                    "application/json": components["schemas"]["DeadLettersReplayed"];
                 };
             };
             "4XX": components["responses"]["Problem"];
@@ -1843,9 +1849,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        skipped: number;
-                    };
+                    "application/json": components["schemas"]["DeadLettersSkipped"];
                 };
             };
             "4XX": components["responses"]["Problem"];
