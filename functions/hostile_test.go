@@ -88,6 +88,9 @@ func TestHostileInputRun(t *testing.T) {
 		"UpdateClass":             {f.teacher, map[string]any{"class_id": class.String(), "name": "Renamed", "archived": false}, nil},
 		"NewJoinCode":             {f.otherTeacher, map[string]any{"class_id": class.String()}, nil},
 		"SetLearnerName":          {f.teacher, map[string]any{"class_id": class.String(), "learner_id": repro, "display_name": "Repro"}, nil},
+		"SetDeckRetention": {f.teacher, map[string]any{"class_id": class.String(), "deck_id": f.deck.String(),
+			"desired_retention": 0.85}, nil},
+		"GetDeckWorkload": {f.teacher, nil, map[string]string{"class_id": class.String(), "deck_id": f.deck.String()}},
 	}
 	for name := range Functions {
 		require.Contains(t, valid, name, "%s has no hostile run", name)

@@ -53,6 +53,8 @@ func TestEverySubscriberTakesEffectOnce(t *testing.T) {
 					LearnerID: b.learner.ID, TeacherID: seed.TeacherID}, Assignments: []uuid.UUID{b.assignment}},
 				events.ClassUpdated: events.ClassUpdatedPayload{ClassID: seed.ClassID, TeacherID: seed.TeacherID, Name: "Demo class",
 					Changes: []string{events.ClassChangeName}},
+				events.DeckRetentionChanged: events.DeckRetentionChangedPayload{ClassID: seed.ClassID, DeckID: uuid.New(),
+					TeacherID: seed.TeacherID, DesiredRetention: 0.85, PreviousRetention: 0.9},
 			}
 			payload, ok := payloads[sub.Topic]
 			require.True(t, ok, "add a payload for %s", sub.Topic)

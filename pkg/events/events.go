@@ -109,6 +109,9 @@ var Subscriptions = []outbox.Subscription{
 	// A teacher's chores on a class (pkg/classroom): their webhooks.
 	{Topic: LearnerRemoved, Subscriber: SubscriberWebhook},
 	{Topic: ClassUpdated, Subscriber: SubscriberWebhook},
+	// A class deck's desired retention (pkg/classroom): its teacher's
+	// webhooks.
+	{Topic: DeckRetentionChanged, Subscriber: SubscriberWebhook},
 }
 
 // NewOutbox returns the outbox routed by Subscriptions.

@@ -125,6 +125,9 @@ var storedPayloads = []struct {
 		ClassID: id("00000000-0000-4000-8000-0000000000c1"), TeacherID: id("00000000-0000-4000-8000-00000000000a"),
 		Name: "Demo class, spring", ArchivedAt: ptr(at("2026-12-02T06:40:12.345678+00:00")),
 		Changes: []string{ClassChangeName, ClassChangeArchived}}},
+	{"deck.retention_changed/5468d83.json", decodeAs[DeckRetentionChangedPayload], DeckRetentionChangedPayload{
+		ClassID: id("3f0c2a7e-5b8d-4c1e-9a6f-2d4b7e8c1a90"), DeckID: id("8dbccb36-3f24-4de6-b811-1558dc6b4cdc"),
+		TeacherID: id("b817b3fd-2053-4d22-8a91-a744ab0db37d"), DesiredRetention: 0.85, PreviousRetention: 0.9}},
 }
 
 func id(s string) uuid.UUID { return uuid.MustParse(s) }

@@ -18,6 +18,7 @@ export const topics: { value: Topic; label: string }[] = [
   { value: "assignment.completed", label: "A learner completed an assignment" },
   { value: "learner.removed", label: "A learner was removed from a class" },
   { value: "class.updated", label: "A class was renamed, archived or given a new join code" },
+  { value: "deck.retention_changed", label: "A class deck's desired retention changed" },
 ];
 
 /** The endpoint's state as a badge: what its deliveries say (health), not only whether it is enabled. */
