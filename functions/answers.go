@@ -150,17 +150,25 @@ func toClassDeck(d classroom.ClassDeck) api.ClassDeck {
 }
 
 func toClass(c classroom.Class) api.Class {
-	return api.Class{Id: c.ID, Name: c.Name, JoinCode: c.JoinCode, CreatedAt: c.CreatedAt, Decks: each(c.Decks, toClassDeck),
-		Members: each(c.Members, func(m classroom.Member) api.ClassMember {
-			return api.ClassMember{LearnerId: m.LearnerID, DisplayName: m.DisplayName, Email: m.Email, JoinedAt: m.JoinedAt}
-		})}
+	return api.Class{Id: c.ID, Name: c.Name, JoinCode: c.JoinCode, CreatedAt: c.CreatedAt, ArchivedAt: c.ArchivedAt,
+		Decks: each(c.Decks, toClassDeck), Members: each(c.Members, toClassMember)}
+}
+
+func toClassMember(m classroom.Member) api.ClassMember {
+	return api.ClassMember{LearnerId: m.LearnerID, DisplayName: m.DisplayName, AccountName: m.AccountName, Email: m.Email,
+		JoinedAt: m.JoinedAt}
+}
+
+func toClassState(c classroom.ClassState) api.ClassState {
+	return api.ClassState{Id: c.ID, Name: c.Name, JoinCode: c.JoinCode, CreatedAt: c.CreatedAt, ArchivedAt: c.ArchivedAt}
 }
 
 func toClassProgress(p classroom.ClassProgress) api.ClassProgress {
-	return api.ClassProgress{ClassId: p.ClassID, Name: p.Name, Now: p.Now, Decks: each(p.Decks, toClassDeck),
+	return api.ClassProgress{ClassId: p.ClassID, Name: p.Name, ArchivedAt: p.ArchivedAt, Now: p.Now, Decks: each(p.Decks, toClassDeck),
 		ProgressUpdatedAt: p.ProgressUpdatedAt,
 		Learners: each(p.Learners, func(l classroom.LearnerProgress) api.ClassProgressRow {
-			return api.ClassProgressRow{LearnerId: l.LearnerID, DisplayName: l.DisplayName, Assignments: each(l.Assignments, toClassProgressCell)}
+			return api.ClassProgressRow{LearnerId: l.LearnerID, DisplayName: l.DisplayName, Timezone: l.Timezone,
+				Assignments: each(l.Assignments, toClassProgressCell)}
 		}),
 		HardestWords: each(p.HardestWords, func(w classroom.HardWord) api.HardWord {
 			return api.HardWord{LexemeId: w.LexemeID, Lemma: w.Lemma, PartOfSpeech: api.HardWordPartOfSpeech(w.PartOfSpeech),
@@ -190,9 +198,19 @@ func toOutboxHealth(h outbox.Health) api.OutboxHealth {
 	}
 }
 
-func toDeadDelivery(d outbox.DeadDelivery) api.DeadDelivery {
-	return api.DeadDelivery{Id: d.ID, EventId: d.EventID, Topic: d.Topic, Subscriber: d.Subscriber, OrderingKey: d.OrderingKey,
-		Attempts: d.Attempts, LastError: d.LastError, DeadAt: d.DeadAt, CreatedAt: d.CreatedAt, Blocking: d.Blocking}
+// toDeadDelivery converts d with the endpoints its error names by id
+// (endpointsNamed), those of owners that still exist.
+func toDeadDelivery(d outbox.DeadDelivery, owners map[uuid.UUID]webhooks.Owner) api.DeadDelivery {
+	out := api.DeadDelivery{Id: d.ID, EventId: d.EventID, Topic: d.Topic, Subscriber: d.Subscriber, OrderingKey: d.OrderingKey,
+		Attempts: d.Attempts, LastError: d.LastError, DeadAt: d.DeadAt, CreatedAt: d.CreatedAt, Blocking: d.Blocking,
+		Endpoints: []api.DeadEndpoint{}}
+	for _, id := range endpointsNamed(d) {
+		if o, ok := owners[id]; ok {
+			out.Endpoints = append(out.Endpoints, api.DeadEndpoint{Id: o.ID, Url: o.URL, TeacherName: o.TeacherName,
+				TeacherEmail: o.TeacherEmail})
+		}
+	}
+	return out
 }
 
 // toWebhookEndpoint converts e; its secret, shown only when the endpoint is
@@ -204,5 +222,10 @@ func toWebhookEndpoint(e webhooks.Endpoint) api.WebhookEndpoint {
 	if e.Secret != "" {
 		out.Secret = &e.Secret
 	}
+	out.Health = convertPtr(e.Health, func(h webhooks.Health) api.WebhookHealth {
+		return api.WebhookHealth{State: api.WebhookHealthState(h.State), LastDeliveryAt: h.LastDeliveryAt,
+			LastAcceptedAt: h.LastAcceptedAt, LastError: h.LastError, LastErrorAt: h.LastErrorAt,
+			FailuresInRow: h.FailuresInRow, Action: h.Action}
+	})
 	return out
 }

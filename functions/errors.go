@@ -138,6 +138,8 @@ var domainProblems = []struct {
 		return httpx.NewProblem(http.StatusForbidden, httpx.TypeTeacherCannotJoin, "Teachers cannot join a class",
 			"join codes are for learners; a teacher account cannot be a learner (each account has one role). To add a learner, use their email")
 	}},
+	{classroom.ErrClassArchived, conflict("Class archived",
+		"this class is archived: it takes no new learners or decks and has no join code to renew; take it out of the archive first (UpdateClass)")},
 	{classroom.ErrAlreadyEnrolled, conflict("Already enrolled", "the learner is already in this class")},
 	{classroom.ErrAccountExists, conflict("Account exists",
 		"this sign-in or email has an account already; send the request again to act as it")},

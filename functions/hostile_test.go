@@ -52,6 +52,7 @@ func TestHostileInputRun(t *testing.T) {
 	require.NoError(t, err)
 	code, body := f.call(t, (*Service).EnrollLearner, http.MethodPost, "/", f.teacher, `{"class_id":"`+class.String()+`","email":"repro@example.com"}`)
 	require.Equal(t, http.StatusCreated, code, body)
+	repro := body["learner_id"].(string) // the class chores' learner
 
 	// Each function's valid request, which the run breaks one field at a time.
 	type request struct {
@@ -79,13 +80,17 @@ func TestHostileInputRun(t *testing.T) {
 		"ListClasses":             {f.teacher, nil, map[string]string{}},
 		"ListDecks":               {f.teacher, nil, map[string]string{}},
 		"GetClassProgress":        {f.teacher, nil, map[string]string{"class_id": class.String()}},
+		"OutboxHealth":            {op, nil, map[string]string{}},
+		"ListDeadLetters":         {op, nil, map[string]string{"topic": "assignment.created", "subscriber": "email", "since": "2026-01-01T00:00:00Z", "limit": "10"}},
+		"ReplayDeadLetters":       {op, map[string]any{"ids": []any{1}, "topic": "assignment.created", "reason": "r"}, nil},
+		"SkipDeadLetters":         {op, map[string]any{"ids": []any{1}, "topic": "assignment.created", "reason": "r"}, nil},
+		"RemoveLearner":           {f.teacher, map[string]any{"class_id": class.String(), "learner_id": repro}, nil},
+		"UpdateClass":             {f.teacher, map[string]any{"class_id": class.String(), "name": "Renamed", "archived": false}, nil},
+		"NewJoinCode":             {f.otherTeacher, map[string]any{"class_id": class.String()}, nil},
+		"SetLearnerName":          {f.teacher, map[string]any{"class_id": class.String(), "learner_id": repro, "display_name": "Repro"}, nil},
 		"SetDeckRetention": {f.teacher, map[string]any{"class_id": class.String(), "deck_id": f.deck.String(),
 			"desired_retention": 0.85}, nil},
-		"GetDeckWorkload":   {f.teacher, nil, map[string]string{"class_id": class.String(), "deck_id": f.deck.String()}},
-		"OutboxHealth":      {op, nil, map[string]string{}},
-		"ListDeadLetters":   {op, nil, map[string]string{"topic": "assignment.created", "subscriber": "email", "since": "2026-01-01T00:00:00Z", "limit": "10"}},
-		"ReplayDeadLetters": {op, map[string]any{"ids": []any{1}, "topic": "assignment.created", "reason": "r"}, nil},
-		"SkipDeadLetters":   {op, map[string]any{"ids": []any{1}, "topic": "assignment.created", "reason": "r"}, nil},
+		"GetDeckWorkload": {f.teacher, nil, map[string]string{"class_id": class.String(), "deck_id": f.deck.String()}},
 	}
 	for name := range Functions {
 		require.Contains(t, valid, name, "%s has no hostile run", name)

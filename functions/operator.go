@@ -3,14 +3,19 @@ package functions
 import (
 	"context"
 	"net/http"
+	"regexp"
+	"slices"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lexora-app/lexora/functions/api"
 	"github.com/lexora-app/lexora/pkg/account"
+	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/platform/httpx"
 	"github.com/lexora-app/lexora/pkg/platform/text"
+	"github.com/lexora-app/lexora/pkg/webhooks"
 )
 
 // The operator functions expose the outbox's health and dead letters. Only a
@@ -33,9 +38,11 @@ func (s *Service) OutboxHealth(w http.ResponseWriter, r *http.Request) {
 	httpx.WriteJSON(w, http.StatusOK, toOutboxHealth(h))
 }
 
-// ListDeadLetters (GET) lists dead deliveries, most recent first. Query
-// parameters: topic, subscriber, since and until (RFC 3339, on the time the
-// delivery went dead), limit (1..1000, default 100). A topic or subscriber
+// ListDeadLetters (GET) lists dead deliveries, most recent first, each of
+// the webhook subscriber's with the endpoints its error names (URL and
+// teacher, read after the list: an endpoint deleted meanwhile is left out).
+// Query parameters: topic, subscriber, since and until (RFC 3339, on the
+// time the delivery went dead), limit (1..1000, default 100). A topic or subscriber
 // that the routing table does not name (unrouted) is a 400 naming the
 // parameter; times that select no dead delivery answer 200 with none.
 func (s *Service) ListDeadLetters(w http.ResponseWriter, r *http.Request) {
@@ -55,7 +62,41 @@ func (s *Service) ListDeadLetters(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	httpx.WriteJSON(w, http.StatusOK, api.DeadLetters{Dead: each(dead, toDeadDelivery)})
+	var ids []uuid.UUID
+	for _, d := range dead {
+		ids = append(ids, endpointsNamed(d)...)
+	}
+	owners, err := webhooks.Owners(r.Context(), s.pool, ids)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	byID := make(map[uuid.UUID]webhooks.Owner, len(owners))
+	for _, o := range owners {
+		byID[o.ID] = o
+	}
+	httpx.WriteJSON(w, http.StatusOK, api.DeadLetters{Dead: each(dead, func(d outbox.DeadDelivery) api.DeadDelivery {
+		return toDeadDelivery(d, byID)
+	})})
+}
+
+// endpointRef is how the webhook subscriber's errors name an endpoint
+// (consumers.Webhook: "endpoint <id>: status 404 Not Found; ...").
+var endpointRef = regexp.MustCompile(`endpoint ([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})`)
+
+// endpointsNamed are the endpoint ids d's last error names, in its order,
+// each once; none for a delivery of another subscriber than the webhook's.
+func endpointsNamed(d outbox.DeadDelivery) []uuid.UUID {
+	if d.Subscriber != events.SubscriberWebhook {
+		return nil
+	}
+	var ids []uuid.UUID
+	for _, m := range endpointRef.FindAllStringSubmatch(d.LastError, -1) {
+		if id, err := uuid.Parse(m[1]); err == nil && !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
 
 // ReplayDeadLetters (POST an api.DeadFilter: at least one selector, or

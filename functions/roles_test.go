@@ -3,6 +3,7 @@ package functions
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/learning"
+	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
 )
 
 // TestRoleMatrix calls every function as every role: the resource's owner,
@@ -28,6 +30,16 @@ func TestRoleMatrix(t *testing.T) {
 	_, err := f.pool.Exec(ctx, "UPDATE outbox_deliveries SET state = 'dead', finished_at = now() WHERE id = (SELECT min(id) FROM outbox_deliveries)")
 	require.NoError(t, err)
 
+	// A second learner, whom the class chores' rows rename and remove: they
+	// join the class when those rows start (each body is built before the
+	// database is fingerprinted), after CreateAssignment's row, which
+	// expects every learner of the class to have its deck already.
+	extra := pgtest.User(t, f.pool, "extra@example.com", "extra@example.com", "learner", "UTC")
+	member := func() string {
+		_, err := f.pool.Exec(ctx, "INSERT INTO class_members (class_id, learner_id) VALUES ($1, $2) ON CONFLICT DO NOTHING", class, extra)
+		require.NoError(t, err)
+		return `{"class_id":"` + class.String() + `","learner_id":"` + extra.String() + `"}`
+	}
 	roles := map[string]uuid.UUID{"learner": f.learner, "foreign learner": f.otherLearner, "teacher": f.teacher,
 		"foreign teacher": f.otherTeacher, "operator": op, "anonymous": uuid.Nil}
 	const ok, no, gone, anon = 200, 404, 404, 401
@@ -89,10 +101,23 @@ func TestRoleMatrix(t *testing.T) {
 			map[string]int{"learner": no, "foreign learner": no, "teacher": no, "foreign teacher": no, "operator": ok}},
 		{"SkipDeadLetters", http.MethodPost, "/", func() string { return `{"all":true,"reason":"test"}` },
 			map[string]int{"learner": no, "foreign learner": no, "teacher": no, "foreign teacher": no, "operator": ok}},
+		{"SetLearnerName", http.MethodPost, "/", func() string {
+			return strings.TrimSuffix(member(), "}") + `,"display_name":"Extra"}`
+		}, map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": gone, "operator": no}},
+		{"UpdateClass", http.MethodPost, "/", func() string { return `{"class_id":"` + class.String() + `","name":"A, renamed"}` },
+			map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": gone, "operator": no}},
+		{"NewJoinCode", http.MethodPost, "/", func() string { return `{"class_id":"` + class.String() + `"}` },
+			map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": gone, "operator": no}},
+		{"RemoveLearner", http.MethodPost, "/", member, // the teacher's removal is the last: then the learner is gone
+			map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": gone, "operator": no}},
 	} {
 		covered[c.name] = true
 		t.Run(c.name, func(t *testing.T) {
-			for role, who := range roles {
+			// The teacher last: a removal (or any write) it makes cannot
+			// turn another role's denial into a different one.
+			order := slices.DeleteFunc(slices.Sorted(maps.Keys(roles)), func(r string) bool { return r == "teacher" })
+			for _, role := range append(order, "teacher") {
+				who := roles[role]
 				body := ""
 				if c.body != nil {
 					body = c.body()
@@ -129,6 +154,8 @@ func (f fixture) writes(t *testing.T) string {
 		(SELECT string_agg(concat(class_id, deck_id, desired_retention), ' ' ORDER BY class_id, deck_id) FROM class_decks),
 		(SELECT count(*) FROM outbox_audit), (SELECT count(*) FROM idempotency_keys),
 		(SELECT string_agg(secret, ' ' ORDER BY id) FROM webhook_endpoints),
+		(SELECT string_agg(concat(name, archived_at, join_code), ' ' ORDER BY id) FROM classes),
+		(SELECT string_agg(concat(learner_id, display_name), ' ' ORDER BY class_id, learner_id) FROM class_members),
 		(SELECT string_agg(state || attempts, ' ' ORDER BY id) FROM outbox_deliveries))`).Scan(&s))
 	return s
 }
@@ -152,7 +179,8 @@ func TestCallerIsCheckedBeforeTheRequest(t *testing.T) {
 		"GetSchedule": reads, "GetProgress": reads,
 		"RegisterWebhookEndpoint": webhooks, "ListWebhookEndpoints": webhooks, "RotateWebhookSecret": webhooks,
 		"EnableWebhookEndpoint": webhooks, "DeleteWebhookEndpoint": webhooks,
-		"OutboxHealth": outbox, "ListDeadLetters": outbox, "ReplayDeadLetters": outbox, "SkipDeadLetters": outbox}
+		"OutboxHealth": outbox, "ListDeadLetters": outbox, "ReplayDeadLetters": outbox, "SkipDeadLetters": outbox,
+		"RemoveLearner": {teacher}, "UpdateClass": {teacher}, "NewJoinCode": {teacher}, "SetLearnerName": {teacher}}
 	for name, fn := range Functions {
 		require.Contains(t, allowed, name)
 		method := http.MethodPost

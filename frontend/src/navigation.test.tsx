@@ -95,6 +95,7 @@ describe("navigation from Me", () => {
       name: "Evening B",
       join_code: "K7QX2M",
       created_at: "2026-03-02T09:00:00Z",
+      archived_at: null,
       members: [],
       decks: [],
     } satisfies components["schemas"]["Class"];

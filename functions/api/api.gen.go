@@ -129,13 +129,39 @@ func (e Role) Valid() bool {
 	}
 }
 
+// Defines values for WebhookHealthState.
+const (
+	Disabled WebhookHealthState = "disabled"
+	Failing  WebhookHealthState = "failing"
+	Healthy  WebhookHealthState = "healthy"
+	Unused   WebhookHealthState = "unused"
+)
+
+// Valid indicates whether the value is a known member of the WebhookHealthState enum.
+func (e WebhookHealthState) Valid() bool {
+	switch e {
+	case Disabled:
+		return true
+	case Failing:
+		return true
+	case Healthy:
+		return true
+	case Unused:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WebhookTopic.
 const (
 	AssignmentCompleted      WebhookTopic = "assignment.completed"
 	AssignmentCreated        WebhookTopic = "assignment.created"
+	ClassUpdated             WebhookTopic = "class.updated"
 	DeckRetentionChanged     WebhookTopic = "deck.retention_changed"
 	LearnerEnrolled          WebhookTopic = "learner.enrolled"
 	LearnerParametersChanged WebhookTopic = "learner.parameters_changed"
+	LearnerRemoved           WebhookTopic = "learner.removed"
 )
 
 // Valid indicates whether the value is a known member of the WebhookTopic enum.
@@ -145,11 +171,15 @@ func (e WebhookTopic) Valid() bool {
 		return true
 	case AssignmentCreated:
 		return true
+	case ClassUpdated:
+		return true
 	case DeckRetentionChanged:
 		return true
 	case LearnerEnrolled:
 		return true
 	case LearnerParametersChanged:
+		return true
+	case LearnerRemoved:
 		return true
 	default:
 		return false
@@ -215,7 +245,9 @@ type CardView struct {
 
 // Class defines model for Class.
 type Class struct {
-	CreatedAt time.Time `json:"created_at"`
+	// ArchivedAt When the class was put in the archive (UpdateClass); null when it is not archived.
+	ArchivedAt *time.Time `json:"archived_at"`
+	CreatedAt  time.Time  `json:"created_at"`
 
 	// Decks The decks assigned to the class (as GetClassProgress's decks), by due date, then title.
 	Decks []ClassDeck        `json:"decks"`
@@ -277,6 +309,10 @@ type ClassList struct {
 
 // ClassMember defines model for ClassMember.
 type ClassMember struct {
+	// AccountName The learner's account's name (the email's local part when added without one).
+	AccountName string `json:"account_name"`
+
+	// DisplayName The name the class shows: the teacher's (SetLearnerName), else account_name.
 	DisplayName string             `json:"display_name"`
 	Email       string             `json:"email"`
 	JoinedAt    time.Time          `json:"joined_at"`
@@ -285,7 +321,8 @@ type ClassMember struct {
 
 // ClassProgress defines model for ClassProgress.
 type ClassProgress struct {
-	ClassId openapi_types.UUID `json:"class_id"`
+	ArchivedAt *time.Time         `json:"archived_at"`
+	ClassId    openapi_types.UUID `json:"class_id"`
 
 	// Decks The decks assigned to the class itself, by due date: its learners get them, and so do those who join before the due date; listed even when nobody has joined yet.
 	Decks []ClassDeck `json:"decks"`
@@ -319,9 +356,24 @@ type ClassProgressCell struct {
 
 // ClassProgressRow defines model for ClassProgressRow.
 type ClassProgressRow struct {
+	// Assignments By due date, then deck title.
 	Assignments []ClassProgressCell `json:"assignments"`
-	DisplayName string              `json:"display_name"`
-	LearnerId   openapi_types.UUID  `json:"learner_id"`
+
+	// DisplayName The name the class shows (SetLearnerName, else the account's).
+	DisplayName string             `json:"display_name"`
+	LearnerId   openapi_types.UUID `json:"learner_id"`
+
+	// Timezone The learner's IANA time zone: last_study_day is a study day in it.
+	Timezone string `json:"timezone"`
+}
+
+// ClassState A class's own fields, without its members and decks (ListClasses has them).
+type ClassState struct {
+	ArchivedAt *time.Time         `json:"archived_at"`
+	CreatedAt  time.Time          `json:"created_at"`
+	Id         openapi_types.UUID `json:"id"`
+	JoinCode   *string            `json:"join_code"`
+	Name       string             `json:"name"`
 }
 
 // DeadDelivery defines model for DeadDelivery.
@@ -329,15 +381,26 @@ type DeadDelivery struct {
 	Attempts int `json:"attempts"`
 
 	// Blocking later deliveries of the same ordered key held back by this one
-	Blocking    int                `json:"blocking"`
-	CreatedAt   time.Time          `json:"created_at"`
-	DeadAt      time.Time          `json:"dead_at"`
+	Blocking  int       `json:"blocking"`
+	CreatedAt time.Time `json:"created_at"`
+	DeadAt    time.Time `json:"dead_at"`
+
+	// Endpoints The webhook endpoints its last error names by id, with their URLs and teachers (a deleted one is left out); empty for another subscriber's delivery.
+	Endpoints   []DeadEndpoint     `json:"endpoints"`
 	EventId     openapi_types.UUID `json:"event_id"`
 	Id          int64              `json:"id"`
 	LastError   string             `json:"last_error"`
 	OrderingKey string             `json:"ordering_key"`
 	Subscriber  string             `json:"subscriber"`
 	Topic       string             `json:"topic"`
+}
+
+// DeadEndpoint defines model for DeadEndpoint.
+type DeadEndpoint struct {
+	Id           openapi_types.UUID `json:"id"`
+	TeacherEmail string             `json:"teacher_email"`
+	TeacherName  string             `json:"teacher_name"`
+	Url          string             `json:"url"`
 }
 
 // DeadLetters defines model for DeadLetters.
@@ -524,6 +587,14 @@ type Invitation struct {
 // InvitationStatus defines model for Invitation.Status.
 type InvitationStatus string
 
+// LearnerRemoval defines model for LearnerRemoval.
+type LearnerRemoval struct {
+	// Assignments The assignments the class had given the learner, deleted with their progress.
+	Assignments []openapi_types.UUID `json:"assignments"`
+	ClassId     openapi_types.UUID   `json:"class_id"`
+	LearnerId   openapi_types.UUID   `json:"learner_id"`
+}
+
 // Me defines model for Me.
 type Me struct {
 	// Classes The classes the caller is a learner in, by join date.
@@ -625,7 +696,7 @@ type ProgressCounts struct {
 	CardsSeen    int `json:"cards_seen"`
 	CardsTotal   int `json:"cards_total"`
 
-	// LastStudyDay The learner's last study day with a review of the assignment; null before the first.
+	// LastStudyDay The learner's last study day with a review of the assignment, a day in the learner's time zone (the row's timezone), not the teacher's; null before the first.
 	LastStudyDay *string `json:"last_study_day"`
 	Reviews      int     `json:"reviews"`
 
@@ -713,10 +784,13 @@ type UndoResult struct {
 
 // WebhookEndpoint defines model for WebhookEndpoint.
 type WebhookEndpoint struct {
-	CreatedAt      time.Time          `json:"created_at"`
-	DisabledAt     *time.Time         `json:"disabled_at"`
-	DisabledReason *string            `json:"disabled_reason"`
-	Id             openapi_types.UUID `json:"id"`
+	CreatedAt      time.Time  `json:"created_at"`
+	DisabledAt     *time.Time `json:"disabled_at"`
+	DisabledReason *string    `json:"disabled_reason"`
+
+	// Health What its deliveries say of it; only ListWebhookEndpoints answers it.
+	Health *WebhookHealth     `json:"health,omitempty"`
+	Id     openapi_types.UUID `json:"id"`
 
 	// PreviousSecretExpiresAt until when the secret replaced by the last rotation still signs deliveries, beside the new one
 	PreviousSecretExpiresAt *time.Time `json:"previous_secret_expires_at"`
@@ -731,6 +805,27 @@ type WebhookEndpoint struct {
 type WebhookEndpointList struct {
 	Endpoints []WebhookEndpoint `json:"endpoints"`
 }
+
+// WebhookHealth Read from the endpoint's answers (2xx accepted, 4xx rejected). A 5xx, a timeout or a network error is retried by the outbox and, after its last attempt, is an operator's dead letter; it is not counted here.
+type WebhookHealth struct {
+	// Action What to do about it, one sentence; empty when nothing is to be done.
+	Action string `json:"action"`
+
+	// FailuresInRow Rejections since the latest 2xx, counted up to 100.
+	FailuresInRow  int        `json:"failures_in_row"`
+	LastAcceptedAt *time.Time `json:"last_accepted_at"`
+	LastDeliveryAt *time.Time `json:"last_delivery_at"`
+
+	// LastError The latest rejection, as "status 404 Not Found".
+	LastError   *string    `json:"last_error"`
+	LastErrorAt *time.Time `json:"last_error_at"`
+
+	// State unused: nothing sent yet; healthy: the latest answer was a 2xx; failing: every answer since the last 2xx (or all) was a 4xx; disabled: it receives nothing (its receiver answered 410 Gone, or a duplicate).
+	State WebhookHealthState `json:"state"`
+}
+
+// WebhookHealthState unused: nothing sent yet; healthy: the latest answer was a 2xx; failing: every answer since the last 2xx (or all) was a 4xx; disabled: it receives nothing (its receiver answered 410 Gone, or a duplicate).
+type WebhookHealthState string
 
 // WebhookTopic defines model for WebhookTopic.
 type WebhookTopic string
@@ -906,17 +1001,44 @@ type ListDeadLettersParams struct {
 	Limit *int       `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
+// NewJoinCodeJSONBody defines parameters for NewJoinCode.
+type NewJoinCodeJSONBody struct {
+	// ClassId One of the caller's classes.
+	ClassId string `json:"class_id" validate:"required,uuid"`
+}
+
+// NewJoinCodeParams defines parameters for NewJoinCode.
+type NewJoinCodeParams struct {
+	// IdempotencyKey Makes the write safe to retry; a retry with the same key and body gets the first response back.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // RegisterWebhookEndpointJSONBody defines parameters for RegisterWebhookEndpoint.
 type RegisterWebhookEndpointJSONBody struct {
 	// Url https:// to a public host; non-ASCII in the path and query percent-encoded; a host name in another script is stored and answered in its punycode (xn--) form; a control, format or separator character anywhere is refused with a reason that names it (U+202E RIGHT-TO-LEFT OVERRIDE)
 	Url string `json:"url" validate:"required,max=2000,singleline"`
 
 	// Topics The topics to receive. Left out, every topic; an empty list or null is a 400.
-	Topics []string `json:"topics" validate:"max=10,unique,dive,oneof=learner.enrolled assignment.created assignment.completed learner.parameters_changed deck.retention_changed"`
+	Topics []string `json:"topics" validate:"max=10,unique,dive,oneof=learner.enrolled assignment.created assignment.completed learner.parameters_changed deck.retention_changed learner.removed class.updated"`
 }
 
 // RegisterWebhookEndpointParams defines parameters for RegisterWebhookEndpoint.
 type RegisterWebhookEndpointParams struct {
+	// IdempotencyKey Makes the write safe to retry; a retry with the same key and body gets the first response back.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// RemoveLearnerJSONBody defines parameters for RemoveLearner.
+type RemoveLearnerJSONBody struct {
+	// ClassId One of the caller's classes.
+	ClassId string `json:"class_id" validate:"required,uuid"`
+
+	// LearnerId A learner of the class.
+	LearnerId string `json:"learner_id" validate:"required,uuid"`
+}
+
+// RemoveLearnerParams defines parameters for RemoveLearner.
+type RemoveLearnerParams struct {
 	// IdempotencyKey Makes the write safe to retry; a retry with the same key and body gets the first response back.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
@@ -970,6 +1092,24 @@ type SetDeckRetentionJSONBody struct {
 
 // SetDeckRetentionParams defines parameters for SetDeckRetention.
 type SetDeckRetentionParams struct {
+	// IdempotencyKey Makes the write safe to retry; a retry with the same key and body gets the first response back.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// SetLearnerNameJSONBody defines parameters for SetLearnerName.
+type SetLearnerNameJSONBody struct {
+	// ClassId One of the caller's classes.
+	ClassId string `json:"class_id" validate:"required,uuid"`
+
+	// LearnerId A learner of the class.
+	LearnerId string `json:"learner_id" validate:"required,uuid"`
+
+	// DisplayName One line. Left out, the account's name.
+	DisplayName string `json:"display_name" validate:"max=200,singleline"`
+}
+
+// SetLearnerNameParams defines parameters for SetLearnerName.
+type SetLearnerNameParams struct {
 	// IdempotencyKey Makes the write safe to retry; a retry with the same key and body gets the first response back.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
@@ -1039,6 +1179,24 @@ type UndoReviewParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// UpdateClassJSONBody defines parameters for UpdateClass.
+type UpdateClassJSONBody struct {
+	// ClassId One of the caller's classes.
+	ClassId string `json:"class_id" validate:"required,uuid"`
+
+	// Name The new name, one line. Left out, the name stays.
+	Name string `json:"name" validate:"max=200,singleline"`
+
+	// Archived true puts the class in the archive, false takes it out. Left out, it stays as it is.
+	Archived *bool `json:"archived,omitempty"`
+}
+
+// UpdateClassParams defines parameters for UpdateClass.
+type UpdateClassParams struct {
+	// IdempotencyKey Makes the write safe to retry; a retry with the same key and body gets the first response back.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // CreateAssignmentJSONRequestBody defines body for CreateAssignment for application/json ContentType.
 type CreateAssignmentJSONRequestBody CreateAssignmentJSONBody
 
@@ -1054,8 +1212,14 @@ type EnableWebhookEndpointJSONRequestBody EnableWebhookEndpointJSONBody
 // EnrollLearnerJSONRequestBody defines body for EnrollLearner for application/json ContentType.
 type EnrollLearnerJSONRequestBody EnrollLearnerJSONBody
 
+// NewJoinCodeJSONRequestBody defines body for NewJoinCode for application/json ContentType.
+type NewJoinCodeJSONRequestBody NewJoinCodeJSONBody
+
 // RegisterWebhookEndpointJSONRequestBody defines body for RegisterWebhookEndpoint for application/json ContentType.
 type RegisterWebhookEndpointJSONRequestBody RegisterWebhookEndpointJSONBody
+
+// RemoveLearnerJSONRequestBody defines body for RemoveLearner for application/json ContentType.
+type RemoveLearnerJSONRequestBody RemoveLearnerJSONBody
 
 // ReplayDeadLettersJSONRequestBody defines body for ReplayDeadLetters for application/json ContentType.
 type ReplayDeadLettersJSONRequestBody ReplayDeadLettersJSONBody
@@ -1065,6 +1229,9 @@ type RotateWebhookSecretJSONRequestBody RotateWebhookSecretJSONBody
 
 // SetDeckRetentionJSONRequestBody defines body for SetDeckRetention for application/json ContentType.
 type SetDeckRetentionJSONRequestBody SetDeckRetentionJSONBody
+
+// SetLearnerNameJSONRequestBody defines body for SetLearnerName for application/json ContentType.
+type SetLearnerNameJSONRequestBody SetLearnerNameJSONBody
 
 // SkipDeadLettersJSONRequestBody defines body for SkipDeadLetters for application/json ContentType.
 type SkipDeadLettersJSONRequestBody SkipDeadLettersJSONBody
@@ -1077,3 +1244,6 @@ type SubmitReviewJSONRequestBody SubmitReviewJSONBody
 
 // UndoReviewJSONRequestBody defines body for UndoReview for application/json ContentType.
 type UndoReviewJSONRequestBody UndoReviewJSONBody
+
+// UpdateClassJSONRequestBody defines body for UpdateClass for application/json ContentType.
+type UpdateClassJSONRequestBody UpdateClassJSONBody

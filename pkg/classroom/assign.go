@@ -90,6 +90,18 @@ func (c ClassAssignment) Assigned() int {
 	return n
 }
 
+// EndOfDay is the due time of an assignment due on t's calendar day in
+// loc (the teacher's zone): the last second of that day there, 23:59:59
+// local, as the teacher's assignment form sends it
+// (frontend/src/features/teacher/assign.ts, endOfDay), so that every
+// assignment, the seed's and the demo's too, shows 11:59 PM to its teacher.
+// On a day that skips or repeats 23:59:59 (a zone's change of offset at
+// midnight) it is time.Date's normalisation of that wall time.
+func EndOfDay(t time.Time, loc *time.Location) time.Time {
+	y, m, d := t.In(loc).Date()
+	return time.Date(y, m, d, 23, 59, 59, 0, loc)
+}
+
 // CheckDue returns ErrDueOutOfRange unless due is after now and at most
 // MaxDueDays (calendar days) after it.
 func CheckDue(due, now time.Time) error {
@@ -120,7 +132,8 @@ func CheckDue(due, now time.Time) error {
 // (StatusAlreadyAssigned), the answer's DueAt is the due date kept: the
 // class's, or with req.LearnerID that learner's assignment's. Errors:
 // ErrDueOutOfRange (CheckDue), ErrClassNotFound when the class is not the
-// teacher's, ErrDeckNotFound, ErrDeckArchived (an archived own deck: take
+// teacher's, ErrClassArchived (an archived class takes no deck),
+// ErrDeckNotFound, ErrDeckArchived (an archived own deck: take
 // it out of the archive first), ErrLearnerNotFound when req.LearnerID is
 // not a learner of the class.
 func (c Classroom) Assign(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, req AssignRequest) (ClassAssignment, events.Batch, error) {
@@ -129,12 +142,12 @@ func (c Classroom) Assign(ctx context.Context, tx pgx.Tx, teacherID uuid.UUID, r
 		return ClassAssignment{}, events.Batch{}, err
 	}
 	q := store.On(tx)
-	_, err := q.LockTeachersClass(ctx, req.ClassID, teacherID)
-	if errors.Is(err, store.ErrNotFound) {
-		return ClassAssignment{}, events.Batch{}, ErrClassNotFound
-	}
+	archivedClass, err := lockClass(ctx, q, teacherID, req.ClassID)
 	if err != nil {
-		return ClassAssignment{}, events.Batch{}, fmt.Errorf("lock class: %w", err)
+		return ClassAssignment{}, events.Batch{}, err
+	}
+	if archivedClass {
+		return ClassAssignment{}, events.Batch{}, ErrClassArchived
 	}
 	// Before the deck's entries are read: an edit of the deck in progress
 	// finishes first (pkg/decks), or waits for this assignment.

@@ -25,16 +25,23 @@ type Class struct {
 	// for a class made before join codes existed.
 	JoinCode  *string
 	CreatedAt time.Time
-	Members   []Member
+	// ArchivedAt is when the class was put in the archive (UpdateClass);
+	// null when it is not archived.
+	ArchivedAt *time.Time
+	Members    []Member
 	// Decks are the decks assigned to the class, as ClassProgress.Decks:
 	// by due date, then title.
 	Decks []ClassDeck
 }
 
-// Member is a learner of a class.
+// Member is a learner of a class. DisplayName is the name the class
+// shows: the one its teacher gave (SetLearnerName), else AccountName, the
+// learner's account's (the email's local part when they were added
+// without a name).
 type Member struct {
 	LearnerID   uuid.UUID
 	DisplayName string
+	AccountName string
 	Email       string
 	JoinedAt    time.Time
 }
@@ -101,8 +108,8 @@ func (c Classroom) CreateClass(ctx context.Context, tx pgx.Tx, teacherID uuid.UU
 	return Class{}, fmt.Errorf("create class: %d join codes in a row were taken", joinCodeTries)
 }
 
-// ListClasses answers teacherID's classes, oldest first, each with its
-// members by name and its decks (ClassDeck) by due date, then title.
+// ListClasses answers teacherID's classes, oldest first (archived ones
+// too, with ArchivedAt), each with its members by name and its decks (ClassDeck) by due date, then title.
 func ListClasses(ctx context.Context, db store.DBTX, teacherID uuid.UUID) ([]Class, error) {
 	q := store.On(db)
 	rows, err := q.TeachersClasses(ctx, teacherID)
@@ -120,14 +127,16 @@ func ListClasses(ctx context.Context, db store.DBTX, teacherID uuid.UUID) ([]Cla
 	out := make([]Class, 0, len(rows))
 	byID := map[uuid.UUID]*Class{}
 	for _, r := range rows {
-		out = append(out, Class{ID: r.ID, Name: r.Name, JoinCode: r.JoinCode, CreatedAt: r.CreatedAt, Members: []Member{}, Decks: []ClassDeck{}})
+		out = append(out, Class{ID: r.ID, Name: r.Name, JoinCode: r.JoinCode, CreatedAt: r.CreatedAt, ArchivedAt: r.ArchivedAt,
+			Members: []Member{}, Decks: []ClassDeck{}})
 	}
 	for i := range out {
 		byID[out[i].ID] = &out[i]
 	}
 	for _, m := range members { // outside one snapshot a class may be newer than rows
 		if c := byID[m.ClassID]; c != nil {
-			c.Members = append(c.Members, Member{LearnerID: m.ID, DisplayName: m.DisplayName, Email: m.Email, JoinedAt: m.JoinedAt})
+			c.Members = append(c.Members, Member{LearnerID: m.ID, DisplayName: m.DisplayName, AccountName: m.AccountName,
+				Email: m.Email, JoinedAt: m.JoinedAt})
 		}
 	}
 	for _, d := range decks {
@@ -136,6 +145,19 @@ func ListClasses(ctx context.Context, db store.DBTX, teacherID uuid.UUID) ([]Cla
 		}
 	}
 	return out, nil
+}
+
+// MemberOf answers learnerID as a member of classID (by the name the
+// class gives them). Errors: ErrLearnerNotFound when they are not in it.
+func MemberOf(ctx context.Context, db store.DBTX, classID, learnerID uuid.UUID) (Member, error) {
+	m, err := store.On(db).ClassMember(ctx, classID, learnerID)
+	if errors.Is(err, store.ErrNotFound) {
+		return Member{}, ErrLearnerNotFound
+	}
+	if err != nil {
+		return Member{}, fmt.Errorf("load member: %w", err)
+	}
+	return Member{LearnerID: m.ID, DisplayName: m.DisplayName, AccountName: m.AccountName, Email: m.Email, JoinedAt: m.JoinedAt}, nil
 }
 
 // classDeck is the answer's form of a class_decks row: its times in UTC.

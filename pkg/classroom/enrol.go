@@ -84,7 +84,9 @@ type Outcome struct {
 // deck's row, store.LockDeckForCards), so the learner gets each of its
 // entries' cards once, from the edit or from the enrolment. Errors: ErrClassNotFound (also for an actor of
 // another role), ErrTeacherCannotJoin (a join code given by a teacher),
-// ErrEmailOfTeacher (a teacher's email), ErrEmailLookalike (a new
+// ErrClassArchived (a teacher's enrolment into an archived class; its join
+// code finds no class: ErrClassNotFound), ErrEmailOfTeacher (a teacher's
+// email), ErrEmailLookalike (a new
 // account's email that looks like another's, see refuseLookalike),
 // ErrAlreadyEnrolled,
 // ErrAccountExists (a newcomer's, see AddAccount).
@@ -133,8 +135,9 @@ type enrolClass struct {
 	name          string
 }
 
-// findClass is the class req names: by join code for a learner, by id
-// among the actor's classes for a teacher.
+// findClass is the class req names: by join code for a learner (an
+// archived class's code finds none), by id among the actor's classes for a
+// teacher (ErrClassArchived for an archived one).
 func findClass(ctx context.Context, classes *store.Queries, actor Actor, req EnrolRequest) (c enrolClass, err error) {
 	switch {
 	case req.JoinCode != "" && actor.Role == account.Learner:
@@ -145,7 +148,12 @@ func findClass(ctx context.Context, classes *store.Queries, actor Actor, req Enr
 		return enrolClass{}, ErrTeacherCannotJoin // before the code is looked up: no probing
 	case req.JoinCode == "" && actor.Role == account.Teacher:
 		c = enrolClass{id: req.ClassID, teacherID: actor.ID}
-		c.name, err = classes.TeachersClassName(ctx, req.ClassID, actor.ID)
+		var row store.TeachersClassNameRow
+		row, err = classes.TeachersClassName(ctx, req.ClassID, actor.ID)
+		c.name = row.Name
+		if err == nil && row.ArchivedAt != nil {
+			return enrolClass{}, ErrClassArchived
+		}
 	default:
 		err = store.ErrNotFound
 	}

@@ -27,6 +27,10 @@ var (
 	// ErrAlreadyAssigned: the class has already given the deck to the
 	// learner (an outcome of Assign per learner, not an error it returns).
 	ErrAlreadyAssigned = errors.New("the deck is already assigned to this learner in this class")
+	// ErrClassArchived: the class is archived (UpdateClass): it takes no new
+	// learner and no new deck, and has no join code to renew, until it is
+	// taken out of the archive.
+	ErrClassArchived = errors.New("this class is archived; take it out of the archive to add learners or decks")
 	// ErrDueOutOfRange: a due date that is not in the future, or more than
 	// MaxDueDays ahead (CheckDue).
 	ErrDueOutOfRange = errors.New("the due date must be in the future and within 366 days")

@@ -21,6 +21,9 @@ const HardestWordsShown = 10
 type ClassProgress struct {
 	ClassID uuid.UUID
 	Name    string
+	// ArchivedAt is when the class was put in the archive; null when it
+	// is not archived.
+	ArchivedAt *time.Time
 	// Now is the instant CardsDue counts at.
 	Now time.Time
 	// Decks are the decks assigned to the class itself, which its learners
@@ -46,11 +49,15 @@ type ClassDeck struct {
 	DesiredRetention float64
 }
 
-// LearnerProgress is one row of the grid: a member and the class's
-// assignments to them, by deck title.
+// LearnerProgress is one row of the grid: a member, by the name the class
+// gives them (SetLearnerName, else their account's), and the class's
+// assignments to them, by due date, then deck title (the grid's columns).
 type LearnerProgress struct {
 	LearnerID   uuid.UUID
 	DisplayName string
+	// Timezone is the learner's (IANA): their study days, such as
+	// Progress.LastStudyDay, are days in it (learning.StudyDay).
+	Timezone    string
 	Assignments []AssignmentProgress
 }
 
@@ -75,9 +82,10 @@ type Progress struct {
 	CardsSeen    int
 	CardsLearned int
 	Reviews      int
-	// LastStudyDay is the last study day (YYYY-MM-DD, the learner's, see
-	// learning.StudyDay) with a review of the assignment; null before the
-	// first.
+	// LastStudyDay is the last study day (YYYY-MM-DD) with a review of the
+	// assignment: the learner's study day in their zone
+	// (LearnerProgress.Timezone, see learning.StudyDay), not the teacher's;
+	// null before the first.
 	LastStudyDay *string
 	// UpdatedAt is when the projection last changed this row.
 	UpdatedAt time.Time
@@ -102,14 +110,14 @@ type HardWord struct {
 // Errors: ErrClassNotFound when the class is not the teacher's.
 func ClassProgressOf(ctx context.Context, db store.DBTX, teacherID, classID uuid.UUID, now time.Time) (ClassProgress, error) {
 	q := store.On(db)
-	name, err := q.TeachersClassName(ctx, classID, teacherID)
+	class, err := q.TeachersClassName(ctx, classID, teacherID)
 	if errors.Is(err, store.ErrNotFound) {
 		return ClassProgress{}, ErrClassNotFound
 	}
 	if err != nil {
 		return ClassProgress{}, fmt.Errorf("load class: %w", err)
 	}
-	out := ClassProgress{ClassID: classID, Name: name, Now: now, Learners: []LearnerProgress{}}
+	out := ClassProgress{ClassID: classID, Name: class.Name, ArchivedAt: class.ArchivedAt, Now: now, Learners: []LearnerProgress{}}
 	if out.Learners, out.ProgressUpdatedAt, err = grid(ctx, q, classID, now); err != nil {
 		return ClassProgress{}, err
 	}
@@ -171,7 +179,7 @@ func grid(ctx context.Context, q *store.Queries, classID uuid.UUID, now time.Tim
 	}
 	rows := make([]LearnerProgress, 0, len(members))
 	for _, m := range members {
-		row := LearnerProgress{LearnerID: m.ID, DisplayName: m.DisplayName, Assignments: byLearner[m.ID]}
+		row := LearnerProgress{LearnerID: m.ID, DisplayName: m.DisplayName, Timezone: m.Timezone, Assignments: byLearner[m.ID]}
 		if row.Assignments == nil {
 			row.Assignments = []AssignmentProgress{}
 		}

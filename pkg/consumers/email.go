@@ -128,12 +128,15 @@ func (e *Email) sendOnce(ctx context.Context, d outbox.Delivery, compose func() 
 
 // assignment sends the email about the assignment for the delivery's topic
 // and subscriber; a reminder.due_soon for remindFor is not sent once the
-// assignment is complete or its due date changed.
+// assignment is complete or its due date changed. Nothing is sent about an
+// assignment that no longer exists: its learner was removed from its class
+// (classroom.RemoveLearner deletes the class's assignments to them), and a
+// reminder queued days ahead must not become a dead letter.
 func (e *Email) assignment(ctx context.Context, d outbox.Delivery, assignmentID uuid.UUID, remindFor time.Time) error {
 	return e.sendOnce(ctx, d, func() (*mail.Message, error) {
 		a, err := store.On(e.pool).AssignmentMail(ctx, int16(learning.Review), assignmentID)
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, outbox.Permanent(fmt.Errorf("assignment %s no longer exists", assignmentID))
+			return nil, nil // the learner left the class with it
 		}
 		if err != nil {
 			return nil, fmt.Errorf("load assignment %s: %w", assignmentID, err)

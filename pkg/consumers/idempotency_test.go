@@ -49,6 +49,10 @@ func TestEverySubscriberTakesEffectOnce(t *testing.T) {
 				events.LearnerParametersChanged: events.LearnerParametersChangedPayload{LearnerID: b.learner.ID,
 					TeacherIDs: []uuid.UUID{seed.TeacherID}, FitID: 1, ParametersID: 1, Reviews: 900, LogLoss: 0.31, RMSEBins: 0.04,
 					PreviousLogLoss: 0.33, PreviousRMSEBins: 0.07, OptimizerVersion: "test", FittedAt: time.Now()},
+				events.LearnerRemoved: events.LearnerRemovedPayload{ClassLearner: events.ClassLearner{ClassID: seed.ClassID,
+					LearnerID: b.learner.ID, TeacherID: seed.TeacherID}, Assignments: []uuid.UUID{b.assignment}},
+				events.ClassUpdated: events.ClassUpdatedPayload{ClassID: seed.ClassID, TeacherID: seed.TeacherID, Name: "Demo class",
+					Changes: []string{events.ClassChangeName}},
 				events.DeckRetentionChanged: events.DeckRetentionChangedPayload{ClassID: seed.ClassID, DeckID: uuid.New(),
 					TeacherID: seed.TeacherID, DesiredRetention: 0.85, PreviousRetention: 0.9},
 			}

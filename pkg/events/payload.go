@@ -63,6 +63,12 @@ func (DeckRetentionChangedPayload) Topic() string { return DeckRetentionChanged 
 // Topic returns LearnerParametersChanged.
 func (LearnerParametersChangedPayload) Topic() string { return LearnerParametersChanged }
 
+// Topic returns LearnerRemoved.
+func (LearnerRemovedPayload) Topic() string { return LearnerRemoved }
+
+// Topic returns ClassUpdated.
+func (ClassUpdatedPayload) Topic() string { return ClassUpdated }
+
 // ErrWrongTopic: Decode was asked for a payload type that is not the
 // event's topic's.
 var ErrWrongTopic = errors.New("events: payload type of another topic")

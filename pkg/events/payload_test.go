@@ -117,6 +117,14 @@ var storedPayloads = []struct {
 		FitID: 3, ParametersID: 2, PreviousParametersID: ptr(int64(1)), Reviews: 1840, LogLoss: 0.3012, RMSEBins: 0.0413,
 		PreviousLogLoss: 0.3321, PreviousRMSEBins: 0.0688, OptimizerVersion: "fsrs-rs-6.5/1",
 		FittedAt: at("2026-12-01T22:40:00.123456Z")}},
+	{"learner.removed/5468d83.json", decodeAs[LearnerRemovedPayload], LearnerRemovedPayload{
+		ClassLearner: ClassLearner{ClassID: id("00000000-0000-4000-8000-0000000000c1"),
+			LearnerID: id("00000000-0000-4000-8000-000000000002"), TeacherID: id("00000000-0000-4000-8000-00000000000a")},
+		Assignments: []uuid.UUID{id("5b1f3c1e-8d2a-4a49-9d3e-2f0e6c7b9a10")}}},
+	{"class.updated/5468d83.json", decodeAs[ClassUpdatedPayload], ClassUpdatedPayload{
+		ClassID: id("00000000-0000-4000-8000-0000000000c1"), TeacherID: id("00000000-0000-4000-8000-00000000000a"),
+		Name: "Demo class, spring", ArchivedAt: ptr(at("2026-12-02T06:40:12.345678+00:00")),
+		Changes: []string{ClassChangeName, ClassChangeArchived}}},
 	{"deck.retention_changed/5468d83.json", decodeAs[DeckRetentionChangedPayload], DeckRetentionChangedPayload{
 		ClassID: id("3f0c2a7e-5b8d-4c1e-9a6f-2d4b7e8c1a90"), DeckID: id("8dbccb36-3f24-4de6-b811-1558dc6b4cdc"),
 		TeacherID: id("b817b3fd-2053-4d22-8a91-a744ab0db37d"), DesiredRetention: 0.85, PreviousRetention: 0.9}},

@@ -3,6 +3,7 @@ package seed
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -19,8 +20,9 @@ import (
 // and an assignment with a due date: the first learner (Mia, Learners[0],
 // whom the README's first session signs in as) has started SelfStudyDeck on
 // her own, and the demo teacher assigned AssignedDeck to the demo class
-// (ClassID) as a class, due SeededAssignmentDueDays (calendar days) after the
-// seed ran: each of its learners has it, and a learner who joins with
+// (ClassID) as a class, due at the end (classroom.EndOfDay, 11:59 PM) of the
+// day SeededAssignmentDueDays (calendar days) after the seed ran, in the
+// teacher's zone: each of its learners has it, and a learner who joins with
 // JoinCode before that date gets it on joining. Every card is new and due at
 // once. The class aims AssignedDeck at AssignedDeckRetention
 // (classroom.SetDeckRetention), which the teacher's Classes screen shows
@@ -68,8 +70,15 @@ func startFirstLearner(ctx context.Context, tx pgx.Tx, c clock.Clock) error {
 	ob := events.NewOutbox()
 	// A second run finds the class with the deck, not yet due, and each of
 	// its learners with it (already_assigned), and adds nothing.
+	// Due at the end of the day in the teacher's zone, as the assignment
+	// form sets it (classroom.EndOfDay): 11:59 PM on Ada's screen.
+	zone, err := time.LoadLocation(Teacher.Timezone)
+	if err != nil {
+		return fmt.Errorf("load %s's zone: %w", Teacher.Name, err)
+	}
+	due := classroom.EndOfDay(c.Now().AddDate(0, 0, SeededAssignmentDueDays), zone)
 	_, batch, err := classroom.New(ob, c, sched).Assign(ctx, tx, TeacherID, classroom.AssignRequest{
-		ClassID: ClassID, DeckID: assigned, DueAt: c.Now().AddDate(0, 0, SeededAssignmentDueDays)})
+		ClassID: ClassID, DeckID: assigned, DueAt: due})
 	if err != nil {
 		return fmt.Errorf("assign %s to the demo class: %w", AssignedDeck, err)
 	}

@@ -2,8 +2,10 @@
 // data/words.tsv (see data/README.md for its source and licence) as lexemes,
 // split by frequency into library decks of DeckSize words, and two classes:
 // the demo class of one teacher and three learners, and a second teacher's
-// class sharing one of those learners, all with fixed ids (each learner with
-// a daily reminder), and an operator. AddTeacher creates a further teacher.
+// class sharing one of those learners (who is named otherwise there), all
+// with fixed ids (each learner with a daily reminder), an operator, and a
+// webhook endpoint of the second teacher whose receiver fails
+// (FailingEndpoint). AddTeacher creates a further teacher.
 //
 // Loading is idempotent: running it again adds nothing and changes nothing.
 package seed
@@ -29,6 +31,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/platform/text"
 	"github.com/lexora-app/lexora/pkg/reminders"
 	"github.com/lexora-app/lexora/pkg/store"
+	"github.com/lexora-app/lexora/pkg/webhooks"
 )
 
 //go:embed data/words.tsv
@@ -194,7 +197,46 @@ func insertDemo(ctx context.Context, q *store.Queries, tx pgx.Tx, c clock.Clock)
 			return 0, err
 		}
 	}
+	if err := q.SeedMemberName(ctx, EveningName, SecondClassID, Learners[1].ID); err != nil {
+		return 0, fmt.Errorf("name %s in the evening class: %w", Learners[1].Name, err)
+	}
+	if err := insertFailingEndpoint(ctx, q, c.Now()); err != nil {
+		return 0, err
+	}
 	return users, nil
+}
+
+// EveningName is the name Ben's evening class gives Noah (SetLearnerName):
+// his account stays "Noah Brooks", as Ada's class shows him.
+const EveningName = "Noah B. (Tuesdays)"
+
+// FailingEndpoint is Ben's webhook endpoint whose receiver answered 404 to
+// its last three deliveries after accepting one: its health (the Webhooks
+// screen, ListWebhookEndpoints) is failing, with the action to take. It
+// subscribes only to learner.removed, which no demo path enqueues for Ben's
+// class, so the drain never posts to its host, which does not exist.
+var FailingEndpoint = struct {
+	ID  uuid.UUID
+	URL string
+}{uuid.MustParse("00000000-0000-4000-8000-0000000000e1"), "https://hooks.evening-school.example/lexora"}
+
+// insertFailingEndpoint registers FailingEndpoint with its answers: a 200
+// two days before now, then three 404s in the last three hours.
+func insertFailingEndpoint(ctx context.Context, q *store.Queries, now time.Time) error {
+	if err := q.InsertSeedEndpoint(ctx, store.InsertSeedEndpointParams{ID: FailingEndpoint.ID, TeacherID: SecondTeacher.ID,
+		Url: FailingEndpoint.URL, Secret: webhooks.NewSecret(), Topics: []string{events.LearnerRemoved}}); err != nil {
+		return fmt.Errorf("insert webhook endpoint: %w", err)
+	}
+	err := q.InsertSeedAttempts(ctx, store.InsertSeedAttemptsParams{EndpointID: FailingEndpoint.ID,
+		EventIds: []uuid.UUID{uuid.MustParse("00000000-0000-4000-8000-0000000e1001"), uuid.MustParse("00000000-0000-4000-8000-0000000e1002"),
+			uuid.MustParse("00000000-0000-4000-8000-0000000e1003"), uuid.MustParse("00000000-0000-4000-8000-0000000e1004")},
+		Statuses: []int32{200, 404, 404, 404},
+		Accepted: []bool{true, false, false, false},
+		Ats:      []time.Time{now.Add(-48 * time.Hour), now.Add(-3 * time.Hour), now.Add(-2 * time.Hour), now.Add(-time.Hour)}})
+	if err != nil {
+		return fmt.Errorf("insert webhook attempts: %w", err)
+	}
+	return nil
 }
 
 // ErrTeacherExists is returned by AddTeacher for an email that has an

@@ -17,6 +17,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/platform/clock/clocktest"
 	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
+	"github.com/lexora-app/lexora/pkg/webhooks"
 )
 
 func TestWordsAreCompleteRows(t *testing.T) {
@@ -92,7 +93,9 @@ func TestTheFirstLearnerHasCardsDueAndAnAssignment(t *testing.T) {
 	mia := Learners[0]
 	require.Equal(t, "Mia Laurent", mia.Name, "the learner README.md signs in as")
 	require.Equal(t, []User{mia, Learners[1], Learners[2]}, Classes[0].Learners, "the demo class's learners")
-	due := seededAt.Now().AddDate(0, 0, SeededAssignmentDueDays).UTC()
+	due := seededDue(seededAt.Now())
+	// Ada's zone is London: on 16 March 2026 (GMT) the end of the day is 23:59:59Z, 11:59 PM on her screen.
+	require.Equal(t, time.Date(2026, 3, 16, 23, 59, 59, 0, time.UTC), due)
 
 	var classDue time.Time
 	var retention float64
@@ -127,6 +130,49 @@ func TestTheFirstLearnerHasCardsDueAndAnAssignment(t *testing.T) {
 	require.Empty(t, evening.Learners[0].Assignments, "Ben does not see Ada's assignment to Noah")
 }
 
+// seededDue is the due time of the seed's assignment when it ran at
+// seededAt: the end of the day SeededAssignmentDueDays later in the
+// teacher's zone (classroom.EndOfDay), as her assignment form sets it.
+func seededDue(seededAt time.Time) time.Time {
+	london, err := time.LoadLocation(Teacher.Timezone)
+	if err != nil {
+		panic(err)
+	}
+	return classroom.EndOfDay(seededAt.AddDate(0, 0, SeededAssignmentDueDays), london).UTC()
+}
+
+// TestTheSeedShowsAFailingEndpointAndAClasssOwnName: a newcomer signing in
+// as Ben finds an endpoint whose receiver failed three times in a row after
+// a 2xx, and his evening class showing Noah by the name it gave him while
+// Ada's class and Noah's account keep "Noah Brooks". Loading again changes
+// neither.
+func TestTheSeedShowsAFailingEndpointAndAClasssOwnName(t *testing.T) {
+	ctx, pool, seededAt := seeded(t)
+	_, err := Load(ctx, pool, seededAt)
+	require.NoError(t, err)
+	eps, err := webhooks.Endpoints{Clock: seededAt}.List(ctx, pool, SecondTeacher.ID)
+	require.NoError(t, err)
+	require.Len(t, eps, 1)
+	require.Equal(t, FailingEndpoint.URL, eps[0].URL)
+	h := eps[0].Health
+	require.Equal(t, webhooks.StateFailing, h.State)
+	require.Equal(t, 3, h.FailuresInRow)
+	require.Equal(t, "status 404 Not Found", *h.LastError)
+	require.True(t, h.LastAcceptedAt.Equal(seededAt.Now().Add(-48*time.Hour)))
+	require.NotEmpty(t, h.Action)
+
+	evening, err := classroom.ClassProgressOf(ctx, pool, SecondTeacher.ID, SecondClassID, seededAt.Now())
+	require.NoError(t, err)
+	require.Equal(t, EveningName, evening.Learners[0].DisplayName)
+	demo, err := classroom.ClassProgressOf(ctx, pool, TeacherID, ClassID, seededAt.Now())
+	require.NoError(t, err)
+	var names []string
+	for _, l := range demo.Learners {
+		names = append(names, l.DisplayName)
+	}
+	require.Contains(t, names, Learners[1].Name, "Ada's class shows Noah's own name")
+}
+
 // requireAssigned checks that l has AssignedDeck from Ada through the demo
 // class, once, due SeededAssignmentDueDays after seededAt, announced by one
 // assignment.created, and that each of the cards of their decks (a card for
@@ -146,7 +192,7 @@ func requireAssigned(ctx context.Context, t *testing.T, pool *pgxpool.Pool, l Us
 		l.ID, ClassID, TeacherID, AssignedDeck, seededAt).Scan(&assigned, &all, &dueAt, &due, &cards, &created))
 	require.Equal(t, 1, assigned, "Ada assigned %s to %s through the demo class", AssignedDeck, l.Email)
 	require.Equal(t, 1, all, "%s has no other assignment", l.Email)
-	require.Equal(t, seededAt.AddDate(0, 0, SeededAssignmentDueDays).UTC(), dueAt.UTC())
+	require.Equal(t, seededDue(seededAt), dueAt.UTC())
 	require.Equal(t, decks*DeckSize, cards, "%s has a card for each word of their decks", l.Email)
 	require.Equal(t, cards, due, "every card of %s is due when the seed ran", l.Email)
 	require.Equal(t, 1, created, "the assignment to %s was announced once", l.Email)
@@ -174,7 +220,7 @@ func TestANewcomerWhoJoinsTheDemoClassGetsItsDeck(t *testing.T) {
 	require.Len(t, out.Enrollment.Assignments, 1, "the newcomer gets the demo class's deck on joining")
 	a := out.Enrollment.Assignments[0]
 	require.Equal(t, TeacherID, a.TeacherID)
-	require.Equal(t, seededAt.Now().AddDate(0, 0, SeededAssignmentDueDays).UTC(), a.DueAt.UTC(), "due with the class's")
+	require.Equal(t, seededDue(seededAt.Now()), a.DueAt.UTC(), "due with the class's")
 	require.Equal(t, DeckSize, a.Cards)
 	var title string
 	var due int

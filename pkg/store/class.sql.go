@@ -60,6 +60,42 @@ func (q *Queries) AddClassMember(ctx context.Context, classID uuid.UUID, learner
 	return err
 }
 
+const archiveClass = `-- name: ArchiveClass :one
+UPDATE classes SET archived_at = CASE WHEN $1::boolean
+                                      THEN coalesce(archived_at, $2::timestamptz, now()) END
+WHERE id = $3 AND teacher_id = $4
+RETURNING id, name, join_code, created_at, archived_at
+`
+
+type ArchiveClassRow struct {
+	ID         uuid.UUID
+	Name       string
+	JoinCode   *string
+	CreatedAt  time.Time
+	ArchivedAt *time.Time
+}
+
+// ArchiveClass puts the teacher's class in the archive at now (the
+// database's now() when null; an archived class keeps its first instant),
+// or with archived false takes it out; it answers the class as it is after.
+func (q *Queries) ArchiveClass(ctx context.Context, archived bool, now *time.Time, classID uuid.UUID, teacherID uuid.UUID) (ArchiveClassRow, error) {
+	row := q.db.QueryRow(ctx, archiveClass,
+		archived,
+		now,
+		classID,
+		teacherID,
+	)
+	var i ArchiveClassRow
+	err := row.Scan(
+		&i.ID,
+		&i.Name,
+		&i.JoinCode,
+		&i.CreatedAt,
+		&i.ArchivedAt,
+	)
+	return i, err
+}
+
 const classAssignments = `-- name: ClassAssignments :many
 SELECT m.learner_id, a.id AS assignment_id, a.deck_id, d.title, a.due_at, a.completed_at,
        p.cards_total, p.cards_seen, p.cards_learned, p.reviews, p.updated_at AS progress_updated_at,
@@ -70,7 +106,7 @@ JOIN assignments a ON a.class_id = m.class_id AND a.learner_id = m.learner_id
 JOIN decks d ON d.id = a.deck_id
 LEFT JOIN assignment_progress p ON p.assignment_id = a.id
 WHERE m.class_id = $2
-ORDER BY m.learner_id, d.title, a.id
+ORDER BY m.learner_id, a.due_at, d.title, a.id
 `
 
 type ClassAssignmentsRow struct {
@@ -91,7 +127,8 @@ type ClassAssignmentsRow struct {
 // ClassAssignments is the class's progress grid: each assignment made
 // through the class to a current member of it, with the progress
 // projection (null until the drain first handled it) and how many of its
-// cards are due at now (from the cards themselves, not a projection).
+// cards are due at now (from the cards themselves, not a projection); a
+// learner's cells by due date, then title (the grid's column order).
 func (q *Queries) ClassAssignments(ctx context.Context, now time.Time, classID uuid.UUID) ([]ClassAssignmentsRow, error) {
 	rows, err := q.db.Query(ctx, classAssignments, now, classID)
 	if err != nil {
@@ -127,7 +164,7 @@ func (q *Queries) ClassAssignments(ctx context.Context, now time.Time, classID u
 
 const classByJoinCode = `-- name: ClassByJoinCode :one
 
-SELECT id, teacher_id, name FROM classes WHERE join_code = $1::text
+SELECT id, teacher_id, name FROM classes WHERE join_code = $1::text AND archived_at IS NULL
 `
 
 type ClassByJoinCodeRow struct {
@@ -137,6 +174,8 @@ type ClassByJoinCodeRow struct {
 }
 
 // Classes, their members and invitations.
+// ClassByJoinCode finds the class a join code opens: an archived class
+// takes no new learner, so its code finds nothing.
 func (q *Queries) ClassByJoinCode(ctx context.Context, joinCode string) (ClassByJoinCodeRow, error) {
 	row := q.db.QueryRow(ctx, classByJoinCode, joinCode)
 	var i ClassByJoinCodeRow
@@ -204,17 +243,51 @@ func (q *Queries) ClassDecks(ctx context.Context, teacherID uuid.UUID, classID *
 	return items, nil
 }
 
+const classMember = `-- name: ClassMember :one
+SELECT u.id, coalesce(m.display_name, u.display_name)::text AS display_name,
+       u.display_name AS account_name, u.email, m.joined_at
+FROM class_members m JOIN users u ON u.id = m.learner_id
+WHERE m.class_id = $1 AND m.learner_id = $2
+`
+
+type ClassMemberRow struct {
+	ID          uuid.UUID
+	DisplayName string
+	AccountName string
+	Email       string
+	JoinedAt    time.Time
+}
+
+// ClassMember is one learner of the class, as MembersOfTeachersClasses
+// lists them.
+func (q *Queries) ClassMember(ctx context.Context, classID uuid.UUID, learnerID uuid.UUID) (ClassMemberRow, error) {
+	row := q.db.QueryRow(ctx, classMember, classID, learnerID)
+	var i ClassMemberRow
+	err := row.Scan(
+		&i.ID,
+		&i.DisplayName,
+		&i.AccountName,
+		&i.Email,
+		&i.JoinedAt,
+	)
+	return i, err
+}
+
 const classMembers = `-- name: ClassMembers :many
-SELECT u.id, u.display_name FROM class_members m JOIN users u ON u.id = m.learner_id
-WHERE m.class_id = $1 ORDER BY u.display_name, u.id
+SELECT u.id, coalesce(m.display_name, u.display_name)::text AS display_name, u.timezone
+FROM class_members m JOIN users u ON u.id = m.learner_id
+WHERE m.class_id = $1 ORDER BY coalesce(m.display_name, u.display_name), u.id
 `
 
 type ClassMembersRow struct {
 	ID          uuid.UUID
 	DisplayName string
+	Timezone    string
 }
 
-// ClassMembers lists the class's learners.
+// ClassMembers lists the class's learners by the name the class gives
+// them (class_members.display_name, else the account's), each with their
+// time zone (IANA), whose study days the grid's last_study_day counts in.
 func (q *Queries) ClassMembers(ctx context.Context, classID uuid.UUID) ([]ClassMembersRow, error) {
 	rows, err := q.db.Query(ctx, classMembers, classID)
 	if err != nil {
@@ -224,7 +297,7 @@ func (q *Queries) ClassMembers(ctx context.Context, classID uuid.UUID) ([]ClassM
 	var items []ClassMembersRow
 	for rows.Next() {
 		var i ClassMembersRow
-		if err := rows.Scan(&i.ID, &i.DisplayName); err != nil {
+		if err := rows.Scan(&i.ID, &i.DisplayName, &i.Timezone); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -296,6 +369,35 @@ func (q *Queries) CreateClass(ctx context.Context, teacherID uuid.UUID, name str
 	var i CreateClassRow
 	err := row.Scan(&i.ID, &i.CreatedAt)
 	return i, err
+}
+
+const deleteClassAssignments = `-- name: DeleteClassAssignments :many
+DELETE FROM assignments WHERE class_id = $1 AND learner_id = $2
+RETURNING id
+`
+
+// DeleteClassAssignments deletes the assignments the class gave the
+// learner, with their progress projection (ON DELETE CASCADE), and answers
+// their ids, oldest first. Cards and the review log are the learner's and
+// are not touched.
+func (q *Queries) DeleteClassAssignments(ctx context.Context, classID uuid.UUID, learnerID uuid.UUID) ([]uuid.UUID, error) {
+	rows, err := q.db.Query(ctx, deleteClassAssignments, classID, learnerID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []uuid.UUID
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const hardestWords = `-- name: HardestWords :many
@@ -486,36 +588,46 @@ func (q *Queries) LockClassLearners(ctx context.Context, classID uuid.UUID, lear
 }
 
 const lockTeachersClass = `-- name: LockTeachersClass :one
-SELECT id FROM classes WHERE id = $1 AND teacher_id = $2 FOR NO KEY UPDATE
+SELECT id, (archived_at IS NOT NULL)::boolean AS archived FROM classes
+WHERE id = $1 AND teacher_id = $2 FOR NO KEY UPDATE
 `
+
+type LockTeachersClassRow struct {
+	ID       uuid.UUID
+	Archived bool
+}
 
 // LockTeachersClass locks the teacher's class against a concurrent
 // assignment to it (LockClassForEnrolment waits for it), so that a learner
 // who joins while a deck is assigned to the class gets the deck either
 // from the assignment or from the enrolment.
-func (q *Queries) LockTeachersClass(ctx context.Context, classID uuid.UUID, teacherID uuid.UUID) (uuid.UUID, error) {
+func (q *Queries) LockTeachersClass(ctx context.Context, classID uuid.UUID, teacherID uuid.UUID) (LockTeachersClassRow, error) {
 	row := q.db.QueryRow(ctx, lockTeachersClass, classID, teacherID)
-	var id uuid.UUID
-	err := row.Scan(&id)
-	return id, err
+	var i LockTeachersClassRow
+	err := row.Scan(&i.ID, &i.Archived)
+	return i, err
 }
 
 const membersOfTeachersClasses = `-- name: MembersOfTeachersClasses :many
-SELECT m.class_id, u.id, u.display_name, u.email, m.joined_at
+SELECT m.class_id, u.id, coalesce(m.display_name, u.display_name)::text AS display_name,
+       u.display_name AS account_name, u.email, m.joined_at
 FROM class_members m JOIN classes c ON c.id = m.class_id JOIN users u ON u.id = m.learner_id
 WHERE c.teacher_id = $1
-ORDER BY m.class_id, u.display_name, u.id
+ORDER BY m.class_id, coalesce(m.display_name, u.display_name), u.id
 `
 
 type MembersOfTeachersClassesRow struct {
 	ClassID     uuid.UUID
 	ID          uuid.UUID
 	DisplayName string
+	AccountName string
 	Email       string
 	JoinedAt    time.Time
 }
 
-// MembersOfTeachersClasses lists the members of every class of the teacher.
+// MembersOfTeachersClasses lists the members of every class of the
+// teacher, each by the name the class gives them (class_members.display_name,
+// else the account's), with the account's name apart.
 func (q *Queries) MembersOfTeachersClasses(ctx context.Context, teacherID uuid.UUID) ([]MembersOfTeachersClassesRow, error) {
 	rows, err := q.db.Query(ctx, membersOfTeachersClasses, teacherID)
 	if err != nil {
@@ -529,6 +641,7 @@ func (q *Queries) MembersOfTeachersClasses(ctx context.Context, teacherID uuid.U
 			&i.ClassID,
 			&i.ID,
 			&i.DisplayName,
+			&i.AccountName,
 			&i.Email,
 			&i.JoinedAt,
 		); err != nil {
@@ -540,6 +653,52 @@ func (q *Queries) MembersOfTeachersClasses(ctx context.Context, teacherID uuid.U
 		return nil, err
 	}
 	return items, nil
+}
+
+const removeClassMember = `-- name: RemoveClassMember :one
+DELETE FROM class_members WHERE class_id = $1 AND learner_id = $2
+RETURNING learner_id
+`
+
+// RemoveClassMember takes the learner out of the class; no row when they
+// were not in it.
+func (q *Queries) RemoveClassMember(ctx context.Context, classID uuid.UUID, learnerID uuid.UUID) (uuid.UUID, error) {
+	row := q.db.QueryRow(ctx, removeClassMember, classID, learnerID)
+	var learner_id uuid.UUID
+	err := row.Scan(&learner_id)
+	return learner_id, err
+}
+
+const renameClass = `-- name: RenameClass :one
+
+UPDATE classes SET name = $1 WHERE id = $2 AND teacher_id = $3
+RETURNING id, name, join_code, created_at, archived_at
+`
+
+type RenameClassRow struct {
+	ID         uuid.UUID
+	Name       string
+	JoinCode   *string
+	CreatedAt  time.Time
+	ArchivedAt *time.Time
+}
+
+// A teacher's chores on a class (RemoveLearner, UpdateClass, NewJoinCode,
+// SetLearnerName), each scoped to the teacher: another teacher's class is
+// no row.
+// RenameClass names the teacher's class; it answers the class as it is
+// after.
+func (q *Queries) RenameClass(ctx context.Context, name string, classID uuid.UUID, teacherID uuid.UUID) (RenameClassRow, error) {
+	row := q.db.QueryRow(ctx, renameClass, name, classID, teacherID)
+	var i RenameClassRow
+	err := row.Scan(
+		&i.ID,
+		&i.Name,
+		&i.JoinCode,
+		&i.CreatedAt,
+		&i.ArchivedAt,
+	)
+	return i, err
 }
 
 const setClassDeckRetention = `-- name: SetClassDeckRetention :exec
@@ -554,26 +713,77 @@ func (q *Queries) SetClassDeckRetention(ctx context.Context, desiredRetention fl
 	return err
 }
 
-const teachersClassName = `-- name: TeachersClassName :one
-SELECT name FROM classes WHERE id = $1 AND teacher_id = $2
+const setJoinCode = `-- name: SetJoinCode :one
+UPDATE classes SET join_code = $1::text
+WHERE id = $2 AND teacher_id = $3 AND archived_at IS NULL
+RETURNING id, name, join_code, created_at, archived_at
 `
 
-func (q *Queries) TeachersClassName(ctx context.Context, classID uuid.UUID, teacherID uuid.UUID) (string, error) {
+type SetJoinCodeRow struct {
+	ID         uuid.UUID
+	Name       string
+	JoinCode   *string
+	CreatedAt  time.Time
+	ArchivedAt *time.Time
+}
+
+// SetJoinCode replaces the join code of the teacher's class that is not
+// archived; no row when the class is not the teacher's or is archived, a
+// unique violation (23505) when the code is another class's.
+func (q *Queries) SetJoinCode(ctx context.Context, joinCode string, classID uuid.UUID, teacherID uuid.UUID) (SetJoinCodeRow, error) {
+	row := q.db.QueryRow(ctx, setJoinCode, joinCode, classID, teacherID)
+	var i SetJoinCodeRow
+	err := row.Scan(
+		&i.ID,
+		&i.Name,
+		&i.JoinCode,
+		&i.CreatedAt,
+		&i.ArchivedAt,
+	)
+	return i, err
+}
+
+const setMemberName = `-- name: SetMemberName :one
+UPDATE class_members SET display_name = $1::text
+WHERE class_id = $2 AND learner_id = $3
+RETURNING learner_id
+`
+
+// SetMemberName gives the learner the name the class shows (null: the
+// account's again); no row when they are not in the class.
+func (q *Queries) SetMemberName(ctx context.Context, displayName *string, classID uuid.UUID, learnerID uuid.UUID) (uuid.UUID, error) {
+	row := q.db.QueryRow(ctx, setMemberName, displayName, classID, learnerID)
+	var learner_id uuid.UUID
+	err := row.Scan(&learner_id)
+	return learner_id, err
+}
+
+const teachersClassName = `-- name: TeachersClassName :one
+SELECT name, archived_at FROM classes WHERE id = $1 AND teacher_id = $2
+`
+
+type TeachersClassNameRow struct {
+	Name       string
+	ArchivedAt *time.Time
+}
+
+func (q *Queries) TeachersClassName(ctx context.Context, classID uuid.UUID, teacherID uuid.UUID) (TeachersClassNameRow, error) {
 	row := q.db.QueryRow(ctx, teachersClassName, classID, teacherID)
-	var name string
-	err := row.Scan(&name)
-	return name, err
+	var i TeachersClassNameRow
+	err := row.Scan(&i.Name, &i.ArchivedAt)
+	return i, err
 }
 
 const teachersClasses = `-- name: TeachersClasses :many
-SELECT id, name, join_code, created_at FROM classes WHERE teacher_id = $1 ORDER BY created_at, id
+SELECT id, name, join_code, created_at, archived_at FROM classes WHERE teacher_id = $1 ORDER BY created_at, id
 `
 
 type TeachersClassesRow struct {
-	ID        uuid.UUID
-	Name      string
-	JoinCode  *string
-	CreatedAt time.Time
+	ID         uuid.UUID
+	Name       string
+	JoinCode   *string
+	CreatedAt  time.Time
+	ArchivedAt *time.Time
 }
 
 func (q *Queries) TeachersClasses(ctx context.Context, teacherID uuid.UUID) ([]TeachersClassesRow, error) {
@@ -590,6 +800,7 @@ func (q *Queries) TeachersClasses(ctx context.Context, teacherID uuid.UUID) ([]T
 			&i.Name,
 			&i.JoinCode,
 			&i.CreatedAt,
+			&i.ArchivedAt,
 		); err != nil {
 			return nil, err
 		}

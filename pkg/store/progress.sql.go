@@ -14,7 +14,7 @@ import (
 
 const addToProgress = `-- name: AddToProgress :exec
 
-WITH a AS (SELECT unnest($3::uuid[]) AS id),
+WITH a AS (SELECT id FROM assignments WHERE id = ANY ($3::uuid[])),
 progress AS (
     INSERT INTO assignment_progress (assignment_id, learner_id, cards_total, cards_seen, cards_learned, reviews, updated_at)
     SELECT a.id, $4::uuid, coalesce($5::integer, 0), $6::integer, $7::integer,
@@ -56,6 +56,9 @@ type AddToProgressParams struct {
 // added less removed) and takes back the removed cards' seen and learned.
 // Totals are increments too (null adds nothing), so the creation and the
 // edits may be applied in any order.
+// Only assignments that still exist count: one deleted since the event was
+// enqueued (its learner was removed from its class, DeleteClassAssignments)
+// adds nothing, rather than failing on its foreign key.
 func (q *Queries) AddToProgress(ctx context.Context, arg AddToProgressParams) error {
 	_, err := q.db.Exec(ctx, addToProgress,
 		arg.Day,

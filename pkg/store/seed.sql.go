@@ -7,6 +7,7 @@ package store
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/lexora-app/lexora/pkg/account"
@@ -87,6 +88,35 @@ func (q *Queries) InsertLibraryDecks(ctx context.Context, deckSize int32, lemmas
 	return err
 }
 
+const insertSeedAttempts = `-- name: InsertSeedAttempts :exec
+INSERT INTO webhook_attempts (endpoint_id, event_id, status, accepted, at)
+SELECT $1::uuid, unnest($2::uuid[]), unnest($3::integer[]),
+       unnest($4::boolean[]), unnest($5::timestamptz[])
+ON CONFLICT DO NOTHING
+`
+
+type InsertSeedAttemptsParams struct {
+	EndpointID uuid.UUID
+	EventIds   []uuid.UUID
+	Statuses   []int32
+	Accepted   []bool
+	Ats        []time.Time
+}
+
+// InsertSeedAttempts records a demo endpoint's past answers, given as
+// parallel arrays of one length (one element an answer), those not
+// recorded yet.
+func (q *Queries) InsertSeedAttempts(ctx context.Context, arg InsertSeedAttemptsParams) error {
+	_, err := q.db.Exec(ctx, insertSeedAttempts,
+		arg.EndpointID,
+		arg.EventIds,
+		arg.Statuses,
+		arg.Accepted,
+		arg.Ats,
+	)
+	return err
+}
+
 const insertSeedClass = `-- name: InsertSeedClass :exec
 INSERT INTO classes (id, teacher_id, name, join_code)
 VALUES ($1, $2, $3, $4::text)
@@ -110,6 +140,33 @@ ON CONFLICT DO NOTHING
 
 func (q *Queries) InsertSeedClassMember(ctx context.Context, classID uuid.UUID, learnerID uuid.UUID) error {
 	_, err := q.db.Exec(ctx, insertSeedClassMember, classID, learnerID)
+	return err
+}
+
+const insertSeedEndpoint = `-- name: InsertSeedEndpoint :exec
+INSERT INTO webhook_endpoints (id, teacher_id, url, secret, topics)
+VALUES ($1, $2, $3, $4, $5)
+ON CONFLICT DO NOTHING
+`
+
+type InsertSeedEndpointParams struct {
+	ID        uuid.UUID
+	TeacherID uuid.UUID
+	Url       string
+	Secret    string
+	Topics    []string
+}
+
+// InsertSeedEndpoint registers a demo webhook endpoint with a fixed id,
+// unless it exists (or its URL has an active one).
+func (q *Queries) InsertSeedEndpoint(ctx context.Context, arg InsertSeedEndpointParams) error {
+	_, err := q.db.Exec(ctx, insertSeedEndpoint,
+		arg.ID,
+		arg.TeacherID,
+		arg.Url,
+		arg.Secret,
+		arg.Topics,
+	)
 	return err
 }
 
@@ -141,4 +198,16 @@ func (q *Queries) InsertSeedUser(ctx context.Context, arg InsertSeedUserParams) 
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const seedMemberName = `-- name: SeedMemberName :exec
+UPDATE class_members SET display_name = $1::text
+WHERE class_id = $2 AND learner_id = $3 AND display_name IS NULL
+`
+
+// SeedMemberName gives a demo learner the name their class shows
+// (class_members.display_name) unless the teacher has given one since.
+func (q *Queries) SeedMemberName(ctx context.Context, displayName string, classID uuid.UUID, learnerID uuid.UUID) error {
+	_, err := q.db.Exec(ctx, seedMemberName, displayName, classID, learnerID)
+	return err
 }

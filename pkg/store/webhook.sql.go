@@ -138,6 +138,105 @@ func (q *Queries) EnableEndpoint(ctx context.Context, endpointID uuid.UUID, teac
 	return i, err
 }
 
+const endpointHealth = `-- name: EndpointHealth :many
+
+SELECT w.id, ok.at AS accepted_at, bad.at AS rejected_at, bad.status AS rejected_status,
+    (SELECT count(*) FROM (SELECT 1 FROM webhook_attempts f
+                           WHERE f.endpoint_id = w.id AND NOT f.accepted AND f.at > coalesce(ok.at, '-infinity')
+                           ORDER BY f.at DESC LIMIT $1::integer) run)::integer AS failures_in_row
+FROM webhook_endpoints w
+LEFT JOIN webhook_attempts ok ON ok.endpoint_id = w.id
+    AND ok.event_id = (SELECT a.event_id FROM webhook_attempts a WHERE a.endpoint_id = w.id AND a.accepted ORDER BY a.at DESC LIMIT 1)
+LEFT JOIN webhook_attempts bad ON bad.endpoint_id = w.id
+    AND bad.event_id = (SELECT a.event_id FROM webhook_attempts a WHERE a.endpoint_id = w.id AND NOT a.accepted ORDER BY a.at DESC LIMIT 1)
+WHERE w.teacher_id = $2
+ORDER BY w.created_at, w.id
+`
+
+type EndpointHealthRow struct {
+	ID             uuid.UUID
+	AcceptedAt     *time.Time
+	RejectedAt     *time.Time
+	RejectedStatus *int32
+	FailuresInRow  int32
+}
+
+// Each endpoint's health, read from its attempts (webhook_attempts: one row
+// per event it accepted, 2xx, or rejected, 4xx; a 5xx, timeout or network
+// error leaves none and the outbox retries the delivery).
+// The teacher's endpoints, oldest first, each with its latest accepted
+// attempt (ok) and latest rejected one (bad), and how many rejections came
+// after that acceptance (all of them when it never accepted), counted up to
+// max_failures. Each is found by a backward range scan of a partial index
+// (webhook_attempts_accepted, _rejected) by endpoint that stops at its
+// first row (or at max_failures rows), then joined by its primary key.
+func (q *Queries) EndpointHealth(ctx context.Context, maxFailures int32, teacherID uuid.UUID) ([]EndpointHealthRow, error) {
+	rows, err := q.db.Query(ctx, endpointHealth, maxFailures, teacherID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []EndpointHealthRow
+	for rows.Next() {
+		var i EndpointHealthRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.AcceptedAt,
+			&i.RejectedAt,
+			&i.RejectedStatus,
+			&i.FailuresInRow,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const endpointOwners = `-- name: EndpointOwners :many
+SELECT w.id, w.url, u.display_name AS teacher_name, u.email AS teacher_email
+FROM webhook_endpoints w JOIN users u ON u.id = w.teacher_id
+WHERE w.id = ANY ($1::uuid[])
+ORDER BY w.id
+`
+
+type EndpointOwnersRow struct {
+	ID           uuid.UUID
+	Url          string
+	TeacherName  string
+	TeacherEmail string
+}
+
+// The endpoints of ids that exist, each with its URL and its teacher's name
+// and email (an operator's dead letters name them).
+func (q *Queries) EndpointOwners(ctx context.Context, ids []uuid.UUID) ([]EndpointOwnersRow, error) {
+	rows, err := q.db.Query(ctx, endpointOwners, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []EndpointOwnersRow
+	for rows.Next() {
+		var i EndpointOwnersRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Url,
+			&i.TeacherName,
+			&i.TeacherEmail,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const insertEndpoint = `-- name: InsertEndpoint :one
 
 INSERT INTO webhook_endpoints (teacher_id, url, secret, topics, created_at)

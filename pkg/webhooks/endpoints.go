@@ -40,6 +40,8 @@ type Endpoint struct {
 	// PreviousSecretExpiresAt is when the secret replaced by the last
 	// rotation stops signing deliveries; null when none does.
 	PreviousSecretExpiresAt *time.Time
+	// Health is what its deliveries say of it; only List answers it.
+	Health *Health
 }
 
 // endpointView is row as its owner sees it, without its secrets.
@@ -89,17 +91,54 @@ func (e Endpoints) Register(ctx context.Context, db store.DBTX, teacherID uuid.U
 }
 
 // List answers teacherID's endpoints, oldest first, without secrets, with
-// whether and why each was disabled.
+// whether and why each was disabled and each one's Health. Call it in one
+// snapshot (a read-only repeatable-read transaction), so that an endpoint
+// registered meanwhile does not lack its health.
 func (e Endpoints) List(ctx context.Context, db store.DBTX, teacherID uuid.UUID) ([]Endpoint, error) {
-	rows, err := store.On(db).ListEndpoints(ctx, teacherID)
+	q := store.On(db)
+	rows, err := q.ListEndpoints(ctx, teacherID)
 	if err != nil {
 		return nil, fmt.Errorf("list webhook endpoints: %w", err)
 	}
+	healths, err := q.EndpointHealth(ctx, FailuresCounted, teacherID)
+	if err != nil {
+		return nil, fmt.Errorf("read webhook endpoints' health: %w", err)
+	}
+	byID := make(map[uuid.UUID]store.EndpointHealthRow, len(healths))
+	for _, h := range healths {
+		byID[h.ID] = h
+	}
 	eps := make([]Endpoint, 0, len(rows))
 	for _, row := range rows {
-		eps = append(eps, endpointView(row))
+		ep := endpointView(row)
+		h := health(row, byID[row.ID])
+		ep.Health = &h
+		eps = append(eps, ep)
 	}
 	return eps, nil
+}
+
+// Owner is an endpoint named for an operator: its URL and its teacher.
+type Owner struct {
+	ID           uuid.UUID
+	URL          string
+	TeacherName  string
+	TeacherEmail string
+}
+
+// Owners answers the endpoints of ids that still exist (a deleted one is
+// left out), by id, with their URLs and teachers: an operator's dead
+// letters name the endpoints their errors give by id.
+func Owners(ctx context.Context, db store.DBTX, ids []uuid.UUID) ([]Owner, error) {
+	rows, err := store.On(db).EndpointOwners(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("name webhook endpoints: %w", err)
+	}
+	out := make([]Owner, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, Owner{ID: r.ID, URL: r.Url, TeacherName: r.TeacherName, TeacherEmail: r.TeacherEmail})
+	}
+	return out, nil
 }
 
 // RotateSecret gives teacherID's endpoint id a new signing secret and

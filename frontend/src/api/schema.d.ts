@@ -84,6 +84,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/RemoveLearner": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A teacher takes a learner out of a class
+         * @description In one transaction the learner leaves the class and the assignments the class gave them are deleted with their progress: they stop counting in the learner's Today and progress and in the class's grid. The learner's cards, their FSRS state and their review log are the learner's and stay, as do their own decks and their other classes' assignments; joining again gives them the class's decks not yet due, with the cards they kept. Enqueues learner.removed (webhook topic). Allowed on an archived class. 404 for a class that is not the caller's, or a learner who is not in it.
+         */
+        post: operations["RemoveLearner"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/UpdateClass": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A teacher renames a class, or puts it in the archive or takes it out
+         * @description An archived class keeps its members, their assignments and cards (they study on) and its progress grid; it takes no new learner (its join code finds no class, 404; an enrolment by email is a 409) and no new deck (CreateAssignment is a 409), and NewJoinCode refuses it (409). Removing a learner and renaming stay allowed. Enqueues class.updated (webhook topic) naming what changed, none when nothing did. A body with neither name nor archived is a 400.
+         */
+        post: operations["UpdateClass"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/NewJoinCode": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A teacher gives a class a new join code; the old one stops working at once
+         * @description From the commit on, the old code finds no class (404, as any unknown code). Members stay. Enqueues class.updated (without the code). 409 for an archived class.
+         */
+        post: operations["NewJoinCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/SetLearnerName": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A teacher sets the name a class shows for one of its learners
+         * @description The name is the class's: its members and progress grid show it; the learner's account, and the other classes they are in, keep their own. Left out, the class shows the account's name again. No event. 404 for a class that is not the caller's, or a learner who is not in it.
+         */
+        post: operations["SetLearnerName"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/ListClasses": {
         parameters: {
             query?: never;
@@ -514,14 +594,41 @@ export interface components {
             join_code: string | null;
             /** Format: date-time */
             created_at: string;
+            /**
+             * Format: date-time
+             * @description When the class was put in the archive (UpdateClass); null when it is not archived.
+             */
+            archived_at: string | null;
             members: components["schemas"]["ClassMember"][];
             /** @description The decks assigned to the class (as GetClassProgress's decks), by due date, then title. */
             decks: components["schemas"]["ClassDeck"][];
         };
+        /** @description A class's own fields, without its members and decks (ListClasses has them). */
+        ClassState: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            join_code: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            archived_at: string | null;
+        };
+        LearnerRemoval: {
+            /** Format: uuid */
+            class_id: string;
+            /** Format: uuid */
+            learner_id: string;
+            /** @description The assignments the class had given the learner, deleted with their progress. */
+            assignments: string[];
+        };
         ClassMember: {
             /** Format: uuid */
             learner_id: string;
+            /** @description The name the class shows: the teacher's (SetLearnerName), else account_name. */
             display_name: string;
+            /** @description The learner's account's name (the email's local part when added without one). */
+            account_name: string;
             email: string;
             /** Format: date-time */
             joined_at: string;
@@ -550,6 +657,8 @@ export interface components {
             /** Format: uuid */
             class_id: string;
             name: string;
+            /** Format: date-time */
+            archived_at: string | null;
             /**
              * Format: date-time
              * @description The instant cards_due counts at.
@@ -630,7 +739,11 @@ export interface components {
         ClassProgressRow: {
             /** Format: uuid */
             learner_id: string;
+            /** @description The name the class shows (SetLearnerName, else the account's). */
             display_name: string;
+            /** @description The learner's IANA time zone: last_study_day is a study day in it. */
+            timezone: string;
+            /** @description By due date, then deck title. */
             assignments: components["schemas"]["ClassProgressCell"][];
         };
         ClassProgressCell: {
@@ -655,7 +768,7 @@ export interface components {
             reviews: number;
             /**
              * Format: date
-             * @description The learner's last study day with a review of the assignment; null before the first.
+             * @description The learner's last study day with a review of the assignment, a day in the learner's time zone (the row's timezone), not the teacher's; null before the first.
              */
             last_study_day: string | null;
             /**
@@ -851,9 +964,31 @@ export interface components {
              * @description until when the secret replaced by the last rotation still signs deliveries, beside the new one
              */
             previous_secret_expires_at: string | null;
+            /** @description What its deliveries say of it; only ListWebhookEndpoints answers it. */
+            health?: components["schemas"]["WebhookHealth"];
+        };
+        /** @description Read from the endpoint's answers (2xx accepted, 4xx rejected). A 5xx, a timeout or a network error is retried by the outbox and, after its last attempt, is an operator's dead letter; it is not counted here. */
+        WebhookHealth: {
+            /**
+             * @description unused: nothing sent yet; healthy: the latest answer was a 2xx; failing: every answer since the last 2xx (or all) was a 4xx; disabled: it receives nothing (its receiver answered 410 Gone, or a duplicate).
+             * @enum {string}
+             */
+            state: "unused" | "healthy" | "failing" | "disabled";
+            /** Format: date-time */
+            last_delivery_at: string | null;
+            /** Format: date-time */
+            last_accepted_at: string | null;
+            /** @description The latest rejection, as "status 404 Not Found". */
+            last_error: string | null;
+            /** Format: date-time */
+            last_error_at: string | null;
+            /** @description Rejections since the latest 2xx, counted up to 100. */
+            failures_in_row: number;
+            /** @description What to do about it, one sentence; empty when nothing is to be done. */
+            action: string;
         };
         /** @enum {string} */
-        WebhookTopic: "learner.enrolled" | "assignment.created" | "assignment.completed" | "learner.parameters_changed" | "deck.retention_changed";
+        WebhookTopic: "learner.enrolled" | "assignment.created" | "assignment.completed" | "learner.parameters_changed" | "deck.retention_changed" | "learner.removed" | "class.updated";
         WebhookEndpointList: {
             endpoints: components["schemas"]["WebhookEndpoint"][];
         };
@@ -982,6 +1117,15 @@ export interface components {
             created_at: string;
             /** @description later deliveries of the same ordered key held back by this one */
             blocking: number;
+            /** @description The webhook endpoints its last error names by id, with their URLs and teachers (a deleted one is left out); empty for another subscriber's delivery. */
+            endpoints: components["schemas"]["DeadEndpoint"][];
+        };
+        DeadEndpoint: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            teacher_name: string;
+            teacher_email: string;
         };
     };
     responses: {
@@ -1190,6 +1334,162 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Class"];
+                };
+            };
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+        };
+    };
+    RemoveLearner: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry; a retry with the same key and body gets the first response back. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description One of the caller's classes.
+                     */
+                    class_id: string;
+                    /**
+                     * Format: uuid
+                     * @description A learner of the class.
+                     */
+                    learner_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LearnerRemoval"];
+                };
+            };
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+        };
+    };
+    UpdateClass: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry; a retry with the same key and body gets the first response back. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description One of the caller's classes.
+                     */
+                    class_id: string;
+                    /** @description The new name, one line. Left out, the name stays. */
+                    name?: string;
+                    /** @description true puts the class in the archive, false takes it out. Left out, it stays as it is. */
+                    archived?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The class after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClassState"];
+                };
+            };
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+        };
+    };
+    NewJoinCode: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry; a retry with the same key and body gets the first response back. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description One of the caller's classes.
+                     */
+                    class_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The class with its new code. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClassState"];
+                };
+            };
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+        };
+    };
+    SetLearnerName: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry; a retry with the same key and body gets the first response back. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description One of the caller's classes.
+                     */
+                    class_id: string;
+                    /**
+                     * Format: uuid
+                     * @description A learner of the class.
+                     */
+                    learner_id: string;
+                    /** @description One line. Left out, the account's name. */
+                    display_name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The learner as the class shows them. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClassMember"];
                 };
             };
             "4XX": components["responses"]["Problem"];

@@ -1,14 +1,17 @@
 -- Classes, their members and invitations.
 
+-- ClassByJoinCode finds the class a join code opens: an archived class
+-- takes no new learner, so its code finds nothing.
 -- name: ClassByJoinCode :one
-SELECT id, teacher_id, name FROM classes WHERE join_code = sqlc.arg(join_code)::text;
+SELECT id, teacher_id, name FROM classes WHERE join_code = sqlc.arg(join_code)::text AND archived_at IS NULL;
 
 -- LockTeachersClass locks the teacher's class against a concurrent
 -- assignment to it (LockClassForEnrolment waits for it), so that a learner
 -- who joins while a deck is assigned to the class gets the deck either
 -- from the assignment or from the enrolment.
 -- name: LockTeachersClass :one
-SELECT id FROM classes WHERE id = sqlc.arg(class_id) AND teacher_id = sqlc.arg(teacher_id) FOR NO KEY UPDATE;
+SELECT id, (archived_at IS NOT NULL)::boolean AS archived FROM classes
+WHERE id = sqlc.arg(class_id) AND teacher_id = sqlc.arg(teacher_id) FOR NO KEY UPDATE;
 
 -- LockClassForEnrolment waits for an assignment to the class in progress
 -- (LockTeachersClass); enrolments to the class do not wait for each other.
@@ -26,7 +29,7 @@ ORDER BY u.id
 FOR NO KEY UPDATE OF u;
 
 -- name: TeachersClassName :one
-SELECT name FROM classes WHERE id = sqlc.arg(class_id) AND teacher_id = sqlc.arg(teacher_id);
+SELECT name, archived_at FROM classes WHERE id = sqlc.arg(class_id) AND teacher_id = sqlc.arg(teacher_id);
 
 -- name: AddClassMember :exec
 INSERT INTO class_members (class_id, learner_id) VALUES ($1, $2);
@@ -61,14 +64,17 @@ ON CONFLICT (join_code) DO NOTHING
 RETURNING id, created_at;
 
 -- name: TeachersClasses :many
-SELECT id, name, join_code, created_at FROM classes WHERE teacher_id = $1 ORDER BY created_at, id;
+SELECT id, name, join_code, created_at, archived_at FROM classes WHERE teacher_id = $1 ORDER BY created_at, id;
 
--- MembersOfTeachersClasses lists the members of every class of the teacher.
+-- MembersOfTeachersClasses lists the members of every class of the
+-- teacher, each by the name the class gives them (class_members.display_name,
+-- else the account's), with the account's name apart.
 -- name: MembersOfTeachersClasses :many
-SELECT m.class_id, u.id, u.display_name, u.email, m.joined_at
+SELECT m.class_id, u.id, coalesce(m.display_name, u.display_name)::text AS display_name,
+       u.display_name AS account_name, u.email, m.joined_at
 FROM class_members m JOIN classes c ON c.id = m.class_id JOIN users u ON u.id = m.learner_id
 WHERE c.teacher_id = $1
-ORDER BY m.class_id, u.display_name, u.id;
+ORDER BY m.class_id, coalesce(m.display_name, u.display_name), u.id;
 
 -- ClassDecks lists the decks assigned to the teacher's classes
 -- (class_decks), or with class_id to that one class only, by class, then due
@@ -95,7 +101,8 @@ ORDER BY d.owner_id IS NOT NULL, d.level NULLS LAST, d.title;
 -- ClassAssignments is the class's progress grid: each assignment made
 -- through the class to a current member of it, with the progress
 -- projection (null until the drain first handled it) and how many of its
--- cards are due at now (from the cards themselves, not a projection).
+-- cards are due at now (from the cards themselves, not a projection); a
+-- learner's cells by due date, then title (the grid's column order).
 -- name: ClassAssignments :many
 SELECT m.learner_id, a.id AS assignment_id, a.deck_id, d.title, a.due_at, a.completed_at,
        p.cards_total, p.cards_seen, p.cards_learned, p.reviews, p.updated_at AS progress_updated_at,
@@ -106,7 +113,7 @@ JOIN assignments a ON a.class_id = m.class_id AND a.learner_id = m.learner_id
 JOIN decks d ON d.id = a.deck_id
 LEFT JOIN assignment_progress p ON p.assignment_id = a.id
 WHERE m.class_id = sqlc.arg(class_id)
-ORDER BY m.learner_id, d.title, a.id;
+ORDER BY m.learner_id, a.due_at, d.title, a.id;
 
 -- ClassStudyDays is, for each assignment of ClassAssignments with a
 -- review, the last study day with one (the assignment_daily_reviews
@@ -119,10 +126,13 @@ JOIN assignment_daily_reviews r ON r.assignment_id = a.id AND r.reviews > 0
 WHERE m.class_id = sqlc.arg(class_id)
 GROUP BY r.assignment_id;
 
--- ClassMembers lists the class's learners.
+-- ClassMembers lists the class's learners by the name the class gives
+-- them (class_members.display_name, else the account's), each with their
+-- time zone (IANA), whose study days the grid's last_study_day counts in.
 -- name: ClassMembers :many
-SELECT u.id, u.display_name FROM class_members m JOIN users u ON u.id = m.learner_id
-WHERE m.class_id = $1 ORDER BY u.display_name, u.id;
+SELECT u.id, coalesce(m.display_name, u.display_name)::text AS display_name, u.timezone
+FROM class_members m JOIN users u ON u.id = m.learner_id
+WHERE m.class_id = $1 ORDER BY coalesce(m.display_name, u.display_name), u.id;
 
 -- HardestWords are the words of the decks assigned through the class to its
 -- members that they lapsed on most (an Again on a learned card), summed
@@ -142,6 +152,61 @@ GROUP BY l.id, l.lemma, l.part_of_speech
 ORDER BY lapses DESC, l.lemma, l.id
 LIMIT sqlc.arg(max_words);
 
+-- A teacher's chores on a class (RemoveLearner, UpdateClass, NewJoinCode,
+-- SetLearnerName), each scoped to the teacher: another teacher's class is
+-- no row.
+
+-- RenameClass names the teacher's class; it answers the class as it is
+-- after.
+-- name: RenameClass :one
+UPDATE classes SET name = sqlc.arg(name) WHERE id = sqlc.arg(class_id) AND teacher_id = sqlc.arg(teacher_id)
+RETURNING id, name, join_code, created_at, archived_at;
+
+-- ArchiveClass puts the teacher's class in the archive at now (the
+-- database's now() when null; an archived class keeps its first instant),
+-- or with archived false takes it out; it answers the class as it is after.
+-- name: ArchiveClass :one
+UPDATE classes SET archived_at = CASE WHEN sqlc.arg(archived)::boolean
+                                      THEN coalesce(archived_at, sqlc.narg(now)::timestamptz, now()) END
+WHERE id = sqlc.arg(class_id) AND teacher_id = sqlc.arg(teacher_id)
+RETURNING id, name, join_code, created_at, archived_at;
+
+-- SetJoinCode replaces the join code of the teacher's class that is not
+-- archived; no row when the class is not the teacher's or is archived, a
+-- unique violation (23505) when the code is another class's.
+-- name: SetJoinCode :one
+UPDATE classes SET join_code = sqlc.arg(join_code)::text
+WHERE id = sqlc.arg(class_id) AND teacher_id = sqlc.arg(teacher_id) AND archived_at IS NULL
+RETURNING id, name, join_code, created_at, archived_at;
+
+-- RemoveClassMember takes the learner out of the class; no row when they
+-- were not in it.
+-- name: RemoveClassMember :one
+DELETE FROM class_members WHERE class_id = sqlc.arg(class_id) AND learner_id = sqlc.arg(learner_id)
+RETURNING learner_id;
+
+-- DeleteClassAssignments deletes the assignments the class gave the
+-- learner, with their progress projection (ON DELETE CASCADE), and answers
+-- their ids, oldest first. Cards and the review log are the learner's and
+-- are not touched.
+-- name: DeleteClassAssignments :many
+DELETE FROM assignments WHERE class_id = sqlc.arg(class_id) AND learner_id = sqlc.arg(learner_id)
+RETURNING id;
+
+-- SetMemberName gives the learner the name the class shows (null: the
+-- account's again); no row when they are not in the class.
+-- name: SetMemberName :one
+UPDATE class_members SET display_name = sqlc.narg(display_name)::text
+WHERE class_id = sqlc.arg(class_id) AND learner_id = sqlc.arg(learner_id)
+RETURNING learner_id;
+
+-- ClassMember is one learner of the class, as MembersOfTeachersClasses
+-- lists them.
+-- name: ClassMember :one
+SELECT u.id, coalesce(m.display_name, u.display_name)::text AS display_name,
+       u.display_name AS account_name, u.email, m.joined_at
+FROM class_members m JOIN users u ON u.id = m.learner_id
+WHERE m.class_id = sqlc.arg(class_id) AND m.learner_id = sqlc.arg(learner_id);
 -- LockClassDeck locks the teacher's class deck (class_decks) and returns
 -- its desired retention (store.ErrNotFound: the class is not the
 -- teacher's, or it does not have the deck).

@@ -15,7 +15,10 @@
 -- added less removed) and takes back the removed cards' seen and learned.
 -- Totals are increments too (null adds nothing), so the creation and the
 -- edits may be applied in any order.
-WITH a AS (SELECT unnest(@assignment_ids::uuid[]) AS id),
+-- Only assignments that still exist count: one deleted since the event was
+-- enqueued (its learner was removed from its class, DeleteClassAssignments)
+-- adds nothing, rather than failing on its foreign key.
+WITH a AS (SELECT id FROM assignments WHERE id = ANY (@assignment_ids::uuid[])),
 progress AS (
     INSERT INTO assignment_progress (assignment_id, learner_id, cards_total, cards_seen, cards_learned, reviews, updated_at)
     SELECT a.id, @learner_id::uuid, coalesce(sqlc.narg(total)::integer, 0), @seen::integer, @learned::integer,

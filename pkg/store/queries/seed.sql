@@ -55,3 +55,25 @@ ON CONFLICT DO NOTHING;
 -- name: InsertSeedClassMember :exec
 INSERT INTO class_members (class_id, learner_id) VALUES ($1, $2)
 ON CONFLICT DO NOTHING;
+
+-- SeedMemberName gives a demo learner the name their class shows
+-- (class_members.display_name) unless the teacher has given one since.
+-- name: SeedMemberName :exec
+UPDATE class_members SET display_name = sqlc.arg(display_name)::text
+WHERE class_id = sqlc.arg(class_id) AND learner_id = sqlc.arg(learner_id) AND display_name IS NULL;
+
+-- InsertSeedEndpoint registers a demo webhook endpoint with a fixed id,
+-- unless it exists (or its URL has an active one).
+-- name: InsertSeedEndpoint :exec
+INSERT INTO webhook_endpoints (id, teacher_id, url, secret, topics)
+VALUES (sqlc.arg(id), sqlc.arg(teacher_id), sqlc.arg(url), sqlc.arg(secret), sqlc.arg(topics))
+ON CONFLICT DO NOTHING;
+
+-- InsertSeedAttempts records a demo endpoint's past answers, given as
+-- parallel arrays of one length (one element an answer), those not
+-- recorded yet.
+-- name: InsertSeedAttempts :exec
+INSERT INTO webhook_attempts (endpoint_id, event_id, status, accepted, at)
+SELECT sqlc.arg(endpoint_id)::uuid, unnest(sqlc.arg(event_ids)::uuid[]), unnest(sqlc.arg(statuses)::integer[]),
+       unnest(sqlc.arg(accepted)::boolean[]), unnest(sqlc.arg(ats)::timestamptz[])
+ON CONFLICT DO NOTHING;

@@ -71,3 +71,34 @@ WHERE NOT webhook_attempts.accepted;
 -- Disables the endpoint at now (the database's now() when null).
 UPDATE webhook_endpoints SET disabled_at = coalesce(sqlc.narg(now)::timestamptz, now()), disabled_reason = @reason::text
 WHERE id = @endpoint_id AND disabled_at IS NULL;
+
+-- Each endpoint's health, read from its attempts (webhook_attempts: one row
+-- per event it accepted, 2xx, or rejected, 4xx; a 5xx, timeout or network
+-- error leaves none and the outbox retries the delivery).
+
+-- name: EndpointHealth :many
+-- The teacher's endpoints, oldest first, each with its latest accepted
+-- attempt (ok) and latest rejected one (bad), and how many rejections came
+-- after that acceptance (all of them when it never accepted), counted up to
+-- max_failures. Each is found by a backward range scan of a partial index
+-- (webhook_attempts_accepted, _rejected) by endpoint that stops at its
+-- first row (or at max_failures rows), then joined by its primary key.
+SELECT w.id, ok.at AS accepted_at, bad.at AS rejected_at, bad.status AS rejected_status,
+    (SELECT count(*) FROM (SELECT 1 FROM webhook_attempts f
+                           WHERE f.endpoint_id = w.id AND NOT f.accepted AND f.at > coalesce(ok.at, '-infinity')
+                           ORDER BY f.at DESC LIMIT @max_failures::integer) run)::integer AS failures_in_row
+FROM webhook_endpoints w
+LEFT JOIN webhook_attempts ok ON ok.endpoint_id = w.id
+    AND ok.event_id = (SELECT a.event_id FROM webhook_attempts a WHERE a.endpoint_id = w.id AND a.accepted ORDER BY a.at DESC LIMIT 1)
+LEFT JOIN webhook_attempts bad ON bad.endpoint_id = w.id
+    AND bad.event_id = (SELECT a.event_id FROM webhook_attempts a WHERE a.endpoint_id = w.id AND NOT a.accepted ORDER BY a.at DESC LIMIT 1)
+WHERE w.teacher_id = @teacher_id
+ORDER BY w.created_at, w.id;
+
+-- name: EndpointOwners :many
+-- The endpoints of ids that exist, each with its URL and its teacher's name
+-- and email (an operator's dead letters name them).
+SELECT w.id, w.url, u.display_name AS teacher_name, u.email AS teacher_email
+FROM webhook_endpoints w JOIN users u ON u.id = w.teacher_id
+WHERE w.id = ANY (@ids::uuid[])
+ORDER BY w.id;

@@ -18,6 +18,7 @@ const dead = {
   dead_at: "2026-03-02T09:00:00Z",
   created_at: "2026-03-02T08:59:00Z",
   blocking: 0,
+  endpoints: [],
 } satisfies components["schemas"]["DeadDelivery"];
 
 const health = {
@@ -91,6 +92,46 @@ describe("Operator", () => {
     await user.type(reason, "duplicate event{Enter}");
     expect(await screen.findByText("1 delivery skipped.")).toBeInTheDocument();
     expect(server.seen.find((s) => s.path === "/SkipDeadLetters")!.body).toEqual({ ids: [170], reason: "duplicate event" });
+  });
+
+  it("names each dead webhook delivery's endpoint, selects the whole list, and counts the confirmation right", async () => {
+    const named = {
+      ...dead,
+      last_error: "endpoint 5b0f3f5e-7d47-4c1b-9a55-9e3c8b1d2a10: status 404 Not Found",
+      endpoints: [
+        { id: "5b0f3f5e-7d47-4c1b-9a55-9e3c8b1d2a10", url: "https://school.example/hooks", teacher_name: "Ada Okafor", teacher_email: "ada@lexora.test" },
+      ],
+    } satisfies components["schemas"]["DeadDelivery"];
+    const other = { ...dead, id: 171, subscriber: "email" } satisfies components["schemas"]["DeadDelivery"];
+    fakeServer((req) => {
+      if (req.path === "/OutboxHealth") return json(health);
+      if (req.path === "/ListDeadLetters") return json({ dead: [named, other] } satisfies components["schemas"]["DeadLetters"]);
+      return json({ replayed: 2 } satisfies Answer<"ReplayDeadLetters">);
+    });
+    const user = userEvent.setup();
+    renderApp(<Operator />, { user: operator });
+    const row = (await screen.findByRole("checkbox", { name: /Select delivery 170 / })).closest("tr")!;
+    expect(row).toHaveTextContent("https://school.example/hooks");
+    expect(row).toHaveTextContent("Ada Okafor (ada@lexora.test)");
+
+    await user.click(screen.getByRole("checkbox", { name: "Select all 2 dead deliveries listed" }));
+    expect(screen.getByRole("checkbox", { name: /Select delivery 170 / })).toBeChecked();
+    expect(screen.getByRole("checkbox", { name: /Select delivery 171 / })).toBeChecked();
+    await user.click(screen.getByRole("button", { name: "Replay selected…" }));
+    expect(screen.getByRole("heading", { name: "Replay 2 dead deliveries?" })).toBeInTheDocument();
+    expect(screen.getByText(/^They become pending again/)).toBeInTheDocument();
+    await user.click(screen.getByRole("button", { name: "Cancel" }));
+
+    await user.click(screen.getByRole("checkbox", { name: /Select delivery 171 / }));
+    expect(screen.getByRole("checkbox", { name: "Select all 2 dead deliveries listed" })).not.toBeChecked();
+    expect(screen.getByRole<HTMLInputElement>("checkbox", { name: "Select all 2 dead deliveries listed" }).indeterminate).toBe(true);
+    await user.click(screen.getByRole("button", { name: "Replay selected…" }));
+    expect(screen.getByRole("heading", { name: "Replay 1 dead delivery?" })).toBeInTheDocument();
+    expect(screen.getByText("It becomes pending again with a fresh attempt budget, and the next drain delivers it.")).toBeInTheDocument();
+    await user.click(screen.getByRole("button", { name: "Cancel" }));
+    await user.click(screen.getByRole("checkbox", { name: "Select all 2 dead deliveries listed" }));
+    await user.click(screen.getByRole("checkbox", { name: "Select all 2 dead deliveries listed" }));
+    expect(screen.getByRole("button", { name: "Replay selected…" })).toBeDisabled();
   });
 
   it("draws the operators' deliveries per minute and lists the backlog", async () => {

@@ -149,9 +149,21 @@ function DeadTable({
   onSelect: (ids: number[]) => void;
 }) {
   const toggle = (id: number, on: boolean) => onSelect(on ? [...selected, id] : selected.filter((x) => x !== id));
+  const all = list.length > 0 && list.every((d) => selected.includes(d.id));
+  const some = !all && list.some((d) => selected.includes(d.id));
   const columns: Column<DeadDelivery>[] = [
     {
-      header: "Select",
+      header: (
+        <input
+          type="checkbox"
+          aria-label={`Select all ${list.length} dead ${list.length === 1 ? "delivery" : "deliveries"} listed`}
+          checked={all}
+          ref={(el) => {
+            if (el) el.indeterminate = some;
+          }}
+          onChange={(e) => onSelect(e.target.checked ? list.map((d) => d.id) : [])}
+        />
+      ),
       cell: (d) => (
         <input
           type="checkbox"
@@ -163,6 +175,7 @@ function DeadTable({
     },
     { header: "Subscriber", cell: (d) => d.subscriber },
     { header: "Topic", cell: (d) => d.topic },
+    { header: "Endpoint", cell: (d) => <Endpoints d={d} /> },
     { header: "Attempts", cell: (d) => d.attempts },
     {
       header: "Last error",
@@ -185,6 +198,23 @@ function DeadTable({
       rowKey={(d) => d.id}
       columns={columns}
     />
+  );
+}
+
+/** The webhook endpoints a dead delivery's error names: URL and teacher; "—" for another subscriber's. */
+function Endpoints({ d }: { d: DeadDelivery }) {
+  if (d.endpoints.length === 0) return <span className="muted">—</span>;
+  return (
+    <ul className="plain">
+      {d.endpoints.map((e) => (
+        <li key={e.id}>
+          <code className="url">{e.url}</code>{" "}
+          <span className="muted small">
+            {e.teacher_name} ({e.teacher_email})
+          </span>
+        </li>
+      ))}
+    </ul>
   );
 }
 
@@ -234,8 +264,12 @@ function Confirm({
       <h3 id={`${id}-title`}>{action === "replay" ? `Replay ${what}?` : `Skip ${what}?`}</h3>
       <p>
         {action === "replay"
-          ? "They become pending again with a fresh attempt budget, and the next drain delivers them."
-          : "They are marked resolved without being delivered: the subscriber never sees these events."}
+          ? n === 1
+            ? "It becomes pending again with a fresh attempt budget, and the next drain delivers it."
+            : "They become pending again with a fresh attempt budget, and the next drain delivers them."
+          : n === 1
+            ? "It is marked resolved without being delivered: the subscriber never sees this event."
+            : "They are marked resolved without being delivered: the subscriber never sees these events."}
       </p>
       {apply.isError && <ProblemAlert error={apply.error} context="Nothing was changed" />}
       <label htmlFor={`${id}-reason`}>Reason (recorded in the audit log)</label>

@@ -41,6 +41,7 @@ const counted = {
 const grid = {
   class_id: classId,
   name: "Year 9 English",
+  archived_at: null,
   now: "2026-03-03T10:16:00Z",
   progress_updated_at: "2026-03-03T10:15:30Z",
   decks: [] as components["schemas"]["ClassDeck"][],
@@ -48,6 +49,7 @@ const grid = {
     {
       learner_id: "00000000-0000-4000-8000-000000000001",
       display_name: "Mia Laurent",
+      timezone: "Europe/Paris",
       assignments: [
         cell(verbs, "Rare verbs", "2026-03-20T22:59:00Z", counted),
         cell(nouns, "Everyday nouns", "2026-03-10T22:59:00Z", { ...counted, cards_learned: 25 }, { completed_at: "2026-03-02T09:00:00Z" }),
@@ -56,6 +58,7 @@ const grid = {
     {
       learner_id: "00000000-0000-4000-8000-000000000002",
       display_name: "Noah Brooks",
+      timezone: "America/New_York",
       assignments: [cell(verbs, "Rare verbs", "2026-03-20T22:59:00Z", null, { cards_due: 30 })],
     },
   ],
@@ -85,15 +88,19 @@ describe("ClassProgress", () => {
     expect(screen.getByTestId("freshness")).toHaveTextContent(/Progress last updated .*2026/);
 
     const table = within(screen.getByRole("region", { name: "Progress by learner and assignment" })).getByRole("table");
-    // Columns by earliest due date: Everyday nouns, then Rare verbs.
-    expect(within(table).getAllByRole("columnheader").map((h) => h.textContent)).toEqual(["Learner", "Everyday nouns", "Rare verbs"]);
+    // Columns by earliest due date, each saying it: Everyday nouns, then Rare verbs.
+    expect(within(table).getAllByRole("columnheader").map((h) => h.textContent)).toEqual([
+      "Learner",
+      expect.stringMatching(/^Everyday nouns \(due .*2026\)$/),
+      expect.stringMatching(/^Rare verbs \(due .*2026\)$/),
+    ]);
     const [, miaRow, noahRow] = within(table).getAllByRole("row");
     const mia = within(miaRow!).getAllByRole("cell");
     expect(mia[0]).toHaveTextContent("25 of 25 learned");
     expect(mia[0]).toHaveTextContent(/completed/);
     expect(mia[1]).toHaveTextContent("7 of 25 learned");
     expect(mia[1]).toHaveTextContent("4 due now");
-    expect(mia[1]).toHaveTextContent(/last studied .*2026/);
+    expect(mia[1]).toHaveTextContent(/last studied .*2026 \(the learner's day, Europe\/Paris\)/);
     const noah = within(noahRow!).getAllByRole("cell");
     expect(noah[0]).toHaveTextContent("not assigned");
     expect(noah[1]).toHaveTextContent("not counted yet");
@@ -102,6 +109,18 @@ describe("ClassProgress", () => {
 
     const words = within(screen.getByRole("region", { name: "Hardest words" })).getByRole("table");
     expect(within(words).getAllByRole("row")[1]).toHaveTextContent(/ephemeral\s*adjective\s*5\s*2\s*1/);
+  });
+
+  it("orders the columns by due date even when a later-due deck sorts first by title or its times are written otherwise", async () => {
+    const early = cell(verbs, "Abstract verbs", "2026-03-10T09:00:00.5+01:00", null);
+    const late = cell(nouns, "Zoo nouns", "2026-03-10T08:30:00Z", null);
+    show({ ...grid, learners: [{ ...grid.learners[0]!, assignments: [late, early] }] });
+    const table = within(await screen.findByRole("region", { name: "Progress by learner and assignment" })).getByRole("table");
+    expect(within(table).getAllByRole("columnheader").map((h) => h.textContent?.replace(/ \(due.*/, ""))).toEqual([
+      "Learner",
+      "Abstract verbs",
+      "Zoo nouns",
+    ]);
   });
 
   it("a deck studied before it was assigned shows what was learned, not 'not started'", async () => {

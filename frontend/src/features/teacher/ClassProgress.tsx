@@ -19,8 +19,8 @@ const studyDay = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeZ
 /** How often the grid is read again while it is open (ms). */
 export const refreshEvery = 5000;
 
-/** The grid's columns: each deck assigned to the class or to anyone in it, earliest due first. */
-export function deckColumns(g: Grid): { deckId: string; title: string }[] {
+/** The grid's columns: each deck assigned to the class or to anyone in it, earliest due first (then by title). */
+export function deckColumns(g: Grid): { deckId: string; title: string; due: string }[] {
   const cols = new Map<string, { deckId: string; title: string; due: string }>();
   for (const d of g.decks) cols.set(d.deck_id, { deckId: d.deck_id, title: d.deck_title, due: d.due_at });
   for (const row of g.learners)
@@ -28,7 +28,7 @@ export function deckColumns(g: Grid): { deckId: string; title: string }[] {
       const c = cols.get(a.deck_id);
       if (!c || a.due_at < c.due) cols.set(a.deck_id, { deckId: a.deck_id, title: a.deck_title, due: a.due_at });
     }
-  return [...cols.values()].sort((a, b) => a.due.localeCompare(b.due) || a.title.localeCompare(b.title));
+  return [...cols.values()].sort((a, b) => Date.parse(a.due) - Date.parse(b.due) || a.title.localeCompare(b.title));
 }
 
 /**
@@ -103,11 +103,11 @@ function ProgressGrid({ g }: { g: Grid }) {
   const columns: Column<Row>[] = [
     { header: "Learner", rowHeader: true, cell: (row) => row.display_name },
     ...cols.map((c) => ({
-      header: c.title,
+      header: `${c.title} (due ${date.format(new Date(c.due))})`,
       key: c.deckId,
       cell: (row: Row) => {
         const a = row.assignments.find((x) => x.deck_id === c.deckId);
-        return a ? <GridCell a={a} /> : <span className="muted">not assigned</span>;
+        return a ? <GridCell a={a} timezone={row.timezone} /> : <span className="muted">not assigned</span>;
       },
     })),
   ];
@@ -124,7 +124,11 @@ function ProgressGrid({ g }: { g: Grid }) {
   );
 }
 
-function GridCell({ a }: { a: Cell }) {
+/**
+ * One learner's assignment. Its last study day is the learner's (a day in their zone, timezone, as
+ * their streaks count it), which the cell says, since the teacher's day may be another.
+ */
+function GridCell({ a, timezone }: { a: Cell; timezone: string }) {
   const p = a.progress;
   return (
     <div className="cell">
@@ -138,7 +142,7 @@ function GridCell({ a }: { a: Cell }) {
       <span>{a.cards_due} due now</span>
       <span className="muted small">
         {p?.last_study_day
-          ? `last studied ${studyDay.format(new Date(`${p.last_study_day}T00:00:00Z`))}`
+          ? `last studied ${studyDay.format(new Date(`${p.last_study_day}T00:00:00Z`))} (the learner's day, ${timezone})`
           : p && p.cards_seen > 0
             ? "studied before it was assigned"
             : "not started"}

@@ -15,9 +15,10 @@ const cls = {
   name: "Year 9 English",
   join_code: "DEMO2026",
   created_at: "2026-03-01T09:00:00Z",
+  archived_at: null,
   members: [
-    { learner_id: mia, display_name: "Mia Laurent", email: "mia@lexora.test", joined_at: "2026-03-01T10:00:00Z" },
-    { learner_id: noah, display_name: "Noah Brooks", email: "noah@lexora.test", joined_at: "2026-03-02T10:00:00Z" },
+    { learner_id: mia, display_name: "Mia Laurent", account_name: "Mia Laurent", email: "mia@lexora.test", joined_at: "2026-03-01T10:00:00Z" },
+    { learner_id: noah, display_name: "Noah Brooks", account_name: "Noah Brooks", email: "noah@lexora.test", joined_at: "2026-03-02T10:00:00Z" },
   ],
   decks: [] as components["schemas"]["ClassDeck"][],
 } satisfies components["schemas"]["Class"];
@@ -339,7 +340,7 @@ describe("Classes", () => {
     const server = fakeServer((req) => {
       if (req.path === "/Me") return json(me);
       if (req.path === "/ListClasses") {
-        const zoe = { learner_id: "00000000-0000-4000-8000-000000000003", display_name: "Zoe Park", email: "zoe@lexora.test", joined_at: "2026-03-03T10:00:00Z" };
+        const zoe = { learner_id: "00000000-0000-4000-8000-000000000003", display_name: "Zoe Park", account_name: "Zoe Park", email: "zoe@lexora.test", joined_at: "2026-03-03T10:00:00Z" };
         return json({ classes: [{ ...cls, members: added ? [...cls.members, zoe] : cls.members }] } satisfies components["schemas"]["ClassList"]);
       }
       if (req.path === "/ListDecks") return json({ decks } satisfies components["schemas"]["DeckList"]);

@@ -11,6 +11,7 @@ import { deckGroups, levelName } from "../../components/decks";
 import { ProblemAlert } from "../../components/ProblemAlert";
 import { Empty, QueryState } from "../../components/States";
 import { assignToClass, dayAfter, dayOf, endOfDay, type AssignOutcome } from "./assign";
+import { ClassSettings, MemberActions } from "./ClassChores";
 import { CreateClass } from "./CreateClass";
 
 type Class = components["schemas"]["Class"];
@@ -62,7 +63,10 @@ function ClassCard({ c, readAt }: { c: Class; readAt: number }) {
   return (
     <li className="class-card" aria-labelledby={`${id}-name`}>
       <div className="row">
-        <h2 id={`${id}-name`}>{c.name}</h2>
+        <h2 id={`${id}-name`}>
+          {c.name}
+          {c.archived_at !== null && <span className="badge warn">archived</span>}
+        </h2>
         <Link to={`/teacher/classes/${c.id}`} aria-label={`Progress of ${c.name}`}>
           Progress
         </Link>
@@ -87,13 +91,21 @@ function ClassCard({ c, readAt }: { c: Class; readAt: number }) {
           {c.members.map((m) => (
             <li key={m.learner_id}>
               {m.display_name} <span className="muted small">{m.email} · joined {date.format(new Date(m.joined_at))}</span>
+              <MemberActions c={c} m={m} />
             </li>
           ))}
         </ul>
       )}
       <ClassDecks c={c} readAt={readAt} />
-      <AddLearner c={c} />
-      <AssignDeck c={c} readAt={readAt} />
+      {c.archived_at === null ? (
+        <>
+          <AddLearner c={c} />
+          <AssignDeck c={c} readAt={readAt} />
+        </>
+      ) : (
+        <p className="muted">This class is archived: nobody can join it and no deck can be assigned. Take it out of the archive in its settings.</p>
+      )}
+      <ClassSettings c={c} />
     </li>
   );
 }

@@ -28,6 +28,42 @@ async function fillForm(url: string, topic: RegExp) {
 }
 
 describe("Webhooks", () => {
+  it("shows a failing endpoint as failing, with its last delivery, last error, failures in a row and what to do", async () => {
+    const failing = {
+      ...endpoint,
+      health: {
+        state: "failing",
+        last_delivery_at: "2026-03-02T11:00:00Z",
+        last_accepted_at: "2026-03-02T09:30:00Z",
+        last_error: "status 404 Not Found",
+        last_error_at: "2026-03-02T11:00:00Z",
+        failures_in_row: 3,
+        action: "Its receiver rejected the last 3 deliveries with status 404 Not Found: check the URL and the receiver.",
+      },
+    } satisfies components["schemas"]["WebhookEndpoint"];
+    const gone = {
+      ...endpoint,
+      id: "5b0f3f5e-7d47-4c1b-9a55-9e3c8b1d2a11",
+      url: "https://school.example/gone",
+      disabled_at: "2026-03-02T10:00:00Z",
+      disabled_reason: "the receiver answered 410 Gone",
+      health: { ...failing.health, state: "disabled", failures_in_row: 1, action: "It receives nothing. Fix the receiver, then enable it." },
+    } satisfies components["schemas"]["WebhookEndpoint"];
+    fakeServer(() => json({ endpoints: [failing, gone] } satisfies components["schemas"]["WebhookEndpointList"]));
+    renderApp(<Webhooks />, { user: teacher });
+    const [first, second] = await screen.findAllByTestId("health");
+    const row = first!.closest("li")!;
+    expect(row).toHaveTextContent("Failing");
+    expect(row).not.toHaveTextContent("Active");
+    expect(first).toHaveTextContent(/Last delivery: .*2026/);
+    expect(first).toHaveTextContent("last error status 404 Not Found");
+    expect(first).toHaveTextContent("3 deliveries failed in a row");
+    expect(first).toHaveTextContent("What to do: Its receiver rejected the last 3 deliveries");
+    expect(second!.closest("li")).toHaveTextContent("Disabled");
+    expect(second).toHaveTextContent("1 delivery failed in a row");
+    expect(second).toHaveTextContent("What to do: It receives nothing.");
+  });
+
   it("says which addresses the endpoint field takes: https, and http on a local stack", async () => {
     fakeServer(() => json({ endpoints: [] } satisfies components["schemas"]["WebhookEndpointList"]));
     renderApp(<Webhooks />, { user: teacher });

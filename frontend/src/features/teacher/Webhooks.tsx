@@ -9,14 +9,55 @@ import { ProblemAlert } from "../../components/ProblemAlert";
 import { Empty, QueryState } from "../../components/States";
 
 type Endpoint = components["schemas"]["WebhookEndpoint"];
+type Health = components["schemas"]["WebhookHealth"];
 type Topic = components["schemas"]["WebhookTopic"];
 
 export const topics: { value: Topic; label: string }[] = [
   { value: "learner.enrolled", label: "A learner joined a class" },
   { value: "assignment.created", label: "A deck was assigned" },
   { value: "assignment.completed", label: "A learner completed an assignment" },
+  { value: "learner.removed", label: "A learner was removed from a class" },
+  { value: "class.updated", label: "A class was renamed, archived or given a new join code" },
   { value: "deck.retention_changed", label: "A class deck's desired retention changed" },
 ];
+
+/** The endpoint's state as a badge: what its deliveries say (health), not only whether it is enabled. */
+function HealthBadge({ ep }: { ep: Endpoint }) {
+  const state = ep.health?.state ?? (ep.disabled_at ? "disabled" : "unused");
+  const badges: Record<Health["state"], { label: string; kind: string }> = {
+    disabled: { label: "Disabled", kind: "warn" },
+    failing: { label: "Failing", kind: "warn" },
+    healthy: { label: "Active", kind: "ok" },
+    unused: { label: "Nothing sent yet", kind: "" },
+  };
+  const b = badges[state];
+  return <span className={`badge ${b.kind}`}>{b.label}</span>;
+}
+
+/** "1 delivery", "3 deliveries", "100 or more deliveries" (the count stops at 100). */
+export function deliveries(n: number): string {
+  if (n >= 100) return `${n} or more deliveries`;
+  return `${n} ${n === 1 ? "delivery" : "deliveries"}`;
+}
+
+/** An endpoint's health: its last delivery, last error, failures in a row, and the action to take. */
+function HealthView({ h }: { h: Health }) {
+  return (
+    <div className={`health health-${h.state}`} data-testid="health">
+      <p className="small">
+        Last delivery: {h.last_delivery_at ? dateTime.format(new Date(h.last_delivery_at)) : "none yet"}
+        {h.last_accepted_at && ` · last accepted ${dateTime.format(new Date(h.last_accepted_at))}`}
+        {h.last_error && h.last_error_at && ` · last error ${h.last_error} at ${dateTime.format(new Date(h.last_error_at))}`}
+        {h.failures_in_row > 0 && ` · ${deliveries(h.failures_in_row)} failed in a row`}
+      </p>
+      {h.action && (
+        <p>
+          <strong>What to do:</strong> {h.action}
+        </p>
+      )}
+    </div>
+  );
+}
 
 /** A signing secret to show once, and the endpoint it is for. */
 interface Secret {
@@ -185,9 +226,9 @@ function EndpointRow({ ep, onSecret, secretShown }: { ep: Endpoint; onSecret: (s
   return (
     <li className="endpoint">
       <p>
-        <code className="url">{ep.url}</code>{" "}
-        {ep.disabled_at ? <span className="badge warn">Disabled</span> : <span className="badge ok">Active</span>}
+        <code className="url">{ep.url}</code> <HealthBadge ep={ep} />
       </p>
+      {ep.health && <HealthView h={ep.health} />}
       <p className="muted">
         {ep.topics.length === 0 ? "all events" : ep.topics.join(", ")} · registered {dateTime.format(new Date(ep.created_at))}
         {ep.previous_secret_expires_at &&

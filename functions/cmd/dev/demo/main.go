@@ -31,6 +31,7 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/lexora-app/lexora/functions/api"
+	"github.com/lexora-app/lexora/pkg/classroom"
 	"github.com/lexora-app/lexora/pkg/platform/auth"
 	"github.com/lexora-app/lexora/pkg/seed"
 	"github.com/lexora-app/lexora/pkg/testkit/mailpit"
@@ -97,10 +98,14 @@ func run(ctx context.Context) error {
 		return fmt.Errorf("pick a deck (is `make run` running?): %w", err)
 	}
 	fmt.Printf("1. %s (teacher) assigns %q to %s\n", seed.Teacher.Name, title, learner.Name)
+	zone, err := time.LoadLocation(seed.Teacher.Timezone) // due at the end of the day in her zone, as her form sets it
+	if err != nil {
+		return fmt.Errorf("load %s's zone: %w", seed.Teacher.Name, err)
+	}
 	var out api.ClassAssignment
 	if err := d.call(http.MethodPost, "/CreateAssignment", seed.TeacherID, map[string]any{
 		"class_id": seed.ClassID, "learner_id": learner.ID, "deck_id": deck,
-		"due_at": time.Now().Add(7 * 24 * time.Hour).Format(time.RFC3339),
+		"due_at": classroom.EndOfDay(time.Now().AddDate(0, 0, 7), zone).Format(time.RFC3339),
 	}, &out); err != nil {
 		return err
 	}
