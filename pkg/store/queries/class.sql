@@ -61,7 +61,7 @@ ON CONFLICT (join_code) DO NOTHING
 RETURNING id, created_at;
 
 -- name: TeachersClasses :many
-SELECT id, name, join_code, created_at FROM classes WHERE teacher_id = $1 ORDER BY created_at, id;
+SELECT id, name, join_code, created_at, new_cards_per_day FROM classes WHERE teacher_id = $1 ORDER BY created_at, id;
 
 -- MembersOfTeachersClasses lists the members of every class of the teacher.
 -- name: MembersOfTeachersClasses :many
@@ -141,3 +141,10 @@ WHERE m.class_id = sqlc.arg(class_id) AND c.lapses > 0
 GROUP BY l.id, l.lemma, l.part_of_speech
 ORDER BY lapses DESC, l.lemma, l.id
 LIMIT sqlc.arg(max_words);
+
+-- SetNewCardsPerDay sets the daily limit of new cards of the teacher's
+-- class; no row when the class is not the teacher's.
+-- name: SetNewCardsPerDay :one
+UPDATE classes SET new_cards_per_day = sqlc.arg(new_cards_per_day)::integer
+WHERE id = sqlc.arg(class_id) AND teacher_id = sqlc.arg(teacher_id)
+RETURNING id;

@@ -12,6 +12,7 @@ import { ProblemAlert } from "../../components/ProblemAlert";
 import { Empty, QueryState } from "../../components/States";
 import { assignToClass, dayAfter, dayOf, endOfDay, type AssignOutcome } from "./assign";
 import { CreateClass } from "./CreateClass";
+import { NewCardsPerDay } from "./NewCardsPerDay";
 
 type Class = components["schemas"]["Class"];
 type Deck = components["schemas"]["Deck"];
@@ -94,6 +95,7 @@ function ClassCard({ c, readAt }: { c: Class; readAt: number }) {
       <ClassDecks c={c} readAt={readAt} />
       <AddLearner c={c} />
       <AssignDeck c={c} readAt={readAt} />
+      <NewCardsPerDay c={c} />
     </li>
   );
 }

@@ -7,6 +7,7 @@ import type { components } from "../../../api/schema";
 import { ProblemAlert } from "../../../components/ProblemAlert";
 import { Empty, QueryState } from "../../../components/States";
 import { formatInterval } from "./interval";
+import { newCardsLeft } from "./newLeft";
 import { useSenderState } from "./SenderContext";
 import { ratings, useReviewSession } from "./useReviewSession";
 
@@ -30,11 +31,18 @@ export function Review() {
     <section aria-labelledby="review-title">
       <h1 id="review-title">Review</h1>
       <QueryState query={due} what="your due cards">
-        {(s) => <Session key={s.now} now={s.now} cards={s.due} dueCount={s.due_count} onMore={() => void due.refetch()} />}
+        {(s) => (
+          <Session key={s.now} now={s.now} cards={s.due} dueCount={s.due_count} newCount={s.new_count} onMore={() => void due.refetch()} />
+        )}
       </QueryState>
       <QueueStatus />
     </section>
   );
+}
+
+/** "3 new cards left today", for n new cards left. */
+function newLeftText(n: number): string {
+  return `${n} new ${n === 1 ? "card" : "cards"} left today`;
 }
 
 /**
@@ -43,7 +51,19 @@ export function Review() {
  * card is rated. The keyboard focus stays where the learner is: on the
  * reveal button for the next card, on the card once revealed.
  */
-function Session({ now, cards: loaded, dueCount, onMore }: { now: string; cards: DueCard[]; dueCount: number; onMore: () => void }) {
+function Session({
+  now,
+  cards: loaded,
+  dueCount,
+  newCount,
+  onMore,
+}: {
+  now: string;
+  cards: DueCard[];
+  dueCount: number;
+  newCount: number;
+  onMore: () => void;
+}) {
   const { cards, card, index, revealed, counts, canUndo, undone, error, reveal, rate, undo } = useReviewSession({ now, cards: loaded });
   const revealButton = useRef<HTMLButtonElement>(null);
   const cardHeading = useRef<HTMLHeadingElement>(null);
@@ -73,6 +93,7 @@ function Session({ now, cards: loaded, dueCount, onMore }: { now: string; cards:
         <p>
           You reviewed <strong>{total}</strong> {total === 1 ? "card" : "cards"}.
         </p>
+        <p className="muted">{newLeftText(newCardsLeft(newCount, cards, index))}.</p>
         <ul className="summary-counts">
           {ratings.map((r) => (
             <li key={r.value}>
@@ -101,6 +122,7 @@ function Session({ now, cards: loaded, dueCount, onMore }: { now: string; cards:
       <p className="muted" aria-live="polite">
         Card {index + 1} of {cards.length}
         {dueCount > cards.length && ` (${dueCount} due in all)`}
+        {` · ${newLeftText(newCardsLeft(newCount, cards, index))}`}
       </p>
       <article className="card" aria-labelledby="card-lemma">
         <h2 id="card-lemma" ref={cardHeading} tabIndex={-1} lang="en">
