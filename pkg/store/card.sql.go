@@ -161,20 +161,25 @@ const dueCards = `-- name: DueCards :many
 SELECT c.id, l.lemma, l.part_of_speech, l.definition, l.example, c.state, c.due, c.stability, c.difficulty,
        c.elapsed_days, c.scheduled_days, c.reps, c.lapses, c.step, c.last_review,
        coalesce(d.term_language, 'en')::text AS term_language,
-       count(*) OVER () AS total
-FROM schedule_cards($1, $2, $3) c
+       count(*) OVER () AS total,
+       count(*) FILTER (WHERE c.state = $1::smallint) OVER () AS new_total
+FROM (SELECT s.id, s.learner_id, s.lexeme_id, s.state, s.due, s.stability, s.difficulty, s.elapsed_days, s.scheduled_days, s.reps, s.lapses, s.step, s.last_review, s.created_at, s.updated_at, s.suspended, count(*) FILTER (WHERE s.state = $1::smallint) OVER (ORDER BY s.due, s.id) AS new_rank
+      FROM schedule_cards($2, $3, $4) s
+      WHERE s.due <= $5::timestamptz) c
 JOIN lexemes l ON l.id = c.lexeme_id
 LEFT JOIN decks d ON d.id = l.deck_id
-WHERE c.due <= $4::timestamptz
+WHERE c.state <> $1::smallint OR c.new_rank <= $6::integer
 ORDER BY c.due, c.id
-LIMIT $5
+LIMIT $7
 `
 
 type DueCardsParams struct {
+	NewState     int16
 	LearnerID    uuid.UUID
 	AssignmentID *uuid.UUID
 	TeacherID    *uuid.UUID
 	Now          time.Time
+	NewLeft      int32
 	MaxCards     int32
 }
 
@@ -196,23 +201,33 @@ type DueCardsRow struct {
 	LastReview    *time.Time
 	TermLanguage  string
 	Total         int64
+	NewTotal      int64
 }
 
 // DueCards lists the cards of the learner's schedule due at now, most
 // overdue first, with their whole FSRS state (for the ratings' preview) and
-// the total count. The schedule is schedule_cards (schema 00025): the
-// learner's cards not suspended, restricted to one assignment's deck when
+// the counts of all of them (total) and of the new ones among them
+// (new_total). The schedule is schedule_cards (schema 00025): the learner's
+// cards not suspended, restricted to one assignment's deck when
 // assignment_id is set, and to the decks teacher_id assigned to the learner
-// when it is set. term_language is the BCP 47 tag of the language of the
-// card's term: its own deck's for a teacher's entry, en for the library's
-// (the web client's listen button speaks the term in it). (sqlc types a
-// parameter compared with a column of a function's rows only by its cast.)
+// when it is set. Of the cards never reviewed (state new_state) only the
+// first new_left, in the same (due, id) order, are served: the daily limit
+// of new cards (study.NewCardBudget); due reviews are never limited.
+// new_rank is a running count in the order the index on (learner_id, due)
+// already reads the cards, so the plan stays an Index Scan on
+// cards_learner_due (EXPLAIN in docs/architecture.md). term_language is the
+// BCP 47 tag of the language of the card's term: its own deck's for a
+// teacher's entry, en for the library's (the web client's listen button
+// speaks the term in it). (sqlc types a parameter compared with a column of
+// a function's rows only by its cast.)
 func (q *Queries) DueCards(ctx context.Context, arg DueCardsParams) ([]DueCardsRow, error) {
 	rows, err := q.db.Query(ctx, dueCards,
+		arg.NewState,
 		arg.LearnerID,
 		arg.AssignmentID,
 		arg.TeacherID,
 		arg.Now,
+		arg.NewLeft,
 		arg.MaxCards,
 	)
 	if err != nil {
@@ -240,6 +255,7 @@ func (q *Queries) DueCards(ctx context.Context, arg DueCardsParams) ([]DueCardsR
 			&i.LastReview,
 			&i.TermLanguage,
 			&i.Total,
+			&i.NewTotal,
 		); err != nil {
 			return nil, err
 		}
@@ -447,6 +463,49 @@ func (q *Queries) LockCard(ctx context.Context, cardID uuid.UUID, learnerID uuid
 		&i.Suspended,
 		&i.Lemma,
 	)
+	return i, err
+}
+
+const newCardBudget = `-- name: NewCardBudget :one
+SELECT coalesce((SELECT max(coalesce(c.new_cards_per_day, $1::integer))
+                 FROM class_members m JOIN classes c ON c.id = m.class_id
+                 WHERE m.learner_id = $2), $1::integer)::integer AS per_day,
+       (SELECT count(*) FROM review_log r
+        WHERE r.learner_id = $2
+          AND r.reviewed_at >= $3::timestamptz AND r.reviewed_at < $4::timestamptz
+          AND r.state_before = $5
+          AND NOT EXISTS (SELECT 1 FROM review_undo u WHERE u.review_id = r.id))::integer AS reviewed
+`
+
+type NewCardBudgetParams struct {
+	DefaultPerDay int32
+	LearnerID     uuid.UUID
+	Start         time.Time
+	EndAt         time.Time
+	NewState      learning.State
+}
+
+type NewCardBudgetRow struct {
+	PerDay   int32
+	Reviewed int32
+}
+
+// NewCardBudget is the learner's daily limit of new cards and how many
+// cards they reviewed for the first time (state_before new_state, the
+// review not undone) in [start, end_at), their study day. The limit is the
+// largest of their classes' new_cards_per_day, a class's NULL counting as
+// default_per_day, and default_per_day for a learner in no class (schema
+// 00030). Served by class_members_learner_id and review_log_learner_reviewed.
+func (q *Queries) NewCardBudget(ctx context.Context, arg NewCardBudgetParams) (NewCardBudgetRow, error) {
+	row := q.db.QueryRow(ctx, newCardBudget,
+		arg.DefaultPerDay,
+		arg.LearnerID,
+		arg.Start,
+		arg.EndAt,
+		arg.NewState,
+	)
+	var i NewCardBudgetRow
+	err := row.Scan(&i.PerDay, &i.Reviewed)
 	return i, err
 }
 
