@@ -4,6 +4,7 @@ import { useApi } from "../../api/ApiContext";
 import { unwrap } from "../../api/client";
 import { idempotent, useWrite } from "../../api/mutation";
 import { meQueries } from "../../api/queries";
+import { useAuth } from "../../auth/AuthContext";
 import { NameField } from "../../components/NameField";
 import { ProblemAlert } from "../../components/ProblemAlert";
 
@@ -11,11 +12,16 @@ import { ProblemAlert } from "../../components/ProblemAlert";
  * A newcomer without a class code becomes a learner in no class
  * (CreateLearnerAccount), to study the library's decks on their own; it
  * sends their name, when given, and the browser's time zone (their study
- * day runs in it). onCreated runs once Me knows the new learner.
+ * day runs in it). Its answer is the new learner's Me, which it puts in
+ * Me's cache; onCreated runs after the screens have seen it (Me's
+ * observers are told in a task of their own, react-query's notifyManager),
+ * so that the screen it opens (the Library) is shown to a learner, not sent
+ * back to the welcome by the newcomer's guard.
  */
 export function StudyOnMyOwn({ onCreated }: { onCreated: () => void }) {
   const api = useApi();
   const qc = useQueryClient();
+  const { user } = useAuth();
   const id = useId();
   const [displayName, setDisplayName] = useState("");
   const create = useWrite({
@@ -26,9 +32,9 @@ export function StudyOnMyOwn({ onCreated }: { onCreated: () => void }) {
           body: { timezone: Intl.DateTimeFormat().resolvedOptions().timeZone, ...(v.displayName && { display_name: v.displayName }) },
         }),
       ),
-    onSuccess: async () => {
-      await qc.invalidateQueries({ queryKey: meQueries.all });
-      onCreated();
+    onSuccess: (me) => {
+      qc.setQueryData(meQueries.of(api, user).queryKey, me);
+      setTimeout(onCreated, 0);
     },
   });
   const submit = (e: FormEvent) => {

@@ -33,6 +33,27 @@ describe("Welcome", () => {
         made = true;
         return json(learner, 201);
       }
+      if (req.path === "/GetSchedule")
+        return json({
+          learner_id: learner.id,
+          timezone: learner.timezone,
+          now: "2026-03-02T09:00:00Z",
+          due_count: 0,
+          new_count: 0,
+          new_cards_per_day: 20,
+          new_cards_today: 0,
+          new_cards_left: 20,
+          due: [],
+          forecast: [],
+        } satisfies components["schemas"]["Schedule"]);
+      if (req.path === "/GetProgress")
+        return json({
+          learner_id: learner.id,
+          streak: { current: 0, longest: 0, last_day: null },
+          achievements: [],
+          feed: [],
+          assignments: [],
+        } satisfies components["schemas"]["Progress"]);
       return json({
         decks: [{ id: "d1", title: "Core English 01", description: "", words: 25, level: 1, library: true, started: false }],
       } satisfies components["schemas"]["DeckList"]);
