@@ -122,8 +122,8 @@ function Session({
       <p className="muted" aria-live="polite">
         Card {index + 1} of {cards.length}
         {dueCount > cards.length && ` (${dueCount} due in all)`}
-        {` · ${newLeftText(newCardsLeft(newCount, cards, index))}`}
       </p>
+      <p className="muted">{newLeftText(newCardsLeft(newCount, cards, index))}</p>
       <article className="card" aria-labelledby="card-lemma">
         <h2 id="card-lemma" ref={cardHeading} tabIndex={-1} lang="en">
           {card.lemma}
