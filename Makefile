@@ -20,7 +20,7 @@ WEB := $(CURDIR)/frontend
 # npm ci writes node_modules/.package-lock.json: reinstall only when the lockfile changes.
 WEB_DEPS := $(WEB)/node_modules/.package-lock.json
 
-.PHONY: help build web run demo reset generate static check test web-check test-web chaos bench soak clean
+.PHONY: help build web web-deps run demo reset generate static check test web-check test-web chaos bench soak clean
 
 help: ## List the targets.
 	@echo "usage: make <target>"
@@ -89,14 +89,17 @@ test: ## The full gate before stopping: static checks, all tests with -race, fuz
 	@mkdir -p $(BIN); if command -v terraform >/dev/null; then \
 		echo "terraform provider: building in the background if needed (log: bin/terraform-provider.log)"; \
 		nohup .ci/ensure-terraform-provider >$(BIN)/terraform-provider.log 2>&1 </dev/null & fi
+	@# Downloads, mostly waiting on the network, beside the CPU-bound builds: the Go modules,
+	@# and the web client's packages and chromium (test-web waits for them below).
+	@nohup $(GO) mod download >$(BIN)/go-mod-download.log 2>&1 </dev/null &
+	@nohup flock $(BIN)/web-deps.lock $(MAKE) --no-print-directory web-deps >$(BIN)/web-deps.log 2>&1 </dev/null &
 	$(MAKE) --no-print-directory static
 	$(GO) test -race -count=1 ./...
 	@# The previous release's code on this tree's migrations (expand, then contract):
 	@# .ci/previous-release names it; the README's "Rolling back" says why.
-	@# Its TestEndToEnd is left out: it loads that release's seed, whose
-	@# ON CONFLICT targets 00027 changed (the seed is the demo's, never a rollback's).
+	@# All of them, its seed's TestEndToEnd too.
 	LEXORA_MAILPIT=$(BIN)/mailpit .ci/compat-previous $$(cat .ci/previous-release) \
-		-skip '^TestEndToEnd$$' ./functions/ ./pkg/study/ ./pkg/classroom/
+		./functions/ ./pkg/study/ ./pkg/classroom/
 	@# The request decoders' fuzzers, for a bounded time (`go test` above runs their seeds).
 	@# A count of runs rather than a duration, and no minimisation: a duration
 	@# can end before the (growing) cached corpus is replayed, which fails the run.
@@ -110,7 +113,12 @@ test: ## The full gate before stopping: static checks, all tests with -race, fuz
 	@# The deployment's offline proof: terraform fmt, validate (real Google provider
 	@# schema, built once per machine) and terraform test (mocked provider).
 	.ci/terraform-check
+	@# The background web-deps has finished (or failed: test-web then installs, and says why).
+	@flock $(BIN)/web-deps.lock true
 	$(MAKE) --no-print-directory test-web
+
+web-deps: $(WEB_DEPS) ## Install the web client's packages (npm ci, when the lockfile changed) and Debian's chromium for its e2e.
+	.ci/ensure-chromium
 
 web-check: $(WEB_DEPS) ## The web client's quick checks: API document lint and client freshness, types, ESLint, component tests.
 	cd $(WEB) && npm run --silent check:api
@@ -143,6 +151,8 @@ bench: ## Benchmarks (one iteration each): the outbox, the write path, River; ag
 	echo "load average: $$(cat /proc/loadavg)" >> .run/bench.txt
 	cd pkg/outbox/internal/riverbench && $(TEST_ENV) $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./... | tee -a ../../../../.run/bench.txt
 	cd pkg/learning/optimizer/oracle && $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m . | tee -a ../../../../.run/bench.txt
+	@# The workload of a class deck (docs/benchmarks.md): the simulation alone and the read function, 35 learners.
+	$(TEST_ENV) $(GO) test -run '^$$' -bench 'SimulateWorkload|GetDeckWorkload' -benchtime 50x -benchmem -timeout 10m ./pkg/learning ./functions | tee -a .run/bench.txt
 	echo "load average: $$(cat /proc/loadavg)" | tee -a .run/bench.txt > .run/bench-prodlike.txt
 	@# The drain, enqueue, prune, claim and write-path benchmarks again on a private cluster with
 	@# autovacuum and fsync on (docs/benchmarks.md); its WAL figures are the ones to quote.

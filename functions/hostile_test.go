@@ -81,10 +81,13 @@ func TestHostileInputRun(t *testing.T) {
 		"ListClasses":             {f.teacher, nil, map[string]string{}},
 		"ListDecks":               {f.teacher, nil, map[string]string{}},
 		"GetClassProgress":        {f.teacher, nil, map[string]string{"class_id": class.String()}},
-		"OutboxHealth":            {op, nil, map[string]string{}},
-		"ListDeadLetters":         {op, nil, map[string]string{"topic": "assignment.created", "subscriber": "email", "since": "2026-01-01T00:00:00Z", "limit": "10"}},
-		"ReplayDeadLetters":       {op, map[string]any{"ids": []any{1}, "topic": "assignment.created", "reason": "r"}, nil},
-		"SkipDeadLetters":         {op, map[string]any{"ids": []any{1}, "topic": "assignment.created", "reason": "r"}, nil},
+		"SetDeckRetention": {f.teacher, map[string]any{"class_id": class.String(), "deck_id": f.deck.String(),
+			"desired_retention": 0.85}, nil},
+		"GetDeckWorkload":   {f.teacher, nil, map[string]string{"class_id": class.String(), "deck_id": f.deck.String()}},
+		"OutboxHealth":      {op, nil, map[string]string{}},
+		"ListDeadLetters":   {op, nil, map[string]string{"topic": "assignment.created", "subscriber": "email", "since": "2026-01-01T00:00:00Z", "limit": "10"}},
+		"ReplayDeadLetters": {op, map[string]any{"ids": []any{1}, "topic": "assignment.created", "reason": "r"}, nil},
+		"SkipDeadLetters":   {op, map[string]any{"ids": []any{1}, "topic": "assignment.created", "reason": "r"}, nil},
 	}
 	for name := range Functions {
 		require.Contains(t, valid, name, "%s has no hostile run", name)

@@ -27,6 +27,8 @@ var Functions = map[string]func(*Service, http.ResponseWriter, *http.Request){
 	"StartDeck":               (*Service).StartDeck,
 	"GetSchedule":             (*Service).GetSchedule,
 	"GetProgress":             (*Service).GetProgress,
+	"SetDeckRetention":        (*Service).SetDeckRetention,
+	"GetDeckWorkload":         (*Service).GetDeckWorkload,
 	"RegisterWebhookEndpoint": (*Service).RegisterWebhookEndpoint,
 	"ListWebhookEndpoints":    (*Service).ListWebhookEndpoints,
 	"RotateWebhookSecret":     (*Service).RotateWebhookSecret,

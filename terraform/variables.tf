@@ -42,7 +42,7 @@ variable "auth_project" {
 }
 
 variable "terraform_admin" {
-  description = "Email of the principal that runs terraform apply (a user or a service account). It becomes a Cloud SQL IAM user in cloudsqlsuperuser so that the provision script (roles, memberships, ALTER DATABASE) can run as it, and a member of lexora_app for deploy/first-accounts."
+  description = "Email of the principal that runs terraform apply (a user or a service account). It becomes a Cloud SQL IAM user in cloudsqlsuperuser (the administrator's break-glass account) and, through the migrate job, a member of lexora_app for deploy/first-accounts."
   type        = string
 }
 
@@ -76,7 +76,7 @@ variable "sql_availability" {
 variable "sql_max_connections" {
   description = "The instance's max_connections flag. The connection budget (locals.tf) must fit under it minus sql_operator_connections."
   type        = number
-  default     = 240 # the connection budget's 218 (locals.tf) plus the operators' 20, with no room for another public function
+  default     = 256 # the connection budget's 234 (locals.tf) plus the operators' 20, with room for none more
 }
 
 variable "sql_operator_connections" {

@@ -176,7 +176,8 @@ func SetNewCardsPerDay(ctx context.Context, tx pgx.Tx, teacherID, classID uuid.U
 
 // classDeck is the answer's form of a class_decks row: its times in UTC.
 func classDeck(d store.ClassDecksRow) ClassDeck {
-	return ClassDeck{DeckID: d.DeckID, DeckTitle: d.Title, DueAt: d.DueAt.UTC(), AssignedAt: d.AssignedAt.UTC()}
+	return ClassDeck{DeckID: d.DeckID, DeckTitle: d.Title, DueAt: d.DueAt.UTC(), AssignedAt: d.AssignedAt.UTC(),
+		DesiredRetention: d.DesiredRetention}
 }
 
 // refuseLookalike answers ErrEmailLookalike when an account with the

@@ -92,6 +92,26 @@ func (q *Queries) AppendReview(ctx context.Context, arg AppendReviewParams) (int
 	return id, err
 }
 
+const cardRetention = `-- name: CardRetention :one
+SELECT coalesce(max(cd.desired_retention), $1::double precision)::double precision AS desired_retention
+FROM assignments a
+JOIN class_decks cd ON cd.class_id = a.class_id AND cd.deck_id = a.deck_id
+JOIN deck_items di ON di.deck_id = a.deck_id
+WHERE a.learner_id = $2 AND di.lexeme_id = $3
+`
+
+// CardRetention is the desired retention of the learner's card of lexeme:
+// the highest of the class decks (class_decks) of the learner's assignments
+// whose deck holds the lexeme, so that no class is under-served; the
+// default_retention when none does. DueCards' desired_retention is the
+// same rule.
+func (q *Queries) CardRetention(ctx context.Context, defaultRetention float64, learnerID uuid.UUID, lexemeID uuid.UUID) (float64, error) {
+	row := q.db.QueryRow(ctx, cardRetention, defaultRetention, learnerID, lexemeID)
+	var desired_retention float64
+	err := row.Scan(&desired_retention)
+	return desired_retention, err
+}
+
 const countKnownCards = `-- name: CountKnownCards :one
 SELECT count(*) FILTER (WHERE c.reps > 0) AS seen, count(*) FILTER (WHERE c.state = $1) AS learned
 FROM deck_items di JOIN cards c ON c.lexeme_id = di.lexeme_id AND c.learner_id = $2
@@ -161,47 +181,54 @@ const dueCards = `-- name: DueCards :many
 SELECT c.id, l.lemma, l.part_of_speech, l.definition, l.example, c.state, c.due, c.stability, c.difficulty,
        c.elapsed_days, c.scheduled_days, c.reps, c.lapses, c.step, c.last_review,
        coalesce(d.term_language, 'en')::text AS term_language,
+       (SELECT coalesce(max(cd.desired_retention), $1::double precision)
+        FROM assignments a
+        JOIN class_decks cd ON cd.class_id = a.class_id AND cd.deck_id = a.deck_id
+        JOIN deck_items di ON di.deck_id = a.deck_id
+        WHERE a.learner_id = c.learner_id AND di.lexeme_id = c.lexeme_id)::double precision AS desired_retention,
        count(*) OVER () AS total,
-       count(*) FILTER (WHERE c.state = $1::smallint) OVER () AS new_total
-FROM (SELECT s.id, s.learner_id, s.lexeme_id, s.state, s.due, s.stability, s.difficulty, s.elapsed_days, s.scheduled_days, s.reps, s.lapses, s.step, s.last_review, s.created_at, s.updated_at, s.suspended, count(*) FILTER (WHERE s.state = $1::smallint) OVER (ORDER BY s.due, s.id) AS new_rank
-      FROM schedule_cards($2, $3, $4) s
-      WHERE s.due <= $5::timestamptz) c
+       count(*) FILTER (WHERE c.state = $2::smallint) OVER () AS new_total
+FROM (SELECT s.id, s.learner_id, s.lexeme_id, s.state, s.due, s.stability, s.difficulty, s.elapsed_days, s.scheduled_days, s.reps, s.lapses, s.step, s.last_review, s.created_at, s.updated_at, s.suspended, count(*) FILTER (WHERE s.state = $2::smallint) OVER (ORDER BY s.due, s.id) AS new_rank
+      FROM schedule_cards($3, $4, $5) s
+      WHERE s.due <= $6::timestamptz) c
 JOIN lexemes l ON l.id = c.lexeme_id
 LEFT JOIN decks d ON d.id = l.deck_id
-WHERE c.state <> $1::smallint OR c.new_rank <= $6::integer
+WHERE c.state <> $2::smallint OR c.new_rank <= $7::integer
 ORDER BY c.due, c.id
-LIMIT $7
+LIMIT $8
 `
 
 type DueCardsParams struct {
-	NewState     int16
-	LearnerID    uuid.UUID
-	AssignmentID *uuid.UUID
-	TeacherID    *uuid.UUID
-	Now          time.Time
-	NewLeft      int32
-	MaxCards     int32
+	DefaultRetention float64
+	NewState         int16
+	LearnerID        uuid.UUID
+	AssignmentID     *uuid.UUID
+	TeacherID        *uuid.UUID
+	Now              time.Time
+	NewLeft          int32
+	MaxCards         int32
 }
 
 type DueCardsRow struct {
-	ID            uuid.UUID
-	Lemma         string
-	PartOfSpeech  string
-	Definition    string
-	Example       string
-	State         learning.State
-	Due           time.Time
-	Stability     float64
-	Difficulty    float64
-	ElapsedDays   int32
-	ScheduledDays int32
-	Reps          int32
-	Lapses        int32
-	Step          int32
-	LastReview    *time.Time
-	TermLanguage  string
-	Total         int64
-	NewTotal      int64
+	ID               uuid.UUID
+	Lemma            string
+	PartOfSpeech     string
+	Definition       string
+	Example          string
+	State            learning.State
+	Due              time.Time
+	Stability        float64
+	Difficulty       float64
+	ElapsedDays      int32
+	ScheduledDays    int32
+	Reps             int32
+	Lapses           int32
+	Step             int32
+	LastReview       *time.Time
+	TermLanguage     string
+	DesiredRetention float64
+	Total            int64
+	NewTotal         int64
 }
 
 // DueCards lists the cards of the learner's schedule due at now, most
@@ -220,10 +247,11 @@ type DueCardsRow struct {
 // (learner_id, lexeme_id) index with due as a filter (docs/architecture.md). term_language is the
 // BCP 47 tag of the language of the card's term: its own deck's for a
 // teacher's entry, en for the library's (the web client's listen button
-// speaks the term in it). (sqlc types a parameter compared with a column of
-// a function's rows only by its cast.)
+// speaks the term in it). desired_retention is the card's (CardRetention's rule). (sqlc types a
+// parameter compared with a column of a function's rows only by its cast.)
 func (q *Queries) DueCards(ctx context.Context, arg DueCardsParams) ([]DueCardsRow, error) {
 	rows, err := q.db.Query(ctx, dueCards,
+		arg.DefaultRetention,
 		arg.NewState,
 		arg.LearnerID,
 		arg.AssignmentID,
@@ -256,6 +284,7 @@ func (q *Queries) DueCards(ctx context.Context, arg DueCardsParams) ([]DueCardsR
 			&i.Step,
 			&i.LastReview,
 			&i.TermLanguage,
+			&i.DesiredRetention,
 			&i.Total,
 			&i.NewTotal,
 		); err != nil {
@@ -384,6 +413,40 @@ func (q *Queries) LastReview(ctx context.Context, cardID uuid.UUID) (LastReviewR
 		&i.UndoneAt,
 	)
 	return i, err
+}
+
+const learnedCards = `-- name: LearnedCards :many
+SELECT c.stability, c.last_review::timestamptz AS last_review
+FROM schedule_cards($1, NULL, $2) c
+WHERE c.state = $3::smallint AND c.last_review IS NOT NULL
+`
+
+type LearnedCardsRow struct {
+	Stability  float64
+	LastReview time.Time
+}
+
+// LearnedCards lists the stability and last review of the learner's
+// learned cards (state learned, not suspended) in the schedule's scope
+// (schedule_cards: with teacher_id, that teacher's decks only).
+func (q *Queries) LearnedCards(ctx context.Context, learnerID uuid.UUID, teacherID *uuid.UUID, learned int16) ([]LearnedCardsRow, error) {
+	rows, err := q.db.Query(ctx, learnedCards, learnerID, teacherID, learned)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []LearnedCardsRow
+	for rows.Next() {
+		var i LearnedCardsRow
+		if err := rows.Scan(&i.Stability, &i.LastReview); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const libraryDeck = `-- name: LibraryDeck :one

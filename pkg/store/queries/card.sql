@@ -78,12 +78,17 @@ WHERE di.deck_id = sqlc.arg(deck_id);
 -- (learner_id, lexeme_id) index with due as a filter (docs/architecture.md). term_language is the
 -- BCP 47 tag of the language of the card's term: its own deck's for a
 -- teacher's entry, en for the library's (the web client's listen button
--- speaks the term in it). (sqlc types a parameter compared with a column of
--- a function's rows only by its cast.)
+-- speaks the term in it). desired_retention is the card's (CardRetention's rule). (sqlc types a
+-- parameter compared with a column of a function's rows only by its cast.)
 -- name: DueCards :many
 SELECT c.id, l.lemma, l.part_of_speech, l.definition, l.example, c.state, c.due, c.stability, c.difficulty,
        c.elapsed_days, c.scheduled_days, c.reps, c.lapses, c.step, c.last_review,
        coalesce(d.term_language, 'en')::text AS term_language,
+       (SELECT coalesce(max(cd.desired_retention), sqlc.arg(default_retention)::double precision)
+        FROM assignments a
+        JOIN class_decks cd ON cd.class_id = a.class_id AND cd.deck_id = a.deck_id
+        JOIN deck_items di ON di.deck_id = a.deck_id
+        WHERE a.learner_id = c.learner_id AND di.lexeme_id = c.lexeme_id)::double precision AS desired_retention,
        count(*) OVER () AS total,
        count(*) FILTER (WHERE c.state = sqlc.arg(new_state)::smallint) OVER () AS new_total
 FROM (SELECT s.*, count(*) FILTER (WHERE s.state = sqlc.arg(new_state)::smallint) OVER (ORDER BY s.due, s.id) AS new_rank
@@ -110,6 +115,26 @@ SELECT coalesce((SELECT max(coalesce(c.new_cards_per_day, sqlc.arg(default_per_d
           AND r.reviewed_at >= sqlc.arg(start)::timestamptz AND r.reviewed_at < sqlc.arg(end_at)::timestamptz
           AND r.state_before = sqlc.arg(new_state)
           AND NOT EXISTS (SELECT 1 FROM review_undo u WHERE u.review_id = r.id))::integer AS reviewed;
+
+-- CardRetention is the desired retention of the learner's card of lexeme:
+-- the highest of the class decks (class_decks) of the learner's assignments
+-- whose deck holds the lexeme, so that no class is under-served; the
+-- default_retention when none does. DueCards' desired_retention is the
+-- same rule.
+-- name: CardRetention :one
+SELECT coalesce(max(cd.desired_retention), sqlc.arg(default_retention)::double precision)::double precision AS desired_retention
+FROM assignments a
+JOIN class_decks cd ON cd.class_id = a.class_id AND cd.deck_id = a.deck_id
+JOIN deck_items di ON di.deck_id = a.deck_id
+WHERE a.learner_id = sqlc.arg(learner_id) AND di.lexeme_id = sqlc.arg(lexeme_id);
+
+-- LearnedCards lists the stability and last review of the learner's
+-- learned cards (state learned, not suspended) in the schedule's scope
+-- (schedule_cards: with teacher_id, that teacher's decks only).
+-- name: LearnedCards :many
+SELECT c.stability, c.last_review::timestamptz AS last_review
+FROM schedule_cards(sqlc.arg(learner_id), NULL, sqlc.narg(teacher_id)) c
+WHERE c.state = sqlc.arg(learned)::smallint AND c.last_review IS NOT NULL;
 
 -- Forecast counts the cards due before end_at per study day (learning.StudyDay
 -- in SQL: the local wall-clock time in zone less rollover_hours, then its

@@ -15,6 +15,7 @@ export const topics: { value: Topic; label: string }[] = [
   { value: "learner.enrolled", label: "A learner joined a class" },
   { value: "assignment.created", label: "A deck was assigned" },
   { value: "assignment.completed", label: "A learner completed an assignment" },
+  { value: "deck.retention_changed", label: "A class deck's desired retention changed" },
 ];
 
 /** A signing secret to show once, and the endpoint it is for. */
