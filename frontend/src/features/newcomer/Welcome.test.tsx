@@ -49,6 +49,7 @@ describe("Welcome", () => {
       if (req.path === "/GetProgress")
         return json({
           learner_id: learner.id,
+          predicted_recall: { words: 0, today: 0, in_30_days: 0 },
           streak: { current: 0, longest: 0, last_day: null },
           achievements: [],
           feed: [],
