@@ -60,7 +60,8 @@ func toDeckStart(d study.DeckStart) api.DeckStart {
 }
 
 func toSchedule(s study.Schedule) api.Schedule {
-	return api.Schedule{LearnerId: s.LearnerID, Timezone: s.Timezone, Now: s.Now, DueCount: s.DueCount,
+	return api.Schedule{LearnerId: s.LearnerID, Timezone: s.Timezone, Now: s.Now, DueCount: s.DueCount, NewCount: s.NewCount,
+		NewCardsPerDay: s.NewCardsPerDay, NewCardsToday: s.NewCardsToday, NewCardsLeft: s.NewCardsLeft,
 		Due: each(s.Due, toDueCard), Forecast: each(s.Forecast, func(d study.ForecastDay) api.ForecastDay {
 			return api.ForecastDay{Date: d.Date, Due: d.Due}
 		})}
@@ -151,7 +152,7 @@ func toClassDeck(d classroom.ClassDeck) api.ClassDeck {
 
 func toClass(c classroom.Class) api.Class {
 	return api.Class{Id: c.ID, Name: c.Name, JoinCode: c.JoinCode, CreatedAt: c.CreatedAt, ArchivedAt: c.ArchivedAt,
-		Decks: each(c.Decks, toClassDeck), Members: each(c.Members, toClassMember)}
+		NewCardsPerDay: c.NewCardsPerDay, Decks: each(c.Decks, toClassDeck), Members: each(c.Members, toClassMember)}
 }
 
 func toClassMember(m classroom.Member) api.ClassMember {

@@ -2,11 +2,13 @@ package functions
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"net/http"
 	"slices"
 	"unicode/utf8"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lexora-app/lexora/functions/api"
@@ -49,6 +51,21 @@ func (s *Service) CreateClass(w http.ResponseWriter, r *http.Request) {
 		class, err := c.CreateClass(r.Context(), tx, t.ID, text.Name(req.Name))
 		return toClass(class), err
 	})
+}
+
+// SetNewCardsPerDay (POST) sets the daily limit of new cards of one of the
+// calling teacher's classes (classroom.SetNewCardsPerDay): body
+// {"class_id": uuid, "new_cards_per_day": 0..9999}; a learner's limit is
+// the largest of their classes'. Answers: 200 with the class's id and
+// limit; 400 for an invalid body (a limit that is not a whole number from 0
+// to 9999, or left out); 401; 404 for a class that is not the caller's, and
+// for a caller who is not a teacher.
+func (s *Service) SetNewCardsPerDay(w http.ResponseWriter, r *http.Request) {
+	post(s, w, r, account.Teacher, "SetNewCardsPerDay", http.StatusOK,
+		func(ctx context.Context, tx pgx.Tx, t user, req api.SetNewCardsPerDayJSONBody) (any, error) {
+			err := classroom.SetNewCardsPerDay(ctx, tx, t.ID, uuid.MustParse(req.ClassId), *req.NewCardsPerDay)
+			return api.NewCardsPerDay{ClassId: req.ClassId, NewCardsPerDay: *req.NewCardsPerDay}, err
+		})
 }
 
 // callerOrNewcomer is caller for a write that a newcomer may make as their

@@ -46,6 +46,7 @@ func TestEndToEnd(t *testing.T) {
 	mux.HandleFunc("/CreateAssignment", svc.CreateAssignment)
 	mux.HandleFunc("/SubmitReview", svc.SubmitReview)
 	mux.HandleFunc("/GetSchedule", svc.GetSchedule)
+	mux.HandleFunc("/SetNewCardsPerDay", svc.SetNewCardsPerDay)
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 
@@ -110,9 +111,15 @@ func TestEndToEnd(t *testing.T) {
 	a := *assigned.Learners[0].Assignment
 	require.Equal(t, seed.DeckSize, a.Cards)
 
+	// The demo class serves seed.DemoNewCardsPerDay new cards a day: the
+	// teacher raises it so that the deck can be finished today.
+	var limit api.NewCardsPerDay
+	call(http.MethodPost, "/SetNewCardsPerDay", seed.TeacherID, map[string]any{"class_id": seed.ClassID,
+		"new_cards_per_day": seed.DeckSize}, &limit)
 	var sched api.Schedule
 	call(http.MethodGet, "/GetSchedule?limit=200", learner.ID, nil, &sched)
 	require.Len(t, sched.Due, seed.DeckSize)
+	require.Equal(t, seed.DeckSize, sched.NewCardsLeft)
 	var last api.ReviewResult
 	for _, c := range sched.Due {
 		call(http.MethodPost, "/SubmitReview", learner.ID, map[string]any{"card_id": c.CardId, "rating": 4}, &last)

@@ -64,7 +64,8 @@ func noAccount(c auth.Claims) *httpx.Problem {
 		"the one a teacher added you with or one to create a class with"
 	if _, verified := signin.VerifiedEmail(c); verified {
 		detail = "this identity has no Lexora account yet: creating a class (CreateClass) makes it a teacher; " +
-			"a learner is added by their teacher with this email, then signs in again"
+			"joining a class with its code (EnrollLearner) or studying the library on one's own (CreateLearnerAccount) " +
+			"makes it a learner"
 	}
 	return httpx.NewProblem(http.StatusNotFound, httpx.TypeNoAccount, "No Lexora account", detail)
 }
@@ -143,6 +144,7 @@ var domainProblems = []struct {
 	{classroom.ErrAlreadyEnrolled, conflict("Already enrolled", "the learner is already in this class")},
 	{classroom.ErrAccountExists, conflict("Account exists",
 		"this sign-in or email has an account already; send the request again to act as it")},
+	{classroom.ErrNewCardsPerDay, invalidField("new_cards_per_day", fmt.Sprintf("must be a whole number from 0 to %d", learning.MaxNewCardsPerDay))},
 	{classroom.ErrDueOutOfRange, invalidField("due_at", fmt.Sprintf("must be in the future and within %d days", classroom.MaxDueDays))},
 	{classroom.ErrRetentionOutOfRange, invalidField("desired_retention", fmt.Sprintf("must be from %.2f to %.2f",
 		learning.MinDesiredRetention, learning.MaxDesiredRetention))},

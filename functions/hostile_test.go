@@ -77,6 +77,8 @@ func TestHostileInputRun(t *testing.T) {
 		"EnableWebhookEndpoint":   {f.teacher, map[string]any{"id": endpoint}, nil},
 		"DeleteWebhookEndpoint":   {f.otherTeacher, map[string]any{"id": endpoint}, nil},
 		"CreateClass":             {f.teacher, map[string]any{"name": "Hostile class"}, nil},
+		"CreateLearnerAccount":    {f.learner, map[string]any{"display_name": "New", "timezone": "Europe/Paris"}, nil},
+		"SetNewCardsPerDay":       {f.teacher, map[string]any{"class_id": class.String(), "new_cards_per_day": 5}, nil},
 		"ListClasses":             {f.teacher, nil, map[string]string{}},
 		"ListDecks":               {f.teacher, nil, map[string]string{}},
 		"GetClassProgress":        {f.teacher, nil, map[string]string{"class_id": class.String()}},

@@ -9,11 +9,14 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
 	"github.com/stretchr/testify/require"
+
+	"github.com/lexora-app/lexora/pkg/platform/auth"
 )
 
 // TestResponsesMatchTheOpenAPIDocument calls every function, successfully
@@ -40,13 +43,13 @@ func TestResponsesMatchTheOpenAPIDocument(t *testing.T) {
 	defer srv.Close()
 
 	seen := map[string]map[int]bool{}
-	call := func(method, path string, actor uuid.UUID, body string) map[string]any {
+	send := func(method, path, authz, body string) map[string]any {
 		t.Helper()
 		req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
 		require.NoError(t, err)
 		req.Header.Set("Content-Type", "application/json")
-		if b := bearer(t, actor); b != "" {
-			req.Header.Set("Authorization", b)
+		if authz != "" {
+			req.Header.Set("Authorization", authz)
 		}
 		resp, err := http.DefaultClient.Do(req)
 		require.NoError(t, err)
@@ -75,6 +78,10 @@ func TestResponsesMatchTheOpenAPIDocument(t *testing.T) {
 		_ = json.Unmarshal(raw, &out)
 		return out
 	}
+	call := func(method, path string, actor uuid.UUID, body string) map[string]any {
+		t.Helper()
+		return send(method, path, bearer(t, actor), body)
+	}
 
 	assigned := call("POST", "/CreateAssignment", f.teacher, `{"class_id":"`+f.class.String()+`","deck_id":"`+f.deck.String()+`","due_at":"2026-03-20T18:00:00Z"}`)
 	a := map[string]any{"id": assignmentID(t, assigned).String()}
@@ -85,6 +92,14 @@ func TestResponsesMatchTheOpenAPIDocument(t *testing.T) {
 	call("POST", "/EnrollLearner", f.teacher, `{}`)
 	call("POST", "/CreateClass", f.teacher, `{"name":"Evening class"}`)
 	call("POST", "/CreateClass", f.teacher, `{"name":""}`)
+	call("POST", "/SetNewCardsPerDay", f.teacher, `{"class_id":"`+class.String()+`","new_cards_per_day":12}`)
+	call("POST", "/SetNewCardsPerDay", f.teacher, `{"class_id":"`+class.String()+`","new_cards_per_day":-1}`)
+	call("POST", "/SetNewCardsPerDay", f.otherTeacher, `{"class_id":"`+class.String()+`","new_cards_per_day":12}`)
+	tok, err := auth.DevToken("lexora-dev", "own-uid", "own@example.com", time.Hour)
+	require.NoError(t, err)
+	send("POST", "/CreateLearnerAccount", "Bearer "+tok, `{"timezone":"Europe/Paris"}`)
+	send("POST", "/CreateLearnerAccount", "Bearer "+tok, `{}`)
+	call("POST", "/CreateLearnerAccount", f.teacher, `{}`)
 	call("GET", "/ListClasses", f.teacher, "")
 	call("GET", "/ListClasses", f.learner, "")
 	var library uuid.UUID

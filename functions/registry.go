@@ -15,6 +15,8 @@ import (
 var Functions = map[string]func(*Service, http.ResponseWriter, *http.Request){
 	"Me":                      (*Service).Me,
 	"CreateClass":             (*Service).CreateClass,
+	"CreateLearnerAccount":    (*Service).CreateLearnerAccount,
+	"SetNewCardsPerDay":       (*Service).SetNewCardsPerDay,
 	"ListClasses":             (*Service).ListClasses,
 	"ListDecks":               (*Service).ListDecks,
 	"GetClassProgress":        (*Service).GetClassProgress,

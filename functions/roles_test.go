@@ -72,6 +72,10 @@ func TestRoleMatrix(t *testing.T) {
 			map[string]int{"learner": no, "foreign learner": no, "teacher": 409, "foreign teacher": no, "operator": no}},
 		{"CreateClass", http.MethodPost, "/", func() string { return `{"name":"New class"}` },
 			map[string]int{"learner": no, "foreign learner": no, "teacher": 201, "foreign teacher": 201, "operator": no}},
+		{"CreateLearnerAccount", http.MethodPost, "/", func() string { return `{}` }, // a learner's account exists
+			map[string]int{"learner": 409, "foreign learner": 409, "teacher": no, "foreign teacher": no, "operator": no}},
+		{"SetNewCardsPerDay", http.MethodPost, "/", func() string { return `{"class_id":"` + class.String() + `","new_cards_per_day":5}` },
+			map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": gone, "operator": no}},
 		{"ListClasses", http.MethodGet, "/", nil,
 			map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": ok, "operator": no}},
 		{"ListDecks", http.MethodGet, "/", nil,
@@ -147,7 +151,8 @@ func (f fixture) writes(t *testing.T) string {
 	t.Helper()
 	var s string
 	require.NoError(t, f.pool.QueryRow(context.Background(), `SELECT concat_ws(',',
-		(SELECT count(*) FROM classes), (SELECT count(*) FROM class_members), (SELECT count(*) FROM users), (SELECT count(*) FROM assignments),
+		(SELECT count(*) FROM classes), (SELECT string_agg(coalesce(new_cards_per_day, -1)::text, ' ' ORDER BY id) FROM classes),
+		(SELECT count(*) FROM class_members), (SELECT count(*) FROM users), (SELECT count(*) FROM assignments),
 		(SELECT count(*) FROM cards), (SELECT count(*) FROM review_log), (SELECT count(*) FROM review_undo),
 		(SELECT count(*) FROM learner_decks), (SELECT string_agg(concat(state, due, reps), ' ' ORDER BY id) FROM cards),
 		(SELECT count(*) FROM outbox_events),
@@ -174,7 +179,7 @@ func TestCallerIsCheckedBeforeTheRequest(t *testing.T) {
 	webhooks, outbox, reads := []string{teacher}, []string{operator}, []string{teacher, learner}
 	allowed := map[string][]string{"CreateAssignment": {teacher}, "SubmitReview": {learner}, "EnrollLearner": reads,
 		"UndoReview": {learner}, "StartDeck": {learner}, "Me": {teacher, learner, operator},
-		"CreateClass": {teacher}, "ListClasses": {teacher}, "ListDecks": reads, "GetClassProgress": {teacher},
+		"CreateClass": {teacher}, "CreateLearnerAccount": {learner}, "SetNewCardsPerDay": {teacher}, "ListClasses": {teacher}, "ListDecks": reads, "GetClassProgress": {teacher},
 		"SetDeckRetention": {teacher}, "GetDeckWorkload": {teacher},
 		"GetSchedule": reads, "GetProgress": reads,
 		"RegisterWebhookEndpoint": webhooks, "ListWebhookEndpoints": webhooks, "RotateWebhookSecret": webhooks,

@@ -76,7 +76,7 @@ variable "sql_availability" {
 variable "sql_max_connections" {
   description = "The instance's max_connections flag. The connection budget (locals.tf) must fit under it minus sql_operator_connections."
   type        = number
-  default     = 280 # the connection budget's 250 (locals.tf) plus the operators' 20, with room for one more public function
+  default     = 300 # the connection budget's 266 (locals.tf) plus the operators' 20, with room for one more public function
 }
 
 variable "sql_operator_connections" {

@@ -94,6 +94,7 @@ describe("navigation from Me", () => {
       id: "c1",
       name: "Evening B",
       join_code: "K7QX2M",
+      new_cards_per_day: 20,
       created_at: "2026-03-02T09:00:00Z",
       archived_at: null,
       members: [],
@@ -143,6 +144,10 @@ describe("navigation from Me", () => {
           timezone: "UTC",
           now: "2026-03-02T09:00:00Z",
           due_count: 0,
+          new_count: 0,
+          new_cards_per_day: 20,
+          new_cards_today: 0,
+          new_cards_left: 20,
           due: [],
           forecast: [],
         } satisfies components["schemas"]["Schedule"]);

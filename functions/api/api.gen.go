@@ -257,6 +257,9 @@ type Class struct {
 	JoinCode *string       `json:"join_code"`
 	Members  []ClassMember `json:"members"`
 	Name     string        `json:"name"`
+
+	// NewCardsPerDay The class's daily limit of new cards per learner (SetNewCardsPerDay; 20 until set).
+	NewCardsPerDay int `json:"new_cards_per_day"`
 }
 
 // ClassAssignment defines model for ClassAssignment.
@@ -623,6 +626,12 @@ type Membership struct {
 	TeacherName string             `json:"teacher_name"`
 }
 
+// NewCardsPerDay defines model for NewCardsPerDay.
+type NewCardsPerDay struct {
+	ClassId        string `json:"class_id"`
+	NewCardsPerDay int    `json:"new_cards_per_day"`
+}
+
 // NewcomerName The name of someone without an account, given with the request that creates it (CreateClass, EnrollLearner); one line; control, format and separator characters (Unicode Cc, Cf, Zl, Zp) are a 400.
 type NewcomerName = string
 
@@ -732,14 +741,28 @@ type Role string
 // Schedule defines model for Schedule.
 type Schedule struct {
 	// Due most overdue first
-	Due      []DueCard `json:"due"`
-	DueCount int       `json:"due_count"`
+	Due []DueCard `json:"due"`
+
+	// DueCount The cards served now: every due review, and at most new_cards_left new cards (never reviewed).
+	DueCount int `json:"due_count"`
 
 	// Forecast today first
 	Forecast  []ForecastDay      `json:"forecast"`
 	LearnerId openapi_types.UUID `json:"learner_id"`
-	Now       time.Time          `json:"now"`
-	Timezone  string             `json:"timezone"`
+
+	// NewCardsLeft new_cards_per_day less new_cards_today, never below 0. Two sessions that read the schedule at once are served the same first new cards (due, then id), so the learner may go past the limit only by new cards a session had been served before another session's reviews used the budget; a review is never refused for it.
+	NewCardsLeft int `json:"new_cards_left"`
+
+	// NewCardsPerDay The learner's daily limit of new cards: the largest of their classes' (SetNewCardsPerDay), 20 in no class.
+	NewCardsPerDay int `json:"new_cards_per_day"`
+
+	// NewCardsToday Cards the learner reviewed for the first time this study day (04:00 to 04:00 in their zone), undone reviews left out.
+	NewCardsToday int `json:"new_cards_today"`
+
+	// NewCount The new cards among due_count: the new cards left to study today.
+	NewCount int       `json:"new_count"`
+	Now      time.Time `json:"now"`
+	Timezone string    `json:"timezone"`
 }
 
 // TaughtClass defines model for TaughtClass.
@@ -900,6 +923,21 @@ type CreateClassJSONBody struct {
 
 // CreateClassParams defines parameters for CreateClass.
 type CreateClassParams struct {
+	// IdempotencyKey Makes the write safe to retry; a retry with the same key and body gets the first response back.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateLearnerAccountJSONBody defines parameters for CreateLearnerAccount.
+type CreateLearnerAccountJSONBody struct {
+	// DisplayName The learner's name (default the token's name, else the email's local part).
+	DisplayName string `json:"display_name" validate:"max=200,singleline"`
+
+	// Timezone The learner's time zone, in which their study day runs.
+	Timezone string `json:"timezone" validate:"omitempty,timezone"`
+}
+
+// CreateLearnerAccountParams defines parameters for CreateLearnerAccount.
+type CreateLearnerAccountParams struct {
 	// IdempotencyKey Makes the write safe to retry; a retry with the same key and body gets the first response back.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
@@ -1114,6 +1152,21 @@ type SetLearnerNameParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// SetNewCardsPerDayJSONBody defines parameters for SetNewCardsPerDay.
+type SetNewCardsPerDayJSONBody struct {
+	// ClassId One of the caller's classes.
+	ClassId string `json:"class_id" validate:"required,uuid"`
+
+	// NewCardsPerDay A whole number of new cards per study day.
+	NewCardsPerDay *int `json:"new_cards_per_day" validate:"required,min=0,max=9999"`
+}
+
+// SetNewCardsPerDayParams defines parameters for SetNewCardsPerDay.
+type SetNewCardsPerDayParams struct {
+	// IdempotencyKey Makes the write safe to retry; a retry with the same key and body gets the first response back.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // SkipDeadLettersJSONBody defines parameters for SkipDeadLetters.
 type SkipDeadLettersJSONBody struct {
 	Ids []int64 `json:"ids" validate:"max=1000,dive,min=1"`
@@ -1203,6 +1256,9 @@ type CreateAssignmentJSONRequestBody CreateAssignmentJSONBody
 // CreateClassJSONRequestBody defines body for CreateClass for application/json ContentType.
 type CreateClassJSONRequestBody CreateClassJSONBody
 
+// CreateLearnerAccountJSONRequestBody defines body for CreateLearnerAccount for application/json ContentType.
+type CreateLearnerAccountJSONRequestBody CreateLearnerAccountJSONBody
+
 // DeleteWebhookEndpointJSONRequestBody defines body for DeleteWebhookEndpoint for application/json ContentType.
 type DeleteWebhookEndpointJSONRequestBody DeleteWebhookEndpointJSONBody
 
@@ -1232,6 +1288,9 @@ type SetDeckRetentionJSONRequestBody SetDeckRetentionJSONBody
 
 // SetLearnerNameJSONRequestBody defines body for SetLearnerName for application/json ContentType.
 type SetLearnerNameJSONRequestBody SetLearnerNameJSONBody
+
+// SetNewCardsPerDayJSONRequestBody defines body for SetNewCardsPerDay for application/json ContentType.
+type SetNewCardsPerDayJSONRequestBody SetNewCardsPerDayJSONBody
 
 // SkipDeadLettersJSONRequestBody defines body for SkipDeadLetters for application/json ContentType.
 type SkipDeadLettersJSONRequestBody SkipDeadLettersJSONBody

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lexora-app/lexora/pkg/account"
+	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/platform/text"
 	"github.com/lexora-app/lexora/pkg/store"
 )
@@ -28,7 +29,11 @@ type Class struct {
 	// ArchivedAt is when the class was put in the archive (UpdateClass);
 	// null when it is not archived.
 	ArchivedAt *time.Time
-	Members    []Member
+	// NewCardsPerDay is the daily limit of new cards the class gives its
+	// learners (learning.DefaultNewCardsPerDay unless the teacher set one,
+	// SetNewCardsPerDay); a learner's is the largest of their classes'.
+	NewCardsPerDay int
+	Members        []Member
 	// Decks are the decks assigned to the class, as ClassProgress.Decks:
 	// by due date, then title.
 	Decks []ClassDeck
@@ -103,7 +108,8 @@ func (c Classroom) CreateClass(ctx context.Context, tx pgx.Tx, teacherID uuid.UU
 		if err != nil {
 			return Class{}, fmt.Errorf("create class: %w", err)
 		}
-		return Class{ID: row.ID, Name: name, JoinCode: &code, CreatedAt: row.CreatedAt, Members: []Member{}, Decks: []ClassDeck{}}, nil
+		return Class{ID: row.ID, Name: name, JoinCode: &code, CreatedAt: row.CreatedAt, NewCardsPerDay: learning.DefaultNewCardsPerDay,
+			Members: []Member{}, Decks: []ClassDeck{}}, nil
 	}
 	return Class{}, fmt.Errorf("create class: %d join codes in a row were taken", joinCodeTries)
 }
@@ -128,7 +134,7 @@ func ListClasses(ctx context.Context, db store.DBTX, teacherID uuid.UUID) ([]Cla
 	byID := map[uuid.UUID]*Class{}
 	for _, r := range rows {
 		out = append(out, Class{ID: r.ID, Name: r.Name, JoinCode: r.JoinCode, CreatedAt: r.CreatedAt, ArchivedAt: r.ArchivedAt,
-			Members: []Member{}, Decks: []ClassDeck{}})
+			NewCardsPerDay: newCardsPerDay(r.NewCardsPerDay), Members: []Member{}, Decks: []ClassDeck{}})
 	}
 	for i := range out {
 		byID[out[i].ID] = &out[i]
@@ -158,6 +164,35 @@ func MemberOf(ctx context.Context, db store.DBTX, classID, learnerID uuid.UUID) 
 		return Member{}, fmt.Errorf("load member: %w", err)
 	}
 	return Member{LearnerID: m.ID, DisplayName: m.DisplayName, AccountName: m.AccountName, Email: m.Email, JoinedAt: m.JoinedAt}, nil
+}
+
+// newCardsPerDay is a class's daily limit of new cards as stored
+// (classes.new_cards_per_day, NULL for the default).
+func newCardsPerDay(stored *int32) int {
+	if stored == nil {
+		return learning.DefaultNewCardsPerDay
+	}
+	return int(*stored)
+}
+
+// SetNewCardsPerDay sets the daily limit of new cards of the teacher's
+// class in tx: perDay cards never reviewed per study day for each of its
+// learners (whose limit is the largest of their classes'; see
+// study.NewCardBudget). It enqueues no event: the schedule reads it.
+// Errors: ErrNewCardsPerDay for perDay outside 0..learning.MaxNewCardsPerDay;
+// ErrClassNotFound when the class is not the teacher's.
+func SetNewCardsPerDay(ctx context.Context, tx pgx.Tx, teacherID, classID uuid.UUID, perDay int) error {
+	if perDay < 0 || perDay > learning.MaxNewCardsPerDay {
+		return ErrNewCardsPerDay
+	}
+	_, err := store.On(tx).SetNewCardsPerDay(ctx, int32(perDay), classID, teacherID)
+	if errors.Is(err, store.ErrNotFound) {
+		return ErrClassNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("set new cards per day: %w", err)
+	}
+	return nil
 }
 
 // classDeck is the answer's form of a class_decks row: its times in UTC.

@@ -425,7 +425,7 @@ func TestClassesAnswerTypedErrors(t *testing.T) {
 	require.ErrorIs(t, err, ErrClassNotFound, "an unknown class")
 	classes, err := ListClasses(ctx, b.pool, n.ID)
 	require.NoError(t, err)
-	require.Equal(t, []Class{{ID: class.ID, Name: "Morning", JoinCode: class.JoinCode, CreatedAt: classes[0].CreatedAt, Members: []Member{}, Decks: []ClassDeck{}}}, classes)
+	require.Equal(t, []Class{{ID: class.ID, Name: "Morning", JoinCode: class.JoinCode, CreatedAt: classes[0].CreatedAt, NewCardsPerDay: learning.DefaultNewCardsPerDay, Members: []Member{}, Decks: []ClassDeck{}}}, classes)
 	require.WithinDuration(t, b.clock.Now(), classes[0].CreatedAt, 0, "created at the clock's instant")
 }
 

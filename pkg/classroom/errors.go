@@ -19,6 +19,9 @@ var (
 	// ErrTeacherCannotJoin: a teacher gave a join code; only learners join
 	// classes (a user has one role).
 	ErrTeacherCannotJoin = errors.New("teachers cannot join a class as a learner")
+	// ErrNewCardsPerDay: a daily limit of new cards outside 0 to
+	// learning.MaxNewCardsPerDay.
+	ErrNewCardsPerDay = errors.New("the daily limit of new cards must be from 0 to 9999")
 	// ErrAlreadyEnrolled: the learner is already a member of the class.
 	ErrAlreadyEnrolled = errors.New("the learner is already in this class")
 	// ErrDeckArchived: the teacher's deck is archived (pkg/decks Archive);

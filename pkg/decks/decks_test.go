@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -137,7 +138,8 @@ func words(n int) []EntryInput {
 // due lists what the learner's schedule shows now: term, meaning, card id.
 func (b bundle) due(t *testing.T, learner uuid.UUID) map[string]store.DueCardsRow {
 	t.Helper()
-	rows, err := store.On(b.pool).DueCards(context.Background(), store.DueCardsParams{LearnerID: learner, Now: b.clock.Now(), MaxCards: 10000})
+	rows, err := store.On(b.pool).DueCards(context.Background(), store.DueCardsParams{LearnerID: learner, Now: b.clock.Now(),
+		NewState: int16(learning.New), NewLeft: math.MaxInt32, MaxCards: 10000})
 	require.NoError(t, err)
 	out := map[string]store.DueCardsRow{}
 	for _, r := range rows {

@@ -87,3 +87,12 @@ func Zone(name string) *time.Location {
 	}
 	return loc
 }
+
+// The daily limit of new cards (Anki's "new cards/day"): how many cards
+// never reviewed a learner is served in one study day. A class may set its
+// own, from 0 (reviews only) to MaxNewCardsPerDay; a class that sets none,
+// and a learner in no class, has DefaultNewCardsPerDay (Anki's default).
+const (
+	DefaultNewCardsPerDay = 20
+	MaxNewCardsPerDay     = 9999
+)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -110,7 +111,10 @@ func simulateHistory(ctx context.Context, tx pgx.Tx, now time.Time) error {
 			return fmt.Errorf("start %s for %s: %w", title, HistoryLearner.Email, err)
 		}
 	}
-	due, err := q.DueCards(ctx, store.DueCardsParams{LearnerID: yui.ID, Now: first, MaxCards: 10000})
+	// Every card: the simulated history is not held to a daily limit of new
+	// cards (a session takes HistoryNewPerDay).
+	due, err := q.DueCards(ctx, store.DueCardsParams{LearnerID: yui.ID, Now: first,
+		NewState: int16(learning.New), NewLeft: math.MaxInt32, MaxCards: 10000})
 	if err != nil {
 		return fmt.Errorf("history cards: %w", err)
 	}

@@ -57,13 +57,17 @@ var (
 		{ID: uuid.MustParse("00000000-0000-4000-8000-000000000003"), Email: "yui@lexora.test", Name: "Yui Tanaka", Timezone: "Asia/Tokyo"},
 	}
 	Teacher = User{ID: TeacherID, Email: "ada@lexora.test", Name: "Ada Okafor", Timezone: "Europe/London"}
+	// DemoNewCardsPerDay is the demo class's daily limit of new cards, below
+	// the default and the assigned deck's size, so that a newcomer who joins
+	// sees the limit at work (10 of the deck's cards served today).
+	DemoNewCardsPerDay = 10
 	// SecondTeacher teaches SecondClass, which shares the learner Noah with
 	// the demo class: each teacher sees only their own assignments of him.
 	SecondTeacher = User{ID: uuid.MustParse("00000000-0000-4000-8000-00000000000b"), Email: "ben@lexora.test", Name: "Ben Adeyemi", Timezone: "Africa/Lagos"}
 	SecondClassID = uuid.MustParse("00000000-0000-4000-8000-0000000000c2")
 	// Classes are the seeded classes and their learners.
 	Classes = []Class{
-		{ID: ClassID, TeacherID: TeacherID, Name: "Demo class", JoinCode: JoinCode, Learners: Learners},
+		{ID: ClassID, TeacherID: TeacherID, Name: "Demo class", JoinCode: JoinCode, Learners: Learners, NewCardsPerDay: &DemoNewCardsPerDay},
 		{ID: SecondClassID, TeacherID: SecondTeacher.ID, Name: "Evening class", JoinCode: "EVENING26", Learners: Learners[1:2]},
 	}
 	// Operator may call the operator functions (outbox health, dead letters).
@@ -83,6 +87,9 @@ type Class struct {
 	ID, TeacherID  uuid.UUID
 	Name, JoinCode string
 	Learners       []User
+	// NewCardsPerDay is the class's daily limit of new cards; nil for the
+	// default (learning.DefaultNewCardsPerDay).
+	NewCardsPerDay *int
 }
 
 // Word is one row of data/words.tsv.
@@ -183,7 +190,12 @@ func insertDemo(ctx context.Context, q *store.Queries, tx pgx.Tx, c clock.Clock)
 		users += n
 	}
 	for _, cl := range Classes {
-		if err := q.InsertSeedClass(ctx, cl.ID, cl.TeacherID, cl.Name, cl.JoinCode); err != nil {
+		var perDay *int32
+		if cl.NewCardsPerDay != nil {
+			perDay = new(int32(*cl.NewCardsPerDay))
+		}
+		if err := q.InsertSeedClass(ctx, store.InsertSeedClassParams{ClassID: cl.ID, TeacherID: cl.TeacherID, Name: cl.Name,
+			JoinCode: cl.JoinCode, NewCardsPerDay: perDay}); err != nil {
 			return 0, fmt.Errorf("insert class: %w", err)
 		}
 		for _, l := range cl.Learners {

@@ -16,6 +16,8 @@ import (
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/platform/clock/clocktest"
+	"github.com/lexora-app/lexora/pkg/store"
+	"github.com/lexora-app/lexora/pkg/study"
 	"github.com/lexora-app/lexora/pkg/testkit/pgtest"
 	"github.com/lexora-app/lexora/pkg/webhooks"
 )
@@ -228,6 +230,10 @@ func TestANewcomerWhoJoinsTheDemoClassGetsItsDeck(t *testing.T) {
 		FROM decks d WHERE d.id = $2`, kai.ID, a.DeckID, joinedAt.Now()).Scan(&title, &due))
 	require.Equal(t, AssignedDeck, title)
 	require.Equal(t, DeckSize, due, "every card of the newcomer is due")
+	perDay, reviewed, err := study.NewCardBudget(ctx, store.On(pool), kai.ID, joinedAt.Now(), learning.Zone(kai.Timezone))
+	require.NoError(t, err)
+	require.Equal(t, []int{DemoNewCardsPerDay, 0}, []int{perDay, reviewed}, "the demo class's daily limit of new cards")
+	require.Less(t, DemoNewCardsPerDay, DeckSize, "the newcomer sees the limit at work")
 }
 
 // TestSeedingAgainChangesNothing: `make run` seeds on every start; a second

@@ -186,21 +186,26 @@ SELECT c.id, l.lemma, l.part_of_speech, l.definition, l.example, c.state, c.due,
         JOIN class_decks cd ON cd.class_id = a.class_id AND cd.deck_id = a.deck_id
         JOIN deck_items di ON di.deck_id = a.deck_id
         WHERE a.learner_id = c.learner_id AND di.lexeme_id = c.lexeme_id)::double precision AS desired_retention,
-       count(*) OVER () AS total
-FROM schedule_cards($2, $3, $4) c
+       count(*) OVER () AS total,
+       count(*) FILTER (WHERE c.state = $2::smallint) OVER () AS new_total
+FROM (SELECT s.id, s.learner_id, s.lexeme_id, s.state, s.due, s.stability, s.difficulty, s.elapsed_days, s.scheduled_days, s.reps, s.lapses, s.step, s.last_review, s.created_at, s.updated_at, s.suspended, count(*) FILTER (WHERE s.state = $2::smallint) OVER (ORDER BY s.due, s.id) AS new_rank
+      FROM schedule_cards($3, $4, $5) s
+      WHERE s.due <= $6::timestamptz) c
 JOIN lexemes l ON l.id = c.lexeme_id
 LEFT JOIN decks d ON d.id = l.deck_id
-WHERE c.due <= $5::timestamptz
+WHERE c.state <> $2::smallint OR c.new_rank <= $7::integer
 ORDER BY c.due, c.id
-LIMIT $6
+LIMIT $8
 `
 
 type DueCardsParams struct {
 	DefaultRetention float64
+	NewState         int16
 	LearnerID        uuid.UUID
 	AssignmentID     *uuid.UUID
 	TeacherID        *uuid.UUID
 	Now              time.Time
+	NewLeft          int32
 	MaxCards         int32
 }
 
@@ -223,25 +228,36 @@ type DueCardsRow struct {
 	TermLanguage     string
 	DesiredRetention float64
 	Total            int64
+	NewTotal         int64
 }
 
 // DueCards lists the cards of the learner's schedule due at now, most
 // overdue first, with their whole FSRS state (for the ratings' preview) and
-// the total count. The schedule is schedule_cards (schema 00025): the
-// learner's cards not suspended, restricted to one assignment's deck when
+// the counts of all of them (total) and of the new ones among them
+// (new_total). The schedule is schedule_cards (schema 00025): the learner's
+// cards not suspended, restricted to one assignment's deck when
 // assignment_id is set, and to the decks teacher_id assigned to the learner
-// when it is set. term_language is the BCP 47 tag of the language of the
-// card's term: its own deck's for a teacher's entry, en for the library's
-// (the web client's listen button speaks the term in it). desired_retention
-// is the card's (CardRetention's rule). (sqlc types a
+// when it is set. Of the cards never reviewed (state new_state) only the
+// first new_left, in the same (due, id) order, are served: the daily limit
+// of new cards (study.NewCardBudget); due reviews are never limited.
+// new_rank is a running count of new cards in (due, id) order. On the
+// seeded database (300 cards) both this and the statement before the limit
+// are Seq Scans of cards; with seq scans off, the one before used
+// cards_learner_due with due in its Index Cond, this one the
+// (learner_id, lexeme_id) index with due as a filter (docs/architecture.md). term_language is the
+// BCP 47 tag of the language of the card's term: its own deck's for a
+// teacher's entry, en for the library's (the web client's listen button
+// speaks the term in it). desired_retention is the card's (CardRetention's rule). (sqlc types a
 // parameter compared with a column of a function's rows only by its cast.)
 func (q *Queries) DueCards(ctx context.Context, arg DueCardsParams) ([]DueCardsRow, error) {
 	rows, err := q.db.Query(ctx, dueCards,
 		arg.DefaultRetention,
+		arg.NewState,
 		arg.LearnerID,
 		arg.AssignmentID,
 		arg.TeacherID,
 		arg.Now,
+		arg.NewLeft,
 		arg.MaxCards,
 	)
 	if err != nil {
@@ -270,6 +286,7 @@ func (q *Queries) DueCards(ctx context.Context, arg DueCardsParams) ([]DueCardsR
 			&i.TermLanguage,
 			&i.DesiredRetention,
 			&i.Total,
+			&i.NewTotal,
 		); err != nil {
 			return nil, err
 		}
@@ -450,6 +467,49 @@ func (q *Queries) LockCard(ctx context.Context, cardID uuid.UUID, learnerID uuid
 		&i.Suspended,
 		&i.Lemma,
 	)
+	return i, err
+}
+
+const newCardBudget = `-- name: NewCardBudget :one
+SELECT coalesce((SELECT max(coalesce(c.new_cards_per_day, $1::integer))
+                 FROM class_members m JOIN classes c ON c.id = m.class_id
+                 WHERE m.learner_id = $2), $1::integer)::integer AS per_day,
+       (SELECT count(*) FROM review_log r
+        WHERE r.learner_id = $2
+          AND r.reviewed_at >= $3::timestamptz AND r.reviewed_at < $4::timestamptz
+          AND r.state_before = $5
+          AND NOT EXISTS (SELECT 1 FROM review_undo u WHERE u.review_id = r.id))::integer AS reviewed
+`
+
+type NewCardBudgetParams struct {
+	DefaultPerDay int32
+	LearnerID     uuid.UUID
+	Start         time.Time
+	EndAt         time.Time
+	NewState      learning.State
+}
+
+type NewCardBudgetRow struct {
+	PerDay   int32
+	Reviewed int32
+}
+
+// NewCardBudget is the learner's daily limit of new cards and how many
+// cards they reviewed for the first time (state_before new_state, the
+// review not undone) in [start, end_at), their study day. The limit is the
+// largest of their classes' new_cards_per_day, a class's NULL counting as
+// default_per_day, and default_per_day for a learner in no class (schema
+// 00030). Served by class_members_learner_id and review_log_learner_reviewed.
+func (q *Queries) NewCardBudget(ctx context.Context, arg NewCardBudgetParams) (NewCardBudgetRow, error) {
+	row := q.db.QueryRow(ctx, newCardBudget,
+		arg.DefaultPerDay,
+		arg.LearnerID,
+		arg.Start,
+		arg.EndAt,
+		arg.NewState,
+	)
+	var i NewCardBudgetRow
+	err := row.Scan(&i.PerDay, &i.Reviewed)
 	return i, err
 }
 

@@ -758,6 +758,21 @@ func (q *Queries) SetMemberName(ctx context.Context, displayName *string, classI
 	return learner_id, err
 }
 
+const setNewCardsPerDay = `-- name: SetNewCardsPerDay :one
+UPDATE classes SET new_cards_per_day = $1::integer
+WHERE id = $2 AND teacher_id = $3
+RETURNING id
+`
+
+// SetNewCardsPerDay sets the daily limit of new cards of the teacher's
+// class; no row when the class is not the teacher's.
+func (q *Queries) SetNewCardsPerDay(ctx context.Context, newCardsPerDay int32, classID uuid.UUID, teacherID uuid.UUID) (uuid.UUID, error) {
+	row := q.db.QueryRow(ctx, setNewCardsPerDay, newCardsPerDay, classID, teacherID)
+	var id uuid.UUID
+	err := row.Scan(&id)
+	return id, err
+}
+
 const teachersClassName = `-- name: TeachersClassName :one
 SELECT name, archived_at FROM classes WHERE id = $1 AND teacher_id = $2
 `
@@ -775,15 +790,16 @@ func (q *Queries) TeachersClassName(ctx context.Context, classID uuid.UUID, teac
 }
 
 const teachersClasses = `-- name: TeachersClasses :many
-SELECT id, name, join_code, created_at, archived_at FROM classes WHERE teacher_id = $1 ORDER BY created_at, id
+SELECT id, name, join_code, created_at, archived_at, new_cards_per_day FROM classes WHERE teacher_id = $1 ORDER BY created_at, id
 `
 
 type TeachersClassesRow struct {
-	ID         uuid.UUID
-	Name       string
-	JoinCode   *string
-	CreatedAt  time.Time
-	ArchivedAt *time.Time
+	ID             uuid.UUID
+	Name           string
+	JoinCode       *string
+	CreatedAt      time.Time
+	ArchivedAt     *time.Time
+	NewCardsPerDay *int32
 }
 
 func (q *Queries) TeachersClasses(ctx context.Context, teacherID uuid.UUID) ([]TeachersClassesRow, error) {
@@ -801,6 +817,7 @@ func (q *Queries) TeachersClasses(ctx context.Context, teacherID uuid.UUID) ([]T
 			&i.JoinCode,
 			&i.CreatedAt,
 			&i.ArchivedAt,
+			&i.NewCardsPerDay,
 		); err != nil {
 			return nil, err
 		}

@@ -118,17 +118,27 @@ func (q *Queries) InsertSeedAttempts(ctx context.Context, arg InsertSeedAttempts
 }
 
 const insertSeedClass = `-- name: InsertSeedClass :exec
-INSERT INTO classes (id, teacher_id, name, join_code)
-VALUES ($1, $2, $3, $4::text)
+INSERT INTO classes (id, teacher_id, name, join_code, new_cards_per_day)
+VALUES ($1, $2, $3, $4::text,
+    $5::integer)
 ON CONFLICT DO NOTHING
 `
 
-func (q *Queries) InsertSeedClass(ctx context.Context, classID uuid.UUID, teacherID uuid.UUID, name string, joinCode string) error {
+type InsertSeedClassParams struct {
+	ClassID        uuid.UUID
+	TeacherID      uuid.UUID
+	Name           string
+	JoinCode       string
+	NewCardsPerDay *int32
+}
+
+func (q *Queries) InsertSeedClass(ctx context.Context, arg InsertSeedClassParams) error {
 	_, err := q.db.Exec(ctx, insertSeedClass,
-		classID,
-		teacherID,
-		name,
-		joinCode,
+		arg.ClassID,
+		arg.TeacherID,
+		arg.Name,
+		arg.JoinCode,
+		arg.NewCardsPerDay,
 	)
 	return err
 }

@@ -19,10 +19,16 @@ type Schedule struct {
 	LearnerID uuid.UUID
 	Timezone  string
 	Now       time.Time
-	// DueCount is the number of cards due now; Due lists the first of them,
-	// most overdue first.
+	// DueCount is the number of cards served now: every due review and at
+	// most NewCardsLeft new cards (never reviewed); Due lists the first of
+	// them, most overdue first. NewCount is the new cards among DueCount.
 	DueCount int
+	NewCount int
 	Due      []DueCard
+	// NewCardsPerDay is the learner's daily limit of new cards (see
+	// NewCardBudget), NewCardsToday the cards they reviewed for the first
+	// time this study day, NewCardsLeft the limit less those (never below 0).
+	NewCardsPerDay, NewCardsToday, NewCardsLeft int
 	// Forecast counts cards falling due on each of the coming study days
 	// (learning.StudyDay: the learner's zone, from 04:00 to 04:00), today
 	// first; today includes the cards already due.
@@ -80,7 +86,8 @@ type ScheduleQuery struct {
 }
 
 // Schedule reads, in tx, a learner's due cards (most overdue first, at most
-// q.Limit, and their count) and how many cards fall due on each of the next
+// q.Limit, and their count; of the new cards only the first NewCardsLeft,
+// see NewCardBudget) and how many cards fall due on each of the next
 // q.Days study days, at the clock's now. A learner reads their own; a
 // teacher the schedule of a learner in one of their classes, restricted to
 // the decks that teacher assigned. Suspended cards are left out. Errors:
@@ -102,8 +109,13 @@ func (s Study) Schedule(ctx context.Context, tx pgx.Tx, viewer Viewer, q Schedul
 		}
 	}
 	cards := store.On(tx)
-	if out.Due, out.DueCount, err = s.dueCards(ctx, cards, loc, store.DueCardsParams{LearnerID: learnerID, Now: out.Now,
-		AssignmentID: q.AssignmentID, TeacherID: viewer.assigner(), MaxCards: int32(q.Limit),
+	if out.NewCardsPerDay, out.NewCardsToday, err = NewCardBudget(ctx, cards, learnerID, out.Now, loc); err != nil {
+		return Schedule{}, err
+	}
+	out.NewCardsLeft = max(0, out.NewCardsPerDay-out.NewCardsToday)
+	if out.Due, out.DueCount, out.NewCount, err = s.dueCards(ctx, cards, loc, store.DueCardsParams{LearnerID: learnerID,
+		Now: out.Now, AssignmentID: q.AssignmentID, TeacherID: viewer.assigner(), NewState: int16(learning.New),
+		NewLeft: int32(out.NewCardsLeft), MaxCards: int32(q.Limit),
 		DefaultRetention: s.scheduler.Params().DesiredRetention}); err != nil {
 		return Schedule{}, err
 	}
@@ -159,22 +171,40 @@ func visibleLearner(ctx context.Context, users *store.Queries, viewer Viewer, le
 	return learnerID, learning.Zone(tz), nil
 }
 
+// NewCardBudget is the learner's daily limit of new cards (perDay) and
+// how many cards they reviewed for the first time (reviewed: a review of a
+// card in state New, not undone) on the study day holding now, in their
+// zone loc (learning.StudyDayBounds, the day streaks count). The limit is
+// the largest new_cards_per_day of the learner's classes, a class without
+// one counting as learning.DefaultNewCardsPerDay, and that default for a
+// learner in no class. It is one budget for all of the learner's cards:
+// every class's decks and the library decks they started on their own.
+func NewCardBudget(ctx context.Context, q *store.Queries, learnerID uuid.UUID, now time.Time, loc *time.Location) (perDay, reviewed int, err error) {
+	start, end := learning.StudyDayBounds(now, loc)
+	b, err := q.NewCardBudget(ctx, store.NewCardBudgetParams{LearnerID: learnerID, DefaultPerDay: learning.DefaultNewCardsPerDay,
+		Start: start, EndAt: end, NewState: learning.New})
+	if err != nil {
+		return 0, 0, fmt.Errorf("read the new card budget: %w", err)
+	}
+	return int(b.PerDay), int(b.Reviewed), nil
+}
+
 // dueCards lists the cards p selects, each with its ratings' preview at
-// p.Now in the learner's zone loc, and counts all of them. The preview is
+// p.Now in the learner's zone loc, and counts all of them and the new ones. The preview is
 // scheduled as the review would be: with the learner's current parameters
 // (learnerScheduler) at the card's desired retention (store.CardRetention's
 // rule).
-func (s Study) dueCards(ctx context.Context, cards *store.Queries, loc *time.Location, p store.DueCardsParams) ([]DueCard, int, error) {
+func (s Study) dueCards(ctx context.Context, cards *store.Queries, loc *time.Location, p store.DueCardsParams) ([]DueCard, int, int, error) {
 	rows, err := cards.DueCards(ctx, p)
 	if err != nil {
-		return nil, 0, fmt.Errorf("list due cards: %w", err)
+		return nil, 0, 0, fmt.Errorf("list due cards: %w", err)
 	}
 	learnerSched, _, err := s.learnerScheduler(ctx, cards, p.LearnerID)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	byRetention := map[float64]*learning.Scheduler{}
-	due, total := make([]DueCard, 0, len(rows)), 0
+	due, total, fresh := make([]DueCard, 0, len(rows)), 0, 0
 	for _, c := range rows {
 		card := learning.Card{State: c.State, Due: c.Due, Stability: c.Stability, Difficulty: c.Difficulty,
 			ElapsedDays: uint64(c.ElapsedDays), ScheduledDays: uint64(c.ScheduledDays), Reps: uint64(c.Reps),
@@ -185,20 +215,20 @@ func (s Study) dueCards(ctx context.Context, cards *store.Queries, loc *time.Loc
 		sched, ok := byRetention[c.DesiredRetention]
 		if !ok {
 			if sched, err = learnerSched.WithRetention(c.DesiredRetention); err != nil {
-				return nil, 0, fmt.Errorf("card %s: desired retention %v: %w", c.ID, c.DesiredRetention, err)
+				return nil, 0, 0, fmt.Errorf("card %s: desired retention %v: %w", c.ID, c.DesiredRetention, err)
 			}
 			byRetention[c.DesiredRetention] = sched
 		}
 		preview, err := ratingPreview(sched, card, loc, p.Now)
 		if err != nil {
-			return nil, 0, fmt.Errorf("preview card %s: %w", c.ID, err)
+			return nil, 0, 0, fmt.Errorf("preview card %s: %w", c.ID, err)
 		}
 		due = append(due, DueCard{CardID: c.ID, Lemma: c.Lemma, PartOfSpeech: c.PartOfSpeech, Definition: c.Definition,
 			Example: c.Example, State: c.State.String(), Due: c.Due, Stability: c.Stability, Difficulty: c.Difficulty,
 			Preview: preview})
-		total = int(c.Total)
+		total, fresh = int(c.Total), int(c.NewTotal)
 	}
-	return due, total, nil
+	return due, total, fresh, nil
 }
 
 // ratingPreview is what each rating of c at now would give with sched

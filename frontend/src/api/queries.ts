@@ -15,12 +15,12 @@ type Me = components["schemas"]["Me"];
  *
  * | key | function | changed by |
  * |---|---|---|
- * | `["me", userId, email]` | Me | CreateClass, EnrollLearner by code (a newcomer gets a role) |
+ * | `["me", userId, email]` | Me | CreateClass, EnrollLearner by code, CreateLearnerAccount (a newcomer gets a role) |
  * | `["dev-users"]` | GET /dev/users (development sign-in) | nothing |
  * | `["schedule", "due", limit]`, `["schedule", "today", limit]`, `["schedule", "forecast", days]` | GetSchedule | SubmitReview, UndoReview (the forecast), StartDeck, EnrollLearner |
  * | `["progress"]` | GetProgress | EnrollLearner (and the drain: read on an interval) |
  * | `["decks"]` | ListDecks | StartDeck |
- * | `["classes"]` | ListClasses | CreateClass, EnrollLearner by email, CreateAssignment |
+ * | `["classes"]` | ListClasses | CreateClass, EnrollLearner by email, CreateAssignment, SetNewCardsPerDay |
  * | `["class-progress", classId]` | GetClassProgress | EnrollLearner by email, CreateAssignment, SetDeckRetention |
  * | `["class-progress", classId, "workload", deckId]` | GetDeckWorkload | the same (a prefix of the class's key) |
  * | `["webhooks"]` | ListWebhookEndpoints | every webhook write |

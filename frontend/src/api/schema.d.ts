@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * The caller's account: id, name, roles, time zone, and the classes they are in or teach
-         * @description Any role. A signed-in identity without a Lexora account gets 404 with the problem type https://lexora.app/problems/no-account (not 401: the sign-in is valid, keep it): with a verified email it becomes a teacher by creating a class (CreateClass); a learner is added by a teacher with their email and then signs in again.
+         * @description Any role. A signed-in identity without a Lexora account gets 404 with the problem type https://lexora.app/problems/no-account (not 401: the sign-in is valid, keep it): with a verified email it becomes a teacher by creating a class (CreateClass), or a learner by joining a class with its code (EnrollLearner) or by studying the library on their own (CreateLearnerAccount); a learner added by a teacher with their email signs in again.
          */
         get: operations["Me"];
         put?: never;
@@ -78,6 +78,46 @@ export interface paths {
          * @description Self-serve: a signed-in user without a Lexora account whose email the identity provider verified becomes a teacher by creating their first class (their account is created in the same transaction, named display_name and in timezone). A learner or an operator gets 404: a user has one role.
          */
         post: operations["CreateClass"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/CreateLearnerAccount": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A signed-in user without an account becomes a learner with no class, to study the library on their own
+         * @description Self-serve ("study on my own"): a signed-in user without a Lexora account whose email the identity provider verified becomes a learner in no class (named display_name, else the token's name claim, else the email's local part; in timezone, else UTC). They start library decks with StartDeck, with the default daily limit of new cards (20), and may join a class later with its code. A learner gets 409 (the account exists), a teacher or an operator 404 (a user has one role); an identity whose email is not verified gets 401. A retry with the same Idempotency-Key answers the first answer.
+         */
+        post: operations["CreateLearnerAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/SetNewCardsPerDay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A teacher sets a class's daily limit of new cards
+         * @description The daily limit of new cards (Anki's new cards/day) of one of the caller's classes: how many cards never reviewed each of its learners is served per study day (04:00 to 04:00 in the learner's zone). 0 serves due reviews only. A class that never set one has 20. A learner in several classes has the largest of their classes' limits, one budget for all their cards (every class's decks and the library decks they started themselves); a learner in no class has 20. Due reviews are never limited.
+         */
+        post: operations["SetNewCardsPerDay"];
         delete?: never;
         options?: never;
         head?: never;
@@ -285,7 +325,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A learner's due cards and a forecast of the coming days */
+        /**
+         * A learner's due cards and a forecast of the coming days
+         * @description Every due review is served; of the new cards (never reviewed) only the first new_cards_left, most overdue first: the learner's daily limit of new cards less those they reviewed this study day. The forecast counts every card by its due date, new cards beyond the limit included.
+         */
         get: operations["GetSchedule"];
         put?: never;
         post?: never;
@@ -599,6 +642,8 @@ export interface components {
              * @description When the class was put in the archive (UpdateClass); null when it is not archived.
              */
             archived_at: string | null;
+            /** @description The class's daily limit of new cards per learner (SetNewCardsPerDay; 20 until set). */
+            new_cards_per_day: number;
             members: components["schemas"]["ClassMember"][];
             /** @description The decks assigned to the class (as GetClassProgress's decks), by due date, then title. */
             decks: components["schemas"]["ClassDeck"][];
@@ -621,6 +666,11 @@ export interface components {
             learner_id: string;
             /** @description The assignments the class had given the learner, deleted with their progress. */
             assignments: string[];
+        };
+        NewCardsPerDay: {
+            /** Format: uuid */
+            class_id: string;
+            new_cards_per_day: number;
         };
         ClassMember: {
             /** Format: uuid */
@@ -817,7 +867,16 @@ export interface components {
             timezone: string;
             /** Format: date-time */
             now: string;
+            /** @description The cards served now: every due review, and at most new_cards_left new cards (never reviewed). */
             due_count: number;
+            /** @description The new cards among due_count: the new cards left to study today. */
+            new_count: number;
+            /** @description The learner's daily limit of new cards: the largest of their classes' (SetNewCardsPerDay), 20 in no class. */
+            new_cards_per_day: number;
+            /** @description Cards the learner reviewed for the first time this study day (04:00 to 04:00 in their zone), undone reviews left out. */
+            new_cards_today: number;
+            /** @description new_cards_per_day less new_cards_today, never below 0. Two sessions that read the schedule at once are served the same first new cards (due, then id), so the learner may go past the limit only by new cards a session had been served before another session's reviews used the budget; a review is never refused for it. */
+            new_cards_left: number;
             /** @description most overdue first */
             due: components["schemas"]["DueCard"][];
             /** @description today first */
@@ -1334,6 +1393,77 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Class"];
+                };
+            };
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+        };
+    };
+    CreateLearnerAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry; a retry with the same key and body gets the first response back. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The learner's name (default the token's name, else the email's local part). */
+                    display_name?: components["schemas"]["NewcomerName"];
+                    /** @description The learner's time zone, in which their study day runs. */
+                    timezone?: components["schemas"]["NewcomerTimeZone"];
+                };
+            };
+        };
+        responses: {
+            /** @description The new learner's account, as Me answers it (no class). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+        };
+    };
+    SetNewCardsPerDay: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry; a retry with the same key and body gets the first response back. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description One of the caller's classes.
+                     */
+                    class_id: string;
+                    /** @description A whole number of new cards per study day. */
+                    new_cards_per_day: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NewCardsPerDay"];
                 };
             };
             "4XX": components["responses"]["Problem"];

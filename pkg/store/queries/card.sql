@@ -64,13 +64,21 @@ WHERE di.deck_id = sqlc.arg(deck_id);
 
 -- DueCards lists the cards of the learner's schedule due at now, most
 -- overdue first, with their whole FSRS state (for the ratings' preview) and
--- the total count. The schedule is schedule_cards (schema 00025): the
--- learner's cards not suspended, restricted to one assignment's deck when
+-- the counts of all of them (total) and of the new ones among them
+-- (new_total). The schedule is schedule_cards (schema 00025): the learner's
+-- cards not suspended, restricted to one assignment's deck when
 -- assignment_id is set, and to the decks teacher_id assigned to the learner
--- when it is set. term_language is the BCP 47 tag of the language of the
--- card's term: its own deck's for a teacher's entry, en for the library's
--- (the web client's listen button speaks the term in it). desired_retention
--- is the card's (CardRetention's rule). (sqlc types a
+-- when it is set. Of the cards never reviewed (state new_state) only the
+-- first new_left, in the same (due, id) order, are served: the daily limit
+-- of new cards (study.NewCardBudget); due reviews are never limited.
+-- new_rank is a running count of new cards in (due, id) order. On the
+-- seeded database (300 cards) both this and the statement before the limit
+-- are Seq Scans of cards; with seq scans off, the one before used
+-- cards_learner_due with due in its Index Cond, this one the
+-- (learner_id, lexeme_id) index with due as a filter (docs/architecture.md). term_language is the
+-- BCP 47 tag of the language of the card's term: its own deck's for a
+-- teacher's entry, en for the library's (the web client's listen button
+-- speaks the term in it). desired_retention is the card's (CardRetention's rule). (sqlc types a
 -- parameter compared with a column of a function's rows only by its cast.)
 -- name: DueCards :many
 SELECT c.id, l.lemma, l.part_of_speech, l.definition, l.example, c.state, c.due, c.stability, c.difficulty,
@@ -81,13 +89,32 @@ SELECT c.id, l.lemma, l.part_of_speech, l.definition, l.example, c.state, c.due,
         JOIN class_decks cd ON cd.class_id = a.class_id AND cd.deck_id = a.deck_id
         JOIN deck_items di ON di.deck_id = a.deck_id
         WHERE a.learner_id = c.learner_id AND di.lexeme_id = c.lexeme_id)::double precision AS desired_retention,
-       count(*) OVER () AS total
-FROM schedule_cards(sqlc.arg(learner_id), sqlc.narg(assignment_id), sqlc.narg(teacher_id)) c
+       count(*) OVER () AS total,
+       count(*) FILTER (WHERE c.state = sqlc.arg(new_state)::smallint) OVER () AS new_total
+FROM (SELECT s.*, count(*) FILTER (WHERE s.state = sqlc.arg(new_state)::smallint) OVER (ORDER BY s.due, s.id) AS new_rank
+      FROM schedule_cards(sqlc.arg(learner_id), sqlc.narg(assignment_id), sqlc.narg(teacher_id)) s
+      WHERE s.due <= sqlc.arg(now)::timestamptz) c
 JOIN lexemes l ON l.id = c.lexeme_id
 LEFT JOIN decks d ON d.id = l.deck_id
-WHERE c.due <= sqlc.arg(now)::timestamptz
+WHERE c.state <> sqlc.arg(new_state)::smallint OR c.new_rank <= sqlc.arg(new_left)::integer
 ORDER BY c.due, c.id
 LIMIT sqlc.arg(max_cards);
+
+-- NewCardBudget is the learner's daily limit of new cards and how many
+-- cards they reviewed for the first time (state_before new_state, the
+-- review not undone) in [start, end_at), their study day. The limit is the
+-- largest of their classes' new_cards_per_day, a class's NULL counting as
+-- default_per_day, and default_per_day for a learner in no class (schema
+-- 00030). Served by class_members_learner_id and review_log_learner_reviewed.
+-- name: NewCardBudget :one
+SELECT coalesce((SELECT max(coalesce(c.new_cards_per_day, sqlc.arg(default_per_day)::integer))
+                 FROM class_members m JOIN classes c ON c.id = m.class_id
+                 WHERE m.learner_id = sqlc.arg(learner_id)), sqlc.arg(default_per_day)::integer)::integer AS per_day,
+       (SELECT count(*) FROM review_log r
+        WHERE r.learner_id = sqlc.arg(learner_id)
+          AND r.reviewed_at >= sqlc.arg(start)::timestamptz AND r.reviewed_at < sqlc.arg(end_at)::timestamptz
+          AND r.state_before = sqlc.arg(new_state)
+          AND NOT EXISTS (SELECT 1 FROM review_undo u WHERE u.review_id = r.id))::integer AS reviewed;
 
 -- CardRetention is the desired retention of the learner's card of lexeme:
 -- the highest of the class decks (class_decks) of the learner's assignments

@@ -64,7 +64,7 @@ ON CONFLICT (join_code) DO NOTHING
 RETURNING id, created_at;
 
 -- name: TeachersClasses :many
-SELECT id, name, join_code, created_at, archived_at FROM classes WHERE teacher_id = $1 ORDER BY created_at, id;
+SELECT id, name, join_code, created_at, archived_at, new_cards_per_day FROM classes WHERE teacher_id = $1 ORDER BY created_at, id;
 
 -- MembersOfTeachersClasses lists the members of every class of the
 -- teacher, each by the name the class gives them (class_members.display_name,
@@ -207,6 +207,13 @@ SELECT u.id, coalesce(m.display_name, u.display_name)::text AS display_name,
        u.display_name AS account_name, u.email, m.joined_at
 FROM class_members m JOIN users u ON u.id = m.learner_id
 WHERE m.class_id = sqlc.arg(class_id) AND m.learner_id = sqlc.arg(learner_id);
+-- SetNewCardsPerDay sets the daily limit of new cards of the teacher's
+-- class; no row when the class is not the teacher's.
+-- name: SetNewCardsPerDay :one
+UPDATE classes SET new_cards_per_day = sqlc.arg(new_cards_per_day)::integer
+WHERE id = sqlc.arg(class_id) AND teacher_id = sqlc.arg(teacher_id)
+RETURNING id;
+
 -- LockClassDeck locks the teacher's class deck (class_decks) and returns
 -- its desired retention (store.ErrNotFound: the class is not the
 -- teacher's, or it does not have the deck).

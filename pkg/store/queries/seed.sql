@@ -48,8 +48,9 @@ VALUES (sqlc.arg(id)::uuid, sqlc.arg(email), sqlc.arg(display_name), sqlc.arg(ro
 ON CONFLICT DO NOTHING;
 
 -- name: InsertSeedClass :exec
-INSERT INTO classes (id, teacher_id, name, join_code)
-VALUES (sqlc.arg(class_id), sqlc.arg(teacher_id), sqlc.arg(name), sqlc.arg(join_code)::text)
+INSERT INTO classes (id, teacher_id, name, join_code, new_cards_per_day)
+VALUES (sqlc.arg(class_id), sqlc.arg(teacher_id), sqlc.arg(name), sqlc.arg(join_code)::text,
+    sqlc.narg(new_cards_per_day)::integer)
 ON CONFLICT DO NOTHING;
 
 -- name: InsertSeedClassMember :exec

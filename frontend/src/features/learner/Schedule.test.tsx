@@ -21,6 +21,10 @@ describe("Schedule", () => {
         timezone: "UTC",
         now: "2026-03-02T09:00:00Z",
         due_count: 4,
+        new_count: 0,
+        new_cards_per_day: 20,
+        new_cards_today: 0,
+        new_cards_left: 20,
         due: [],
         forecast: forecast(days),
       } satisfies components["schemas"]["Schedule"]);

@@ -24,6 +24,10 @@ const emptySchedule = {
   timezone: "UTC",
   now: "2026-03-02T09:00:00Z",
   due_count: 0,
+  new_count: 0,
+  new_cards_per_day: 20,
+  new_cards_today: 0,
+  new_cards_left: 20,
   due: [],
   forecast: [],
 } satisfies components["schemas"]["Schedule"];
@@ -40,16 +44,20 @@ const noProgress = {
 const inDays = (days: number) => new Date(Date.now() + days * 86_400_000 - 60_000).toISOString();
 
 describe("Today", () => {
-  it("shows cards due, new cards, the streak, and each assignment with its pace", async () => {
+  it("shows cards due, the new cards left of the daily limit, the streak, and each assignment with its pace", async () => {
     const server = fakeServer((req) =>
       req.path === "/GetSchedule"
         ? json({
             learner_id: "00000000-0000-4000-8000-000000000001",
             timezone: "UTC",
             now: "2026-03-02T09:00:00Z",
-            due_count: 3,
-            due: [due("new", 1), due("review", 2), due("new", 3)],
-            forecast: [{ date: "2026-03-02", due: 3 }],
+            due_count: 30,
+            new_count: 12,
+            new_cards_per_day: 20,
+            new_cards_today: 8,
+            new_cards_left: 12,
+            due: [due("review", 1)],
+            forecast: [{ date: "2026-03-02", due: 30 }],
           } satisfies components["schemas"]["Schedule"])
         : json({
             learner_id: "00000000-0000-4000-8000-000000000001",
@@ -74,14 +82,15 @@ describe("Today", () => {
           } satisfies components["schemas"]["Progress"]),
     );
     renderApp(<Today />);
-    expect(await screen.findByText(/cards due now/)).toHaveTextContent("3 cards due now");
-    expect(screen.getByText(/new cards left today/)).toHaveTextContent("2 new cards left today");
+    expect(await screen.findByText(/cards due now/)).toHaveTextContent("30 cards due now");
+    // The server's count of what the daily limit leaves, not the new cards among those listed.
+    expect(screen.getByText(/new cards left today/)).toHaveTextContent("12 new cards left today (8 of 20 a day studied)");
     expect(await screen.findByText(/in a row/)).toHaveTextContent("4 days in a row (longest 9)");
     expect(screen.getByText("Common verbs 1")).toBeInTheDocument();
     expect(screen.getByRole("progressbar")).toHaveAttribute("value", "1");
     // 24 words over 3 days.
     expect(screen.getByText(/8 words a day to finish by/)).toBeInTheDocument();
-    expect(server.seen.find((s) => s.path === "/GetSchedule")!.query.get("limit")).toBe("200");
+    expect(server.seen.find((s) => s.path === "/GetSchedule")!.query.get("limit")).toBe("1");
   });
 
   it("says a new assignment is being prepared until the drain has counted it, and reads again by itself", async () => {

@@ -13,11 +13,12 @@ type AssignmentProgress = components["schemas"]["AssignmentProgress"];
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 
-/** How many due cards Today reads to count the new ones among them. */
-const dueLimit = 200;
+/** How many due cards Today reads: it shows the counts only, which cover all. */
+const dueLimit = 1;
 
 /**
- * The learner's day: cards due now and how many of them are new, the
+ * The learner's day: cards due now and how many new cards are left of
+ * their daily limit (GetSchedule's new_count, at most new_cards_left), the
  * streak, each assignment with its due date, progress and the pace it
  * needs, and the decks the learner started on their own with theirs. The schedule is read as committed; streak and assignment progress
  * are projections, and the screen says when they were read.
@@ -30,20 +31,17 @@ export function Today() {
     <section aria-labelledby="today-title">
       <h1 id="today-title">Today</h1>
       <QueryState query={schedule} what="your schedule">
-        {(s) => {
-          const fresh = s.due.filter((c) => c.state === "new").length;
-          const more = s.due.length < s.due_count;
-          return (
+        {(s) => (
             <div className="tiles">
               <p className="tile">
                 <strong className="big">{s.due_count}</strong> {s.due_count === 1 ? "card" : "cards"} due now
               </p>
               <p className="tile">
-                <strong className="big">
-                  {fresh}
-                  {more && "+"}
-                </strong>{" "}
-                new {fresh === 1 && !more ? "card" : "cards"} left today
+                <strong className="big">{s.new_count}</strong> new {s.new_count === 1 ? "card" : "cards"} left today
+                <span className="muted">
+                  {" "}
+                  ({s.new_cards_today} of {s.new_cards_per_day} a day studied)
+                </span>
               </p>
               {progress.data && (
                 <p className="tile">
@@ -53,8 +51,7 @@ export function Today() {
                 </p>
               )}
             </div>
-          );
-        }}
+        )}
       </QueryState>
       <p className="actions">
         <Link className="button primary" to="/review">

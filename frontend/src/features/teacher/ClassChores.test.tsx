@@ -14,6 +14,7 @@ const cls = {
   join_code: "DEMO2026",
   created_at: "2026-03-01T09:00:00Z",
   archived_at: null,
+  new_cards_per_day: 20,
   members: [{ learner_id: sam, display_name: "sam.r", account_name: "sam.r", email: "sam.r@lexora.test", joined_at: "2026-03-01T10:00:00Z" }],
   decks: [],
 } satisfies components["schemas"]["Class"];

@@ -14,6 +14,7 @@ const cls = {
   id: "00000000-0000-4000-8000-0000000000c1",
   name: "Year 9 English",
   join_code: "DEMO2026",
+  new_cards_per_day: 20,
   created_at: "2026-03-01T09:00:00Z",
   archived_at: null,
   members: [

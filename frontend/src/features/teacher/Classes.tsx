@@ -13,6 +13,7 @@ import { Empty, QueryState } from "../../components/States";
 import { assignToClass, dayAfter, dayOf, endOfDay, type AssignOutcome } from "./assign";
 import { ClassSettings, MemberActions } from "./ClassChores";
 import { CreateClass } from "./CreateClass";
+import { NewCardsPerDay } from "./NewCardsPerDay";
 
 type Class = components["schemas"]["Class"];
 type Deck = components["schemas"]["Deck"];
@@ -101,6 +102,7 @@ function ClassCard({ c, readAt }: { c: Class; readAt: number }) {
         <>
           <AddLearner c={c} />
           <AssignDeck c={c} readAt={readAt} />
+          <NewCardsPerDay c={c} />
         </>
       ) : (
         <p className="muted">This class is archived: nobody can join it and no deck can be assigned. Take it out of the archive in its settings.</p>

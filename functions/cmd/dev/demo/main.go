@@ -21,6 +21,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,6 +33,7 @@ import (
 
 	"github.com/lexora-app/lexora/functions/api"
 	"github.com/lexora-app/lexora/pkg/classroom"
+	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/platform/auth"
 	"github.com/lexora-app/lexora/pkg/seed"
 	"github.com/lexora-app/lexora/pkg/testkit/mailpit"
@@ -126,6 +128,12 @@ func run(ctx context.Context) error {
 	}
 	fmt.Printf("   effect: signed webhook assignment.created at the teacher's endpoint, %s after commit\n", ms(at.Sub(assigned)))
 
+	restore, err := d.roomForNewCards(learner, a.NewCards)
+	if err != nil {
+		return err
+	}
+	defer restore()
+
 	fmt.Printf("2. %s reviews the deck's cards (Easy moves a new card straight to Review)\n", learner.Name)
 	var sched api.Schedule
 	if err := d.call(http.MethodGet, "/GetSchedule?limit=200&days=7&assignment_id="+a.Id.String(), learner.ID, nil, &sched); err != nil {
@@ -204,6 +212,48 @@ func run(ctx context.Context) error {
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%d ms", max(d, 0).Milliseconds()) }
+
+// roomForNewCards makes sure that learner's daily limit of new cards (the
+// demo class's, the only one of theirs) leaves room for n more today, so
+// that the assignment can complete: if not, the teacher raises the class's
+// limit (SetNewCardsPerDay) for the demo, and the function it answers sets
+// it back.
+func (d demo) roomForNewCards(learner seed.User, n int) (func(), error) {
+	var sched api.Schedule
+	if err := d.call(http.MethodGet, "/GetSchedule?limit=1&days=1", learner.ID, nil, &sched); err != nil {
+		return nil, err
+	}
+	fmt.Printf("   %s has %d new cards left today (%d of %d a day studied)\n", learner.Name, sched.NewCardsLeft,
+		sched.NewCardsToday, sched.NewCardsPerDay)
+	if sched.NewCardsLeft >= n {
+		return func() {}, nil
+	}
+	var classes api.ClassList
+	if err := d.call(http.MethodGet, "/ListClasses", seed.TeacherID, nil, &classes); err != nil {
+		return nil, err
+	}
+	i := slices.IndexFunc(classes.Classes, func(c api.Class) bool { return c.Id == seed.ClassID })
+	if i < 0 {
+		return nil, fmt.Errorf("the demo class is not %s's; reset with `make reset`", seed.Teacher.Name)
+	}
+	was, raised := classes.Classes[i].NewCardsPerDay, min(sched.NewCardsToday+n, learning.MaxNewCardsPerDay)
+	set := func(perDay int) error {
+		var out api.NewCardsPerDay
+		return d.call(http.MethodPost, "/SetNewCardsPerDay", seed.TeacherID, map[string]any{"class_id": seed.ClassID,
+			"new_cards_per_day": perDay}, &out)
+	}
+	if err := set(raised); err != nil {
+		return nil, err
+	}
+	fmt.Printf("   %s raises the demo class's daily limit of new cards from %d to %d for the demo\n", seed.Teacher.Name, was, raised)
+	return func() {
+		if err := set(was); err != nil {
+			fmt.Fprintln(os.Stderr, "demo: set the demo class's daily limit of new cards back:", err)
+			return
+		}
+		fmt.Printf("   %s sets the demo class's daily limit of new cards back to %d\n", seed.Teacher.Name, was)
+	}, nil
+}
 
 func (d demo) call(method, path string, actor uuid.UUID, body, out any) error {
 	var rd io.Reader

@@ -28,6 +28,10 @@ const schedule = (cards: components["schemas"]["DueCard"][]) => ({
   timezone: "Europe/Paris",
   now: "2026-03-02T09:00:00Z",
   due_count: cards.length,
+  new_count: cards.filter((c) => c.state === "new").length,
+  new_cards_per_day: 20,
+  new_cards_today: 0,
+  new_cards_left: 20,
   due: cards,
   forecast: [{ date: "2026-03-02", due: cards.length }],
 }) satisfies components["schemas"]["Schedule"];
@@ -105,6 +109,28 @@ describe("Review", () => {
     ]);
     expect(submits.every((s) => s.headers.get("Authorization") === "Bearer test-token")).toBe(true);
     expect(new Set(submits.map((s) => s.headers.get("Idempotency-Key"))).size).toBe(3);
+  });
+
+  it("counts down the new cards left today as new cards are rated, and back up on an undo", async () => {
+    const cards = [card("1", "cat"), { ...card("2", "run"), state: "review" as const }, card("3", "red")];
+    fakeServer((req) => {
+      if (req.path === "/GetSchedule") return json({ ...schedule(cards), new_count: 2, new_cards_today: 18, new_cards_left: 2 });
+      const body = req.body as { card_id: string };
+      if (req.path === "/UndoReview") return json(undid(body.card_id, 1));
+      return json(reviewed(body.card_id));
+    });
+    const user = await startSession();
+    expect(screen.getByText("Card 1 of 3")).toBeInTheDocument();
+    expect(screen.getByText(/left today/)).toHaveTextContent("2 new cards left today");
+    await user.keyboard(" 3");
+    expect(await screen.findByRole("heading", { name: "run" })).toBeInTheDocument();
+    expect(screen.getByText(/left today/)).toHaveTextContent("1 new card left today");
+    await user.keyboard("u");
+    expect(await screen.findByText("Card 1 of 3")).toBeInTheDocument();
+    expect(screen.getByText(/left today/)).toHaveTextContent("2 new cards left today");
+    await user.keyboard(" 3 3 3");
+    expect(await screen.findByRole("heading", { name: "Session complete" })).toBeInTheDocument();
+    expect(screen.getByText(/left today/)).toHaveTextContent("0 new cards left today.");
   });
 
   it("shows the next card at once and retries a failed rating with the same key", async () => {

@@ -7,6 +7,7 @@ import type { components } from "../../../api/schema";
 import { ProblemAlert } from "../../../components/ProblemAlert";
 import { Empty, QueryState } from "../../../components/States";
 import { formatInterval } from "./interval";
+import { newCardsLeft } from "./newLeft";
 import { useSenderState } from "./SenderContext";
 import type { Rating } from "./queue";
 import { ratings, useReviewSession } from "./useReviewSession";
@@ -35,11 +36,18 @@ export function Review() {
     <section aria-labelledby="review-title" className="review-session">
       <h1 id="review-title">Review</h1>
       <QueryState query={due} what="your due cards">
-        {(s) => <Session key={s.now} now={s.now} cards={s.due} dueCount={s.due_count} onMore={() => void due.refetch()} />}
+        {(s) => (
+          <Session key={s.now} now={s.now} cards={s.due} dueCount={s.due_count} newCount={s.new_count} onMore={() => void due.refetch()} />
+        )}
       </QueryState>
       <QueueStatus />
     </section>
   );
+}
+
+/** "3 new cards left today", for n new cards left. */
+function newLeftText(n: number): string {
+  return `${n} new ${n === 1 ? "card" : "cards"} left today`;
 }
 
 /**
@@ -50,11 +58,20 @@ export function Review() {
  * where the learner is: on the reveal button for the next card, on the
  * card once revealed.
  */
-function Session({ now, cards: loaded, dueCount, onMore }: { now: string; cards: DueCard[]; dueCount: number; onMore: () => void }) {
-  const { cards, total, card, index, comingBack, revealed, counts, canUndo, undone, error, reveal, rate, undo } = useReviewSession({
-    now,
-    cards: loaded,
-  });
+function Session({
+  now,
+  cards: loaded,
+  dueCount,
+  newCount,
+  onMore,
+}: {
+  now: string;
+  cards: DueCard[];
+  dueCount: number;
+  newCount: number;
+  onMore: () => void;
+}) {
+  const { cards, total, card, index, comingBack, revealed, counts, canUndo, undone, error, reveal, rate, undo } = useReviewSession({ now, cards: loaded });
   const revealButton = useRef<HTMLButtonElement>(null);
   const cardHeading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
@@ -83,6 +100,7 @@ function Session({ now, cards: loaded, dueCount, onMore }: { now: string; cards:
           You reviewed <strong>{total}</strong> {total === 1 ? "card" : "cards"}
           {index > total && ` (${index} ratings, with the cards that came back)`}.
         </p>
+        <p className="muted">{newLeftText(newCardsLeft(newCount, cards, index))}.</p>
         <ul className="summary-counts">
           {ratings.map((r) => (
             <li key={r.value}>
@@ -113,6 +131,7 @@ function Session({ now, cards: loaded, dueCount, onMore }: { now: string; cards:
         {dueCount > total && ` (${dueCount} due in all)`}
         {comingBack > 0 && ` · ${comingBack} coming back`}
       </p>
+      <p className="muted">{newLeftText(newCardsLeft(newCount, cards, index))}</p>
       <article className="card" aria-labelledby="card-lemma">
         {card.again && <p className="badge coming-back">Coming back</p>}
         <h2 id="card-lemma" ref={cardHeading} tabIndex={-1} lang="en">
