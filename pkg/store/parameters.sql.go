@@ -16,11 +16,15 @@ import (
 const adoptParameters = `-- name: AdoptParameters :one
 INSERT INTO learner_parameters (learner_id, weights, optimizer_version, fitted_at)
 VALUES ($1, $2::double precision[], $3,
-        coalesce($4::timestamptz, now()))
+        coalesce($4::timestamptz, clock_timestamp()))
 RETURNING id
 `
 
-// AdoptParameters makes weights the learner's current parameters.
+// AdoptParameters makes weights the learner's current parameters, fitted
+// at now (NULL: clock_timestamp(), the adoption's instant at the end of the
+// fit's transaction, not now(), its start: a fit's transaction lasts up to
+// FIT_TIMEOUT, and reviews committed meanwhile were scheduled by the
+// parameters before).
 func (q *Queries) AdoptParameters(ctx context.Context, learnerID uuid.UUID, weights []float64, optimizerVersion string, now *time.Time) (int64, error) {
 	row := q.db.QueryRow(ctx, adoptParameters,
 		learnerID,
@@ -31,6 +35,20 @@ func (q *Queries) AdoptParameters(ctx context.Context, learnerID uuid.UUID, weig
 	var id int64
 	err := row.Scan(&id)
 	return id, err
+}
+
+const adoptionInstant = `-- name: AdoptionInstant :one
+SELECT clock_timestamp()::timestamptz AS at
+`
+
+// AdoptionInstant is the database clock's instant at the call
+// (clock_timestamp(), not now(): now() is the transaction's start), the
+// one instant a fit is recorded and adopted at.
+func (q *Queries) AdoptionInstant(ctx context.Context) (time.Time, error) {
+	row := q.db.QueryRow(ctx, adoptionInstant)
+	var at time.Time
+	err := row.Scan(&at)
+	return at, err
 }
 
 const currentParameters = `-- name: CurrentParameters :one
@@ -102,6 +120,28 @@ func (q *Queries) CurrentParametersOf(ctx context.Context, learnerIds []uuid.UUI
 		return nil, err
 	}
 	return items, nil
+}
+
+const fitLogExtent = `-- name: FitLogExtent :one
+SELECT count(*) AS review_count, coalesce(max(r.id), 0)::bigint AS last_review_id
+FROM review_log r
+WHERE r.learner_id = $1
+  AND NOT EXISTS (SELECT 1 FROM review_undo u WHERE u.review_id = r.id)
+`
+
+type FitLogExtentRow struct {
+	ReviewCount  int64
+	LastReviewID int64
+}
+
+// FitLogExtent is the number of the learner's reviews that are not undone
+// and the id of the last (0: none): what a failed fit is recorded as having
+// seen, read apart from the fit that failed.
+func (q *Queries) FitLogExtent(ctx context.Context, learnerID uuid.UUID) (FitLogExtentRow, error) {
+	row := q.db.QueryRow(ctx, fitLogExtent, learnerID)
+	var i FitLogExtentRow
+	err := row.Scan(&i.ReviewCount, &i.LastReviewID)
+	return i, err
 }
 
 const fitReviews = `-- name: FitReviews :many
@@ -201,9 +241,9 @@ func (q *Queries) LearnerTeachers(ctx context.Context, learnerID uuid.UUID) ([]u
 
 const learnersDueForFit = `-- name: LearnersDueForFit :many
 WITH last_fit AS (
-    SELECT DISTINCT ON (f.learner_id) f.learner_id, f.last_review_id
+    SELECT DISTINCT ON (f.learner_id) f.learner_id, f.id, f.last_review_id
     FROM parameter_fits f ORDER BY f.learner_id, f.id DESC)
-SELECT r.learner_id, count(*) AS new_reviews
+SELECT r.learner_id, coalesce(f.id, 0)::bigint AS last_fit_id, count(*) AS new_reviews
 FROM review_log r
 JOIN users u ON u.id = r.learner_id
 LEFT JOIN last_fit f ON f.learner_id = r.learner_id
@@ -212,7 +252,7 @@ WHERE mod(abs(hashtext(r.learner_id::text)::bigint), $1::bigint) = $2::bigint
   AND r.before_last_review IS NOT NULL
   AND r.study_day > ((r.before_last_review AT TIME ZONE u.timezone) - make_interval(hours => $3::integer))::date
   AND NOT EXISTS (SELECT 1 FROM review_undo un WHERE un.review_id = r.id)
-GROUP BY r.learner_id, f.last_review_id
+GROUP BY r.learner_id, f.id, f.last_review_id
 HAVING count(*) >= CASE WHEN f.last_review_id IS NULL THEN $4::bigint ELSE $5::bigint END
 ORDER BY new_reviews DESC, r.learner_id
 LIMIT $6
@@ -229,6 +269,7 @@ type LearnersDueForFitParams struct {
 
 type LearnersDueForFitRow struct {
 	LearnerID  uuid.UUID
+	LastFitID  int64
 	NewReviews int64
 }
 
@@ -241,6 +282,8 @@ type LearnersDueForFitRow struct {
 // before it (study_day against before_last_review's study day in the
 // learner's zone: the items' labels, optimizer.BuildItems); reviews
 // recorded before schema 00019 have no before_last_review and do not count.
+// last_fit_id is the last fit the selection counted from (0: none): a fit
+// starts only while it is still the last (pkg/fitting).
 func (q *Queries) LearnersDueForFit(ctx context.Context, arg LearnersDueForFitParams) ([]LearnersDueForFitRow, error) {
 	rows, err := q.db.Query(ctx, learnersDueForFit,
 		arg.TaskCount,
@@ -257,7 +300,7 @@ func (q *Queries) LearnersDueForFit(ctx context.Context, arg LearnersDueForFitPa
 	var items []LearnersDueForFitRow
 	for rows.Next() {
 		var i LearnersDueForFitRow
-		if err := rows.Scan(&i.LearnerID, &i.NewReviews); err != nil {
+		if err := rows.Scan(&i.LearnerID, &i.LastFitID, &i.NewReviews); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -318,7 +361,7 @@ const recordFit = `-- name: RecordFit :one
 INSERT INTO parameter_fits (learner_id, fitted_at, review_count, last_review_id, train_items, test_items, weights,
     outcome, optimizer_version, log_loss, rmse_bins, current_parameters_id, current_log_loss, current_rmse_bins,
     kept, reason, parameters_id)
-VALUES ($1, coalesce($2::timestamptz, now()), $3,
+VALUES ($1, coalesce($2::timestamptz, clock_timestamp()), $3,
     $4, $5, $6, $7::double precision[],
     $8, $9, $10, $11,
     $12, $13, $14,
@@ -351,7 +394,8 @@ type RecordFitRow struct {
 	FittedAt time.Time
 }
 
-// RecordFit records one fit, kept (parameters_id set) or refused.
+// RecordFit records one fit, kept (parameters_id set) or refused, at now
+// (NULL: clock_timestamp(), as AdoptParameters).
 func (q *Queries) RecordFit(ctx context.Context, arg RecordFitParams) (RecordFitRow, error) {
 	row := q.db.QueryRow(ctx, recordFit,
 		arg.LearnerID,

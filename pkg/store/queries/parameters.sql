@@ -44,24 +44,38 @@ WHERE r.learner_id = sqlc.arg(learner_id)
   AND NOT EXISTS (SELECT 1 FROM review_undo u WHERE u.review_id = r.id)
 ORDER BY r.reviewed_at, r.id;
 
+-- FitLogExtent is the number of the learner's reviews that are not undone
+-- and the id of the last (0: none): what a failed fit is recorded as having
+-- seen, read apart from the fit that failed.
+-- name: FitLogExtent :one
+SELECT count(*) AS review_count, coalesce(max(r.id), 0)::bigint AS last_review_id
+FROM review_log r
+WHERE r.learner_id = sqlc.arg(learner_id)
+  AND NOT EXISTS (SELECT 1 FROM review_undo u WHERE u.review_id = r.id);
+
 -- LastFit is the learner's most recent fit (store.ErrNotFound: none yet).
 -- name: LastFit :one
 SELECT id, last_review_id, kept, fitted_at FROM parameter_fits
 WHERE learner_id = sqlc.arg(learner_id) ORDER BY id DESC LIMIT 1;
 
--- AdoptParameters makes weights the learner's current parameters.
+-- AdoptParameters makes weights the learner's current parameters, fitted
+-- at now (NULL: clock_timestamp(), the adoption's instant at the end of the
+-- fit's transaction, not now(), its start: a fit's transaction lasts up to
+-- FIT_TIMEOUT, and reviews committed meanwhile were scheduled by the
+-- parameters before).
 -- name: AdoptParameters :one
 INSERT INTO learner_parameters (learner_id, weights, optimizer_version, fitted_at)
 VALUES (sqlc.arg(learner_id), sqlc.arg(weights)::double precision[], sqlc.arg(optimizer_version),
-        coalesce(sqlc.narg(now)::timestamptz, now()))
+        coalesce(sqlc.narg(now)::timestamptz, clock_timestamp()))
 RETURNING id;
 
--- RecordFit records one fit, kept (parameters_id set) or refused.
+-- RecordFit records one fit, kept (parameters_id set) or refused, at now
+-- (NULL: clock_timestamp(), as AdoptParameters).
 -- name: RecordFit :one
 INSERT INTO parameter_fits (learner_id, fitted_at, review_count, last_review_id, train_items, test_items, weights,
     outcome, optimizer_version, log_loss, rmse_bins, current_parameters_id, current_log_loss, current_rmse_bins,
     kept, reason, parameters_id)
-VALUES (sqlc.arg(learner_id), coalesce(sqlc.narg(now)::timestamptz, now()), sqlc.arg(review_count),
+VALUES (sqlc.arg(learner_id), coalesce(sqlc.narg(now)::timestamptz, clock_timestamp()), sqlc.arg(review_count),
     sqlc.arg(last_review_id), sqlc.arg(train_items), sqlc.arg(test_items), sqlc.narg(weights)::double precision[],
     sqlc.arg(outcome), sqlc.arg(optimizer_version), sqlc.narg(log_loss), sqlc.narg(rmse_bins),
     sqlc.narg(current_parameters_id), sqlc.narg(current_log_loss), sqlc.narg(current_rmse_bins),
@@ -83,11 +97,13 @@ WHERE m.learner_id = sqlc.arg(learner_id) ORDER BY c.teacher_id;
 -- before it (study_day against before_last_review's study day in the
 -- learner's zone: the items' labels, optimizer.BuildItems); reviews
 -- recorded before schema 00019 have no before_last_review and do not count.
+-- last_fit_id is the last fit the selection counted from (0: none): a fit
+-- starts only while it is still the last (pkg/fitting).
 -- name: LearnersDueForFit :many
 WITH last_fit AS (
-    SELECT DISTINCT ON (f.learner_id) f.learner_id, f.last_review_id
+    SELECT DISTINCT ON (f.learner_id) f.learner_id, f.id, f.last_review_id
     FROM parameter_fits f ORDER BY f.learner_id, f.id DESC)
-SELECT r.learner_id, count(*) AS new_reviews
+SELECT r.learner_id, coalesce(f.id, 0)::bigint AS last_fit_id, count(*) AS new_reviews
 FROM review_log r
 JOIN users u ON u.id = r.learner_id
 LEFT JOIN last_fit f ON f.learner_id = r.learner_id
@@ -96,7 +112,7 @@ WHERE mod(abs(hashtext(r.learner_id::text)::bigint), sqlc.arg(task_count)::bigin
   AND r.before_last_review IS NOT NULL
   AND r.study_day > ((r.before_last_review AT TIME ZONE u.timezone) - make_interval(hours => sqlc.arg(rollover_hours)::integer))::date
   AND NOT EXISTS (SELECT 1 FROM review_undo un WHERE un.review_id = r.id)
-GROUP BY r.learner_id, f.last_review_id
+GROUP BY r.learner_id, f.id, f.last_review_id
 HAVING count(*) >= CASE WHEN f.last_review_id IS NULL THEN sqlc.arg(min_first)::bigint ELSE sqlc.arg(min_new)::bigint END
 ORDER BY new_reviews DESC, r.learner_id
 LIMIT sqlc.arg(max_learners);
@@ -107,3 +123,9 @@ LIMIT sqlc.arg(max_learners);
 -- so their reviews go on while they are fitted.
 -- name: TryLockFit :one
 SELECT pg_try_advisory_xact_lock(hashtextextended('lexora.fit:' || sqlc.arg(learner_id)::uuid::text, 0)) AS locked;
+
+-- AdoptionInstant is the database clock's instant at the call
+-- (clock_timestamp(), not now(): now() is the transaction's start), the
+-- one instant a fit is recorded and adopted at.
+-- name: AdoptionInstant :one
+SELECT clock_timestamp()::timestamptz AS at;
