@@ -40,9 +40,9 @@ const (
 	// ReasonFailed starts the reason of a fit that did not finish (its
 	// timeout, FIT_TIMEOUT, or an error): recorded so that the learner is
 	// due again only after MinNewItems new reviews, not at every run.
-	ReasonFailed = "the fit failed"
-	reasonKept        = "predicts the held-out reviews better"
-	outcomeNotFitted  = "not-fitted"
+	ReasonFailed     = "the fit failed"
+	reasonKept       = "predicts the held-out reviews better"
+	outcomeNotFitted = "not-fitted"
 )
 
 // ErrAlreadyFitted is returned by [Record] when a fit was recorded since
