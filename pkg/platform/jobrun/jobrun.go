@@ -26,13 +26,19 @@ func Main(component string, fn func(ctx context.Context, log *slog.Logger) error
 	err := fn(ctx, log)
 	stop()
 	if err != nil {
-		msg := component + " could not run"
-		if errors.As(err, new(*PartialFailure)) {
-			msg = component + " ran, some of its work failed"
-		}
-		log.Error(msg, slog.String("error", err.Error()))
+		log.Error(FailureMessage(component, err), slog.String("error", err.Error()))
 		os.Exit(1)
 	}
+}
+
+// FailureMessage is the message [Main] logs for fn's error err:
+// "<component> ran, some of its work failed" for a [PartialFailure],
+// "<component> could not run" otherwise.
+func FailureMessage(component string, err error) string {
+	if errors.As(err, new(*PartialFailure)) {
+		return component + " ran, some of its work failed"
+	}
+	return component + " could not run"
 }
 
 // PartialFailure is the error of a job that ran but some of whose work
