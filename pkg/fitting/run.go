@@ -18,6 +18,7 @@ import (
 	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/platform/clock"
 	"github.com/lexora-app/lexora/pkg/store"
+	"github.com/lexora-app/lexora/pkg/study"
 )
 
 // Defaults of [Config].
@@ -145,7 +146,7 @@ func Run(ctx context.Context, pool *pgxpool.Pool, ob *outbox.Outbox, clk clock.C
 	deadline := start.Add(cfg.MaxDuration)
 	due, err := store.On(pool).LearnersDueForFit(ctx, store.LearnersDueForFitParams{TaskCount: int64(cfg.TaskCount),
 		TaskIndex: int64(cfg.TaskIndex), RolloverHours: learning.RolloverHour, MinFirst: MinFirstItems,
-		MinNew: MinNewItems, MaxLearners: int32(cfg.MaxLearners)})
+		MinNew: MinNewItems, MaxLearners: int32(cfg.MaxLearners), ReviewAgeDays: reviewAgeDays})
 	if err != nil {
 		return Report{}, fmt.Errorf("select learners: %w", err)
 	}
@@ -168,6 +169,10 @@ func Run(ctx context.Context, pool *pgxpool.Pool, ob *outbox.Outbox, clk clock.C
 	rep.Duration = clk.Now().Sub(start)
 	return rep, nil
 }
+
+// reviewAgeDays is study.MaxReviewAge in days: how much earlier than the
+// last fit's last review a later review can have been made (offline).
+const reviewAgeDays = int32(study.MaxReviewAge / (24 * time.Hour))
 
 // failureTimeout bounds the transaction that records a failed fit.
 const failureTimeout = 10 * time.Second
