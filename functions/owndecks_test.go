@@ -74,8 +74,11 @@ func (f fixture) ownDeck(t testing.TB, teacher uuid.UUID, title string, entries 
 	for _, e := range entries {
 		in = append(in, map[string]string{"term": e[0], "meaning": e[1]})
 	}
-	code, body := f.call(t, (*Service).CreateDeck, http.MethodPost, "/", teacher,
-		jsonOf(t, map[string]any{"title": title, "term_language": "es", "meaning_language": "en", "entries": in}))
+	fields := map[string]any{"title": title, "term_language": "es", "meaning_language": "en"}
+	if len(in) > 0 {
+		fields["entries"] = in // [] would be a 400: a field is given a value or left out
+	}
+	code, body := f.call(t, (*Service).CreateDeck, http.MethodPost, "/", teacher, jsonOf(t, fields))
 	require.Equal(t, http.StatusCreated, code, body)
 	byTerm := map[string]map[string]any{}
 	for _, e := range body["entries"].([]any) {
