@@ -20,7 +20,7 @@ WEB := $(CURDIR)/frontend
 # npm ci writes node_modules/.package-lock.json: reinstall only when the lockfile changes.
 WEB_DEPS := $(WEB)/node_modules/.package-lock.json
 
-.PHONY: help build web run demo reset generate static check test web-check test-web chaos bench soak clean
+.PHONY: help build web web-deps run demo reset generate static check test web-check test-web chaos bench soak clean
 
 help: ## List the targets.
 	@echo "usage: make <target>"
@@ -89,6 +89,10 @@ test: ## The full gate before stopping: static checks, all tests with -race, fuz
 	@mkdir -p $(BIN); if command -v terraform >/dev/null; then \
 		echo "terraform provider: building in the background if needed (log: bin/terraform-provider.log)"; \
 		nohup .ci/ensure-terraform-provider >$(BIN)/terraform-provider.log 2>&1 </dev/null & fi
+	@# Downloads, mostly waiting on the network, beside the CPU-bound builds: the Go modules,
+	@# and the web client's packages and chromium (test-web waits for them below).
+	@nohup $(GO) mod download >$(BIN)/go-mod-download.log 2>&1 </dev/null &
+	@nohup flock $(BIN)/web-deps.lock $(MAKE) --no-print-directory web-deps >$(BIN)/web-deps.log 2>&1 </dev/null &
 	$(MAKE) --no-print-directory static
 	$(GO) test -race -count=1 ./...
 	@# The previous release's code on this tree's migrations (expand, then contract):
@@ -110,7 +114,12 @@ test: ## The full gate before stopping: static checks, all tests with -race, fuz
 	@# The deployment's offline proof: terraform fmt, validate (real Google provider
 	@# schema, built once per machine) and terraform test (mocked provider).
 	.ci/terraform-check
+	@# The background web-deps has finished (or failed: test-web then installs, and says why).
+	@flock $(BIN)/web-deps.lock true
 	$(MAKE) --no-print-directory test-web
+
+web-deps: $(WEB_DEPS) ## Install the web client's packages (npm ci, when the lockfile changed) and Debian's chromium for its e2e.
+	.ci/ensure-chromium
 
 web-check: $(WEB_DEPS) ## The web client's quick checks: API document lint and client freshness, types, ESLint, component tests.
 	cd $(WEB) && npm run --silent check:api

@@ -2,7 +2,6 @@ package functions
 
 import (
 	"cmp"
-	"context"
 	"errors"
 	"net/http"
 	"slices"
@@ -94,10 +93,14 @@ func (s *Service) callerOrNewcomer(w http.ResponseWriter, r *http.Request, as ac
 // ListClasses (GET) answers the calling teacher's classes, oldest first,
 // with their join codes and members: {"classes": [classroom.Class]}.
 func (s *Service) ListClasses(w http.ResponseWriter, r *http.Request) {
-	s.list(w, r, "classes", func(ctx context.Context, tx pgx.Tx, t user) (any, error) {
-		classes, err := classroom.ListClasses(ctx, tx, t.ID)
-		return each(classes, toClass), err
-	}, account.Teacher)
+	t, ok := s.listCaller(w, r, account.Teacher)
+	if !ok {
+		return
+	}
+	s.read(w, r, func(tx pgx.Tx) (any, error) {
+		classes, err := classroom.ListClasses(r.Context(), tx, t.ID)
+		return api.ClassList{Classes: each(classes, toClass)}, err
+	})
 }
 
 // ListDecks (GET) answers the deck library: to a teacher the decks they may
@@ -105,28 +108,22 @@ func (s *Service) ListClasses(w http.ResponseWriter, r *http.Request) {
 // learner the library's, each saying whether they have started it:
 // {"decks": [classroom.Deck]}. 400 for any query parameter.
 func (s *Service) ListDecks(w http.ResponseWriter, r *http.Request) {
-	s.list(w, r, "decks", func(ctx context.Context, tx pgx.Tx, u user) (any, error) {
-		decks, err := classroom.ListDecks(ctx, tx, u.ID, u.Role)
-		return each(decks, toDeck), err
-	}, account.Teacher, account.Learner)
-}
-
-// list answers a GET without parameters, callable by roles, with what
-// read reads for the caller in one snapshot (see read), as {key: list};
-// 400 for any query parameter.
-func (s *Service) list(w http.ResponseWriter, r *http.Request, key string,
-	read func(context.Context, pgx.Tx, user) (any, error), roles ...account.Role) {
-	u, ok := s.caller(w, r, http.MethodGet, roles...)
-	if !ok || !s.noQuery(w, r) {
+	u, ok := s.listCaller(w, r, account.Teacher, account.Learner)
+	if !ok {
 		return
 	}
 	s.read(w, r, func(tx pgx.Tx) (any, error) {
-		v, err := read(r.Context(), tx, u)
-		if err != nil {
-			return nil, err
-		}
-		return map[string]any{key: v}, nil
+		decks, err := classroom.ListDecks(r.Context(), tx, u.ID, u.Role)
+		return api.DeckList{Decks: each(decks, toDeck)}, err
 	})
+}
+
+// listCaller is the acting user of a GET function without parameters
+// (a list), callable by roles; false when it has answered: 401 or 404 for
+// the caller (caller), 400 for any query parameter.
+func (s *Service) listCaller(w http.ResponseWriter, r *http.Request, roles ...account.Role) (user, bool) {
+	u, ok := s.caller(w, r, http.MethodGet, roles...)
+	return u, ok && s.noQuery(w, r)
 }
 
 // GetClassProgress (GET ?class_id=) answers the calling teacher's class as

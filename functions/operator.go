@@ -67,15 +67,15 @@ func (s *Service) ListDeadLetters(w http.ResponseWriter, r *http.Request) {
 // is a 400 with a field error for each, and changes nothing. Ids and times
 // that select no dead delivery answer 200 with n = 0.
 func (s *Service) ReplayDeadLetters(w http.ResponseWriter, r *http.Request) {
-	s.resolveDead(w, r, "ReplayDeadLetters", "replayed", outbox.Replay)
+	s.resolveDead(w, r, "ReplayDeadLetters", outbox.Replay)
 }
 
 // SkipDeadLetters: see ReplayDeadLetters.
 func (s *Service) SkipDeadLetters(w http.ResponseWriter, r *http.Request) {
-	s.resolveDead(w, r, "SkipDeadLetters", "skipped", outbox.Skip)
+	s.resolveDead(w, r, "SkipDeadLetters", outbox.Skip)
 }
 
-func (s *Service) resolveDead(w http.ResponseWriter, r *http.Request, name, verb string,
+func (s *Service) resolveDead(w http.ResponseWriter, r *http.Request, name string,
 	apply func(context.Context, outbox.DBTX, outbox.DeadFilter, string, string) (int, error)) {
 	op, ok := s.caller(w, r, http.MethodPost, account.Operator)
 	var req api.DeadFilter
@@ -94,7 +94,10 @@ func (s *Service) resolveDead(w http.ResponseWriter, r *http.Request, name, verb
 		if err != nil {
 			return nil, err
 		}
-		return map[string]int{verb: n}, nil
+		if name == "ReplayDeadLetters" {
+			return api.DeadLettersReplayed{Replayed: n}, nil
+		}
+		return api.DeadLettersSkipped{Skipped: n}, nil
 	})
 }
 

@@ -41,10 +41,14 @@ func (s *Service) RegisterWebhookEndpoint(w http.ResponseWriter, r *http.Request
 // secrets, with whether and why each was disabled: {"endpoints":
 // [webhooks.Endpoint]}.
 func (s *Service) ListWebhookEndpoints(w http.ResponseWriter, r *http.Request) {
-	s.list(w, r, "endpoints", func(ctx context.Context, tx pgx.Tx, t user) (any, error) {
-		eps, err := s.endpoints().List(ctx, tx, t.ID)
-		return each(eps, toWebhookEndpoint), err
-	}, account.Teacher)
+	t, ok := s.listCaller(w, r, account.Teacher)
+	if !ok {
+		return
+	}
+	s.read(w, r, func(tx pgx.Tx) (any, error) {
+		eps, err := s.endpoints().List(r.Context(), tx, t.ID)
+		return api.WebhookEndpointList{Endpoints: each(eps, toWebhookEndpoint)}, err
+	})
 }
 
 // RotateWebhookSecret (POST {"id", "revoke_previous"}) gives an endpoint a

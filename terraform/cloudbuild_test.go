@@ -1,12 +1,14 @@
 package terraform_test
 
 import (
+	"cmp"
 	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -57,10 +59,17 @@ func readCloudBuild(t *testing.T) (cloudBuild, string) {
 // python3) with Node and npm; Cloud SDK's slim image has gcloud, gsutil,
 // curl and python3 (git is not counted on: a step that needs it installs it).
 var imageTools = map[string][]string{
-	"golang:1.26-bookworm":                          {"go", "gofmt", "git", "curl", "wget", "apt-get"},
+	"golang:1.26-bookworm": {"go", "gofmt", "git", "curl", "wget", "apt-get"},
+	// HashiCorp's image: Alpine (busybox's sh and core utilities, which
+	// cover baseTools' file and text commands), git, and /bin/terraform.
+	"hashicorp/terraform:1.11.4":                    {"terraform", "git"},
 	"node:20-bookworm":                              {"node", "npm", "npx", "git", "curl", "wget", "make", "gcc", "python3", "apt-get"},
 	"gcr.io/google.com/cloudsdktool/cloud-sdk:slim": {"gcloud", "gsutil", "curl", "python3", "apt-get"},
 }
+
+// imageShell is the shell of the images that have no bash (the step's
+// entrypoint); every other image runs its steps in bash.
+var imageShell = map[string]string{"hashicorp/terraform:1.11.4": "sh"}
 
 // baseTools are in every Debian bookworm image (essential packages and
 // bash's builtins and keywords).
@@ -80,6 +89,12 @@ var aptTools = map[string][]string{
 // not parsed here (.ci/run runs make test, whose recipes call these).
 var repoScripts = map[string][]string{
 	".ci/run": {"go", "gofmt", "make", "git", "node", "npm", "npx", "psql", "pg_ctlcluster", "pg_isready", "apt-get"},
+	// The previous release's tests: git worktree, go test, on PostgreSQL.
+	".ci/compat-previous": {"go", "git", "psql", "pg_isready"},
+	".ci/ensure-postgres": {"pg_isready", "pg_ctlcluster", "psql"},
+	".ci/ensure-mailpit":  {"go"},
+	// fmt, validate and test, with the provider built by go install.
+	".ci/terraform-check": {"terraform", "go"},
 }
 
 var (
@@ -152,6 +167,10 @@ func missingTools(t *testing.T, image, script string) []string {
 			if strings.Contains(line, "ln -s /workspace/.toolchain/go /usr/local/go") {
 				have["go"], have["gofmt"] = true, true
 			}
+			// The terraform-binary step's copy, on PATH in a later step.
+			if strings.Contains(line, "export PATH=/workspace/.toolchain/bin:") {
+				have["terraform"] = true
+			}
 			for _, tool := range calledTools(line) {
 				switch {
 				case have[tool]:
@@ -185,7 +204,8 @@ func TestCloudBuildStepsRunInImagesThatHaveTheirTools(t *testing.T) {
 	cb, _ := readCloudBuild(t)
 	for _, s := range cb.Steps {
 		require.Contains(t, imageTools, s.Name, "step %s: image %s is not in imageTools; add what it ships", s.ID, s.Name)
-		require.Equal(t, "bash", s.Entrypoint, "step %s runs a bash script", s.ID)
+		shell := cmp.Or(imageShell[s.Name], "bash")
+		require.Equal(t, shell, s.Entrypoint, "step %s runs a %s script", s.ID, shell)
 		require.Regexp(t, `^-[a-z]*e[a-z]*c$`, s.Args[0], "step %s runs under bash -e", s.ID)
 		require.Empty(t, missingTools(t, s.Name, strings.Join(s.Args[1:], "\n")), "step %s (%s)", s.ID, s.Name)
 	}
@@ -201,6 +221,12 @@ func TestMissingToolsFindsAToolTheImageLacks(t *testing.T) {
 	require.Empty(t, missingTools(t, "golang:1.26-bookworm", "apt-get install -y -qq --no-install-recommends make\nmake build"))
 	require.Equal(t, []string{"the step calls gcloud"}, missingTools(t, "golang:1.26-bookworm", "x=$$(gcloud run services list)"))
 	require.Equal(t, []string{"the step calls make"}, missingTools(t, "golang:1.26-bookworm", "if [ -d x ]; then make build; fi"))
+	require.Equal(t, []string{".ci/terraform-check needs terraform"}, missingTools(t, "golang:1.26-bookworm", "TERRAFORM_REQUIRED=1 .ci/terraform-check"),
+		"the Go image has no terraform unless the terraform-binary step's copy is put on PATH")
+	require.Empty(t, missingTools(t, "golang:1.26-bookworm", "export PATH=/workspace/.toolchain/bin:$$PATH\nTERRAFORM_REQUIRED=1 .ci/terraform-check"))
+	require.Equal(t, []string{".ci/compat-previous needs psql", ".ci/compat-previous needs pg_isready"}, missingTools(t, "golang:1.26-bookworm", ".ci/compat-previous BASE"),
+		"the previous release's tests need PostgreSQL installed first")
+	require.Equal(t, []string{".ci/terraform-check needs go"}, missingTools(t, "hashicorp/terraform:1.11.4", ".ci/terraform-check"), "HashiCorp's image has no Go")
 }
 
 // The rollout's order: the toolchain, the tests, the images and the web
@@ -219,7 +245,7 @@ func TestCloudBuildTestsBuildsThenRollsOut(t *testing.T) {
 		require.False(t, s.AllowFailure, "step %s: allowFailure would let the build go on after it fails", s.ID)
 		require.Empty(t, s.AllowExitCodes, "step %s: allowExitCodes would let the build go on after it fails", s.ID)
 	}
-	require.Equal(t, []string{"toolchain", "test", "build", "web-build", "rollout", "web-publish"}, ids)
+	require.Equal(t, []string{"toolchain", "test", "compat", "terraform-binary", "terraform", "build", "web-build", "rollout", "web-publish"}, ids)
 	require.Contains(t, step["test"].script(), ".ci/run", "the test step runs the suite as CI does")
 
 	// The build covers every binary .ko.yaml builds, and records digests.
@@ -263,6 +289,85 @@ func TestCloudBuildTestsBuildsThenRollsOut(t *testing.T) {
 		secrets = append(secrets, s.Env)
 	}
 	require.Equal(t, []string{"SMOKE_EMAIL", "SMOKE_PASSWORD"}, secrets)
+}
+
+// The previous release's tests run in Cloud Build on the new migrations:
+// the compat step fetches that commit (a build's source has no history)
+// and runs .ci/compat-previous as make test does, where a missing commit
+// fails (COMPAT_REQUIRED) instead of printing SKIPPED.
+func TestCloudBuildRunsThePreviousReleasesTests(t *testing.T) {
+	t.Parallel()
+	cb, _ := readCloudBuild(t)
+	var compat buildStep
+	for _, s := range cb.Steps {
+		if s.ID == "compat" {
+			compat = s
+		}
+	}
+	require.Len(t, compat.Args, 2, "cloudbuild.yaml has a compat step running a bash script")
+	script := strings.Split(strings.TrimSpace(compat.Args[1]), "\n")
+	require.Equal(t, `git fetch -q --depth=1 "${_GIT_URL}" "$$(cat .ci/previous-release)"`, script[0], "the previous release is fetched first")
+	makefile, err := os.ReadFile("../Makefile")
+	require.NoError(t, err)
+	made := regexp.MustCompile(`\.ci/compat-previous \$\$\(cat \.ci/previous-release\) \\\n\s*(.*)`).FindSubmatch(makefile)
+	require.NotNil(t, made, "make test runs .ci/compat-previous")
+	joined := strings.ReplaceAll(compat.Args[1], "\\\n", " ")
+	require.Regexp(t, `COMPAT_REQUIRED=1 \S+ \.ci/compat-previous "\$\$\(cat \.ci/previous-release\)" +`+regexp.QuoteMeta(string(made[1])), joined,
+		"the step runs the packages make test runs, and fails when the commit is missing")
+
+	release, err := os.ReadFile("../.ci/previous-release")
+	require.NoError(t, err)
+	require.Regexp(t, `^[0-9a-f]{40}\n$`, string(release), "a full commit hash: git fetch takes no abbreviation")
+
+	out, err := exec.Command("bash", "../.ci/compat-previous", strings.Repeat("0", 40)).CombinedOutput()
+	require.NoError(t, err, "make test on a shallow clone: SKIPPED, %s", out)
+	require.Contains(t, string(out), "SKIPPED")
+	cmd := exec.Command("bash", "../.ci/compat-previous", strings.Repeat("0", 40))
+	cmd.Env = append(os.Environ(), "COMPAT_REQUIRED=1")
+	out, err = cmd.CombinedOutput()
+	require.Error(t, err, "Cloud Build without the commit fails: %s", out)
+}
+
+// Terraform is checked in Cloud Build: HashiCorp's image of a pinned
+// version that versions.tf admits gives the binary, and the Go image runs
+// .ci/terraform-check with it on PATH, where no terraform fails the step
+// (TERRAFORM_REQUIRED) instead of printing SKIPPED.
+func TestCloudBuildChecksTerraform(t *testing.T) {
+	t.Parallel()
+	cb, _ := readCloudBuild(t)
+	step := map[string]buildStep{}
+	for _, s := range cb.Steps {
+		step[s.ID] = s
+	}
+	image := regexp.MustCompile(`^hashicorp/terraform:(\d+)\.(\d+)\.(\d+)$`).FindStringSubmatch(step["terraform-binary"].Name)
+	require.NotNil(t, image, "a pinned terraform version, not latest")
+	versions, err := os.ReadFile("versions.tf")
+	require.NoError(t, err)
+	floor := regexp.MustCompile(`required_version = ">= (\d+)\.(\d+)"`).FindSubmatch(versions)
+	require.NotNil(t, floor)
+	major, minor := atoi(t, image[1]), atoi(t, image[2])
+	require.True(t, major > atoi(t, string(floor[1])) || major == atoi(t, string(floor[1])) && minor >= atoi(t, string(floor[2])),
+		"terraform %s is admitted by required_version >= %s.%s", step["terraform-binary"].Name, floor[1], floor[2])
+	require.Contains(t, step["terraform-binary"].script(), "cp /bin/terraform /workspace/.toolchain/bin/terraform")
+	require.Contains(t, step["terraform"].script(), "TERRAFORM_REQUIRED=1 .ci/terraform-check")
+
+	// A PATH with only what the script needs before it looks for terraform.
+	bin := t.TempDir()
+	dirname, err := exec.LookPath("dirname")
+	require.NoError(t, err)
+	require.NoError(t, os.Symlink(dirname, filepath.Join(bin, "dirname")))
+	cmd := exec.Command("bash", "../.ci/terraform-check")
+	cmd.Env = []string{"PATH=" + bin, "HOME=" + t.TempDir(), "TERRAFORM_REQUIRED=1"}
+	out, err := cmd.CombinedOutput()
+	require.Error(t, err, "no terraform on PATH with TERRAFORM_REQUIRED fails: %s", out)
+	require.NotContains(t, string(out), "SKIPPED")
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	require.NoError(t, err)
+	return n
 }
 
 // The published web client signs in with Identity Platform: the build step

@@ -316,3 +316,26 @@ resource "google_apikeys_key" "web" {
     }
   }
 }
+
+# Identity Platform in the environment's own project: created, it enables
+# Identity Platform (initializeAuth, the console's "Enable"), then sets
+# email/password sign-in (the rollout's smoke account, deploy/first-accounts)
+# and the domains allowed for OAuth redirects: the app's, and the auth
+# domain the web client signs in through. Google sign-in stays a console
+# step: its provider needs an OAuth client and its secret, which would sit in
+# the state. With var.auth_project naming another project, that project's
+# owners manage it and nothing is made here. An environment enabled in the
+# console before this resource existed imports it first (README, "A new
+# environment from nothing").
+resource "google_identity_platform_config" "auth" {
+  count              = local.auth_project == var.project_id ? 1 : 0
+  project            = var.project_id
+  authorized_domains = [var.domain, "${var.project_id}.firebaseapp.com"]
+  sign_in {
+    allow_duplicate_emails = false
+    email {
+      enabled           = true
+      password_required = true
+    }
+  }
+}

@@ -83,12 +83,13 @@ locals {
         timeout     = 900
         max_retries = 0
         memory      = "512Mi"
+        # With local.provision_env (sql.tf), added in the resource below.
         env = {
           DATABASE_MAX_CONNS         = tostring(local.conns.migrate)
           DATABASE_STATEMENT_TIMEOUT = "10m"
           # Waits at most 10 s for a lock, so a migration never queues
           # traffic behind it for long (a start-up parameter: the role
-          # settings cannot be changed by the provision script, sql.tf).
+          # settings cannot be changed by the migrate job, sql.tf).
           PGOPTIONS            = "-c lock_timeout=10s"
           MIGRATE_GRANT_ROLE   = "lexora_app"
           MIGRATE_OUTBOX_OWNER = "lexora_outbox_owner"
@@ -135,7 +136,7 @@ resource "google_cloud_run_v2_job" "job" {
           }
         }
         dynamic "env" {
-          for_each = merge(local.database_env, each.value.env, {
+          for_each = merge(local.database_env, each.value.env, each.key == "migrate" ? local.provision_env : {}, {
             DATABASE_URL = "user=${local.db_user["job-${each.key}"]} dbname=lexora sslmode=disable"
           })
           content {
@@ -162,7 +163,7 @@ resource "google_cloud_run_v2_job" "job" {
   lifecycle {
     ignore_changes = [template[0].template[0].containers[0].image, client, client_version]
   }
-  depends_on = [google_secret_manager_secret_iam_member.accessor, google_sql_provision_script.roles]
+  depends_on = [google_secret_manager_secret_iam_member.accessor, google_sql_user.workload, google_sql_user.terraform_admin]
 }
 
 # Operators may execute drain, prune and outboxctl by hand, with overrides (README.md

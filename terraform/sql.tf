@@ -14,10 +14,11 @@ resource "google_sql_database_instance" "main" {
     availability_type           = var.sql_availability
     deletion_protection_enabled = true
     connector_enforcement       = "REQUIRED"
-    # The provision script below runs its SQL through the Data API, so it
-    # stays allowed; no workload can use it (their custom role,
-    # lexoraDatabaseClient in iam.tf, has no cloudsql.instances.executeSql).
-    data_api_access = "ALLOW_DATA_API"
+    # No SQL over the Admin API (ExecuteSql): a holder of
+    # cloudsql.instances.executeSql (e.g. roles/cloudsql.instanceUser) could
+    # otherwise run SQL from anywhere as its database user. The roles and
+    # memberships are made by the migrate job instead (see below).
+    data_api_access = "DISALLOW_DATA_API"
 
     ip_configuration {
       ipv4_enabled = true
@@ -61,15 +62,20 @@ resource "google_sql_database" "lexora" {
 }
 
 # One IAM database user per workload: the service account's email without
-# ".gserviceaccount.com" (that is also its DATABASE_URL user).
+# ".gserviceaccount.com" (that is also its DATABASE_URL user). The migrate
+# job's is in cloudsqlsuperuser (given through the Admin API, not SQL): it
+# makes the roles and memberships below before it migrates.
 resource "google_sql_user" "workload" {
-  for_each = local.db_accounts
-  name     = trimsuffix(each.value, ".gserviceaccount.com")
-  instance = google_sql_database_instance.main.name
-  type     = "CLOUD_IAM_SERVICE_ACCOUNT"
+  for_each       = local.db_accounts
+  name           = trimsuffix(each.value, ".gserviceaccount.com")
+  instance       = google_sql_database_instance.main.name
+  type           = "CLOUD_IAM_SERVICE_ACCOUNT"
+  database_roles = each.key == "job-migrate" ? ["cloudsqlsuperuser"] : null
 }
 
-# Whoever runs terraform apply: cloudsqlsuperuser, to run the provision script.
+# Whoever runs terraform apply: cloudsqlsuperuser, the administrator's
+# break-glass account (psql through the Auth Proxy), and in lexora_app for
+# deploy/first-accounts.
 resource "google_sql_user" "terraform_admin" {
   name           = trimsuffix(var.terraform_admin, ".gserviceaccount.com")
   instance       = google_sql_database_instance.main.name
@@ -81,8 +87,9 @@ locals {
   db_user = { for k, u in google_sql_user.workload : k => u.name }
   # The migrate job owns the schema; every other workload is in lexora_app,
   # to which the migrate job grants DML on every table after each migration
-  # (MIGRATE_GRANT_ROLE, database.GrantTables).
-  app_users = [for k, u in local.db_user : u if k != "job-migrate"]
+  # (MIGRATE_GRANT_ROLE, database.GrantTables). terraform_admin is in it
+  # too: deploy/first-accounts inserts the first operator.
+  app_users = concat([for k, u in local.db_user : u if k != "job-migrate"], [google_sql_user.terraform_admin.name])
   # The outbox tables belong to lexora_outbox_owner (the migrate job gives
   # them, MIGRATE_OUTBOX_OWNER, database.OwnTables), of which the migrate and
   # prune jobs are members: on PostgreSQL 16 only a table's owner may VACUUM
@@ -103,32 +110,16 @@ locals {
     statement_timeout                   = "30s"
     idle_in_transaction_session_timeout = "60s"
   }
-  # The script acts as cloudsqlsuperuser (SET ROLE): its attributes
-  # (CREATEROLE) are not inherited by its members, and the roles it creates
-  # are then administered by it, so that later runs may grant them.
-  provision_sql = join("\n", concat(
-    [
-      "SET ROLE cloudsqlsuperuser;",
-      "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'lexora_app') THEN CREATE ROLE lexora_app NOLOGIN; END IF; END $$;",
-      "GRANT USAGE, CREATE ON SCHEMA public TO \"${local.db_user["job-migrate"]}\";",
-      "GRANT USAGE ON SCHEMA public TO lexora_app;",
-      "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'lexora_outbox_owner') THEN CREATE ROLE lexora_outbox_owner NOLOGIN; END IF; END $$;",
-      "GRANT USAGE, CREATE ON SCHEMA public TO lexora_outbox_owner;",
-    ],
-    # terraform_admin too: deploy/first-accounts inserts the first operator.
-    [for u in concat(local.app_users, [google_sql_user.terraform_admin.name]) : "GRANT lexora_app TO \"${u}\";"],
-    [for u in local.outbox_owners : "GRANT lexora_outbox_owner TO \"${u}\";"],
-    [for k, v in local.database_settings : "ALTER DATABASE ${google_sql_database.lexora.name} SET ${k} = '${v}';"],
-    ["RESET ROLE;"],
-  ))
-}
-
-# Roles, memberships and database settings, run as terraform_admin through the Data API and
-# again whenever the script changes (it is idempotent).
-resource "google_sql_provision_script" "roles" {
-  description = "lexora_app, lexora_outbox_owner, the workloads' memberships and the database's settings"
-  instance    = google_sql_database_instance.main.name
-  database    = google_sql_database.lexora.name
-  script      = local.provision_sql
-  depends_on  = [google_sql_user.workload, google_sql_user.terraform_admin]
+  # What the migrate job makes before each migration, in one transaction,
+  # acting as cloudsqlsuperuser (SET LOCAL ROLE: its CREATEROLE is not
+  # inherited by its members, and the roles it creates are then
+  # administered by it, so later runs may grant them); idempotent
+  # (jobs/migrate/roles.go). The job's environment, jobs.tf.
+  provision_env = {
+    MIGRATE_PROVISION_AS      = "cloudsqlsuperuser"
+    MIGRATE_APP_MEMBERS       = join(",", local.app_users)
+    MIGRATE_OUTBOX_MEMBERS    = join(",", local.outbox_owners)
+    MIGRATE_SCHEMA_CREATE     = join(",", [local.db_user["job-migrate"], "lexora_outbox_owner"])
+    MIGRATE_DATABASE_SETTINGS = join(",", [for k, v in local.database_settings : "${k}:${v}"])
+  }
 }

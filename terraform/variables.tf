@@ -42,7 +42,7 @@ variable "auth_project" {
 }
 
 variable "terraform_admin" {
-  description = "Email of the principal that runs terraform apply (a user or a service account). It becomes a Cloud SQL IAM user in cloudsqlsuperuser so that the provision script (roles, memberships, ALTER DATABASE) can run as it, and a member of lexora_app for deploy/first-accounts."
+  description = "Email of the principal that runs terraform apply (a user or a service account). It becomes a Cloud SQL IAM user in cloudsqlsuperuser (the administrator's break-glass account) and, through the migrate job, a member of lexora_app for deploy/first-accounts."
   type        = string
 }
 

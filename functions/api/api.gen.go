@@ -420,6 +420,18 @@ type DeadLetters struct {
 	Dead []DeadDelivery `json:"dead"`
 }
 
+// DeadLettersReplayed defines model for DeadLettersReplayed.
+type DeadLettersReplayed struct {
+	// Replayed How many dead deliveries became pending.
+	Replayed int `json:"replayed"`
+}
+
+// DeadLettersSkipped defines model for DeadLettersSkipped.
+type DeadLettersSkipped struct {
+	// Skipped How many dead deliveries were resolved without delivery.
+	Skipped int `json:"skipped"`
+}
+
 // Deck defines model for Deck.
 type Deck struct {
 	Description string             `json:"description"`

@@ -32,25 +32,25 @@ func New(clk clock.Clock, sched *learning.Scheduler) Decks {
 // Deck is a deck of the shared library (OwnerID nil, Library true) or of a
 // teacher, without its entries.
 type Deck struct {
-	ID      uuid.UUID  `json:"id"`
-	OwnerID *uuid.UUID `json:"owner_id"`
-	Library bool       `json:"library"`
+	ID      uuid.UUID
+	OwnerID *uuid.UUID
+	Library bool
 	DeckInfo
 	// Version counts the changes of the deck's info and order (not of its
 	// entries, which have their own): UpdateInfo and Reorder take the
 	// version they were based on.
-	Version int `json:"version"`
+	Version int
 	// Entries is the number of its live entries.
-	Entries int `json:"entries"`
+	Entries int
 	// Level is a library deck's frequency band (1 to 5), nil for an own deck.
-	Level *int `json:"level"`
+	Level *int
 	// Assigned tells whether a learner has or had the deck (List only; such
 	// a deck cannot be deleted).
-	Assigned   bool       `json:"assigned"`
-	ArchivedAt *time.Time `json:"archived_at"`
-	CopiedFrom *uuid.UUID `json:"copied_from"`
-	CreatedAt  time.Time  `json:"created_at"`
-	UpdatedAt  time.Time  `json:"updated_at"`
+	Assigned   bool
+	ArchivedAt *time.Time
+	CopiedFrom *uuid.UUID
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 }
 
 // Entry is an entry of a deck as stored: its id (the lexeme's, which the
@@ -58,10 +58,10 @@ type Deck struct {
 // edit of its text) and its position in the deck's order (from 1; gaps
 // are left by removals).
 type Entry struct {
-	ID uuid.UUID `json:"id"`
+	ID uuid.UUID
 	EntryInput
-	Version  int `json:"version"`
-	Position int `json:"position"`
+	Version  int
+	Position int
 }
 
 // NewDeck is a deck a teacher creates: its info and its first entries (at

@@ -16,16 +16,16 @@ import (
 // EntryChange is new text for the live entry ID, based on its Version (as
 // last read): the edit is refused when the entry changed since.
 type EntryChange struct {
-	ID      uuid.UUID `json:"id"`
-	Version int       `json:"version"`
+	ID      uuid.UUID
+	Version int
 	EntryInput
 }
 
 // EntryRemoval removes the live entry ID, based on its Version: a removal
 // is refused, like a change, when the entry changed since it was read.
 type EntryRemoval struct {
-	ID      uuid.UUID `json:"id"`
-	Version int       `json:"version"`
+	ID      uuid.UUID
+	Version int
 }
 
 // EntriesEdit is one edit of a deck's entries, applied whole or not at
@@ -42,12 +42,12 @@ type EntriesEdit struct {
 // those removed, the cards it created for the deck's learners, and the
 // deck's number of entries after it.
 type EntriesResult struct {
-	DeckID       uuid.UUID   `json:"deck_id"`
-	Added        []Entry     `json:"added"`
-	Changed      []Entry     `json:"changed"`
-	Removed      []uuid.UUID `json:"removed"`
-	CardsCreated int         `json:"cards_created"`
-	Entries      int         `json:"entries"`
+	DeckID       uuid.UUID
+	Added        []Entry
+	Changed      []Entry
+	Removed      []uuid.UUID
+	CardsCreated int
+	Entries      int
 }
 
 // EditEntries applies edit to teacherID's deck deckID, in tx, after

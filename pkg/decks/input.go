@@ -29,10 +29,10 @@ const (
 // definition or a translation) required, Example and PartOfSpeech (free
 // text, such as "noun" or "phrasal verb") optional, empty for none.
 type EntryInput struct {
-	Term         string `json:"term"`
-	Meaning      string `json:"meaning"`
-	Example      string `json:"example"`
-	PartOfSpeech string `json:"part_of_speech"`
+	Term         string
+	Meaning      string
+	Example      string
+	PartOfSpeech string
 }
 
 // entry is an EntryInput that passed checkEntry: its text as stored and its
@@ -115,10 +115,10 @@ func length(s string, minRunes, maxRunes int) error {
 // kept), and the BCP 47 tags of the language of its terms and of its
 // meanings (required; stored in canonical form, "en-us" as "en-US").
 type DeckInfo struct {
-	Title           string `json:"title"`
-	Description     string `json:"description"`
-	TermLanguage    string `json:"term_language"`
-	MeaningLanguage string `json:"meaning_language"`
+	Title           string
+	Description     string
+	TermLanguage    string
+	MeaningLanguage string
 }
 
 // check validates and normalises info.

@@ -361,24 +361,40 @@ run "cloud_sql" {
     error_message = "one IAM database user per workload (functions, drain, prune, fit, migrate, outboxctl)"
   }
   assert {
-    condition     = strcontains(google_sql_provision_script.roles.script, "ALTER DATABASE lexora SET statement_timeout = '30s';") && strcontains(google_sql_provision_script.roles.script, "ALTER DATABASE lexora SET idle_in_transaction_session_timeout = '60s';") && strcontains(google_sql_provision_script.roles.script, "GRANT lexora_app TO \"${trimsuffix(google_service_account.function["SubmitReview"].email, ".gserviceaccount.com")}\";")
-    error_message = "the provision script sets the database's timeouts and the lexora_app memberships"
+    condition     = google_sql_database_instance.main.settings[0].data_api_access == "DISALLOW_DATA_API"
+    error_message = "the instance denies the Data API: no SQL over the Admin API for any holder of cloudsql.instances.executeSql"
   }
   assert {
-    condition     = !strcontains(upper(google_sql_provision_script.roles.script), "ALTER ROLE") && startswith(google_sql_provision_script.roles.script, "SET ROLE cloudsqlsuperuser;")
-    error_message = "no ALTER ROLE on the IAM roles Cloud SQL made (PostgreSQL 16 refuses it to cloudsqlsuperuser's members); the script acts as cloudsqlsuperuser"
+    condition     = alltrue([for k, u in google_sql_user.workload : k == "job-migrate" ? tolist(u.database_roles) == tolist(["cloudsqlsuperuser"]) : try(length(u.database_roles), 0) == 0])
+    error_message = "of the workloads only the migrate job's database user is in cloudsqlsuperuser (given through the Admin API): it makes the roles and memberships"
   }
   assert {
-    condition     = one([for e in google_cloud_run_v2_job.job["migrate"].template[0].template[0].containers[0].env : e.value if e.name == "PGOPTIONS"]) == "-c lock_timeout=10s" && one([for e in google_cloud_run_v2_job.job["migrate"].template[0].template[0].containers[0].env : e.value if e.name == "DATABASE_STATEMENT_TIMEOUT"]) == "10m"
-    error_message = "the migrate job asks for its own statement and lock timeouts at start-up"
+    condition     = local.provision_env.MIGRATE_PROVISION_AS == "cloudsqlsuperuser" && local.provision_env.MIGRATE_DATABASE_SETTINGS == "idle_in_transaction_session_timeout:60s,statement_timeout:30s"
+    error_message = "the migrate job acts as cloudsqlsuperuser and sets the database's timeouts (name:value, as jobs/migrate reads them)"
   }
   assert {
-    condition     = !strcontains(google_sql_provision_script.roles.script, "GRANT lexora_app TO \"${trimsuffix(google_service_account.job["migrate"].email, ".gserviceaccount.com")}\"")
+    condition     = alltrue([for k, v in local.provision_env : { for e in google_cloud_run_v2_job.job["migrate"].template[0].template[0].containers[0].env : e.name => e.value }[k] == v]) && { for e in google_cloud_run_v2_job.job["migrate"].template[0].template[0].containers[0].env : e.name => e.value }["MIGRATE_GRANT_ROLE"] == "lexora_app" && { for e in google_cloud_run_v2_job.job["migrate"].template[0].template[0].containers[0].env : e.name => e.value }["MIGRATE_OUTBOX_OWNER"] == "lexora_outbox_owner"
+    error_message = "the migrate job's environment carries the provisioning"
+  }
+  assert {
+    condition     = contains(split(",", local.provision_env.MIGRATE_APP_MEMBERS), trimsuffix(google_service_account.function["SubmitReview"].email, ".gserviceaccount.com")) && contains(split(",", local.provision_env.MIGRATE_APP_MEMBERS), "platform@lexora.test") && length(split(",", local.provision_env.MIGRATE_APP_MEMBERS)) == length(google_sql_user.workload)
+    error_message = "every workload but the migrate job, and terraform_admin (deploy/first-accounts), is in lexora_app"
+  }
+  assert {
+    condition     = !contains(split(",", local.provision_env.MIGRATE_APP_MEMBERS), trimsuffix(google_service_account.job["migrate"].email, ".gserviceaccount.com"))
     error_message = "the migrate job owns the schema and is not in lexora_app"
   }
   assert {
-    condition     = alltrue([for j in ["migrate", "prune"] : strcontains(google_sql_provision_script.roles.script, "GRANT lexora_outbox_owner TO \"${trimsuffix(google_service_account.job[j].email, ".gserviceaccount.com")}\";")]) && !strcontains(google_sql_provision_script.roles.script, "GRANT lexora_outbox_owner TO \"${trimsuffix(google_service_account.job["drain"].email, ".gserviceaccount.com")}\"")
+    condition     = split(",", local.provision_env.MIGRATE_OUTBOX_MEMBERS) == tolist([for j in ["migrate", "prune"] : trimsuffix(google_service_account.job[j].email, ".gserviceaccount.com")])
     error_message = "the migrate and prune jobs, and no other workload, are in lexora_outbox_owner: prune may VACUUM the outbox tables the migrate job gives it"
+  }
+  assert {
+    condition     = split(",", local.provision_env.MIGRATE_SCHEMA_CREATE) == tolist([trimsuffix(google_service_account.job["migrate"].email, ".gserviceaccount.com"), "lexora_outbox_owner"])
+    error_message = "the migrate job's user and lexora_outbox_owner may create in schema public"
+  }
+  assert {
+    condition     = { for e in google_cloud_run_v2_job.job["migrate"].template[0].template[0].containers[0].env : e.name => e.value }["PGOPTIONS"] == "-c lock_timeout=10s" && { for e in google_cloud_run_v2_job.job["migrate"].template[0].template[0].containers[0].env : e.name => e.value }["DATABASE_STATEMENT_TIMEOUT"] == "10m"
+    error_message = "the migrate job asks for its own statement and lock timeouts at start-up"
   }
   assert {
     condition     = output.connection_budget.total <= var.sql_max_connections - var.sql_operator_connections
@@ -513,4 +529,36 @@ run "environment_is_checked" {
     environment = "qa"
   }
   expect_failures = [var.environment]
+}
+
+# Identity Platform is Terraform in the environment's own project: enabled,
+# email/password sign-in for the smoke account, the app's domain authorized.
+run "identity_platform" {
+  command = apply
+
+  assert {
+    condition     = length(google_identity_platform_config.auth) == 1 && google_identity_platform_config.auth[0].project == var.project_id
+    error_message = "the environment's own project gets its Identity Platform configuration"
+  }
+  assert {
+    condition     = google_identity_platform_config.auth[0].sign_in[0].email[0].enabled && google_identity_platform_config.auth[0].sign_in[0].email[0].password_required
+    error_message = "email/password sign-in, for the rollout's smoke account (deploy/first-accounts)"
+  }
+  assert {
+    condition     = contains(google_identity_platform_config.auth[0].authorized_domains, var.domain) && contains(google_identity_platform_config.auth[0].authorized_domains, "lexora-test.firebaseapp.com")
+    error_message = "the app's domain and the auth domain are authorized for OAuth redirects"
+  }
+}
+
+# Another project's Identity Platform is that project's: nothing made here.
+run "identity_platform_elsewhere" {
+  command = plan
+  variables {
+    auth_project = "lexora-shared-auth"
+  }
+
+  assert {
+    condition     = length(google_identity_platform_config.auth) == 0
+    error_message = "with auth_project naming another project, its Identity Platform is left to it"
+  }
 }

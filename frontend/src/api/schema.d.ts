@@ -1113,6 +1113,14 @@ export interface components {
             topic: string;
             count: number;
         };
+        DeadLettersReplayed: {
+            /** @description How many dead deliveries became pending. */
+            replayed: number;
+        };
+        DeadLettersSkipped: {
+            /** @description How many dead deliveries were resolved without delivery. */
+            skipped: number;
+        };
         DeadLetters: {
             dead: components["schemas"]["DeadDelivery"][];
         };
@@ -2016,9 +2024,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        replayed: number;
-                    };
+                    "application/json": components["schemas"]["DeadLettersReplayed"];
                 };
             };
             "4XX": components["responses"]["Problem"];
@@ -2043,9 +2049,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        skipped: number;
-                    };
+                    "application/json": components["schemas"]["DeadLettersSkipped"];
                 };
             };
             "4XX": components["responses"]["Problem"];
