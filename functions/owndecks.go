@@ -92,7 +92,8 @@ func (s *Service) CreateDeck(w http.ResponseWriter, r *http.Request) {
 			if err != nil {
 				return nil, err
 			}
-			return s.answerDeck(ctx, tx, r, t, d.ID, batch)
+			out, err := s.answerDeck(ctx, tx, r, t, d.ID, batch)
+			return out, err
 		})
 }
 
@@ -108,15 +109,16 @@ func (s *Service) CopyDeck(w http.ResponseWriter, r *http.Request) {
 			if err != nil {
 				return nil, err
 			}
-			return s.answerDeck(ctx, tx, r, t, d.ID, batch)
+			out, err := s.answerDeck(ctx, tx, r, t, d.ID, batch)
+			return out, err
 		})
 }
 
 // answerDeck enqueues batch, the events of a deck's creation, with the
 // request's headers and answers the deck as stored, with its entries.
-func (s *Service) answerDeck(ctx context.Context, tx pgx.Tx, r *http.Request, t user, deckID uuid.UUID, batch events.Batch) (any, error) {
+func (s *Service) answerDeck(ctx context.Context, tx pgx.Tx, r *http.Request, t user, deckID uuid.UUID, batch events.Batch) (api.DeckWithEntries, error) {
 	if err := s.enqueue(ctx, tx, r, t, batch); err != nil {
-		return nil, err
+		return api.DeckWithEntries{}, err
 	}
 	d, entries, err := decks.Get(ctx, tx, t.ID, deckID)
 	return toDeckWithEntries(d, entries), err
