@@ -208,7 +208,7 @@ func TestEditOfAnAssignedDeckReachesItsLearners(t *testing.T) {
 	require.Len(t, f.learnerCards(t), 2, "the learner keeps the archived deck's cards (sol and nieve)")
 	code, body = f.call(t, (*Service).CreateAssignment, http.MethodPost, "/", f.teacher,
 		`{"class_id":"`+f.otherClassOf(t)+`","deck_id":"`+deck.String()+`","due_at":"2026-03-20T18:00:00Z"}`)
-	require.Equal(t, http.StatusConflict, code, body, "an archived deck is not assigned again")
+	require.Equal(t, http.StatusConflict, code, "an archived deck is not assigned again: %v", body)
 
 	// A deck nobody had is deleted with its entries.
 	empty, _ := f.ownDeck(t, f.teacher, "Scratch", [2]string{"uno", "one"})
