@@ -97,10 +97,9 @@ test: ## The full gate before stopping: static checks, all tests with -race, fuz
 	$(GO) test -race -count=1 ./...
 	@# The previous release's code on this tree's migrations (expand, then contract):
 	@# .ci/previous-release names it; the README's "Rolling back" says why.
-	@# Its TestEndToEnd is left out: it loads that release's seed, whose
-	@# ON CONFLICT targets 00027 changed (the seed is the demo's, never a rollback's).
+	@# All of them, its seed's TestEndToEnd too.
 	LEXORA_MAILPIT=$(BIN)/mailpit .ci/compat-previous $$(cat .ci/previous-release) \
-		-skip '^TestEndToEnd$$' ./functions/ ./pkg/study/ ./pkg/classroom/
+		./functions/ ./pkg/study/ ./pkg/classroom/
 	@# The request decoders' fuzzers, for a bounded time (`go test` above runs their seeds).
 	@# A count of runs rather than a duration, and no minimisation: a duration
 	@# can end before the (growing) cached corpus is replayed, which fails the run.
@@ -152,6 +151,8 @@ bench: ## Benchmarks (one iteration each): the outbox, the write path, River; ag
 	echo "load average: $$(cat /proc/loadavg)" >> .run/bench.txt
 	cd pkg/outbox/internal/riverbench && $(TEST_ENV) $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./... | tee -a ../../../../.run/bench.txt
 	cd pkg/learning/optimizer/oracle && $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m . | tee -a ../../../../.run/bench.txt
+	@# The workload of a class deck (docs/benchmarks.md): the simulation alone and the read function, 35 learners.
+	$(TEST_ENV) $(GO) test -run '^$$' -bench 'SimulateWorkload|GetDeckWorkload' -benchtime 50x -benchmem -timeout 10m ./pkg/learning ./functions | tee -a .run/bench.txt
 	echo "load average: $$(cat /proc/loadavg)" | tee -a .run/bench.txt > .run/bench-prodlike.txt
 	@# The drain, enqueue, prune, claim, write-path and import benchmarks again on a private cluster with
 	@# autovacuum and fsync on (docs/benchmarks.md); its WAL figures are the ones to quote.

@@ -86,8 +86,22 @@ func toProgress(p study.Progress) api.Progress {
 			return api.AssignmentProgress{AssignmentId: a.AssignmentID, Deck: a.Deck, DueAt: a.DueAt, CompletedAt: a.CompletedAt,
 				CardsTotal: a.CardsTotal, CardsSeen: a.CardsSeen, CardsLearned: a.CardsLearned, Reviews: a.Reviews, Pending: a.Pending}
 		}),
-		Feed: each(p.Feed, func(f study.FeedItem) api.FeedItem { return api.FeedItem{Kind: f.Kind, Message: f.Message, At: f.At} }),
+		Feed:            each(p.Feed, func(f study.FeedItem) api.FeedItem { return api.FeedItem{Kind: f.Kind, Message: f.Message, At: f.At} }),
+		PredictedRecall: api.PredictedRecall{Words: p.Recall.Words, Today: p.Recall.Today, In30Days: p.Recall.Later},
 	}
+}
+
+func toDeckRetention(d classroom.DeckRetention) api.DeckRetention {
+	return api.DeckRetention{ClassId: d.ClassID, DeckId: d.DeckID, DesiredRetention: d.DesiredRetention,
+		PreviousRetention: d.Previous, Changed: d.Changed}
+}
+
+func toDeckWorkload(w classroom.Workload) api.DeckWorkload {
+	return api.DeckWorkload{ClassId: w.ClassID, DeckId: w.DeckID, DesiredRetention: w.DesiredRetention,
+		Learners: w.Learners, Cards: w.Cards, Fitted: w.Fitted, Days: w.Days,
+		Curves: each(w.Curves, func(c classroom.WorkloadCurve) api.WorkloadCurve {
+			return api.WorkloadCurve{DesiredRetention: c.DesiredRetention, ReviewsPerDay: c.ReviewsPerDay, MeanPerDay: c.MeanPerDay}
+		})}
 }
 
 func toMe(p classroom.Profile) api.Me {
@@ -129,7 +143,8 @@ func toDeck(d classroom.Deck) api.Deck {
 }
 
 func toClassDeck(d classroom.ClassDeck) api.ClassDeck {
-	return api.ClassDeck{DeckId: d.DeckID, DeckTitle: d.DeckTitle, DueAt: d.DueAt, AssignedAt: d.AssignedAt}
+	return api.ClassDeck{DeckId: d.DeckID, DeckTitle: d.DeckTitle, DueAt: d.DueAt, AssignedAt: d.AssignedAt,
+		DesiredRetention: d.DesiredRetention}
 }
 
 func toClass(c classroom.Class) api.Class {

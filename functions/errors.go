@@ -124,6 +124,7 @@ var domainProblems = []struct {
 	{classroom.ErrClassNotFound, notFound("class")},
 	{classroom.ErrLearnerNotFound, notFound("learner")},
 	{classroom.ErrDeckNotFound, notFound("deck")},
+	{classroom.ErrClassDeckNotFound, notFound("class-deck")},
 	{classroom.ErrEmailOfTeacher, func(error) *httpx.Problem {
 		return httpx.NewProblem(http.StatusConflict, httpx.TypeEmailOfTeacher, "Email belongs to a teacher",
 			"this email belongs to a teacher's account; a teacher cannot be added to a class as a learner")
@@ -169,6 +170,8 @@ var domainProblems = []struct {
 		}
 		return p
 	}},
+	{classroom.ErrRetentionOutOfRange, invalidField("desired_retention", fmt.Sprintf("must be from %.2f to %.2f",
+		learning.MinDesiredRetention, learning.MaxDesiredRetention))},
 	{webhooks.ErrEndpointNotFound, notFound("webhook endpoint")},
 	{webhooks.ErrBadURL, invalidField("url", webhooks.ErrBadURL.Error())},
 	{webhooks.ErrDuplicateURL, func(error) *httpx.Problem {

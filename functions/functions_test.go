@@ -504,7 +504,7 @@ func TestCreateAssignmentToAClassWithoutLearners(t *testing.T) {
 	require.Equal(t, http.StatusOK, code, body)
 	require.Equal(t, []any{}, body["learners"])
 	require.Equal(t, []any{map[string]any{"deck_id": f.deck.String(), "deck_title": "Deck",
-		"due_at": "2026-03-20T18:00:00Z", "assigned_at": "2026-03-02T09:00:00Z"}}, body["decks"])
+		"due_at": "2026-03-20T18:00:00Z", "assigned_at": "2026-03-02T09:00:00Z", "desired_retention": 0.9}}, body["decks"])
 
 	code, body = f.call(t, (*Service).EnrollLearner, http.MethodPost, "/EnrollLearner", f.otherLearner, `{"join_code":"EMPTY1"}`)
 	require.Equal(t, http.StatusCreated, code, body)

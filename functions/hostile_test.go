@@ -104,6 +104,9 @@ func TestHostileInputRun(t *testing.T) {
 		"ArchiveDeck":         {f.teacher, map[string]any{"deck_id": own.String(), "archived": false}, nil},
 		"DeleteDeck":          {f.teacher, map[string]any{"deck_id": scratch.String()}, nil},
 		"LookupLibraryTerm":   {f.teacher, nil, map[string]string{"term": "cat"}},
+		"SetDeckRetention": {f.teacher, map[string]any{"class_id": class.String(), "deck_id": f.deck.String(),
+			"desired_retention": 0.85}, nil},
+		"GetDeckWorkload": {f.teacher, nil, map[string]string{"class_id": class.String(), "deck_id": f.deck.String()}},
 	}
 	for name := range Functions {
 		require.Contains(t, valid, name, "%s has no hostile run", name)

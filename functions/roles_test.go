@@ -75,6 +75,11 @@ func TestRoleMatrix(t *testing.T) {
 			map[string]int{"learner": ok, "foreign learner": ok, "teacher": ok, "foreign teacher": ok, "operator": no}},
 		{"GetClassProgress", http.MethodGet, "/?class_id=" + class.String(), nil,
 			map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": gone, "operator": no}},
+		{"SetDeckRetention", http.MethodPost, "/", func() string {
+			return `{"class_id":"` + class.String() + `","deck_id":"` + f.deck.String() + `","desired_retention":0.85}`
+		}, map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": gone, "operator": no}},
+		{"GetDeckWorkload", http.MethodGet, "/?class_id=" + class.String() + "&deck_id=" + f.deck.String(), nil,
+			map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": gone, "operator": no}},
 		{"RegisterWebhookEndpoint", http.MethodPost, "/", func() string { return `{"url":"https://school.example/m"}` },
 			map[string]int{"learner": no, "foreign learner": no, "teacher": 201, "foreign teacher": 201, "operator": no}},
 		{"ListWebhookEndpoints", http.MethodGet, "/", nil,
@@ -160,6 +165,7 @@ func (f fixture) writes(t *testing.T) string {
 		(SELECT count(*) FROM cards), (SELECT count(*) FROM review_log), (SELECT count(*) FROM review_undo),
 		(SELECT count(*) FROM learner_decks), (SELECT string_agg(concat(state, due, reps), ' ' ORDER BY id) FROM cards),
 		(SELECT count(*) FROM outbox_events),
+		(SELECT string_agg(concat(class_id, deck_id, desired_retention), ' ' ORDER BY class_id, deck_id) FROM class_decks),
 		(SELECT count(*) FROM outbox_audit), (SELECT count(*) FROM idempotency_keys),
 		(SELECT string_agg(secret, ' ' ORDER BY id) FROM webhook_endpoints),
 		(SELECT string_agg(state || attempts, ' ' ORDER BY id) FROM outbox_deliveries),
@@ -177,13 +183,15 @@ func TestCallerIsCheckedBeforeTheRequest(t *testing.T) {
 	op := f.operator(t)
 	gets := map[string]bool{"Me": true, "GetSchedule": true, "GetProgress": true, "ListWebhookEndpoints": true,
 		"OutboxHealth": true, "ListDeadLetters": true, "ListClasses": true, "ListDecks": true, "GetClassProgress": true,
-		"ListOwnDecks": true, "GetDeck": true, "ExportDeck": true, "ExportClassProgress": true, "LookupLibraryTerm": true}
+		"ListOwnDecks": true, "GetDeck": true, "ExportDeck": true, "ExportClassProgress": true, "LookupLibraryTerm": true,
+		"GetDeckWorkload": true}
 	const teacher, learner, operator = "teacher", "learner", "operator"
 	roles := map[string]uuid.UUID{teacher: f.teacher, learner: f.learner, operator: op}
 	webhooks, outbox, reads := []string{teacher}, []string{operator}, []string{teacher, learner}
 	allowed := map[string][]string{"CreateAssignment": {teacher}, "SubmitReview": {learner}, "EnrollLearner": reads,
 		"UndoReview": {learner}, "StartDeck": {learner}, "Me": {teacher, learner, operator},
 		"CreateClass": {teacher}, "ListClasses": {teacher}, "ListDecks": reads, "GetClassProgress": {teacher},
+		"SetDeckRetention": {teacher}, "GetDeckWorkload": {teacher},
 		"GetSchedule": reads, "GetProgress": reads,
 		"RegisterWebhookEndpoint": webhooks, "ListWebhookEndpoints": webhooks, "RotateWebhookSecret": webhooks,
 		"EnableWebhookEndpoint": webhooks, "DeleteWebhookEndpoint": webhooks,
@@ -283,6 +291,8 @@ func TestRoleMatrixSharedLearner(t *testing.T) {
 		{"GetClassProgress", "/?class_id=" + class.String(), (*Service).GetClassProgress, []string{"Deck", "cat"}},
 		{"ListOwnDecks", "/", (*Service).ListOwnDecks, []string{"Deck"}},
 		{"GetDeck", "/?deck_id=" + f.deck.String(), (*Service).GetDeck, []string{"cat", "run"}},
+		{"GetDeckWorkload", "/?class_id=" + class.String() + "&deck_id=" + f.deck.String(), (*Service).GetDeckWorkload,
+			[]string{f.deck.String(), "reviews_per_day"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, body := f.call(t, c.fn, http.MethodGet, c.path, f.teacher, "")
@@ -313,7 +323,8 @@ func TestRoleMatrixSharedLearner(t *testing.T) {
 	for name := range Functions {
 		if strings.HasPrefix(name, "Get") || strings.HasPrefix(name, "List") {
 			require.Contains(t, []string{"GetProgress", "GetSchedule", "ListWebhookEndpoints", "ListDeadLetters",
-				"ListClasses", "ListDecks", "GetClassProgress", "ListOwnDecks", "GetDeck"}, name)
+				"ListClasses", "ListDecks", "GetClassProgress", "ListOwnDecks", "GetDeck",
+				"GetDeckWorkload"}, name)
 		}
 	}
 }

@@ -76,7 +76,7 @@ variable "sql_availability" {
 variable "sql_max_connections" {
   description = "The instance's max_connections flag. The connection budget (locals.tf) must fit under it minus sql_operator_connections."
   type        = number
-  default     = 260 # the connection budget's 230 (locals.tf) plus the operators' 20, with room for one more public function
+  default     = 270 # the connection budget's 246 (locals.tf) plus the operators' 20 (no room for another public function)
 }
 
 variable "sql_operator_connections" {

@@ -147,6 +147,7 @@ describe("navigation from Me", () => {
         } satisfies components["schemas"]["Schedule"]);
       return json({
         learner_id: "x",
+        predicted_recall: { words: 0, today: 0, in_30_days: 0 },
         streak: { current: 0, longest: 0, last_day: null },
         achievements: [],
         feed: [],

@@ -210,6 +210,7 @@ const (
 	AssignmentCreated        WebhookTopic = "assignment.created"
 	DeckCreated              WebhookTopic = "deck.created"
 	DeckEntriesChanged       WebhookTopic = "deck.entries_changed"
+	DeckRetentionChanged     WebhookTopic = "deck.retention_changed"
 	LearnerEnrolled          WebhookTopic = "learner.enrolled"
 	LearnerParametersChanged WebhookTopic = "learner.parameters_changed"
 )
@@ -224,6 +225,8 @@ func (e WebhookTopic) Valid() bool {
 	case DeckCreated:
 		return true
 	case DeckEntriesChanged:
+		return true
+	case DeckRetentionChanged:
 		return true
 	case LearnerEnrolled:
 		return true
@@ -342,7 +345,10 @@ type ClassDeck struct {
 	AssignedAt time.Time          `json:"assigned_at"`
 	DeckId     openapi_types.UUID `json:"deck_id"`
 	DeckTitle  string             `json:"deck_title"`
-	DueAt      time.Time          `json:"due_at"`
+
+	// DesiredRetention The recall probability at which its cards come due, 0.80 to 0.95 (SetDeckRetention).
+	DesiredRetention float64   `json:"desired_retention"`
+	DueAt            time.Time `json:"due_at"`
 }
 
 // ClassList defines model for ClassList.
@@ -523,6 +529,16 @@ type DeckList struct {
 	Decks []Deck `json:"decks"`
 }
 
+// DeckRetention defines model for DeckRetention.
+type DeckRetention struct {
+	// Changed false when the deck already had that retention (nothing changed, no event).
+	Changed           bool               `json:"changed"`
+	ClassId           openapi_types.UUID `json:"class_id"`
+	DeckId            openapi_types.UUID `json:"deck_id"`
+	DesiredRetention  float64            `json:"desired_retention"`
+	PreviousRetention float64            `json:"previous_retention"`
+}
+
 // DeckStart defines model for DeckStart.
 type DeckStart struct {
 	// AlreadyStarted true when the learner had started the deck before: nothing changed.
@@ -552,6 +568,29 @@ type DeckWithEntries struct {
 	Entries []DeckEntry `json:"entries"`
 }
 
+// DeckWorkload defines model for DeckWorkload.
+type DeckWorkload struct {
+	// Cards Their cards of the deck (suspended ones left out).
+	Cards   int                `json:"cards"`
+	ClassId openapi_types.UUID `json:"class_id"`
+
+	// Curves One per retention: 0.80, 0.85, 0.90, 0.95.
+	Curves []WorkloadCurve `json:"curves"`
+
+	// Days The 30 days' dates, today first (UTC).
+	Days   []string           `json:"days"`
+	DeckId openapi_types.UUID `json:"deck_id"`
+
+	// DesiredRetention The deck's retention now.
+	DesiredRetention float64 `json:"desired_retention"`
+
+	// Fitted How many of the learners are simulated with their own fitted parameters (the others with the defaults).
+	Fitted int `json:"fitted"`
+
+	// Learners The class's learners who have the deck.
+	Learners int `json:"learners"`
+}
+
 // DueCard defines model for DueCard.
 type DueCard struct {
 	CardId     openapi_types.UUID `json:"card_id"`
@@ -564,7 +603,7 @@ type DueCard struct {
 	Lemma        string    `json:"lemma"`
 	PartOfSpeech string    `json:"part_of_speech"`
 
-	// Preview What each rating would give if the card were reviewed at the schedule's `now` (the same FSRS-6 scheduler as SubmitReview): Again, Hard, Good, Easy in that order. With interval fuzz on, an interval of 2.5 days or more may differ by a few percent from the review's, which is made at another instant.
+	// Preview What each rating would give if the card were reviewed at the schedule's `now` (the same FSRS-6 scheduler as SubmitReview: the learner's own parameters when a fit was kept, at the card's desired retention, the highest of its class decks'): Again, Hard, Good, Easy in that order. With interval fuzz on, an interval of 2.5 days or more may differ by a few percent from the review's, which is made at another instant.
 	Preview []RatingPreview `json:"preview"`
 
 	// Stability days; 0 for a new card
@@ -832,7 +871,22 @@ type Progress struct {
 	// Feed newest first
 	Feed      []FeedItem         `json:"feed"`
 	LearnerId openapi_types.UUID `json:"learner_id"`
-	Streak    Streak             `json:"streak"`
+
+	// PredictedRecall The mean FSRS-6 probability of recalling the learned words (cards in the learned state), from the learner's own parameters (the defaults until a fit is kept): now, and in 30 days without a review.
+	PredictedRecall PredictedRecall `json:"predicted_recall"`
+	Streak          Streak          `json:"streak"`
+}
+
+// PredictedRecall The mean FSRS-6 probability of recalling the learned words (cards in the learned state), from the learner's own parameters (the defaults until a fit is kept): now, and in 30 days without a review.
+type PredictedRecall struct {
+	// In30Days In [0, 1]; 0 without learned words.
+	In30Days float64 `json:"in_30_days"`
+
+	// Today In [0, 1]; 0 without learned words.
+	Today float64 `json:"today"`
+
+	// Words How many learned words the figures cover.
+	Words int `json:"words"`
 }
 
 // Streak defines model for Progress.streak.
@@ -955,8 +1009,19 @@ type WebhookEndpointList struct {
 	Endpoints []WebhookEndpoint `json:"endpoints"`
 }
 
-// WebhookTopic A topic a teacher's webhook endpoint may receive; the payload is the event's, as stored: learner.enrolled, assignment.created, assignment.completed and learner.parameters_changed (see docs/architecture.md); deck.created (a teacher created or copied a deck: deck_id, teacher_id, title, entries, copied_from) and deck.entries_changed (entries of a teacher's deck were added, changed or removed: deck_id, teacher_id, title, the counts added, changed, removed, cards_created, the deck's entries after, and each assignment's change of its progress counts).
+// WebhookTopic A topic a teacher's webhook endpoint may receive; the payload is the event's, as stored: learner.enrolled, assignment.created, assignment.completed learner.parameters_changed and deck.retention_changed (see docs/architecture.md); deck.created (a teacher created or copied a deck: deck_id, teacher_id, title, entries, copied_from) and deck.entries_changed (entries of a teacher's deck were added, changed or removed: deck_id, teacher_id, title, the counts added, changed, removed, cards_created, the deck's entries after, and each assignment's change of its progress counts).
 type WebhookTopic string
+
+// WorkloadCurve defines model for WorkloadCurve.
+type WorkloadCurve struct {
+	DesiredRetention float64 `json:"desired_retention"`
+
+	// MeanPerDay Their mean over the 30 days.
+	MeanPerDay float64 `json:"mean_per_day"`
+
+	// ReviewsPerDay Expected reviews per learner on each of the days.
+	ReviewsPerDay []float64 `json:"reviews_per_day"`
+}
 
 // DeckID defines model for DeckID.
 type DeckID = openapi_types.UUID
@@ -1194,6 +1259,15 @@ type GetDeckParams struct {
 	DeckId DeckID `form:"deck_id" json:"deck_id"`
 }
 
+// GetDeckWorkloadParams defines parameters for GetDeckWorkload.
+type GetDeckWorkloadParams struct {
+	// ClassId One of the caller's classes.
+	ClassId openapi_types.UUID `form:"class_id" json:"class_id"`
+
+	// DeckId A deck the class has.
+	DeckId openapi_types.UUID `form:"deck_id" json:"deck_id"`
+}
+
 // GetProgressParams defines parameters for GetProgress.
 type GetProgressParams struct {
 	// LearnerId The learner (default the caller); a teacher names one of their learners.
@@ -1315,7 +1389,7 @@ type RegisterWebhookEndpointJSONBody struct {
 	Url string `json:"url" validate:"required,max=2000,singleline"`
 
 	// Topics The topics to receive. Left out, every topic; an empty list or null is a 400.
-	Topics []string `json:"topics" validate:"max=10,unique,dive,oneof=learner.enrolled assignment.created assignment.completed learner.parameters_changed deck.created deck.entries_changed"`
+	Topics []string `json:"topics" validate:"max=10,unique,dive,oneof=learner.enrolled assignment.created assignment.completed learner.parameters_changed deck.retention_changed deck.created deck.entries_changed"`
 }
 
 // RegisterWebhookEndpointParams defines parameters for RegisterWebhookEndpoint.
@@ -1368,6 +1442,24 @@ type RotateWebhookSecretJSONBody struct {
 
 // RotateWebhookSecretParams defines parameters for RotateWebhookSecret.
 type RotateWebhookSecretParams struct {
+	// IdempotencyKey Makes the write safe to retry; a retry with the same key and body gets the first response back.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// SetDeckRetentionJSONBody defines parameters for SetDeckRetention.
+type SetDeckRetentionJSONBody struct {
+	// ClassId One of the caller's classes.
+	ClassId string `json:"class_id" validate:"required,uuid"`
+
+	// DeckId A deck the class has (CreateAssignment).
+	DeckId string `json:"deck_id" validate:"required,uuid"`
+
+	// DesiredRetention The recall probability at which a card comes due, from 0.80 to 0.95 (default 0.90).
+	DesiredRetention float64 `json:"desired_retention" validate:"required,min=0.8,max=0.95"`
+}
+
+// SetDeckRetentionParams defines parameters for SetDeckRetention.
+type SetDeckRetentionParams struct {
 	// IdempotencyKey Makes the write safe to retry; a retry with the same key and body gets the first response back.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
@@ -1506,6 +1598,9 @@ type ReplayDeadLettersJSONRequestBody ReplayDeadLettersJSONBody
 
 // RotateWebhookSecretJSONRequestBody defines body for RotateWebhookSecret for application/json ContentType.
 type RotateWebhookSecretJSONRequestBody RotateWebhookSecretJSONBody
+
+// SetDeckRetentionJSONRequestBody defines body for SetDeckRetention for application/json ContentType.
+type SetDeckRetentionJSONRequestBody SetDeckRetentionJSONBody
 
 // SkipDeadLettersJSONRequestBody defines body for SkipDeadLetters for application/json ContentType.
 type SkipDeadLettersJSONRequestBody SkipDeadLettersJSONBody

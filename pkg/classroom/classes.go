@@ -140,7 +140,8 @@ func ListClasses(ctx context.Context, db store.DBTX, teacherID uuid.UUID) ([]Cla
 
 // classDeck is the answer's form of a class_decks row: its times in UTC.
 func classDeck(d store.ClassDecksRow) ClassDeck {
-	return ClassDeck{DeckID: d.DeckID, DeckTitle: d.Title, DueAt: d.DueAt.UTC(), AssignedAt: d.AssignedAt.UTC()}
+	return ClassDeck{DeckID: d.DeckID, DeckTitle: d.Title, DueAt: d.DueAt.UTC(), AssignedAt: d.AssignedAt.UTC(),
+		DesiredRetention: d.DesiredRetention}
 }
 
 // refuseLookalike answers ErrEmailLookalike when an account with the

@@ -466,7 +466,7 @@ func TestAnEmptyClassKeepsItsDecksForLaterLearners(t *testing.T) {
 	grid, err := ClassProgressOf(ctx, b.pool, b.teacher, empty, b.clock.Now())
 	require.NoError(t, err)
 	require.Empty(t, grid.Learners)
-	require.Equal(t, []ClassDeck{{DeckID: b.deck, DeckTitle: "Deck", DueAt: due, AssignedAt: b.clock.Now()}}, grid.Decks)
+	require.Equal(t, []ClassDeck{{DeckID: b.deck, DeckTitle: "Deck", DueAt: due, AssignedAt: b.clock.Now(), DesiredRetention: 0.9}}, grid.Decks)
 	classes, err := ListClasses(ctx, b.pool, b.teacher)
 	require.NoError(t, err)
 	i := slices.IndexFunc(classes, func(c Class) bool { return c.ID == empty })

@@ -30,6 +30,12 @@ var (
 	// ErrDueOutOfRange: a due date that is not in the future, or more than
 	// MaxDueDays ahead (CheckDue).
 	ErrDueOutOfRange = errors.New("the due date must be in the future and within 366 days")
+	// ErrClassDeckNotFound: the class is not the teacher's, or it does not
+	// have the deck (class_decks).
+	ErrClassDeckNotFound = errors.New("class deck not found")
+	// ErrRetentionOutOfRange: a desired retention outside [0.80, 0.95]
+	// (learning.ValidDesiredRetention).
+	ErrRetentionOutOfRange = errors.New("the desired retention must be between 0.80 and 0.95")
 )
 
 // ErrEmailLookalike: a new account's email (a learner's a teacher adds, or

@@ -41,6 +41,9 @@ type ClassDeck struct {
 	DeckTitle  string
 	DueAt      time.Time
 	AssignedAt time.Time
+	// DesiredRetention is the recall probability at which the deck's cards
+	// come due, in [0.80, 0.95] (SetDeckRetention).
+	DesiredRetention float64
 }
 
 // LearnerProgress is one row of the grid: a member and the class's

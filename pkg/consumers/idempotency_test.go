@@ -49,6 +49,8 @@ func TestEverySubscriberTakesEffectOnce(t *testing.T) {
 				events.LearnerParametersChanged: events.LearnerParametersChangedPayload{LearnerID: b.learner.ID,
 					TeacherIDs: []uuid.UUID{seed.TeacherID}, FitID: 1, ParametersID: 1, Reviews: 900, LogLoss: 0.31, RMSEBins: 0.04,
 					PreviousLogLoss: 0.33, PreviousRMSEBins: 0.07, OptimizerVersion: "test", FittedAt: time.Now()},
+				events.DeckRetentionChanged: events.DeckRetentionChangedPayload{ClassID: seed.ClassID, DeckID: uuid.New(),
+					TeacherID: seed.TeacherID, DesiredRetention: 0.85, PreviousRetention: 0.9},
 			}
 			payload, ok := payloads[sub.Topic]
 			require.True(t, ok, "add a payload for %s", sub.Topic)

@@ -58,3 +58,20 @@ type DeckAssignmentChange struct {
 	Seen         int       `json:"seen"`
 	Learned      int       `json:"learned"`
 }
+
+// DeckRetentionChanged: a teacher changed the desired retention of one of
+// their class's decks (classroom.SetDeckRetention); the class's learners'
+// cards of the deck come due at it from their next review on. Enqueued in
+// the change's transaction under the class's id as ordering key.
+const DeckRetentionChanged = "deck.retention_changed"
+
+// DeckRetentionChangedPayload is the payload of DeckRetentionChanged.
+// Ordering key: class id. The retentions are recall probabilities in
+// [0.80, 0.95].
+type DeckRetentionChangedPayload struct {
+	ClassID           uuid.UUID `json:"class_id"`
+	DeckID            uuid.UUID `json:"deck_id"`
+	TeacherID         uuid.UUID `json:"teacher_id"`
+	DesiredRetention  float64   `json:"desired_retention"`
+	PreviousRetention float64   `json:"previous_retention"`
+}

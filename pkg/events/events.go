@@ -106,6 +106,9 @@ var Subscriptions = []outbox.Subscription{
 	// webhooks of the teachers of their classes.
 	{Topic: LearnerParametersChanged, Subscriber: SubscriberFeed},
 	{Topic: LearnerParametersChanged, Subscriber: SubscriberWebhook},
+	// A class deck's desired retention (pkg/classroom): its teacher's
+	// webhooks.
+	{Topic: DeckRetentionChanged, Subscriber: SubscriberWebhook},
 }
 
 // NewOutbox returns the outbox routed by Subscriptions.

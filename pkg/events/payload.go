@@ -57,6 +57,9 @@ func (DeckCreatedPayload) Topic() string { return DeckCreated }
 // Topic returns DeckEntriesChanged.
 func (DeckEntriesChangedPayload) Topic() string { return DeckEntriesChanged }
 
+// Topic returns DeckRetentionChanged.
+func (DeckRetentionChangedPayload) Topic() string { return DeckRetentionChanged }
+
 // Topic returns LearnerParametersChanged.
 func (LearnerParametersChangedPayload) Topic() string { return LearnerParametersChanged }
 

@@ -117,6 +117,9 @@ var storedPayloads = []struct {
 		FitID: 3, ParametersID: 2, PreviousParametersID: ptr(int64(1)), Reviews: 1840, LogLoss: 0.3012, RMSEBins: 0.0413,
 		PreviousLogLoss: 0.3321, PreviousRMSEBins: 0.0688, OptimizerVersion: "fsrs-rs-6.5/1",
 		FittedAt: at("2026-12-01T22:40:00.123456Z")}},
+	{"deck.retention_changed/5468d83.json", decodeAs[DeckRetentionChangedPayload], DeckRetentionChangedPayload{
+		ClassID: id("3f0c2a7e-5b8d-4c1e-9a6f-2d4b7e8c1a90"), DeckID: id("8dbccb36-3f24-4de6-b811-1558dc6b4cdc"),
+		TeacherID: id("b817b3fd-2053-4d22-8a91-a744ab0db37d"), DesiredRetention: 0.85, PreviousRetention: 0.9}},
 }
 
 func id(s string) uuid.UUID { return uuid.MustParse(s) }

@@ -72,6 +72,19 @@ func (s *Scheduler) WithWeights(w [21]float64) (*Scheduler, error) {
 	return NewScheduler(p, s.clock)
 }
 
+// WithRetention returns a Scheduler like s whose desired retention is r:
+// the probability of recall at which a Review card comes due (a class
+// deck's, [DefaultDesiredRetention] when no class deck holds the card). s
+// is unchanged. Errors: r outside (0, 1), wrapping [ErrInvalidParams].
+func (s *Scheduler) WithRetention(r float64) (*Scheduler, error) {
+	if r == s.params.DesiredRetention {
+		return s, nil
+	}
+	p := s.params.clone()
+	p.DesiredRetention = r
+	return NewScheduler(p, s.clock)
+}
+
 // Params returns a copy of the scheduler's parameters.
 func (s *Scheduler) Params() Params {
 	return s.params.clone()

@@ -22,11 +22,14 @@ import (
 // (ClassID) as a class, due SeededAssignmentDueDays (calendar days) after the
 // seed ran: each of its learners has it, and a learner who joins with
 // JoinCode before that date gets it on joining. Every card is new and due at
-// once.
+// once. The class aims AssignedDeck at AssignedDeckRetention
+// (classroom.SetDeckRetention), which the teacher's Classes screen shows
+// beside its workload.
 const (
 	SelfStudyDeck           = "Core English 01"
 	AssignedDeck            = "Core English 02"
 	SeededAssignmentDueDays = 14
+	AssignedDeckRetention   = 0.85
 )
 
 // StartFirstLearner starts SelfStudyDeck for Learners[0], has the demo
@@ -72,7 +75,20 @@ func startFirstLearner(ctx context.Context, tx pgx.Tx, c clock.Clock) error {
 	if err != nil {
 		return fmt.Errorf("assign %s to the demo class: %w", AssignedDeck, err)
 	}
-	if err := enqueue(ctx, tx, ob, batch); err != nil {
+	evs, err := batch.Events()
+	if err != nil {
+		return err
+	}
+	// A second run finds the retention set and enqueues nothing.
+	_, retention, err := classroom.SetDeckRetention(ctx, tx, TeacherID, ClassID, assigned, AssignedDeckRetention)
+	if err != nil {
+		return fmt.Errorf("set the retention of %s: %w", AssignedDeck, err)
+	}
+	more, err := retention.Events()
+	if err != nil {
+		return err
+	}
+	if err := ob.Enqueue(ctx, tx, append(evs, more...)...); err != nil {
 		return fmt.Errorf("assign %s to the demo class: %w", AssignedDeck, err)
 	}
 	return startOwnDeck(ctx, tx, c, sched, ob)

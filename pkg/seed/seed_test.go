@@ -96,9 +96,14 @@ func TestTheFirstLearnerHasCardsDueAndAnAssignment(t *testing.T) {
 	due := seededAt.Now().AddDate(0, 0, SeededAssignmentDueDays).UTC()
 
 	var classDue time.Time
-	require.NoError(t, pool.QueryRow(ctx, `SELECT cd.due_at FROM class_decks cd JOIN decks d ON d.id = cd.deck_id
-		WHERE cd.class_id = $1 AND d.title = $2`, ClassID, AssignedDeck).Scan(&classDue))
+	var retention float64
+	require.NoError(t, pool.QueryRow(ctx, `SELECT cd.due_at, cd.desired_retention FROM class_decks cd JOIN decks d ON d.id = cd.deck_id
+		WHERE cd.class_id = $1 AND d.title = $2`, ClassID, AssignedDeck).Scan(&classDue, &retention))
 	require.Equal(t, due, classDue.UTC(), "the demo class has %s as a class", AssignedDeck)
+	require.Equal(t, AssignedDeckRetention, retention, "a newcomer sees the class deck's chosen retention")
+	var retentionEvents int
+	require.NoError(t, pool.QueryRow(ctx, "SELECT count(*) FROM outbox_events WHERE topic = 'deck.retention_changed'").Scan(&retentionEvents))
+	require.Equal(t, 1, retentionEvents, "the seed's change of retention is announced once")
 	var classDecks int
 	require.NoError(t, pool.QueryRow(ctx, "SELECT count(*) FROM class_decks").Scan(&classDecks))
 	require.Equal(t, 2, classDecks, "the demo class has AssignedDeck and OwnDeck; the Evening class has no deck")

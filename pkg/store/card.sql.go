@@ -92,6 +92,26 @@ func (q *Queries) AppendReview(ctx context.Context, arg AppendReviewParams) (int
 	return id, err
 }
 
+const cardRetention = `-- name: CardRetention :one
+SELECT coalesce(max(cd.desired_retention), $1::double precision)::double precision AS desired_retention
+FROM assignments a
+JOIN class_decks cd ON cd.class_id = a.class_id AND cd.deck_id = a.deck_id
+JOIN deck_items di ON di.deck_id = a.deck_id
+WHERE a.learner_id = $2 AND di.lexeme_id = $3
+`
+
+// CardRetention is the desired retention of the learner's card of lexeme:
+// the highest of the class decks (class_decks) of the learner's assignments
+// whose deck holds the lexeme, so that no class is under-served; the
+// default_retention when none does. DueCards' desired_retention is the
+// same rule.
+func (q *Queries) CardRetention(ctx context.Context, defaultRetention float64, learnerID uuid.UUID, lexemeID uuid.UUID) (float64, error) {
+	row := q.db.QueryRow(ctx, cardRetention, defaultRetention, learnerID, lexemeID)
+	var desired_retention float64
+	err := row.Scan(&desired_retention)
+	return desired_retention, err
+}
+
 const countKnownCards = `-- name: CountKnownCards :one
 SELECT count(*) FILTER (WHERE c.reps > 0) AS seen, count(*) FILTER (WHERE c.state = $1) AS learned
 FROM deck_items di JOIN cards c ON c.lexeme_id = di.lexeme_id AND c.learner_id = $2
@@ -161,41 +181,48 @@ const dueCards = `-- name: DueCards :many
 SELECT c.id, l.lemma, l.part_of_speech, l.definition, l.example, c.state, c.due, c.stability, c.difficulty,
        c.elapsed_days, c.scheduled_days, c.reps, c.lapses, c.step, c.last_review,
        coalesce(d.term_language, 'en')::text AS term_language,
+       (SELECT coalesce(max(cd.desired_retention), $1::double precision)
+        FROM assignments a
+        JOIN class_decks cd ON cd.class_id = a.class_id AND cd.deck_id = a.deck_id
+        JOIN deck_items di ON di.deck_id = a.deck_id
+        WHERE a.learner_id = c.learner_id AND di.lexeme_id = c.lexeme_id)::double precision AS desired_retention,
        count(*) OVER () AS total
-FROM schedule_cards($1, $2, $3) c
+FROM schedule_cards($2, $3, $4) c
 JOIN lexemes l ON l.id = c.lexeme_id
 LEFT JOIN decks d ON d.id = l.deck_id
-WHERE c.due <= $4::timestamptz
+WHERE c.due <= $5::timestamptz
 ORDER BY c.due, c.id
-LIMIT $5
+LIMIT $6
 `
 
 type DueCardsParams struct {
-	LearnerID    uuid.UUID
-	AssignmentID *uuid.UUID
-	TeacherID    *uuid.UUID
-	Now          time.Time
-	MaxCards     int32
+	DefaultRetention float64
+	LearnerID        uuid.UUID
+	AssignmentID     *uuid.UUID
+	TeacherID        *uuid.UUID
+	Now              time.Time
+	MaxCards         int32
 }
 
 type DueCardsRow struct {
-	ID            uuid.UUID
-	Lemma         string
-	PartOfSpeech  string
-	Definition    string
-	Example       string
-	State         learning.State
-	Due           time.Time
-	Stability     float64
-	Difficulty    float64
-	ElapsedDays   int32
-	ScheduledDays int32
-	Reps          int32
-	Lapses        int32
-	Step          int32
-	LastReview    *time.Time
-	TermLanguage  string
-	Total         int64
+	ID               uuid.UUID
+	Lemma            string
+	PartOfSpeech     string
+	Definition       string
+	Example          string
+	State            learning.State
+	Due              time.Time
+	Stability        float64
+	Difficulty       float64
+	ElapsedDays      int32
+	ScheduledDays    int32
+	Reps             int32
+	Lapses           int32
+	Step             int32
+	LastReview       *time.Time
+	TermLanguage     string
+	DesiredRetention float64
+	Total            int64
 }
 
 // DueCards lists the cards of the learner's schedule due at now, most
@@ -205,10 +232,12 @@ type DueCardsRow struct {
 // assignment_id is set, and to the decks teacher_id assigned to the learner
 // when it is set. term_language is the BCP 47 tag of the language of the
 // card's term: its own deck's for a teacher's entry, en for the library's
-// (the web client's listen button speaks the term in it). (sqlc types a
+// (the web client's listen button speaks the term in it). desired_retention
+// is the card's (CardRetention's rule). (sqlc types a
 // parameter compared with a column of a function's rows only by its cast.)
 func (q *Queries) DueCards(ctx context.Context, arg DueCardsParams) ([]DueCardsRow, error) {
 	rows, err := q.db.Query(ctx, dueCards,
+		arg.DefaultRetention,
 		arg.LearnerID,
 		arg.AssignmentID,
 		arg.TeacherID,
@@ -239,6 +268,7 @@ func (q *Queries) DueCards(ctx context.Context, arg DueCardsParams) ([]DueCardsR
 			&i.Step,
 			&i.LastReview,
 			&i.TermLanguage,
+			&i.DesiredRetention,
 			&i.Total,
 		); err != nil {
 			return nil, err
@@ -366,6 +396,40 @@ func (q *Queries) LastReview(ctx context.Context, cardID uuid.UUID) (LastReviewR
 		&i.UndoneAt,
 	)
 	return i, err
+}
+
+const learnedCards = `-- name: LearnedCards :many
+SELECT c.stability, c.last_review::timestamptz AS last_review
+FROM schedule_cards($1, NULL, $2) c
+WHERE c.state = $3::smallint AND c.last_review IS NOT NULL
+`
+
+type LearnedCardsRow struct {
+	Stability  float64
+	LastReview time.Time
+}
+
+// LearnedCards lists the stability and last review of the learner's
+// learned cards (state learned, not suspended) in the schedule's scope
+// (schedule_cards: with teacher_id, that teacher's decks only).
+func (q *Queries) LearnedCards(ctx context.Context, learnerID uuid.UUID, teacherID *uuid.UUID, learned int16) ([]LearnedCardsRow, error) {
+	rows, err := q.db.Query(ctx, learnedCards, learnerID, teacherID, learned)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []LearnedCardsRow
+	for rows.Next() {
+		var i LearnedCardsRow
+		if err := rows.Scan(&i.Stability, &i.LastReview); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const libraryDeck = `-- name: LibraryDeck :one

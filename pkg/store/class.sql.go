@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/lexora-app/lexora/pkg/account"
+	"github.com/lexora-app/lexora/pkg/learning"
 )
 
 const addAccount = `-- name: AddAccount :one
@@ -143,8 +144,21 @@ func (q *Queries) ClassByJoinCode(ctx context.Context, joinCode string) (ClassBy
 	return i, err
 }
 
+const classDeckRetention = `-- name: ClassDeckRetention :one
+SELECT cd.desired_retention FROM class_decks cd JOIN classes c ON c.id = cd.class_id
+WHERE cd.class_id = $1 AND cd.deck_id = $2 AND c.teacher_id = $3
+`
+
+// ClassDeckRetention is LockClassDeck without the lock, for a read.
+func (q *Queries) ClassDeckRetention(ctx context.Context, classID uuid.UUID, deckID uuid.UUID, teacherID uuid.UUID) (float64, error) {
+	row := q.db.QueryRow(ctx, classDeckRetention, classID, deckID, teacherID)
+	var desired_retention float64
+	err := row.Scan(&desired_retention)
+	return desired_retention, err
+}
+
 const classDecks = `-- name: ClassDecks :many
-SELECT cd.class_id, cd.deck_id, d.title, cd.due_at, cd.assigned_at
+SELECT cd.class_id, cd.deck_id, d.title, cd.due_at, cd.assigned_at, cd.desired_retention
 FROM class_decks cd JOIN classes c ON c.id = cd.class_id JOIN decks d ON d.id = cd.deck_id
 WHERE c.teacher_id = $1
   AND ($2::uuid IS NULL OR cd.class_id = $2)
@@ -152,11 +166,12 @@ ORDER BY cd.class_id, cd.due_at, d.title, cd.deck_id
 `
 
 type ClassDecksRow struct {
-	ClassID    uuid.UUID
-	DeckID     uuid.UUID
-	Title      string
-	DueAt      time.Time
-	AssignedAt time.Time
+	ClassID          uuid.UUID
+	DeckID           uuid.UUID
+	Title            string
+	DueAt            time.Time
+	AssignedAt       time.Time
+	DesiredRetention float64
 }
 
 // ClassDecks lists the decks assigned to the teacher's classes
@@ -177,6 +192,7 @@ func (q *Queries) ClassDecks(ctx context.Context, teacherID uuid.UUID, classID *
 			&i.Title,
 			&i.DueAt,
 			&i.AssignedAt,
+			&i.DesiredRetention,
 		); err != nil {
 			return nil, err
 		}
@@ -411,6 +427,22 @@ func (q *Queries) LibraryDecks(ctx context.Context, learnerID *uuid.UUID, teache
 	return items, nil
 }
 
+const lockClassDeck = `-- name: LockClassDeck :one
+SELECT cd.desired_retention FROM class_decks cd JOIN classes c ON c.id = cd.class_id
+WHERE cd.class_id = $1 AND cd.deck_id = $2 AND c.teacher_id = $3
+FOR NO KEY UPDATE OF cd
+`
+
+// LockClassDeck locks the teacher's class deck (class_decks) and returns
+// its desired retention (store.ErrNotFound: the class is not the
+// teacher's, or it does not have the deck).
+func (q *Queries) LockClassDeck(ctx context.Context, classID uuid.UUID, deckID uuid.UUID, teacherID uuid.UUID) (float64, error) {
+	row := q.db.QueryRow(ctx, lockClassDeck, classID, deckID, teacherID)
+	var desired_retention float64
+	err := row.Scan(&desired_retention)
+	return desired_retention, err
+}
+
 const lockClassForEnrolment = `-- name: LockClassForEnrolment :exec
 SELECT 1 FROM classes WHERE id = $1 FOR SHARE
 `
@@ -510,6 +542,18 @@ func (q *Queries) MembersOfTeachersClasses(ctx context.Context, teacherID uuid.U
 	return items, nil
 }
 
+const setClassDeckRetention = `-- name: SetClassDeckRetention :exec
+UPDATE class_decks SET desired_retention = $1
+WHERE class_id = $2 AND deck_id = $3
+`
+
+// SetClassDeckRetention sets the class deck's desired retention (in
+// [0.80, 0.95], the table's check).
+func (q *Queries) SetClassDeckRetention(ctx context.Context, desiredRetention float64, classID uuid.UUID, deckID uuid.UUID) error {
+	_, err := q.db.Exec(ctx, setClassDeckRetention, desiredRetention, classID, deckID)
+	return err
+}
+
 const teachersClassName = `-- name: TeachersClassName :one
 SELECT name FROM classes WHERE id = $1 AND teacher_id = $2
 `
@@ -546,6 +590,59 @@ func (q *Queries) TeachersClasses(ctx context.Context, teacherID uuid.UUID) ([]T
 			&i.Name,
 			&i.JoinCode,
 			&i.CreatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const workloadCards = `-- name: WorkloadCards :many
+SELECT a.learner_id, u.timezone, c.state, c.stability, c.difficulty, c.due, c.last_review
+FROM assignments a
+JOIN class_members m ON m.class_id = a.class_id AND m.learner_id = a.learner_id
+JOIN users u ON u.id = a.learner_id
+JOIN deck_items di ON di.deck_id = a.deck_id
+JOIN cards c ON c.learner_id = a.learner_id AND c.lexeme_id = di.lexeme_id
+WHERE a.class_id = $1 AND a.deck_id = $2 AND NOT c.suspended
+ORDER BY a.learner_id, di.position
+`
+
+type WorkloadCardsRow struct {
+	LearnerID  uuid.UUID
+	Timezone   string
+	State      learning.State
+	Stability  float64
+	Difficulty float64
+	Due        time.Time
+	LastReview *time.Time
+}
+
+// WorkloadCards lists, for a workload simulation, the cards of the deck
+// (not suspended) of each current learner of the class who has the deck
+// from the class, with the learner's zone, by learner then the deck's
+// order.
+func (q *Queries) WorkloadCards(ctx context.Context, classID uuid.UUID, deckID uuid.UUID) ([]WorkloadCardsRow, error) {
+	rows, err := q.db.Query(ctx, workloadCards, classID, deckID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []WorkloadCardsRow
+	for rows.Next() {
+		var i WorkloadCardsRow
+		if err := rows.Scan(
+			&i.LearnerID,
+			&i.Timezone,
+			&i.State,
+			&i.Stability,
+			&i.Difficulty,
+			&i.Due,
+			&i.LastReview,
 		); err != nil {
 			return nil, err
 		}

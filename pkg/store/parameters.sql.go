@@ -69,6 +69,41 @@ func (q *Queries) CurrentParameters(ctx context.Context, learnerID uuid.UUID) (C
 	return i, err
 }
 
+const currentParametersOf = `-- name: CurrentParametersOf :many
+SELECT DISTINCT ON (learner_id) learner_id, weights::double precision[] AS weights
+FROM learner_parameters
+WHERE learner_id = ANY ($1::uuid[])
+ORDER BY learner_id, id DESC
+`
+
+type CurrentParametersOfRow struct {
+	LearnerID uuid.UUID
+	Weights   []float64
+}
+
+// CurrentParametersOf is the current parameter set of each of learner_ids
+// that has one (CurrentParameters for many learners; the others have the
+// defaults).
+func (q *Queries) CurrentParametersOf(ctx context.Context, learnerIds []uuid.UUID) ([]CurrentParametersOfRow, error) {
+	rows, err := q.db.Query(ctx, currentParametersOf, learnerIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []CurrentParametersOfRow
+	for rows.Next() {
+		var i CurrentParametersOfRow
+		if err := rows.Scan(&i.LearnerID, &i.Weights); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const fitReviews = `-- name: FitReviews :many
 SELECT r.id, r.card_id, r.rating, r.reviewed_at
 FROM review_log r

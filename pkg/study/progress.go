@@ -22,6 +22,26 @@ type Progress struct {
 	Achievements []Achievement
 	Assignments  []AssignmentProgress
 	Feed         []FeedItem
+	// Recall is the predicted recall of the words the learner has
+	// learned.
+	Recall PredictedRecall
+}
+
+// RecallHorizonDays is how far ahead PredictedRecall.Later looks, in days.
+const RecallHorizonDays = 30
+
+// PredictedRecall is the mean probability that the learner recalls their
+// learned words (cards in the learned state, not suspended, in the
+// viewer's scope), by FSRS-6's forgetting curve (learning.Retrievability)
+// with the learner's current parameters (the defaults until a fit is
+// kept), counting the study days since each word's last review.
+type PredictedRecall struct {
+	// Words is how many learned words the figures cover.
+	Words int
+	// Today is the mean recall probability now, in [0, 1]; Later
+	// RecallHorizonDays days from now without a review; both 0 when Words
+	// is 0.
+	Today, Later float64
 }
 
 // Streak counts consecutive study days (see learning.StudyDay): Current is 0
@@ -106,6 +126,37 @@ func (s Study) Progress(ctx context.Context, tx pgx.Tx, viewer Viewer, learnerID
 	for _, f := range feed {
 		out.Feed = append(out.Feed, FeedItem(f))
 	}
+	if out.Recall, err = s.predictedRecall(ctx, q, learnerID, viewer, loc); err != nil {
+		return Progress{}, err
+	}
+	return out, nil
+}
+
+// predictedRecall is the learner's PredictedRecall at the clock's now in
+// their zone loc.
+func (s Study) predictedRecall(ctx context.Context, q *store.Queries, learnerID uuid.UUID, viewer Viewer,
+	loc *time.Location) (PredictedRecall, error) {
+	sched, _, err := s.learnerScheduler(ctx, q, learnerID)
+	if err != nil {
+		return PredictedRecall{}, err
+	}
+	cards, err := q.LearnedCards(ctx, learnerID, viewer.assigner(), int16(learning.Review))
+	if err != nil {
+		return PredictedRecall{}, fmt.Errorf("load learned cards: %w", err)
+	}
+	if len(cards) == 0 {
+		return PredictedRecall{}, nil
+	}
+	weights, now := sched.Params().Weights, s.clock.Now()
+	var out PredictedRecall
+	for _, c := range cards {
+		t := float64(learning.StudyDaysBetween(c.LastReview, now, loc))
+		out.Today += learning.Retrievability(weights, t, c.Stability)
+		out.Later += learning.Retrievability(weights, t+RecallHorizonDays, c.Stability)
+	}
+	out.Words = len(cards)
+	out.Today /= float64(len(cards))
+	out.Later /= float64(len(cards))
 	return out, nil
 }
 

@@ -137,6 +137,9 @@ func (s Study) Review(ctx context.Context, tx pgx.Tx, learner Learner, req Revie
 	if err != nil {
 		return ReviewResult{}, events.Batch{}, err
 	}
+	if sched, err = s.withCardRetention(ctx, q, sched, learner.ID, card.lexemeID); err != nil {
+		return ReviewResult{}, events.Batch{}, err
+	}
 	zone := learning.Zone(learner.Timezone)
 	next, rlog, err := sched.ReviewAt(card.Card, req.Rating, zone, at)
 	if err != nil {
@@ -196,6 +199,22 @@ func (s Study) learnerScheduler(ctx context.Context, q *store.Queries, learnerID
 		return nil, nil, fmt.Errorf("learner parameters %d: %w", row.ID, err)
 	}
 	return sched, &row.ID, nil
+}
+
+// withCardRetention is sched at the desired retention of the learner's
+// card of lexemeID (store.CardRetention: the highest of its class decks',
+// s's own retention, the default 0.90, when no class deck holds it).
+func (s Study) withCardRetention(ctx context.Context, q *store.Queries, sched *learning.Scheduler,
+	learnerID, lexemeID uuid.UUID) (*learning.Scheduler, error) {
+	retention, err := q.CardRetention(ctx, s.scheduler.Params().DesiredRetention, learnerID, lexemeID)
+	if err != nil {
+		return nil, fmt.Errorf("load desired retention: %w", err)
+	}
+	sched, err = sched.WithRetention(retention)
+	if err != nil {
+		return nil, fmt.Errorf("desired retention %v: %w", retention, err)
+	}
+	return sched, nil
 }
 
 // lockCard locks the learner's row, then their card cardID

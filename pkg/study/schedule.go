@@ -42,8 +42,9 @@ type DueCard struct {
 	Stability  float64
 	Difficulty float64
 	// Preview is what each rating would give if the card were reviewed at
-	// the schedule's now: Again, Hard, Good, Easy in that order
-	// (learning.Scheduler.Preview).
+	// the schedule's now, with the learner's parameters and the card's
+	// desired retention as the review itself: Again, Hard, Good, Easy in
+	// that order (learning.Scheduler.Preview).
 	Preview []RatingPreview
 }
 
@@ -102,7 +103,8 @@ func (s Study) Schedule(ctx context.Context, tx pgx.Tx, viewer Viewer, q Schedul
 	}
 	cards := store.On(tx)
 	if out.Due, out.DueCount, err = s.dueCards(ctx, cards, loc, store.DueCardsParams{LearnerID: learnerID, Now: out.Now,
-		AssignmentID: q.AssignmentID, TeacherID: viewer.assigner(), MaxCards: int32(q.Limit)}); err != nil {
+		AssignmentID: q.AssignmentID, TeacherID: viewer.assigner(), MaxCards: int32(q.Limit),
+		DefaultRetention: s.scheduler.Params().DesiredRetention}); err != nil {
 		return Schedule{}, err
 	}
 	if out.Forecast, err = forecast(ctx, cards, learnerID, out.Now, loc, q, viewer); err != nil {
@@ -158,12 +160,20 @@ func visibleLearner(ctx context.Context, users *store.Queries, viewer Viewer, le
 }
 
 // dueCards lists the cards p selects, each with its ratings' preview at
-// p.Now in the learner's zone loc, and counts all of them.
+// p.Now in the learner's zone loc, and counts all of them. The preview is
+// scheduled as the review would be: with the learner's current parameters
+// (learnerScheduler) at the card's desired retention (store.CardRetention's
+// rule).
 func (s Study) dueCards(ctx context.Context, cards *store.Queries, loc *time.Location, p store.DueCardsParams) ([]DueCard, int, error) {
 	rows, err := cards.DueCards(ctx, p)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list due cards: %w", err)
 	}
+	learnerSched, _, err := s.learnerScheduler(ctx, cards, p.LearnerID)
+	if err != nil {
+		return nil, 0, err
+	}
+	byRetention := map[float64]*learning.Scheduler{}
 	due, total := make([]DueCard, 0, len(rows)), 0
 	for _, c := range rows {
 		card := learning.Card{State: c.State, Due: c.Due, Stability: c.Stability, Difficulty: c.Difficulty,
@@ -172,7 +182,14 @@ func (s Study) dueCards(ctx context.Context, cards *store.Queries, loc *time.Loc
 		if c.LastReview != nil {
 			card.LastReview = *c.LastReview
 		}
-		preview, err := s.preview(card, loc, p.Now)
+		sched, ok := byRetention[c.DesiredRetention]
+		if !ok {
+			if sched, err = learnerSched.WithRetention(c.DesiredRetention); err != nil {
+				return nil, 0, fmt.Errorf("card %s: desired retention %v: %w", c.ID, c.DesiredRetention, err)
+			}
+			byRetention[c.DesiredRetention] = sched
+		}
+		preview, err := ratingPreview(sched, card, loc, p.Now)
 		if err != nil {
 			return nil, 0, fmt.Errorf("preview card %s: %w", c.ID, err)
 		}
@@ -184,9 +201,10 @@ func (s Study) dueCards(ctx context.Context, cards *store.Queries, loc *time.Loc
 	return due, total, nil
 }
 
-// preview is what each rating of c at now would give (learning.Scheduler.Preview).
-func (s Study) preview(c learning.Card, loc *time.Location, now time.Time) ([]RatingPreview, error) {
-	next, err := s.scheduler.Preview(c, loc, now)
+// ratingPreview is what each rating of c at now would give with sched
+// (learning.Scheduler.Preview).
+func ratingPreview(sched *learning.Scheduler, c learning.Card, loc *time.Location, now time.Time) ([]RatingPreview, error) {
+	next, err := sched.Preview(c, loc, now)
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,8 @@ type Me = components["schemas"]["Me"];
  * | `["progress"]` | GetProgress | EnrollLearner (and the drain: read on an interval) |
  * | `["decks"]` | ListDecks | StartDeck |
  * | `["classes"]` | ListClasses | CreateClass, EnrollLearner by email, CreateAssignment |
- * | `["class-progress", classId]` | GetClassProgress | EnrollLearner by email, CreateAssignment |
+ * | `["class-progress", classId]` | GetClassProgress | EnrollLearner by email, CreateAssignment, SetDeckRetention |
+ * | `["class-progress", classId, "workload", deckId]` | GetDeckWorkload | the same (a prefix of the class's key) |
  * | `["webhooks"]` | ListWebhookEndpoints | every webhook write |
  * | `["outbox", "health"]`, `["outbox", "dead-letters", limit]` | OutboxHealth, ListDeadLetters | ReplayDeadLetters, SkipDeadLetters |
  *
@@ -118,6 +119,13 @@ export const classQueries = {
     queryOptions({
       queryKey: classQueries.progressOf(classId),
       queryFn: async () => unwrap(await api.GET("/GetClassProgress", { params: { query: { class_id: classId } } })),
+    }),
+  /** A class deck's simulated workload at each retention (GetDeckWorkload). */
+  workload: (api: Api, classId: string, deckId: string) =>
+    queryOptions({
+      queryKey: [...classQueries.progressOf(classId), "workload", deckId],
+      queryFn: async () =>
+        unwrap(await api.GET("/GetDeckWorkload", { params: { query: { class_id: classId, deck_id: deckId } } })),
     }),
 };
 

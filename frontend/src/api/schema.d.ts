@@ -232,6 +232,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/SetDeckRetention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A teacher sets the desired retention of one of their class's decks
+         * @description The desired retention is the probability of recall at which a card comes due: higher means shorter intervals and more reviews (GetDeckWorkload shows how many). It applies to the class's learners' cards of the deck from each card's next review on; no card is rescheduled. A card that decks with different retentions hold (its word in decks of two of the learner's classes) comes due at the highest of them, so that no class is under-served; a card no class deck holds keeps 0.90. A change enqueues deck.retention_changed for the teacher's webhooks.
+         */
+        post: operations["SetDeckRetention"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/GetDeckWorkload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The reviews a class deck asks per learner per day over the next 30 days, at 0.80, 0.85, 0.90 and 0.95
+         * @description Simulated (FSRS-6, fsrs-rs's simulator) from each learner's own parameters (the defaults until a fit is kept) and their cards of the deck; new cards are learned 20 a day and their first review is not counted. Deterministic: the same cards give the same figures.
+         */
+        get: operations["GetDeckWorkload"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/RegisterWebhookEndpoint": {
         parameters: {
             query?: never;
@@ -817,6 +857,55 @@ export interface components {
              * @description When the teacher assigned it (or renewed it once due).
              */
             assigned_at: string;
+            /**
+             * Format: double
+             * @description The recall probability at which its cards come due, 0.80 to 0.95 (SetDeckRetention).
+             */
+            desired_retention: number;
+        };
+        DeckRetention: {
+            /** Format: uuid */
+            class_id: string;
+            /** Format: uuid */
+            deck_id: string;
+            /** Format: double */
+            desired_retention: number;
+            /** Format: double */
+            previous_retention: number;
+            /** @description false when the deck already had that retention (nothing changed, no event). */
+            changed: boolean;
+        };
+        DeckWorkload: {
+            /** Format: uuid */
+            class_id: string;
+            /** Format: uuid */
+            deck_id: string;
+            /**
+             * Format: double
+             * @description The deck's retention now.
+             */
+            desired_retention: number;
+            /** @description The class's learners who have the deck. */
+            learners: number;
+            /** @description Their cards of the deck (suspended ones left out). */
+            cards: number;
+            /** @description How many of the learners are simulated with their own fitted parameters (the others with the defaults). */
+            fitted: number;
+            /** @description The 30 days' dates, today first (UTC). */
+            days: string[];
+            /** @description One per retention: 0.80, 0.85, 0.90, 0.95. */
+            curves: components["schemas"]["WorkloadCurve"][];
+        };
+        WorkloadCurve: {
+            /** Format: double */
+            desired_retention: number;
+            /** @description Expected reviews per learner on each of the days. */
+            reviews_per_day: number[];
+            /**
+             * Format: double
+             * @description Their mean over the 30 days.
+             */
+            mean_per_day: number;
         };
         ClassProgressRow: {
             /** Format: uuid */
@@ -921,7 +1010,7 @@ export interface components {
              * @description 1 to 10; 0 for a new card
              */
             difficulty: number;
-            /** @description What each rating would give if the card were reviewed at the schedule's `now` (the same FSRS-6 scheduler as SubmitReview): Again, Hard, Good, Easy in that order. With interval fuzz on, an interval of 2.5 days or more may differ by a few percent from the review's, which is made at another instant. */
+            /** @description What each rating would give if the card were reviewed at the schedule's `now` (the same FSRS-6 scheduler as SubmitReview: the learner's own parameters when a fit was kept, at the card's desired retention, the highest of its class decks'): Again, Hard, Good, Easy in that order. With interval fuzz on, an interval of 2.5 days or more may differ by a few percent from the review's, which is made at another instant. */
             preview: components["schemas"]["RatingPreview"][];
         };
         RatingPreview: {
@@ -951,6 +1040,21 @@ export interface components {
         Progress: {
             /** Format: uuid */
             learner_id: string;
+            /** @description The mean FSRS-6 probability of recalling the learned words (cards in the learned state), from the learner's own parameters (the defaults until a fit is kept): now, and in 30 days without a review. */
+            predicted_recall: {
+                /** @description How many learned words the figures cover. */
+                words: number;
+                /**
+                 * Format: double
+                 * @description In [0, 1]; 0 without learned words.
+                 */
+                today: number;
+                /**
+                 * Format: double
+                 * @description In [0, 1]; 0 without learned words.
+                 */
+                in_30_days: number;
+            };
             streak: {
                 current: number;
                 longest: number;
@@ -1008,10 +1112,10 @@ export interface components {
             previous_secret_expires_at: string | null;
         };
         /**
-         * @description A topic a teacher's webhook endpoint may receive; the payload is the event's, as stored: learner.enrolled, assignment.created, assignment.completed and learner.parameters_changed (see docs/architecture.md); deck.created (a teacher created or copied a deck: deck_id, teacher_id, title, entries, copied_from) and deck.entries_changed (entries of a teacher's deck were added, changed or removed: deck_id, teacher_id, title, the counts added, changed, removed, cards_created, the deck's entries after, and each assignment's change of its progress counts).
+         * @description A topic a teacher's webhook endpoint may receive; the payload is the event's, as stored: learner.enrolled, assignment.created, assignment.completed learner.parameters_changed and deck.retention_changed (see docs/architecture.md); deck.created (a teacher created or copied a deck: deck_id, teacher_id, title, entries, copied_from) and deck.entries_changed (entries of a teacher's deck were added, changed or removed: deck_id, teacher_id, title, the counts added, changed, removed, cards_created, the deck's entries after, and each assignment's change of its progress counts).
          * @enum {string}
          */
-        WebhookTopic: "learner.enrolled" | "assignment.created" | "assignment.completed" | "learner.parameters_changed" | "deck.created" | "deck.entries_changed";
+        WebhookTopic: "learner.enrolled" | "assignment.created" | "assignment.completed" | "learner.parameters_changed" | "deck.retention_changed" | "deck.created" | "deck.entries_changed";
         WebhookEndpointList: {
             endpoints: components["schemas"]["WebhookEndpoint"][];
         };
@@ -1806,6 +1910,78 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Progress"];
+                };
+            };
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+        };
+    };
+    SetDeckRetention: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry; a retry with the same key and body gets the first response back. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description One of the caller's classes.
+                     */
+                    class_id: string;
+                    /**
+                     * Format: uuid
+                     * @description A deck the class has (CreateAssignment).
+                     */
+                    deck_id: string;
+                    /**
+                     * Format: double
+                     * @description The recall probability at which a card comes due, from 0.80 to 0.95 (default 0.90).
+                     */
+                    desired_retention: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The deck's retention now (changed, or already that one). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeckRetention"];
+                };
+            };
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+        };
+    };
+    GetDeckWorkload: {
+        parameters: {
+            query: {
+                /** @description One of the caller's classes. */
+                class_id: string;
+                /** @description A deck the class has. */
+                deck_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The workload at each retention. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeckWorkload"];
                 };
             };
             "4XX": components["responses"]["Problem"];

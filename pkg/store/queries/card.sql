@@ -69,12 +69,18 @@ WHERE di.deck_id = sqlc.arg(deck_id);
 -- assignment_id is set, and to the decks teacher_id assigned to the learner
 -- when it is set. term_language is the BCP 47 tag of the language of the
 -- card's term: its own deck's for a teacher's entry, en for the library's
--- (the web client's listen button speaks the term in it). (sqlc types a
+-- (the web client's listen button speaks the term in it). desired_retention
+-- is the card's (CardRetention's rule). (sqlc types a
 -- parameter compared with a column of a function's rows only by its cast.)
 -- name: DueCards :many
 SELECT c.id, l.lemma, l.part_of_speech, l.definition, l.example, c.state, c.due, c.stability, c.difficulty,
        c.elapsed_days, c.scheduled_days, c.reps, c.lapses, c.step, c.last_review,
        coalesce(d.term_language, 'en')::text AS term_language,
+       (SELECT coalesce(max(cd.desired_retention), sqlc.arg(default_retention)::double precision)
+        FROM assignments a
+        JOIN class_decks cd ON cd.class_id = a.class_id AND cd.deck_id = a.deck_id
+        JOIN deck_items di ON di.deck_id = a.deck_id
+        WHERE a.learner_id = c.learner_id AND di.lexeme_id = c.lexeme_id)::double precision AS desired_retention,
        count(*) OVER () AS total
 FROM schedule_cards(sqlc.arg(learner_id), sqlc.narg(assignment_id), sqlc.narg(teacher_id)) c
 JOIN lexemes l ON l.id = c.lexeme_id
@@ -82,6 +88,26 @@ LEFT JOIN decks d ON d.id = l.deck_id
 WHERE c.due <= sqlc.arg(now)::timestamptz
 ORDER BY c.due, c.id
 LIMIT sqlc.arg(max_cards);
+
+-- CardRetention is the desired retention of the learner's card of lexeme:
+-- the highest of the class decks (class_decks) of the learner's assignments
+-- whose deck holds the lexeme, so that no class is under-served; the
+-- default_retention when none does. DueCards' desired_retention is the
+-- same rule.
+-- name: CardRetention :one
+SELECT coalesce(max(cd.desired_retention), sqlc.arg(default_retention)::double precision)::double precision AS desired_retention
+FROM assignments a
+JOIN class_decks cd ON cd.class_id = a.class_id AND cd.deck_id = a.deck_id
+JOIN deck_items di ON di.deck_id = a.deck_id
+WHERE a.learner_id = sqlc.arg(learner_id) AND di.lexeme_id = sqlc.arg(lexeme_id);
+
+-- LearnedCards lists the stability and last review of the learner's
+-- learned cards (state learned, not suspended) in the schedule's scope
+-- (schedule_cards: with teacher_id, that teacher's decks only).
+-- name: LearnedCards :many
+SELECT c.stability, c.last_review::timestamptz AS last_review
+FROM schedule_cards(sqlc.arg(learner_id), NULL, sqlc.narg(teacher_id)) c
+WHERE c.state = sqlc.arg(learned)::smallint AND c.last_review IS NOT NULL;
 
 -- Forecast counts the cards due before end_at per study day (learning.StudyDay
 -- in SQL: the local wall-clock time in zone less rollover_hours, then its

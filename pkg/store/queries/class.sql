@@ -74,7 +74,7 @@ ORDER BY m.class_id, u.display_name, u.id;
 -- (class_decks), or with class_id to that one class only, by class, then due
 -- date, title and deck.
 -- name: ClassDecks :many
-SELECT cd.class_id, cd.deck_id, d.title, cd.due_at, cd.assigned_at
+SELECT cd.class_id, cd.deck_id, d.title, cd.due_at, cd.assigned_at, cd.desired_retention
 FROM class_decks cd JOIN classes c ON c.id = cd.class_id JOIN decks d ON d.id = cd.deck_id
 WHERE c.teacher_id = sqlc.arg(teacher_id)
   AND (sqlc.narg(class_id)::uuid IS NULL OR cd.class_id = sqlc.narg(class_id))
@@ -141,3 +141,36 @@ WHERE m.class_id = sqlc.arg(class_id) AND c.lapses > 0
 GROUP BY l.id, l.lemma, l.part_of_speech
 ORDER BY lapses DESC, l.lemma, l.id
 LIMIT sqlc.arg(max_words);
+
+-- LockClassDeck locks the teacher's class deck (class_decks) and returns
+-- its desired retention (store.ErrNotFound: the class is not the
+-- teacher's, or it does not have the deck).
+-- name: LockClassDeck :one
+SELECT cd.desired_retention FROM class_decks cd JOIN classes c ON c.id = cd.class_id
+WHERE cd.class_id = sqlc.arg(class_id) AND cd.deck_id = sqlc.arg(deck_id) AND c.teacher_id = sqlc.arg(teacher_id)
+FOR NO KEY UPDATE OF cd;
+
+-- ClassDeckRetention is LockClassDeck without the lock, for a read.
+-- name: ClassDeckRetention :one
+SELECT cd.desired_retention FROM class_decks cd JOIN classes c ON c.id = cd.class_id
+WHERE cd.class_id = sqlc.arg(class_id) AND cd.deck_id = sqlc.arg(deck_id) AND c.teacher_id = sqlc.arg(teacher_id);
+
+-- SetClassDeckRetention sets the class deck's desired retention (in
+-- [0.80, 0.95], the table's check).
+-- name: SetClassDeckRetention :exec
+UPDATE class_decks SET desired_retention = sqlc.arg(desired_retention)
+WHERE class_id = sqlc.arg(class_id) AND deck_id = sqlc.arg(deck_id);
+
+-- WorkloadCards lists, for a workload simulation, the cards of the deck
+-- (not suspended) of each current learner of the class who has the deck
+-- from the class, with the learner's zone, by learner then the deck's
+-- order.
+-- name: WorkloadCards :many
+SELECT a.learner_id, u.timezone, c.state, c.stability, c.difficulty, c.due, c.last_review
+FROM assignments a
+JOIN class_members m ON m.class_id = a.class_id AND m.learner_id = a.learner_id
+JOIN users u ON u.id = a.learner_id
+JOIN deck_items di ON di.deck_id = a.deck_id
+JOIN cards c ON c.learner_id = a.learner_id AND c.lexeme_id = di.lexeme_id
+WHERE a.class_id = sqlc.arg(class_id) AND a.deck_id = sqlc.arg(deck_id) AND NOT c.suspended
+ORDER BY a.learner_id, di.position;

@@ -14,6 +14,15 @@ WHERE learner_id = sqlc.arg(learner_id)
 ORDER BY id DESC
 LIMIT 1;
 
+-- CurrentParametersOf is the current parameter set of each of learner_ids
+-- that has one (CurrentParameters for many learners; the others have the
+-- defaults).
+-- name: CurrentParametersOf :many
+SELECT DISTINCT ON (learner_id) learner_id, weights::double precision[] AS weights
+FROM learner_parameters
+WHERE learner_id = ANY (sqlc.arg(learner_ids)::uuid[])
+ORDER BY learner_id, id DESC;
+
 -- ParametersByIDs returns the parameter sets of ids (a replay of review
 -- logs reads the sets their reviews name).
 -- name: ParametersByIDs :many

@@ -4,6 +4,11 @@ import { pendingNote, useProgress } from "./progress";
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 const date = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
 
+/** A recall probability as a whole percentage ("87 %"). */
+export function recallPercent(p: number): string {
+  return `${Math.round(p * 100)} %`;
+}
+
 /** Achievement codes as a learner reads them. */
 export function achievementName(code: string): string {
   return code.replace(/[_-]+/g, " ").replace(/^\w/, (c) => c.toUpperCase());
@@ -33,6 +38,19 @@ export function Progress() {
                 {" · "}longest {p.streak.longest}
                 {p.streak.last_day && <> · last studied {date.format(new Date(`${p.streak.last_day}T12:00:00`))}</>}
               </p>
+            </section>
+            <section aria-labelledby="recall-title" className="stats">
+              <h2 id="recall-title">Predicted recall</h2>
+              {p.predicted_recall.words === 0 ? (
+                <Empty>No learned words yet: a word counts once it has left its learning steps.</Empty>
+              ) : (
+                <p data-testid="predicted-recall">
+                  Of your {p.predicted_recall.words} learned {p.predicted_recall.words === 1 ? "word" : "words"}, you would
+                  recall <strong className="big">{recallPercent(p.predicted_recall.today)}</strong> today and{" "}
+                  <strong>{recallPercent(p.predicted_recall.in_30_days)}</strong> in 30 days without a review (predicted
+                  from your own memory model).
+                </p>
+              )}
             </section>
             <section aria-labelledby="assignments-title">
               <h2 id="assignments-title">Assignments</h2>

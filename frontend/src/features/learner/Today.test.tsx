@@ -29,6 +29,7 @@ const emptySchedule = {
 } satisfies components["schemas"]["Schedule"];
 const noProgress = {
   learner_id: "x",
+  predicted_recall: { words: 0, today: 0, in_30_days: 0 },
   streak: { current: 0, longest: 0, last_day: null },
   achievements: [],
   feed: [],
@@ -51,6 +52,7 @@ describe("Today", () => {
           } satisfies components["schemas"]["Schedule"])
         : json({
             learner_id: "00000000-0000-4000-8000-000000000001",
+            predicted_recall: { words: 0, today: 0, in_30_days: 0 },
             streak: { current: 4, longest: 9, last_day: "2026-03-01" },
             achievements: [],
             feed: [],

@@ -3,7 +3,9 @@ import { Route, Routes } from "react-router";
 import { describe, expect, it } from "vitest";
 import type { components } from "../../api/schema";
 import { fakeServer, json, renderApp } from "../../test/render";
+import { workload } from "../../test/workload";
 import { ClassProgress } from "./ClassProgress";
+
 
 const teacher = { id: "00000000-0000-4000-8000-00000000000a", displayName: "Ada", email: "ada@lexora.test", role: "teacher" as const };
 const classId = "00000000-0000-4000-8000-0000000000c1";
@@ -62,7 +64,9 @@ const grid = {
 
 /** Opens the class's progress on GetClassProgress's answer body (a grid, or a problem with status). */
 function show(body: components["schemas"]["ClassProgress"] | components["schemas"]["Problem"], status = 200) {
-  const server = fakeServer(() => json(body, status));
+  const server = fakeServer((req) =>
+    req.path === "/GetDeckWorkload" ? json(workload(classId, verbs, 0.9, [2, 3, 4, 5])) : json(body, status),
+  );
   renderApp(
     <Routes>
       <Route path="/teacher/classes/:classId" element={<ClassProgress />} />
@@ -123,10 +127,21 @@ describe("ClassProgress", () => {
       progress_updated_at: null,
       learners: [],
       hardest_words: [],
-      decks: [{ deck_id: verbs, deck_title: "Rare verbs", due_at: "2026-03-20T22:59:00Z", assigned_at: "2026-03-03T10:00:00Z" }],
+      decks: [
+        {
+          deck_id: verbs,
+          deck_title: "Rare verbs",
+          due_at: "2026-03-20T22:59:00Z",
+          assigned_at: "2026-03-03T10:00:00Z",
+          desired_retention: 0.9,
+        },
+      ],
     });
     expect(await screen.findByText(/Nobody has joined this class yet/)).toBeInTheDocument();
     expect(screen.getByTestId("class-decks")).toHaveTextContent("Rare verbs");
+    // Its retention beside the workload it asks.
+    expect(await screen.findByRole("spinbutton", { name: /Desired retention/ })).toHaveValue(0.9);
+    expect(await screen.findByText("90 % (now)")).toBeInTheDocument();
   });
 
   it("shows a refusal's problem title", async () => {

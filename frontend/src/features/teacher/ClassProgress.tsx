@@ -5,6 +5,7 @@ import { classQueries } from "../../api/queries";
 import type { components } from "../../api/schema";
 import { DataTable, type Column } from "../../components/DataTable";
 import { Empty, QueryState } from "../../components/States";
+import { DeckRetention } from "./DeckRetention";
 
 type Grid = components["schemas"]["ClassProgress"];
 type Row = components["schemas"]["ClassProgressRow"];
@@ -54,6 +55,12 @@ export function ClassProgress() {
             <ProgressGrid g={g} />
             <h2>Hardest words</h2>
             <HardestWords words={g.hardest_words} />
+            <h2>Desired retention and workload</h2>
+            {g.decks.length === 0 ? (
+              <Empty>Assign a deck to the class to choose the retention it aims for.</Empty>
+            ) : (
+              g.decks.map((d) => <DeckRetention key={d.deck_id} classId={g.class_id} deck={d} />)
+            )}
           </>
         )}
       </QueryState>

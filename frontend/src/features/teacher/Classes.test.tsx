@@ -119,8 +119,8 @@ describe("Classes", () => {
       name: "Empty",
       members: [],
       decks: [
-        { deck_id: decks[0]!.id, deck_title: "Everyday nouns", due_at: past, assigned_at: "2026-03-01T09:00:00Z" },
-        { deck_id: decks[1]!.id, deck_title: "Rare verbs", due_at: future, assigned_at: "2026-03-01T09:00:00Z" },
+        { deck_id: decks[0]!.id, deck_title: "Everyday nouns", due_at: past, assigned_at: "2026-03-01T09:00:00Z", desired_retention: 0.9 },
+        { deck_id: decks[1]!.id, deck_title: "Rare verbs", due_at: future, assigned_at: "2026-03-01T09:00:00Z", desired_retention: 0.9 },
       ],
     } satisfies components["schemas"]["Class"];
     fakeServer((req) =>

@@ -15,6 +15,7 @@ export const topics: { value: Topic; label: string }[] = [
   { value: "learner.enrolled", label: "A learner joined a class" },
   { value: "assignment.created", label: "A deck was assigned" },
   { value: "assignment.completed", label: "A learner completed an assignment" },
+  { value: "deck.retention_changed", label: "A class deck's desired retention changed" },
 ];
 
 /** A signing secret to show once, and the endpoint it is for. */
@@ -105,11 +106,15 @@ function Register({ onSecret }: { onSecret: (s: Secret) => void }) {
     <form onSubmit={submit} {...register.editing} className="card-form" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>Register an endpoint</h2>
       {register.isError && <ProblemAlert error={register.error} context="Not registered" />}
-      <label htmlFor={`${id}-url`}>Endpoint URL (https)</label>
+      <label htmlFor={`${id}-url`}>Endpoint URL</label>
+      <p className="muted" id={`${id}-url-hint`}>
+        An https:// address. A local stack (<code>make run</code>) also takes http://.
+      </p>
       <input
         id={`${id}-url`}
         type="url"
         required
+        aria-describedby={`${id}-url-hint`}
         placeholder="https://school.example/lexora"
         value={url}
         onChange={(e) => setUrl(e.target.value)}
