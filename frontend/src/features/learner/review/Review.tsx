@@ -7,6 +7,7 @@ import type { components } from "../../../api/schema";
 import { ProblemAlert } from "../../../components/ProblemAlert";
 import { Empty, QueryState } from "../../../components/States";
 import { formatInterval } from "./interval";
+import { speak, useVoice } from "./speech";
 import { useSenderState } from "./SenderContext";
 import { ratings, useReviewSession } from "./useReviewSession";
 
@@ -103,9 +104,10 @@ function Session({ now, cards: loaded, dueCount, onMore }: { now: string; cards:
         {dueCount > cards.length && ` (${dueCount} due in all)`}
       </p>
       <article className="card" aria-labelledby="card-lemma">
-        <h2 id="card-lemma" ref={cardHeading} tabIndex={-1} lang="en">
+        <h2 id="card-lemma" ref={cardHeading} tabIndex={-1} lang={card.term_language}>
           {card.lemma}
         </h2>
+        <Listen term={card.lemma} language={card.term_language} />
         {revealed ? (
           <dl className="answer">
             <dt>Part of speech</dt>
@@ -115,7 +117,7 @@ function Session({ now, cards: loaded, dueCount, onMore }: { now: string; cards:
             {card.example && (
               <>
                 <dt>Example</dt>
-                <dd lang="en">
+                <dd lang={card.term_language}>
                   <q>{card.example}</q>
                 </dd>
               </>
@@ -155,6 +157,21 @@ function Session({ now, cards: loaded, dueCount, onMore }: { now: string; cards:
       )}
       {undoButton && <p className="actions">{undoButton}</p>}
     </>
+  );
+}
+
+/**
+ * The Listen button: speaks the term with the browser's speech synthesis
+ * in the deck's language (term_language, a BCP 47 tag), shown only when
+ * the browser has a voice for that language.
+ */
+function Listen({ term, language }: { term: string; language: string }) {
+  const voice = useVoice(language);
+  if (!voice) return null;
+  return (
+    <button type="button" className="listen" onClick={() => speak(term, voice, language)} aria-label={`Listen to “${term}”`}>
+      Listen
+    </button>
   );
 }
 
