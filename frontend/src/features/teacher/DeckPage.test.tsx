@@ -1,7 +1,7 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { Route, Routes } from "react-router";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { components } from "../../api/schema";
 import { fakeServer, json, renderApp, type Seen } from "../../test/render";
 import { DeckPage } from "./DeckPage";
@@ -194,5 +194,31 @@ describe("archiving and deleting a deck", () => {
     expect(screen.getByText(/Learners who have it keep their cards/)).toBeInTheDocument();
     await userEvent.click(screen.getByRole("button", { name: "Archive this deck" }));
     await waitFor(() => expect(server.seen.find((r) => r.path === "/ArchiveDeck")?.body).toEqual({ deck_id: ownId, archived: true }));
+  });
+});
+
+describe("exporting a deck", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+    Reflect.deleteProperty(URL, "createObjectURL");
+    Reflect.deleteProperty(URL, "revokeObjectURL");
+  });
+
+  it("saves ExportDeck's CSV as a file named after the deck", async () => {
+    const csv = "\ufeffterm,meaning,example,part_of_speech\r\ngato,cat,,\r\n";
+    const server = serve(withEntries(details({ title: "Unit 3: pets" })), (req) =>
+      req.path === "/ExportDeck" ? new Response(csv, { headers: { "Content-Type": "text/csv" } }) : undefined,
+    );
+    const blobs: Blob[] = [];
+    Object.assign(URL, { createObjectURL: (b: Blob) => (blobs.push(b), "blob:deck"), revokeObjectURL: () => {} });
+    const saved: string[] = [];
+    vi.spyOn(HTMLAnchorElement.prototype, "click").mockImplementation(function (this: HTMLAnchorElement) {
+      saved.push(`${this.download} ${this.href}`);
+    });
+    open();
+    await userEvent.click(await screen.findByRole("button", { name: "Export as CSV" }));
+    await waitFor(() => expect(saved).toEqual(["Unit 3_ pets.csv blob:deck"]));
+    expect(server.seen.find((r) => r.path === "/ExportDeck")?.query.get("deck_id")).toBe(ownId);
+    expect(await blobs[0]?.text()).toBe(csv);
   });
 });

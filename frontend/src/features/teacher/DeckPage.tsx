@@ -2,11 +2,12 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { useApi } from "../../api/ApiContext";
-import { unwrap, type Api } from "../../api/client";
+import { unwrap } from "../../api/client";
 import { idempotent, useWrite } from "../../api/mutation";
 import { classQueries, deckQueries } from "../../api/queries";
 import type { components } from "../../api/schema";
 import { DataTable } from "../../components/DataTable";
+import { DownloadButton } from "../../components/Download";
 import { levelName } from "../../components/decks";
 import { ProblemAlert } from "../../components/ProblemAlert";
 import { QueryState } from "../../components/States";
@@ -97,42 +98,15 @@ function Words({ entries, language }: { entries: Entry[]; language: string }) {
   );
 }
 
-/**
- * ExportDeck's CSV (term, meaning, example, part_of_speech; it imports
- * back unchanged) as a file the browser saves: read with the caller's token,
- * then offered as a download named after the deck.
- */
-async function downloadCsv(api: Api, deck: DeckDetail) {
-  const r = await api.GET("/ExportDeck", { params: { query: { deck_id: deck.id } }, parseAs: "blob" });
-  const blob = unwrap(r);
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement("a");
-  a.href = url;
-  a.download = `${deck.title.replace(/[\\/:*?"<>|]+/g, "_")}.csv`;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  URL.revokeObjectURL(url);
-}
-
+/** ExportDeck's CSV (term, meaning, example, part_of_speech; it imports back unchanged), saved as a file named after the deck. */
 function ExportDeck({ deck }: { deck: DeckDetail }) {
   const api = useApi();
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const run = () => {
-    setBusy(true);
-    setError(null);
-    downloadCsv(api, deck)
-      .catch(setError)
-      .finally(() => setBusy(false));
-  };
   return (
-    <>
-      <button type="button" onClick={run} disabled={busy}>
-        {busy ? "Exporting…" : "Export as CSV"}
-      </button>
-      {error !== null && <ProblemAlert error={error} context="Not exported" />}
-    </>
+    <DownloadButton
+      label="Export as CSV"
+      name={`${deck.title}.csv`}
+      read={() => api.GET("/ExportDeck", { params: { query: { deck_id: deck.id } }, parseAs: "blob" })}
+    />
   );
 }
 
