@@ -220,6 +220,7 @@ describe("exporting a deck", () => {
     await waitFor(() => expect(saved).toEqual(["Unit 3_ pets.csv blob:deck"]));
     expect(server.seen.find((r) => r.path === "/ExportDeck")?.query.get("deck_id")).toBe(ownId);
     // Byte for byte, its byte-order mark too (which spreadsheets read as UTF-8).
-    expect(new Uint8Array((await blobs[0]?.arrayBuffer()) ?? new ArrayBuffer(0))).toEqual(new TextEncoder().encode(csv));
+    const bytes = new Uint8Array((await blobs[0]?.arrayBuffer()) ?? new ArrayBuffer(0));
+    expect(Array.from(bytes)).toEqual(Array.from(new TextEncoder().encode(csv)));
   });
 });

@@ -40,7 +40,8 @@ function base64Of(file: File): Promise<string> {
   return new Promise((resolve, reject) => {
     const reader = new FileReader();
     reader.onload = () => {
-      const url = String(reader.result);
+      // A data: URL (readAsDataURL): "data:<type>;base64,<bytes>".
+      const url = typeof reader.result === "string" ? reader.result : "";
       resolve(url.slice(url.indexOf(",") + 1));
     };
     reader.onerror = () => reject(reader.error ?? new Error(`could not read ${file.name}`));
