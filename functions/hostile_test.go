@@ -53,6 +53,9 @@ func TestHostileInputRun(t *testing.T) {
 	code, body := f.call(t, (*Service).EnrollLearner, http.MethodPost, "/", f.teacher, `{"class_id":"`+class.String()+`","email":"repro@example.com"}`)
 	require.Equal(t, http.StatusCreated, code, body)
 
+	own, ownEntries := f.ownDeck(t, f.teacher, "Own", [2]string{"uno", "one"})
+	scratch, _ := f.ownDeck(t, f.teacher, "Scratch")
+
 	// Each function's valid request, which the run breaks one field at a time.
 	type request struct {
 		actor uuid.UUID
@@ -83,6 +86,24 @@ func TestHostileInputRun(t *testing.T) {
 		"ListDeadLetters":         {op, nil, map[string]string{"topic": "assignment.created", "subscriber": "email", "since": "2026-01-01T00:00:00Z", "limit": "10"}},
 		"ReplayDeadLetters":       {op, map[string]any{"ids": []any{1}, "topic": "assignment.created", "reason": "r"}, nil},
 		"SkipDeadLetters":         {op, map[string]any{"ids": []any{1}, "topic": "assignment.created", "reason": "r"}, nil},
+		"ListOwnDecks":            {f.teacher, nil, map[string]string{"archived": "true"}},
+		"GetDeck":                 {f.teacher, nil, map[string]string{"deck_id": own.String()}},
+		"CreateDeck": {f.teacher, map[string]any{"title": "Hostile deck", "description": "d", "term_language": "es", "meaning_language": "en",
+			"entries": []any{map[string]any{"term": "x", "meaning": "y"}}}, nil},
+		"CopyDeck": {f.teacher, map[string]any{"source_id": own.String(), "title": "Hostile copy"}, nil},
+		"UpdateDeck": {f.teacher, map[string]any{"deck_id": own.String(), "version": 1, "title": "Own", "description": "d",
+			"term_language": "es", "meaning_language": "en"}, nil},
+		"EditDeckEntries": {f.teacher, map[string]any{"deck_id": own.String(), "add": []any{map[string]any{"term": "h", "meaning": "m"}},
+			"remove": []any{map[string]any{"id": ownEntries["uno"]["id"], "version": 1}}}, nil},
+		"ReorderDeckEntries": {f.teacher, map[string]any{"deck_id": own.String(), "version": 1, "order": []any{ownEntries["uno"]["id"]}}, nil},
+		"PreviewDeckImport": {f.teacher, map[string]any{"deck_id": own.String(), "text": "a\tb", "format": "list", "separator": "\t",
+			"columns": map[string]any{"Front": "term"}}, nil},
+		"ImportDeckEntries":   {f.teacher, map[string]any{"deck_id": own.String(), "text": "a\tb", "duplicates": "skip", "leave_out_refused": true}, nil},
+		"ExportDeck":          {f.teacher, nil, map[string]string{"deck_id": own.String()}},
+		"ExportClassProgress": {f.teacher, nil, map[string]string{"class_id": class.String()}},
+		"ArchiveDeck":         {f.teacher, map[string]any{"deck_id": own.String(), "archived": false}, nil},
+		"DeleteDeck":          {f.teacher, map[string]any{"deck_id": scratch.String()}, nil},
+		"LookupLibraryTerm":   {f.teacher, nil, map[string]string{"term": "cat"}},
 	}
 	for name := range Functions {
 		require.Contains(t, valid, name, "%s has no hostile run", name)

@@ -1084,7 +1084,7 @@ type CreateDeckJSONBody struct {
 
 	// MeaningLanguage A BCP 47 tag (en, es, fr-CA).
 	MeaningLanguage string       `json:"meaning_language"`
-	Entries         []EntryInput `json:"entries"`
+	Entries         []EntryInput `json:"entries" validate:"dive"`
 }
 
 // CreateDeckParams defines parameters for CreateDeck.
@@ -1120,9 +1120,9 @@ type EditDeckEntriesJSONBody struct {
 	DeckId string `json:"deck_id" validate:"required,uuid"`
 
 	// Add Entries added at the end of the deck, in their order.
-	Add    []EntryInput  `json:"add"`
-	Change []EntryChange `json:"change"`
-	Remove []EntryRef    `json:"remove"`
+	Add    []EntryInput  `json:"add" validate:"dive"`
+	Change []EntryChange `json:"change" validate:"dive"`
+	Remove []EntryRef    `json:"remove" validate:"dive"`
 }
 
 // EditDeckEntriesParams defines parameters for EditDeckEntries.
