@@ -108,11 +108,12 @@ export function DeckEditor({ deck, entries }: { deck: DeckDetail; entries: Entry
       const result = unwrap(
         await api.POST("/EditDeckEntries", {
           params: idempotent(v.key),
+          // An empty list is refused: a list with nothing to send is left out.
           body: {
             deck_id: deck.id,
-            add: v.edit.add.map((a) => a.entry),
-            change: v.edit.change,
-            remove: v.edit.remove,
+            ...(v.edit.add.length > 0 && { add: v.edit.add.map((a) => a.entry) }),
+            ...(v.edit.change.length > 0 && { change: v.edit.change }),
+            ...(v.edit.remove.length > 0 && { remove: v.edit.remove }),
           },
         }),
       );
