@@ -682,15 +682,19 @@ type DeckWorkload struct {
 
 // DueCard defines model for DueCard.
 type DueCard struct {
-	CardId     openapi_types.UUID `json:"card_id"`
-	Definition string             `json:"definition"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// Definition The library's definition, or the meaning the teacher wrote (as text, never HTML).
+	Definition string `json:"definition"`
 
 	// Difficulty 1 to 10; 0 for a new card
-	Difficulty   float64   `json:"difficulty"`
-	Due          time.Time `json:"due"`
-	Example      string    `json:"example"`
-	Lemma        string    `json:"lemma"`
-	PartOfSpeech string    `json:"part_of_speech"`
+	Difficulty float64   `json:"difficulty"`
+	Due        time.Time `json:"due"`
+	Example    string    `json:"example"`
+
+	// Lemma The term: the library's lemma, or a teacher's entry's term.
+	Lemma        string `json:"lemma"`
+	PartOfSpeech string `json:"part_of_speech"`
 
 	// Preview What each rating would give if the card were reviewed at the schedule's `now` (the same FSRS-6 scheduler as SubmitReview: the learner's own parameters when a fit was kept, at the card's desired retention, the highest of its class decks'): Again, Hard, Good, Easy in that order. With interval fuzz on, an interval of 2.5 days or more may differ by a few percent from the review's, which is made at another instant.
 	Preview []RatingPreview `json:"preview"`
@@ -698,6 +702,9 @@ type DueCard struct {
 	// Stability days; 0 for a new card
 	Stability float64   `json:"stability"`
 	State     CardState `json:"state"`
+
+	// TermLanguage The BCP 47 tag of the term's language (its deck's; en for the library), for the client to mark the term's language and speak it.
+	TermLanguage string `json:"term_language"`
 }
 
 // Enrollment defines model for Enrollment.

@@ -1165,10 +1165,14 @@ export interface components {
         DueCard: {
             /** Format: uuid */
             card_id: string;
+            /** @description The term: the library's lemma, or a teacher's entry's term. */
             lemma: string;
             part_of_speech: string;
+            /** @description The library's definition, or the meaning the teacher wrote (as text, never HTML). */
             definition: string;
             example: string;
+            /** @description The BCP 47 tag of the term's language (its deck's; en for the library), for the client to mark the term's language and speak it. */
+            term_language: string;
             state: components["schemas"]["CardState"];
             /** Format: date-time */
             due: string;
