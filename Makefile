@@ -154,10 +154,10 @@ bench: ## Benchmarks (one iteration each): the outbox, the write path, River; ag
 	@# The workload of a class deck (docs/benchmarks.md): the simulation alone and the read function, 35 learners.
 	$(TEST_ENV) $(GO) test -run '^$$' -bench 'SimulateWorkload|GetDeckWorkload' -benchtime 50x -benchmem -timeout 10m ./pkg/learning ./functions | tee -a .run/bench.txt
 	echo "load average: $$(cat /proc/loadavg)" | tee -a .run/bench.txt > .run/bench-prodlike.txt
-	@# The drain, enqueue, prune, claim and write-path benchmarks again on a private cluster with
+	@# The drain, enqueue, prune, claim, write-path and import benchmarks again on a private cluster with
 	@# autovacuum and fsync on (docs/benchmarks.md); its WAL figures are the ones to quote.
 	$(TEST_ENV) $(BIN)/chaos cluster -bin $(BIN) -- $(GO) test -p 1 -run '^$$' \
-		-bench 'DrainNoop|DrainTasks|Enqueue|RowSizes|ClaimEmptied|Prune|WritePath' \
+		-bench 'DrainNoop|DrainTasks|Enqueue|RowSizes|ClaimEmptied|Prune|WritePath|ImportWhileReviewing' \
 		-benchtime 1x -timeout 30m ./pkg/outbox ./functions | tee -a .run/bench-prodlike.txt
 	echo "load average: $$(cat /proc/loadavg)" >> .run/bench-prodlike.txt
 	@# Each chart from the server docs/benchmarks.md quotes it for, captioned with that server and the load.

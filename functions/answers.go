@@ -6,6 +6,8 @@ import (
 	"github.com/lexora-app/lexora/functions/api"
 	"github.com/lexora-app/lexora/pkg/account"
 	"github.com/lexora-app/lexora/pkg/classroom"
+	"github.com/lexora-app/lexora/pkg/deckimport"
+	"github.com/lexora-app/lexora/pkg/decks"
 	"github.com/lexora-app/lexora/pkg/outbox"
 	"github.com/lexora-app/lexora/pkg/study"
 	"github.com/lexora-app/lexora/pkg/webhooks"
@@ -69,7 +71,7 @@ func toSchedule(s study.Schedule) api.Schedule {
 
 func toDueCard(c study.DueCard) api.DueCard {
 	return api.DueCard{CardId: c.CardID, Lemma: c.Lemma, PartOfSpeech: c.PartOfSpeech, Definition: c.Definition,
-		Example: c.Example, State: api.CardState(c.State), Due: c.Due, Stability: c.Stability, Difficulty: c.Difficulty,
+		Example: c.Example, TermLanguage: c.TermLanguage, State: api.CardState(c.State), Due: c.Due, Stability: c.Stability, Difficulty: c.Difficulty,
 		Preview: each(c.Preview, func(p study.RatingPreview) api.RatingPreview {
 			return api.RatingPreview{Rating: p.Rating, State: api.CardState(p.State), Due: p.Due, IntervalSeconds: int(p.IntervalSeconds)}
 		})}
@@ -229,4 +231,65 @@ func toWebhookEndpoint(e webhooks.Endpoint) api.WebhookEndpoint {
 			FailuresInRow: h.FailuresInRow, Action: h.Action}
 	})
 	return out
+}
+
+// eachOrEmpty is each for a list the document requires: nil becomes [].
+func eachOrEmpty[In, Out any](in []In, to func(In) Out) []Out {
+	if in == nil {
+		return []Out{}
+	}
+	return each(in, to)
+}
+
+func fromEntryInput(e api.EntryInput) decks.EntryInput {
+	return decks.EntryInput{Term: e.Term, Meaning: e.Meaning, Example: e.Example, PartOfSpeech: e.PartOfSpeech}
+}
+
+// fromColumnField is an import's column field as deckimport names it
+// ("none" is deckimport.FieldNone, "").
+func fromColumnField(f string) deckimport.Field {
+	if f == "none" {
+		return deckimport.FieldNone
+	}
+	return deckimport.Field(f)
+}
+
+func toDeckDetails(d decks.Deck) api.DeckDetails {
+	return api.DeckDetails{Id: d.ID, OwnerId: d.OwnerID, Library: d.Library, Title: d.Title, Description: d.Description,
+		TermLanguage: d.TermLanguage, MeaningLanguage: d.MeaningLanguage, Version: d.Version, Entries: d.Entries, Level: d.Level,
+		Assigned: d.Assigned, ArchivedAt: d.ArchivedAt, CopiedFrom: d.CopiedFrom, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
+}
+
+func toDeckEntry(e decks.Entry) api.DeckEntry {
+	return api.DeckEntry{Id: e.ID, Term: e.Term, Meaning: e.Meaning, Example: e.Example, PartOfSpeech: e.PartOfSpeech,
+		Version: e.Version, Position: e.Position}
+}
+
+func toDeckWithEntries(d decks.Deck, entries []decks.Entry) api.DeckWithEntries {
+	return api.DeckWithEntries{Deck: toDeckDetails(d), Entries: eachOrEmpty(entries, toDeckEntry)}
+}
+
+func toEntriesResult(r decks.EntriesResult) api.EntriesResult {
+	return api.EntriesResult{DeckId: r.DeckID, Added: eachOrEmpty(r.Added, toDeckEntry), Changed: eachOrEmpty(r.Changed, toDeckEntry),
+		Removed: eachOrEmpty(r.Removed, func(id uuid.UUID) uuid.UUID { return id }), CardsCreated: r.CardsCreated, Entries: r.Entries}
+}
+
+func toImportPreview(p *deckimport.Preview) api.ImportPreview {
+	return api.ImportPreview{Format: api.ImportPreviewFormat(p.Format), Separator: string(p.Separator), Ambiguous: p.Ambiguous,
+		Html: p.HTML, Title: p.Title,
+		Columns: eachOrEmpty(p.Columns, func(c deckimport.Column) api.ImportColumn {
+			f := api.ImportColumnField(c.Field)
+			if c.Field == deckimport.FieldNone {
+				f = api.ImportColumnFieldNone
+			}
+			return api.ImportColumn{Name: c.Name, Field: f}
+		}),
+		Rows: eachOrEmpty(p.Rows, func(r deckimport.Row) api.ImportRow {
+			return api.ImportRow{Line: r.Line, Term: r.Term, Meaning: r.Meaning, Example: r.Example,
+				PartOfSpeech: string(r.PartOfSpeech), SameAs: r.SameAs, InDeck: r.InDeck}
+		}),
+		Refused: eachOrEmpty(p.Refused, func(f deckimport.Refusal) api.ImportRefusal {
+			return api.ImportRefusal{Line: f.Line, Field: api.ImportRefusalField(f.Field), Reason: f.Reason}
+		}),
+	}
 }

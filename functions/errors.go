@@ -10,6 +10,7 @@ import (
 
 	"github.com/lexora-app/lexora/pkg/account/signin"
 	"github.com/lexora-app/lexora/pkg/classroom"
+	"github.com/lexora-app/lexora/pkg/decks"
 	"github.com/lexora-app/lexora/pkg/idempotency"
 	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/outbox"
@@ -146,6 +147,33 @@ var domainProblems = []struct {
 		"this sign-in or email has an account already; send the request again to act as it")},
 	{classroom.ErrNewCardsPerDay, invalidField("new_cards_per_day", fmt.Sprintf("must be a whole number from 0 to %d", learning.MaxNewCardsPerDay))},
 	{classroom.ErrDueOutOfRange, invalidField("due_at", fmt.Sprintf("must be in the future and within %d days", classroom.MaxDueDays))},
+	{classroom.ErrDeckArchived, conflict("Deck archived", classroom.ErrDeckArchived.Error())},
+	{decks.ErrDeckNotFound, notFound("deck")},
+	{decks.ErrInvalid, deckInputProblem},
+	{decks.ErrDuplicateTerm, deckInputProblem},
+	{decks.ErrDuplicateTitle, func(error) *httpx.Problem {
+		p := httpx.NewProblem(http.StatusConflict, httpx.TypeConflict, "Title taken", decks.ErrDuplicateTitle.Error())
+		p.Errors = []httpx.FieldError{{Field: "title", Reason: "you have a deck with this title already"}}
+		return p
+	}},
+	{decks.ErrTooManyEntries, func(err error) *httpx.Problem {
+		return httpx.NewProblem(http.StatusRequestEntityTooLarge, httpx.TypeRequestTooLarge, "Too many entries", err.Error())
+	}},
+	{decks.ErrConflict, staleVersion},
+	{decks.ErrEntryNotFound, staleVersion},
+	{decks.ErrOrderMismatch, invalidField("order", decks.ErrOrderMismatch.Error())},
+	{decks.ErrDeckInUse, func(error) *httpx.Problem {
+		return httpx.NewProblem(http.StatusConflict, httpx.TypeDeckInUse, "Deck in use", decks.ErrDeckInUse.Error())
+	}},
+	{decks.ErrRefused, func(err error) *httpx.Problem {
+		p := httpx.NewProblem(http.StatusBadRequest, httpx.TypeImportRefused, "Lines refused", err.Error())
+		if re, ok := errors.AsType[*decks.RefusedError](err); ok {
+			for _, f := range re.Refused {
+				p.Errors = append(p.Errors, httpx.FieldError{Field: fmt.Sprintf("line %d: %s", f.Line, f.Field), Reason: f.Reason})
+			}
+		}
+		return p
+	}},
 	{classroom.ErrRetentionOutOfRange, invalidField("desired_retention", fmt.Sprintf("must be from %.2f to %.2f",
 		learning.MinDesiredRetention, learning.MaxDesiredRetention))},
 	{webhooks.ErrEndpointNotFound, notFound("webhook endpoint")},
@@ -161,6 +189,24 @@ var domainProblems = []struct {
 		return httpx.NewProblem(http.StatusUnprocessableEntity, httpx.TypeIdempotencyMismatch,
 			"Idempotency key reused", "this Idempotency-Key was used with a different request")
 	}},
+}
+
+// deckInputProblem answers a refused field of a deck or an entry
+// (*decks.InputError) with 400 naming it ("entries[3].term").
+func deckInputProblem(err error) *httpx.Problem {
+	if ie, ok := errors.AsType[*decks.InputError](err); ok {
+		return fieldProblem(ie.Path(), ie.Reason)
+	}
+	return invalid(err.Error())
+}
+
+// staleVersion answers an edit based on a version of a deck or an entry
+// that is not the current one (*decks.ConflictError), or naming an entry
+// removed since (*decks.EntryNotFoundError), with 409: reload and try
+// again; nothing was written.
+func staleVersion(err error) *httpx.Problem {
+	return httpx.NewProblem(http.StatusConflict, httpx.TypeStaleVersion, "Changed since read",
+		err.Error()+": reload it and make the change again")
 }
 
 // invalidRequest answers 400 with err's text: a refusal that says itself

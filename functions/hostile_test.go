@@ -54,6 +54,9 @@ func TestHostileInputRun(t *testing.T) {
 	require.Equal(t, http.StatusCreated, code, body)
 	repro := body["learner_id"].(string) // the class chores' learner
 
+	own, ownEntries := f.ownDeck(t, f.teacher, "Own", [2]string{"uno", "one"})
+	scratch, _ := f.ownDeck(t, f.teacher, "Scratch")
+
 	// Each function's valid request, which the run breaks one field at a time.
 	type request struct {
 		actor uuid.UUID
@@ -90,6 +93,24 @@ func TestHostileInputRun(t *testing.T) {
 		"UpdateClass":             {f.teacher, map[string]any{"class_id": class.String(), "name": "Renamed", "archived": false}, nil},
 		"NewJoinCode":             {f.otherTeacher, map[string]any{"class_id": class.String()}, nil},
 		"SetLearnerName":          {f.teacher, map[string]any{"class_id": class.String(), "learner_id": repro, "display_name": "Repro"}, nil},
+		"ListOwnDecks":            {f.teacher, nil, map[string]string{"archived": "true"}},
+		"GetDeck":                 {f.teacher, nil, map[string]string{"deck_id": own.String()}},
+		"CreateDeck": {f.teacher, map[string]any{"title": "Hostile deck", "description": "d", "term_language": "es", "meaning_language": "en",
+			"entries": []any{map[string]any{"term": "x", "meaning": "y"}}}, nil},
+		"CopyDeck": {f.teacher, map[string]any{"source_id": own.String(), "title": "Hostile copy"}, nil},
+		"UpdateDeck": {f.teacher, map[string]any{"deck_id": own.String(), "version": 1, "title": "Own", "description": "d",
+			"term_language": "es", "meaning_language": "en"}, nil},
+		"EditDeckEntries": {f.teacher, map[string]any{"deck_id": own.String(), "add": []any{map[string]any{"term": "h", "meaning": "m"}},
+			"remove": []any{map[string]any{"id": ownEntries["uno"]["id"], "version": 1}}}, nil},
+		"ReorderDeckEntries": {f.teacher, map[string]any{"deck_id": own.String(), "version": 1, "order": []any{ownEntries["uno"]["id"]}}, nil},
+		"PreviewDeckImport": {f.teacher, map[string]any{"deck_id": own.String(), "text": "a\tb", "format": "list", "separator": "\t",
+			"columns": map[string]any{"Front": "term"}}, nil},
+		"ImportDeckEntries":   {f.teacher, map[string]any{"deck_id": own.String(), "text": "a\tb", "duplicates": "skip", "leave_out_refused": true}, nil},
+		"ExportDeck":          {f.teacher, nil, map[string]string{"deck_id": own.String()}},
+		"ExportClassProgress": {f.teacher, nil, map[string]string{"class_id": class.String()}},
+		"ArchiveDeck":         {f.teacher, map[string]any{"deck_id": own.String(), "archived": false}, nil},
+		"DeleteDeck":          {f.teacher, map[string]any{"deck_id": scratch.String()}, nil},
+		"LookupLibraryTerm":   {f.teacher, nil, map[string]string{"term": "cat"}},
 		"SetDeckRetention": {f.teacher, map[string]any{"class_id": class.String(), "deck_id": f.deck.String(),
 			"desired_retention": 0.85}, nil},
 		"GetDeckWorkload": {f.teacher, nil, map[string]string{"class_id": class.String(), "deck_id": f.deck.String()}},

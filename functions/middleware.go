@@ -66,10 +66,15 @@ func allow(w http.ResponseWriter, r *http.Request, method string) bool {
 // none, its input is the body) and a problem to a body that does not decode
 // into req (see httpx.DecodeJSON); it reports whether to go on.
 func (s *Service) decode(w http.ResponseWriter, r *http.Request, req any) bool {
+	return s.decodeUpTo(w, r, req, httpx.MaxBodyBytes)
+}
+
+// decodeUpTo is decode for a body of at most maxBytes bytes (413 beyond).
+func (s *Service) decodeUpTo(w http.ResponseWriter, r *http.Request, req any, maxBytes int64) bool {
 	if !s.noQuery(w, r) {
 		return false
 	}
-	if err := httpx.DecodeJSON(r, req); err != nil {
+	if err := httpx.DecodeJSONUpTo(r, req, maxBytes); err != nil {
 		s.fail(w, r, err)
 		return false
 	}

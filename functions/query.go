@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -101,6 +102,36 @@ func (q *queryParams) requiredUUID(name string) uuid.UUID {
 		return uuid.Nil
 	}
 	return *id
+}
+
+// boolean returns the parameter name, false when absent; it must be true
+// or false.
+func (q *queryParams) boolean(name string) bool {
+	switch raw := q.get(name); raw {
+	case "", "false":
+		return false
+	case "true":
+		return true
+	}
+	q.invalid(name, "must be true or false")
+	return false
+}
+
+// text returns the parameter name, which must be given: one line of 1 to
+// maxRunes characters (text.CheckSingleLine), else invalid and "".
+func (q *queryParams) text(name string, maxRunes int) string {
+	raw := q.get(name)
+	switch {
+	case raw == "" && len(q.values[name]) <= 1:
+		q.invalid(name, "required")
+	case utf8.RuneCountInString(raw) > maxRunes:
+		q.invalid(name, fmt.Sprintf("must be at most %d characters", maxRunes))
+	case text.CheckSingleLine(raw) != nil:
+		q.invalid(name, text.CheckSingleLine(raw).Error())
+	default:
+		return raw
+	}
+	return ""
 }
 
 // time returns the parameter name, the zero time when absent; it must be

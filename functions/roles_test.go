@@ -3,6 +3,7 @@ package functions
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"net/http"
 	"slices"
@@ -39,6 +40,13 @@ func TestRoleMatrix(t *testing.T) {
 		_, err := f.pool.Exec(ctx, "INSERT INTO class_members (class_id, learner_id) VALUES ($1, $2) ON CONFLICT DO NOTHING", class, extra)
 		require.NoError(t, err)
 		return `{"class_id":"` + class.String() + `","learner_id":"` + extra.String() + `"}`
+	}
+	own, _ := f.ownDeck(t, f.teacher, "Own", [2]string{"uno", "one"})
+	scratch, _ := f.ownDeck(t, f.teacher, "Scratch")
+	ownQuery := "/?deck_id=" + own.String()
+	version := func() string { return fmt.Sprint(f.count(t, "SELECT version FROM decks WHERE id = $1", own)) }
+	order := func() string {
+		return `["` + strings.Join(pgtest.Column[string](t, f.pool, "SELECT lexeme_id::text FROM deck_items WHERE deck_id = $1 ORDER BY position", own), `","`) + `"]`
 	}
 	roles := map[string]uuid.UUID{"learner": f.learner, "foreign learner": f.otherLearner, "teacher": f.teacher,
 		"foreign teacher": f.otherTeacher, "operator": op, "anonymous": uuid.Nil}
@@ -97,6 +105,36 @@ func TestRoleMatrix(t *testing.T) {
 			map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": gone, "operator": no}},
 		{"DeleteWebhookEndpoint", http.MethodPost, "/", func() string { return `{"id":"` + endpoint + `"}` },
 			map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": gone, "operator": no}},
+		{"ListOwnDecks", http.MethodGet, "/", nil,
+			map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": ok, "operator": no}},
+		{"GetDeck", http.MethodGet, ownQuery, nil,
+			map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": gone, "operator": no}},
+		{"CreateDeck", http.MethodPost, "/", func() string { return `{"title":"Row","term_language":"es","meaning_language":"en"}` },
+			map[string]int{"learner": no, "foreign learner": no, "teacher": 201, "foreign teacher": 201, "operator": no}},
+		{"CopyDeck", http.MethodPost, "/", func() string { return `{"source_id":"` + own.String() + `"}` },
+			map[string]int{"learner": no, "foreign learner": no, "teacher": 201, "foreign teacher": gone, "operator": no}},
+		{"UpdateDeck", http.MethodPost, "/", func() string {
+			return `{"deck_id":"` + own.String() + `","version":` + version() + `,"title":"Own","term_language":"es","meaning_language":"en"}`
+		}, map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": gone, "operator": no}},
+		{"EditDeckEntries", http.MethodPost, "/", func() string { return `{"deck_id":"` + own.String() + `","add":[{"term":"dos","meaning":"two"}]}` },
+			map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": gone, "operator": no}},
+		{"ReorderDeckEntries", http.MethodPost, "/", func() string {
+			return `{"deck_id":"` + own.String() + `","version":` + version() + `,"order":` + order() + `}`
+		}, map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": gone, "operator": no}},
+		{"PreviewDeckImport", http.MethodPost, "/", func() string { return `{"deck_id":"` + own.String() + `","text":"tres\tthree"}` },
+			map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": gone, "operator": no}},
+		{"ImportDeckEntries", http.MethodPost, "/", func() string { return `{"deck_id":"` + own.String() + `","text":"cuatro\tfour"}` },
+			map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": gone, "operator": no}},
+		{"ExportDeck", http.MethodGet, ownQuery, nil,
+			map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": gone, "operator": no}},
+		{"ExportClassProgress", http.MethodGet, "/?class_id=" + class.String(), nil,
+			map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": gone, "operator": no}},
+		{"ArchiveDeck", http.MethodPost, "/", func() string { return `{"deck_id":"` + own.String() + `","archived":false}` },
+			map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": gone, "operator": no}},
+		{"DeleteDeck", http.MethodPost, "/", func() string { return `{"deck_id":"` + scratch.String() + `"}` },
+			map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": gone, "operator": no}},
+		{"LookupLibraryTerm", http.MethodGet, "/?term=cat", nil,
+			map[string]int{"learner": no, "foreign learner": no, "teacher": ok, "foreign teacher": ok, "operator": no}},
 		{"OutboxHealth", http.MethodGet, "/", nil,
 			map[string]int{"learner": no, "foreign learner": no, "teacher": no, "foreign teacher": no, "operator": ok}},
 		{"ListDeadLetters", http.MethodGet, "/", nil,
@@ -161,7 +199,10 @@ func (f fixture) writes(t *testing.T) string {
 		(SELECT string_agg(secret, ' ' ORDER BY id) FROM webhook_endpoints),
 		(SELECT string_agg(concat(name, archived_at, join_code), ' ' ORDER BY id) FROM classes),
 		(SELECT string_agg(concat(learner_id, display_name), ' ' ORDER BY class_id, learner_id) FROM class_members),
-		(SELECT string_agg(state || attempts, ' ' ORDER BY id) FROM outbox_deliveries))`).Scan(&s))
+		(SELECT string_agg(state || attempts, ' ' ORDER BY id) FROM outbox_deliveries),
+		(SELECT string_agg(concat(id, version, archived_at), ' ' ORDER BY id) FROM decks),
+		(SELECT string_agg(concat(id, version, definition, removed_at), ' ' ORDER BY id) FROM lexemes WHERE deck_id IS NOT NULL),
+		(SELECT string_agg(concat(deck_id, lexeme_id, position), ' ' ORDER BY deck_id, lexeme_id) FROM deck_items))`).Scan(&s))
 	return s
 }
 
@@ -173,6 +214,7 @@ func TestCallerIsCheckedBeforeTheRequest(t *testing.T) {
 	op := f.operator(t)
 	gets := map[string]bool{"Me": true, "GetSchedule": true, "GetProgress": true, "ListWebhookEndpoints": true,
 		"OutboxHealth": true, "ListDeadLetters": true, "ListClasses": true, "ListDecks": true, "GetClassProgress": true,
+		"ListOwnDecks": true, "GetDeck": true, "ExportDeck": true, "ExportClassProgress": true, "LookupLibraryTerm": true,
 		"GetDeckWorkload": true}
 	const teacher, learner, operator = "teacher", "learner", "operator"
 	roles := map[string]uuid.UUID{teacher: f.teacher, learner: f.learner, operator: op}
@@ -185,7 +227,11 @@ func TestCallerIsCheckedBeforeTheRequest(t *testing.T) {
 		"RegisterWebhookEndpoint": webhooks, "ListWebhookEndpoints": webhooks, "RotateWebhookSecret": webhooks,
 		"EnableWebhookEndpoint": webhooks, "DeleteWebhookEndpoint": webhooks,
 		"OutboxHealth": outbox, "ListDeadLetters": outbox, "ReplayDeadLetters": outbox, "SkipDeadLetters": outbox,
-		"RemoveLearner": {teacher}, "UpdateClass": {teacher}, "NewJoinCode": {teacher}, "SetLearnerName": {teacher}}
+		"RemoveLearner": {teacher}, "UpdateClass": {teacher}, "NewJoinCode": {teacher}, "SetLearnerName": {teacher},
+		"ListOwnDecks": webhooks, "GetDeck": webhooks, "CreateDeck": webhooks, "CopyDeck": webhooks, "UpdateDeck": webhooks,
+		"EditDeckEntries": webhooks, "ReorderDeckEntries": webhooks, "PreviewDeckImport": webhooks, "ImportDeckEntries": webhooks,
+		"ExportDeck": webhooks, "ExportClassProgress": webhooks, "ArchiveDeck": webhooks, "DeleteDeck": webhooks,
+		"LookupLibraryTerm": webhooks}
 	for name, fn := range Functions {
 		require.Contains(t, allowed, name)
 		method := http.MethodPost
@@ -275,6 +321,8 @@ func TestRoleMatrixSharedLearner(t *testing.T) {
 		{"ListClasses", "/", (*Service).ListClasses, []string{"l@example.com"}},
 		{"ListDecks", "/", (*Service).ListDecks, []string{"Deck"}},
 		{"GetClassProgress", "/?class_id=" + class.String(), (*Service).GetClassProgress, []string{"Deck", "cat"}},
+		{"ListOwnDecks", "/", (*Service).ListOwnDecks, []string{"Deck"}},
+		{"GetDeck", "/?deck_id=" + f.deck.String(), (*Service).GetDeck, []string{"cat", "run"}},
 		{"GetDeckWorkload", "/?class_id=" + class.String() + "&deck_id=" + f.deck.String(), (*Service).GetDeckWorkload,
 			[]string{f.deck.String(), "reviews_per_day"}},
 	} {
@@ -307,7 +355,8 @@ func TestRoleMatrixSharedLearner(t *testing.T) {
 	for name := range Functions {
 		if strings.HasPrefix(name, "Get") || strings.HasPrefix(name, "List") {
 			require.Contains(t, []string{"GetProgress", "GetSchedule", "ListWebhookEndpoints", "ListDeadLetters",
-				"ListClasses", "ListDecks", "GetClassProgress", "GetDeckWorkload"}, name)
+				"ListClasses", "ListDecks", "GetClassProgress", "ListOwnDecks", "GetDeck",
+				"GetDeckWorkload"}, name)
 		}
 	}
 }

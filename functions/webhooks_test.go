@@ -2,12 +2,16 @@ package functions
 
 import (
 	"net/http"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lexora-app/lexora/functions/api"
+	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/webhooks"
 )
 
@@ -109,4 +113,37 @@ func TestWebhookURLRegisteredTwiceIsAConflict(t *testing.T) {
 	require.Equal(t, "https://lexora.app/problems/webhook-url-taken", body["type"])
 	require.Equal(t, before, f.everything(t))
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM webhook_endpoints WHERE disabled_at IS NULL"))
+}
+
+// TestWebhookTopicsAreTheWebhookSubscriptions: the topics a teacher may
+// subscribe an endpoint to (openapi.yaml's WebhookTopic, the validator's
+// oneof) are exactly the topics the webhook subscriber takes in the
+// routing table (events.Subscriptions), deck.created and
+// deck.entries_changed among them: a topic added to one and not the other
+// fails here.
+func TestWebhookTopicsAreTheWebhookSubscriptions(t *testing.T) {
+	t.Parallel()
+	var routed []string
+	for _, s := range events.Subscriptions {
+		if s.Subscriber == events.SubscriberWebhook {
+			routed = append(routed, s.Topic)
+		}
+	}
+	field, ok := reflect.TypeFor[api.RegisterWebhookEndpointJSONBody]().FieldByName("Topics")
+	require.True(t, ok)
+	_, oneOf, ok := strings.Cut(field.Tag.Get("validate"), "oneof=")
+	require.True(t, ok)
+	require.ElementsMatch(t, routed, strings.Fields(oneOf))
+	require.Contains(t, routed, events.DeckCreated)
+	require.Contains(t, routed, events.DeckEntriesChanged)
+}
+
+// A teacher's endpoint subscribed to the deck topics is sent their
+// creation of a deck.
+func TestAnEndpointMaySubscribeToTheDeckTopics(t *testing.T) {
+	_, f := setup(t)
+	code, body := f.call(t, (*Service).RegisterWebhookEndpoint, http.MethodPost, "/", f.teacher,
+		`{"url":"https://school.example/decks","topics":["deck.created","deck.entries_changed"]}`)
+	require.Equal(t, http.StatusCreated, code, body)
+	require.Equal(t, []any{"deck.created", "deck.entries_changed"}, body["topics"])
 }

@@ -16,12 +16,13 @@ const module = "github.com/lexora-app/lexora"
 
 // answerSinks are the calls of package functions that put a value on the
 // wire, each with the index of its argument that gives the answer: the
-// answer callback of write, read and post (its values are what the
+// answer callback of write, read, post and postUpTo (its values are what the
 // callback returns), or the value written by httpx.WriteJSON.
 var answerSinks = map[string]int{
 	module + "/functions.write":              6,
 	module + "/functions.read":               2,
 	module + "/functions.post":               6,
+	module + "/functions.postUpTo":           7,
 	module + "/pkg/platform/httpx.WriteJSON": 2,
 }
 

@@ -96,9 +96,16 @@ func (s *Service) write(w http.ResponseWriter, r *http.Request, u user, name str
 // write (write) answered with status.
 func post[Req any](s *Service, w http.ResponseWriter, r *http.Request, role account.Role, name string, status int,
 	do func(ctx context.Context, tx pgx.Tx, u user, req Req) (any, error)) {
+	postUpTo(s, w, r, role, name, status, httpx.MaxBodyBytes, do)
+}
+
+// postUpTo is post for a function whose body may be up to maxBytes bytes
+// (a deck's entries, a list to import) instead of httpx.MaxBodyBytes.
+func postUpTo[Req any](s *Service, w http.ResponseWriter, r *http.Request, role account.Role, name string, status int, maxBytes int64,
+	do func(ctx context.Context, tx pgx.Tx, u user, req Req) (any, error)) {
 	u, ok := s.caller(w, r, http.MethodPost, role)
 	var req Req
-	if !ok || !s.decode(w, r, &req) {
+	if !ok || !s.decodeUpTo(w, r, &req, maxBytes) {
 		return
 	}
 	s.write(w, r, u, name, status, req, func(tx pgx.Tx) (any, error) {

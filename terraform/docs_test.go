@@ -17,7 +17,7 @@ import (
 func TestDocumentationAgreesWithTheConfiguration(t *testing.T) {
 	t.Parallel()
 	tf := readFunctionsTF(t)
-	public := len(tf.Functions) - len(tf.OperatorFunctions)
+	public := len(tf.Functions) - len(tf.OperatorFunctions) - len(tf.AuthoringFunctions)
 
 	raw, err := os.ReadFile("README.md")
 	require.NoError(t, err)
@@ -26,6 +26,10 @@ func TestDocumentationAgreesWithTheConfiguration(t *testing.T) {
 	require.NotNil(t, row, "terraform/README.md's connection budget has a row for the public functions")
 	require.Equal(t, strconv.Itoa(public), row[1], "public functions in the connection budget")
 	require.Equal(t, strconv.Itoa(public*4*2), row[2])
+	authoring := regexp.MustCompile(`\| (\d+) authoring functions \| 2 \| 1 instance each \| (\d+) \|`).FindStringSubmatch(readme)
+	require.NotNil(t, authoring, "terraform/README.md's connection budget has a row for the authoring functions")
+	require.Equal(t, strconv.Itoa(len(tf.AuthoringFunctions)), authoring[1])
+	require.Equal(t, strconv.Itoa(len(tf.AuthoringFunctions)*2), authoring[2])
 	op := regexp.MustCompile(`\| (\d+) operator functions \| 2 \| 1 instance each \| (\d+) \|`).FindStringSubmatch(readme)
 	require.NotNil(t, op)
 	require.Equal(t, strconv.Itoa(len(tf.OperatorFunctions)), op[1])

@@ -29,6 +29,10 @@ func TestEveryFunctionHasAService(t *testing.T) {
 	for _, f := range tf.OperatorFunctions {
 		require.Contains(t, want, f, "operator function %s is not a function", f)
 	}
+	for _, f := range tf.AuthoringFunctions {
+		require.Contains(t, want, f, "authoring function %s is not a function", f)
+		require.NotContains(t, tf.OperatorFunctions, f, "authoring function %s is public", f)
+	}
 }
 
 // functionsTF is the locals of functions.tf.json: the functions Terraform
@@ -37,6 +41,9 @@ func TestEveryFunctionHasAService(t *testing.T) {
 type functionsTF struct {
 	Functions         []string `json:"functions"`
 	OperatorFunctions []string `json:"operator_functions"`
+	// AuthoringFunctions are the teachers' deck-authoring functions, public
+	// with authoring_max_instances each (locals.tf).
+	AuthoringFunctions []string `json:"authoring_functions"`
 }
 
 // readFunctionsTF reads the locals of functions.tf.json.

@@ -9,8 +9,10 @@ locals {
     # account_id takes 6 to 30 characters: a short name (Me) gets "-api".
     account = length(f) < 3 ? "fn-${lower(f)}-api" : "fn-${lower(f)}"
     public  = !contains(local.operator_functions, f)
-    # Operators' functions are rare, human-paced calls: one instance.
-    max_instances = contains(local.operator_functions, f) ? 1 : var.function_max_instances
+    # Operators' functions are rare, human-paced calls: one instance. The
+    # teachers' deck-authoring functions are human-paced too (a teacher
+    # edits a deck now and then, not per review): authoring_max_instances.
+    max_instances = contains(local.operator_functions, f) ? 1 : contains(local.authoring_functions, f) ? var.authoring_max_instances : var.function_max_instances
   } }
 
   # The jobs that talk to the database; seed only in a demo environment.

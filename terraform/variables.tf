@@ -76,7 +76,7 @@ variable "sql_availability" {
 variable "sql_max_connections" {
   description = "The instance's max_connections flag. The connection budget (locals.tf) must fit under it minus sql_operator_connections."
   type        = number
-  default     = 300 # the connection budget's 266 (locals.tf) plus the operators' 20, with room for one more public function
+  default     = 340 # the connection budget's 294 (locals.tf) plus the operators' 20, with room for three more public functions or fit tasks
 }
 
 variable "sql_operator_connections" {
@@ -86,9 +86,15 @@ variable "sql_operator_connections" {
 }
 
 variable "function_max_instances" {
-  description = "Maximum instances of each public function's service (operator functions get 1)."
+  description = "Maximum instances of each public function's service (operator functions get 1, authoring functions authoring_max_instances)."
   type        = number
   default     = 4
+}
+
+variable "authoring_max_instances" {
+  description = "Maximum instances of each of the teachers' deck-authoring functions (functions.tf.json authoring_functions): human-paced calls, 20 concurrent requests per instance."
+  type        = number
+  default     = 1
 }
 
 variable "fit_tasks" {

@@ -16,6 +16,8 @@ const Schedule = lazy(() => import("./features/learner/Schedule").then((m) => ({
 const Progress = lazy(() => import("./features/learner/Progress").then((m) => ({ default: m.Progress })));
 const Webhooks = lazy(() => import("./features/teacher/Webhooks").then((m) => ({ default: m.Webhooks })));
 const Classes = lazy(() => import("./features/teacher/Classes").then((m) => ({ default: m.Classes })));
+const Decks = lazy(() => import("./features/teacher/Decks").then((m) => ({ default: m.Decks })));
+const DeckPage = lazy(() => import("./features/teacher/DeckPage").then((m) => ({ default: m.DeckPage })));
 const ClassProgress = lazy(() => import("./features/teacher/ClassProgress").then((m) => ({ default: m.ClassProgress })));
 const Library = lazy(() => import("./features/learner/Library").then((m) => ({ default: m.Library })));
 const Welcome = lazy(() => import("./features/newcomer/Welcome").then((m) => ({ default: m.Welcome })));
@@ -40,6 +42,8 @@ export const sections: { path: string; label?: string; roles: Audience[]; elemen
   { path: "/library", label: "Library", roles: ["learner"], element: <Library /> },
   { path: "/teacher/classes", label: "Classes", roles: ["teacher"], element: <Classes /> },
   { path: "/teacher/classes/:classId", roles: ["teacher"], element: <ClassProgress /> },
+  { path: "/teacher/decks", label: "Decks", roles: ["teacher"], element: <Decks /> },
+  { path: "/teacher/decks/:deckId", roles: ["teacher"], element: <DeckPage /> },
   { path: "/teacher/webhooks", label: "Webhooks", roles: ["teacher"], element: <Webhooks /> },
   { path: "/operator", label: "Outbox", roles: ["operator"], element: <Operator /> },
 ];

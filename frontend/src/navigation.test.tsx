@@ -47,7 +47,7 @@ describe("navigation from Me", () => {
     fakeServer((req) => (req.path === "/Me" ? json(me("teacher")) : json({ classes: [] } satisfies components["schemas"]["ClassList"])));
     renderApp(<AppRoutes />, { user: google });
     expect(await screen.findByRole("heading", { name: "Classes", level: 1 })).toBeInTheDocument();
-    expect(navLinks()).toEqual(["Classes", "Webhooks"]);
+    expect(navLinks()).toEqual(["Classes", "Decks", "Webhooks"]);
     expect(screen.getByText("Kim Lee")).toBeInTheDocument();
   });
 
@@ -120,7 +120,7 @@ describe("navigation from Me", () => {
     await user.click(screen.getByRole("button", { name: "Create class" }));
     expect(await screen.findByRole("heading", { name: "Classes", level: 1 })).toBeInTheDocument();
     expect(await screen.findByRole("heading", { name: "Evening B" })).toBeInTheDocument();
-    await waitFor(() => expect(navLinks()).toEqual(["Classes", "Webhooks"]));
+    await waitFor(() => expect(navLinks()).toEqual(["Classes", "Decks", "Webhooks"]));
     const create = server.seen.find((s) => s.path === "/CreateClass")!;
     expect(create.body).toEqual({ name: "Evening B", display_name: "Kim Lee", timezone: Intl.DateTimeFormat().resolvedOptions().timeZone });
   });

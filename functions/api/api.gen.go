@@ -93,6 +93,81 @@ func (e HardWordPartOfSpeech) Valid() bool {
 	}
 }
 
+// Defines values for ImportColumnField.
+const (
+	ImportColumnFieldExample      ImportColumnField = "example"
+	ImportColumnFieldMeaning      ImportColumnField = "meaning"
+	ImportColumnFieldNone         ImportColumnField = "none"
+	ImportColumnFieldPartOfSpeech ImportColumnField = "part_of_speech"
+	ImportColumnFieldTerm         ImportColumnField = "term"
+)
+
+// Valid indicates whether the value is a known member of the ImportColumnField enum.
+func (e ImportColumnField) Valid() bool {
+	switch e {
+	case ImportColumnFieldExample:
+		return true
+	case ImportColumnFieldMeaning:
+		return true
+	case ImportColumnFieldNone:
+		return true
+	case ImportColumnFieldPartOfSpeech:
+		return true
+	case ImportColumnFieldTerm:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ImportPreviewFormat.
+const (
+	Anki  ImportPreviewFormat = "anki"
+	List  ImportPreviewFormat = "list"
+	Table ImportPreviewFormat = "table"
+)
+
+// Valid indicates whether the value is a known member of the ImportPreviewFormat enum.
+func (e ImportPreviewFormat) Valid() bool {
+	switch e {
+	case Anki:
+		return true
+	case List:
+		return true
+	case Table:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ImportRefusalField.
+const (
+	ImportRefusalFieldExample      ImportRefusalField = "example"
+	ImportRefusalFieldLine         ImportRefusalField = "line"
+	ImportRefusalFieldMeaning      ImportRefusalField = "meaning"
+	ImportRefusalFieldPartOfSpeech ImportRefusalField = "part_of_speech"
+	ImportRefusalFieldTerm         ImportRefusalField = "term"
+)
+
+// Valid indicates whether the value is a known member of the ImportRefusalField enum.
+func (e ImportRefusalField) Valid() bool {
+	switch e {
+	case ImportRefusalFieldExample:
+		return true
+	case ImportRefusalFieldLine:
+		return true
+	case ImportRefusalFieldMeaning:
+		return true
+	case ImportRefusalFieldPartOfSpeech:
+		return true
+	case ImportRefusalFieldTerm:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InvitationStatus.
 const (
 	Invited InvitationStatus = "invited"
@@ -158,6 +233,8 @@ const (
 	AssignmentCompleted      WebhookTopic = "assignment.completed"
 	AssignmentCreated        WebhookTopic = "assignment.created"
 	ClassUpdated             WebhookTopic = "class.updated"
+	DeckCreated              WebhookTopic = "deck.created"
+	DeckEntriesChanged       WebhookTopic = "deck.entries_changed"
 	DeckRetentionChanged     WebhookTopic = "deck.retention_changed"
 	LearnerEnrolled          WebhookTopic = "learner.enrolled"
 	LearnerParametersChanged WebhookTopic = "learner.parameters_changed"
@@ -172,6 +249,10 @@ func (e WebhookTopic) Valid() bool {
 	case AssignmentCreated:
 		return true
 	case ClassUpdated:
+		return true
+	case DeckCreated:
+		return true
+	case DeckEntriesChanged:
 		return true
 	case DeckRetentionChanged:
 		return true
@@ -442,6 +523,73 @@ type Deck struct {
 	Words int `json:"words"`
 }
 
+// DeckArchive defines model for DeckArchive.
+type DeckArchive struct {
+	// ArchivedAt When it was archived; null when it is not.
+	ArchivedAt *time.Time         `json:"archived_at"`
+	DeckId     openapi_types.UUID `json:"deck_id"`
+}
+
+// DeckDeletion defines model for DeckDeletion.
+type DeckDeletion struct {
+	DeckId openapi_types.UUID `json:"deck_id"`
+}
+
+// DeckDetails defines model for DeckDetails.
+type DeckDetails struct {
+	ArchivedAt *time.Time `json:"archived_at"`
+
+	// Assigned Whether a learner has or had it (ListOwnDecks only; such a deck cannot be deleted).
+	Assigned bool `json:"assigned"`
+
+	// CopiedFrom The deck it was copied from (CopyDeck).
+	CopiedFrom  *openapi_types.UUID `json:"copied_from"`
+	CreatedAt   time.Time           `json:"created_at"`
+	Description string              `json:"description"`
+
+	// Entries The number of its live entries.
+	Entries int                `json:"entries"`
+	Id      openapi_types.UUID `json:"id"`
+
+	// Level A library deck's frequency band; null for an own deck.
+	Level   *int `json:"level"`
+	Library bool `json:"library"`
+
+	// MeaningLanguage BCP 47 tag of its meanings' language.
+	MeaningLanguage string `json:"meaning_language"`
+
+	// OwnerId The teacher who owns it; null for the library.
+	OwnerId *openapi_types.UUID `json:"owner_id"`
+
+	// TermLanguage BCP 47 tag of its terms' language.
+	TermLanguage string    `json:"term_language"`
+	Title        string    `json:"title"`
+	UpdatedAt    time.Time `json:"updated_at"`
+
+	// Version The version of its info and order (UpdateDeck, ReorderDeckEntries take it); each entry has its own.
+	Version int `json:"version"`
+}
+
+// DeckEntry defines model for DeckEntry.
+type DeckEntry struct {
+	// Example Empty for none.
+	Example string `json:"example"`
+
+	// Id The entry's id, the one its learners' cards are of.
+	Id      openapi_types.UUID `json:"id"`
+	Meaning string             `json:"meaning"`
+
+	// PartOfSpeech Empty for none.
+	PartOfSpeech string `json:"part_of_speech"`
+
+	// Position Its place in the deck's order (gaps are left by removals).
+	Position int    `json:"position"`
+	Term     string `json:"term"`
+
+	// Version One more for each edit of its text; EditDeckEntries takes it.
+	Version int `json:"version"`
+}
+
 // DeckList defines model for DeckList.
 type DeckList struct {
 	Decks []Deck `json:"decks"`
@@ -497,6 +645,18 @@ type DeckStart struct {
 	Words int `json:"words"`
 }
 
+// DeckVersion defines model for DeckVersion.
+type DeckVersion struct {
+	DeckId  openapi_types.UUID `json:"deck_id"`
+	Version int                `json:"version"`
+}
+
+// DeckWithEntries defines model for DeckWithEntries.
+type DeckWithEntries struct {
+	Deck    DeckDetails `json:"deck"`
+	Entries []DeckEntry `json:"entries"`
+}
+
 // DeckWorkload defines model for DeckWorkload.
 type DeckWorkload struct {
 	// Cards Their cards of the deck (suspended ones left out).
@@ -522,15 +682,19 @@ type DeckWorkload struct {
 
 // DueCard defines model for DueCard.
 type DueCard struct {
-	CardId     openapi_types.UUID `json:"card_id"`
-	Definition string             `json:"definition"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// Definition The library's definition, or the meaning the teacher wrote (as text, never HTML).
+	Definition string `json:"definition"`
 
 	// Difficulty 1 to 10; 0 for a new card
-	Difficulty   float64   `json:"difficulty"`
-	Due          time.Time `json:"due"`
-	Example      string    `json:"example"`
-	Lemma        string    `json:"lemma"`
-	PartOfSpeech string    `json:"part_of_speech"`
+	Difficulty float64   `json:"difficulty"`
+	Due        time.Time `json:"due"`
+	Example    string    `json:"example"`
+
+	// Lemma The term: the library's lemma, or a teacher's entry's term.
+	Lemma        string `json:"lemma"`
+	PartOfSpeech string `json:"part_of_speech"`
 
 	// Preview What each rating would give if the card were reviewed at the schedule's `now` (the same FSRS-6 scheduler as SubmitReview: the learner's own parameters when a fit was kept, at the card's desired retention, the highest of its class decks'): Again, Hard, Good, Easy in that order. With interval fuzz on, an interval of 2.5 days or more may differ by a few percent from the review's, which is made at another instant.
 	Preview []RatingPreview `json:"preview"`
@@ -538,6 +702,9 @@ type DueCard struct {
 	// Stability days; 0 for a new card
 	Stability float64   `json:"stability"`
 	State     CardState `json:"state"`
+
+	// TermLanguage The BCP 47 tag of the term's language (its deck's; en for the library), for the client to mark the term's language and speak it.
+	TermLanguage string `json:"term_language"`
 }
 
 // Enrollment defines model for Enrollment.
@@ -546,6 +713,55 @@ type Enrollment struct {
 	ClassId     openapi_types.UUID `json:"class_id"`
 	ClassName   string             `json:"class_name"`
 	LearnerId   openapi_types.UUID `json:"learner_id"`
+}
+
+// EntriesResult defines model for EntriesResult.
+type EntriesResult struct {
+	Added []DeckEntry `json:"added"`
+
+	// CardsCreated New cards for the deck's learners (learners × entries added).
+	CardsCreated int `json:"cards_created"`
+
+	// Changed Changes that changed no text are left out.
+	Changed []DeckEntry        `json:"changed"`
+	DeckId  openapi_types.UUID `json:"deck_id"`
+
+	// Entries The deck's live entries after the edit.
+	Entries int                  `json:"entries"`
+	Removed []openapi_types.UUID `json:"removed"`
+}
+
+// EntryChange defines model for EntryChange.
+type EntryChange struct {
+	Id string `json:"id" validate:"required,uuid"`
+
+	// Version The entry's version as last read.
+	Version int    `json:"version" validate:"required,min=1"`
+	Term    string `json:"term"`
+	Meaning string `json:"meaning"`
+
+	// Example Left out, the entry has none.
+	Example      string `json:"example"`
+	PartOfSpeech string `json:"part_of_speech"`
+}
+
+// EntryInput defines model for EntryInput.
+type EntryInput struct {
+	// Term One line, 1 to 200 characters.
+	Term string `json:"term"`
+
+	// Meaning A definition or a translation, 1 to 1,000 characters.
+	Meaning      string `json:"meaning"`
+	Example      string `json:"example"`
+	PartOfSpeech string `json:"part_of_speech"`
+}
+
+// EntryRef defines model for EntryRef.
+type EntryRef struct {
+	Id string `json:"id" validate:"required,uuid"`
+
+	// Version The entry's version as last read.
+	Version int `json:"version" validate:"required,min=1"`
 }
 
 // FeedItem defines model for FeedItem.
@@ -580,6 +796,79 @@ type HardWord struct {
 // HardWordPartOfSpeech defines model for HardWord.PartOfSpeech.
 type HardWordPartOfSpeech string
 
+// ImportColumn defines model for ImportColumn.
+type ImportColumn struct {
+	// Field none: the column is not read.
+	Field ImportColumnField `json:"field"`
+
+	// Name As the header names it; empty when it has none.
+	Name string `json:"name"`
+}
+
+// ImportColumnField none: the column is not read.
+type ImportColumnField string
+
+// ImportPreview defines model for ImportPreview.
+type ImportPreview struct {
+	// Ambiguous Another separator would split as many lines: let the teacher choose.
+	Ambiguous bool `json:"ambiguous"`
+
+	// Columns A table's or an Anki input's columns; empty for a list.
+	Columns []ImportColumn `json:"columns"`
+
+	// Format The format read (given, or detected).
+	Format ImportPreviewFormat `json:"format"`
+
+	// Html Cells were reduced from HTML to text (Anki).
+	Html    bool            `json:"html"`
+	Refused []ImportRefusal `json:"refused"`
+	Rows    []ImportRow     `json:"rows"`
+
+	// Separator The separator read (given, or detected): a tab, a comma, " - "...
+	Separator string `json:"separator"`
+
+	// Title A title the input suggests (Anki's #deck line); empty for none.
+	Title string `json:"title"`
+}
+
+// ImportPreviewFormat The format read (given, or detected).
+type ImportPreviewFormat string
+
+// ImportRefusal defines model for ImportRefusal.
+type ImportRefusal struct {
+	// Field line: the row as a whole (a quote, the count of columns).
+	Field  ImportRefusalField `json:"field"`
+	Line   int                `json:"line"`
+	Reason string             `json:"reason"`
+}
+
+// ImportRefusalField line: the row as a whole (a quote, the count of columns).
+type ImportRefusalField string
+
+// ImportResult defines model for ImportResult.
+type ImportResult struct {
+	// Left The lines not saved: duplicates skipped or overridden, and refused rows left out.
+	Left   []int         `json:"left"`
+	Result EntriesResult `json:"result"`
+}
+
+// ImportRow defines model for ImportRow.
+type ImportRow struct {
+	Example string `json:"example"`
+
+	// InDeck The deck has an entry with this term already.
+	InDeck bool `json:"in_deck"`
+
+	// Line The line where the row starts.
+	Line         int    `json:"line"`
+	Meaning      string `json:"meaning"`
+	PartOfSpeech string `json:"part_of_speech"`
+
+	// SameAs The line of an earlier row with the same term (ignoring case); 0 for none.
+	SameAs int    `json:"same_as"`
+	Term   string `json:"term"`
+}
+
 // Invitation defines model for Invitation.
 type Invitation struct {
 	ClassId openapi_types.UUID `json:"class_id"`
@@ -596,6 +885,22 @@ type LearnerRemoval struct {
 	Assignments []openapi_types.UUID `json:"assignments"`
 	ClassId     openapi_types.UUID   `json:"class_id"`
 	LearnerId   openapi_types.UUID   `json:"learner_id"`
+}
+
+// LibraryEntry defines model for LibraryEntry.
+type LibraryEntry struct {
+	// Example Empty for none.
+	Example string `json:"example"`
+
+	// Meaning WordNet's definition.
+	Meaning      string `json:"meaning"`
+	PartOfSpeech string `json:"part_of_speech"`
+	Term         string `json:"term"`
+}
+
+// LibraryMatches defines model for LibraryMatches.
+type LibraryMatches struct {
+	Entries []LibraryEntry `json:"entries"`
 }
 
 // Me defines model for Me.
@@ -648,6 +953,11 @@ type OutboxHealth struct {
 
 	// DeliveredPerMinute deliveries finished in each of the last 60 minutes, oldest first; the last is the current minute
 	DeliveredPerMinute []int `json:"delivered_per_minute"`
+}
+
+// OwnDeckList defines model for OwnDeckList.
+type OwnDeckList struct {
+	Decks []DeckDetails `json:"decks"`
 }
 
 // Problem defines model for Problem.
@@ -850,7 +1160,7 @@ type WebhookHealth struct {
 // WebhookHealthState unused: nothing sent yet; healthy: the latest answer was a 2xx; failing: every answer since the last 2xx (or all) was a 4xx; disabled: it receives nothing (its receiver answered 410 Gone, or a duplicate).
 type WebhookHealthState string
 
-// WebhookTopic defines model for WebhookTopic.
+// WebhookTopic A topic a teacher's webhook endpoint may receive; the payload is the event's, as stored: learner.enrolled, assignment.created, assignment.completed, learner.parameters_changed, deck.retention_changed, learner.removed and class.updated (see docs/architecture.md); deck.created (a teacher created or copied a deck: deck_id, teacher_id, title, entries, copied_from) and deck.entries_changed (entries of a teacher's deck were added, changed or removed: deck_id, teacher_id, title, the counts added, changed, removed, cards_created, the deck's entries after, and each assignment's change of its progress counts).
 type WebhookTopic string
 
 // WorkloadCurve defines model for WorkloadCurve.
@@ -863,6 +1173,9 @@ type WorkloadCurve struct {
 	// ReviewsPerDay Expected reviews per learner on each of the days.
 	ReviewsPerDay []float64 `json:"reviews_per_day"`
 }
+
+// DeckID defines model for DeckID.
+type DeckID = openapi_types.UUID
 
 // IdempotencyKey defines model for IdempotencyKey.
 type IdempotencyKey = string
@@ -890,6 +1203,61 @@ type DeadFilter struct {
 // EndpointID defines model for EndpointID.
 type EndpointID struct {
 	Id string `json:"id" validate:"required,uuid"`
+}
+
+// ImportInput defines model for ImportInput.
+type ImportInput struct {
+	// DeckId One of the caller's decks (required by ImportDeckEntries; PreviewDeckImport without it finds no duplicates in a deck).
+	DeckId string `json:"deck_id" validate:"omitempty,uuid"`
+
+	// Text A pasted list. Exactly one of text and file.
+	Text string `json:"text"`
+
+	// File A file's bytes, base64 (RFC 4648, with padding). Exactly one of text and file.
+	File []byte `json:"file"`
+
+	// Format Left out, detected.
+	Format string `json:"format" validate:"omitempty,oneof=list table anki"`
+
+	// Separator Left out, detected. "\t", ",", ";", " - ", "|"...
+	Separator string `json:"separator" validate:"max=10"`
+
+	// Columns Header names mapped to fields, over the names Lexora knows; none leaves a column out.
+	Columns map[string]string `json:"columns" validate:"max=20,dive,keys,max=200,endkeys,oneof=term meaning example part_of_speech none"`
+
+	// Duplicates ImportDeckEntries only (default skip).
+	Duplicates string `json:"duplicates" validate:"omitempty,oneof=skip update"`
+
+	// LeaveOutRefused ImportDeckEntries only. true saves the accepted rows though some are refused.
+	LeaveOutRefused bool `json:"leave_out_refused"`
+}
+
+// ArchiveDeckJSONBody defines parameters for ArchiveDeck.
+type ArchiveDeckJSONBody struct {
+	DeckId string `json:"deck_id" validate:"required,uuid"`
+
+	// Archived true archives, false takes it out of the archive.
+	Archived bool `json:"archived"`
+}
+
+// ArchiveDeckParams defines parameters for ArchiveDeck.
+type ArchiveDeckParams struct {
+	// IdempotencyKey Makes the write safe to retry; a retry with the same key and body gets the first response back.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CopyDeckJSONBody defines parameters for CopyDeck.
+type CopyDeckJSONBody struct {
+	SourceId string `json:"source_id" validate:"required,uuid"`
+
+	// Title The copy's title; left out, the source's title followed by " (copy)".
+	Title string `json:"title"`
+}
+
+// CopyDeckParams defines parameters for CopyDeck.
+type CopyDeckParams struct {
+	// IdempotencyKey Makes the write safe to retry; a retry with the same key and body gets the first response back.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // CreateAssignmentJSONBody defines parameters for CreateAssignment.
@@ -927,6 +1295,25 @@ type CreateClassParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// CreateDeckJSONBody defines parameters for CreateDeck.
+type CreateDeckJSONBody struct {
+	Title       string `json:"title"`
+	Description string `json:"description"`
+
+	// TermLanguage A BCP 47 tag (en, es, fr-CA).
+	TermLanguage string `json:"term_language"`
+
+	// MeaningLanguage A BCP 47 tag (en, es, fr-CA).
+	MeaningLanguage string       `json:"meaning_language"`
+	Entries         []EntryInput `json:"entries" validate:"dive"`
+}
+
+// CreateDeckParams defines parameters for CreateDeck.
+type CreateDeckParams struct {
+	// IdempotencyKey Makes the write safe to retry; a retry with the same key and body gets the first response back.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // CreateLearnerAccountJSONBody defines parameters for CreateLearnerAccount.
 type CreateLearnerAccountJSONBody struct {
 	// DisplayName The learner's name (default the token's name, else the email's local part).
@@ -942,6 +1329,17 @@ type CreateLearnerAccountParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// DeleteDeckJSONBody defines parameters for DeleteDeck.
+type DeleteDeckJSONBody struct {
+	DeckId string `json:"deck_id" validate:"required,uuid"`
+}
+
+// DeleteDeckParams defines parameters for DeleteDeck.
+type DeleteDeckParams struct {
+	// IdempotencyKey Makes the write safe to retry; a retry with the same key and body gets the first response back.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // DeleteWebhookEndpointJSONBody defines parameters for DeleteWebhookEndpoint.
 type DeleteWebhookEndpointJSONBody struct {
 	Id string `json:"id" validate:"required,uuid"`
@@ -949,6 +1347,22 @@ type DeleteWebhookEndpointJSONBody struct {
 
 // DeleteWebhookEndpointParams defines parameters for DeleteWebhookEndpoint.
 type DeleteWebhookEndpointParams struct {
+	// IdempotencyKey Makes the write safe to retry; a retry with the same key and body gets the first response back.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// EditDeckEntriesJSONBody defines parameters for EditDeckEntries.
+type EditDeckEntriesJSONBody struct {
+	DeckId string `json:"deck_id" validate:"required,uuid"`
+
+	// Add Entries added at the end of the deck, in their order.
+	Add    []EntryInput  `json:"add" validate:"dive"`
+	Change []EntryChange `json:"change" validate:"dive"`
+	Remove []EntryRef    `json:"remove" validate:"dive"`
+}
+
+// EditDeckEntriesParams defines parameters for EditDeckEntries.
+type EditDeckEntriesParams struct {
 	// IdempotencyKey Makes the write safe to retry; a retry with the same key and body gets the first response back.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
@@ -987,10 +1401,28 @@ type EnrollLearnerParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ExportClassProgressParams defines parameters for ExportClassProgress.
+type ExportClassProgressParams struct {
+	// ClassId One of the caller's classes.
+	ClassId openapi_types.UUID `form:"class_id" json:"class_id"`
+}
+
+// ExportDeckParams defines parameters for ExportDeck.
+type ExportDeckParams struct {
+	// DeckId A library deck, or one of the caller's own.
+	DeckId DeckID `form:"deck_id" json:"deck_id"`
+}
+
 // GetClassProgressParams defines parameters for GetClassProgress.
 type GetClassProgressParams struct {
 	// ClassId One of the caller's classes.
 	ClassId openapi_types.UUID `form:"class_id" json:"class_id"`
+}
+
+// GetDeckParams defines parameters for GetDeck.
+type GetDeckParams struct {
+	// DeckId A library deck, or one of the caller's own.
+	DeckId DeckID `form:"deck_id" json:"deck_id"`
 }
 
 // GetDeckWorkloadParams defines parameters for GetDeckWorkload.
@@ -1023,6 +1455,39 @@ type GetScheduleParams struct {
 	Days *int `form:"days,omitempty" json:"days,omitempty"`
 }
 
+// ImportDeckEntriesJSONBody defines parameters for ImportDeckEntries.
+type ImportDeckEntriesJSONBody struct {
+	// DeckId One of the caller's decks (required by ImportDeckEntries; PreviewDeckImport without it finds no duplicates in a deck).
+	DeckId string `json:"deck_id" validate:"omitempty,uuid"`
+
+	// Text A pasted list. Exactly one of text and file.
+	Text string `json:"text"`
+
+	// File A file's bytes, base64 (RFC 4648, with padding). Exactly one of text and file.
+	File []byte `json:"file"`
+
+	// Format Left out, detected.
+	Format string `json:"format" validate:"omitempty,oneof=list table anki"`
+
+	// Separator Left out, detected. "\t", ",", ";", " - ", "|"...
+	Separator string `json:"separator" validate:"max=10"`
+
+	// Columns Header names mapped to fields, over the names Lexora knows; none leaves a column out.
+	Columns map[string]string `json:"columns" validate:"max=20,dive,keys,max=200,endkeys,oneof=term meaning example part_of_speech none"`
+
+	// Duplicates ImportDeckEntries only (default skip).
+	Duplicates string `json:"duplicates" validate:"omitempty,oneof=skip update"`
+
+	// LeaveOutRefused ImportDeckEntries only. true saves the accepted rows though some are refused.
+	LeaveOutRefused bool `json:"leave_out_refused"`
+}
+
+// ImportDeckEntriesParams defines parameters for ImportDeckEntries.
+type ImportDeckEntriesParams struct {
+	// IdempotencyKey Makes the write safe to retry; a retry with the same key and body gets the first response back.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListDeadLettersParams defines parameters for ListDeadLetters.
 type ListDeadLettersParams struct {
 	// Topic Only this topic, a topic of the routing table (events.Subscriptions), else a 400.
@@ -1039,6 +1504,18 @@ type ListDeadLettersParams struct {
 	Limit *int       `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
+// ListOwnDecksParams defines parameters for ListOwnDecks.
+type ListOwnDecksParams struct {
+	// Archived true to include archived decks; false (the default) to leave them out.
+	Archived *bool `form:"archived,omitempty" json:"archived,omitempty"`
+}
+
+// LookupLibraryTermParams defines parameters for LookupLibraryTerm.
+type LookupLibraryTermParams struct {
+	// Term The term typed, 1 to 200 characters.
+	Term string `form:"term" json:"term"`
+}
+
 // NewJoinCodeJSONBody defines parameters for NewJoinCode.
 type NewJoinCodeJSONBody struct {
 	// ClassId One of the caller's classes.
@@ -1051,13 +1528,46 @@ type NewJoinCodeParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// PreviewDeckImportJSONBody defines parameters for PreviewDeckImport.
+type PreviewDeckImportJSONBody struct {
+	// DeckId One of the caller's decks (required by ImportDeckEntries; PreviewDeckImport without it finds no duplicates in a deck).
+	DeckId string `json:"deck_id" validate:"omitempty,uuid"`
+
+	// Text A pasted list. Exactly one of text and file.
+	Text string `json:"text"`
+
+	// File A file's bytes, base64 (RFC 4648, with padding). Exactly one of text and file.
+	File []byte `json:"file"`
+
+	// Format Left out, detected.
+	Format string `json:"format" validate:"omitempty,oneof=list table anki"`
+
+	// Separator Left out, detected. "\t", ",", ";", " - ", "|"...
+	Separator string `json:"separator" validate:"max=10"`
+
+	// Columns Header names mapped to fields, over the names Lexora knows; none leaves a column out.
+	Columns map[string]string `json:"columns" validate:"max=20,dive,keys,max=200,endkeys,oneof=term meaning example part_of_speech none"`
+
+	// Duplicates ImportDeckEntries only (default skip).
+	Duplicates string `json:"duplicates" validate:"omitempty,oneof=skip update"`
+
+	// LeaveOutRefused ImportDeckEntries only. true saves the accepted rows though some are refused.
+	LeaveOutRefused bool `json:"leave_out_refused"`
+}
+
+// PreviewDeckImportParams defines parameters for PreviewDeckImport.
+type PreviewDeckImportParams struct {
+	// IdempotencyKey Makes the write safe to retry; a retry with the same key and body gets the first response back.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // RegisterWebhookEndpointJSONBody defines parameters for RegisterWebhookEndpoint.
 type RegisterWebhookEndpointJSONBody struct {
 	// Url https:// to a public host; non-ASCII in the path and query percent-encoded; a host name in another script is stored and answered in its punycode (xn--) form; a control, format or separator character anywhere is refused with a reason that names it (U+202E RIGHT-TO-LEFT OVERRIDE)
 	Url string `json:"url" validate:"required,max=2000,singleline"`
 
 	// Topics The topics to receive. Left out, every topic; an empty list or null is a 400.
-	Topics []string `json:"topics" validate:"max=10,unique,dive,oneof=learner.enrolled assignment.created assignment.completed learner.parameters_changed deck.retention_changed learner.removed class.updated"`
+	Topics []string `json:"topics" validate:"max=10,unique,dive,oneof=learner.enrolled assignment.created assignment.completed learner.parameters_changed deck.retention_changed learner.removed class.updated deck.created deck.entries_changed"`
 }
 
 // RegisterWebhookEndpointParams defines parameters for RegisterWebhookEndpoint.
@@ -1077,6 +1587,19 @@ type RemoveLearnerJSONBody struct {
 
 // RemoveLearnerParams defines parameters for RemoveLearner.
 type RemoveLearnerParams struct {
+	// IdempotencyKey Makes the write safe to retry; a retry with the same key and body gets the first response back.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ReorderDeckEntriesJSONBody defines parameters for ReorderDeckEntries.
+type ReorderDeckEntriesJSONBody struct {
+	DeckId  string   `json:"deck_id" validate:"required,uuid"`
+	Version int      `json:"version" validate:"required,min=1"`
+	Order   []string `json:"order" validate:"required,max=2000,dive,uuid"`
+}
+
+// ReorderDeckEntriesParams defines parameters for ReorderDeckEntries.
+type ReorderDeckEntriesParams struct {
 	// IdempotencyKey Makes the write safe to retry; a retry with the same key and body gets the first response back.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
@@ -1250,17 +1773,54 @@ type UpdateClassParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// UpdateDeckJSONBody defines parameters for UpdateDeck.
+type UpdateDeckJSONBody struct {
+	DeckId  string `json:"deck_id" validate:"required,uuid"`
+	Version int    `json:"version" validate:"required,min=1"`
+	Title   string `json:"title"`
+
+	// Description Left out, the deck has none.
+	Description string `json:"description"`
+
+	// TermLanguage A BCP 47 tag (en, es, fr-CA).
+	TermLanguage string `json:"term_language"`
+
+	// MeaningLanguage A BCP 47 tag (en, es, fr-CA).
+	MeaningLanguage string `json:"meaning_language"`
+}
+
+// UpdateDeckParams defines parameters for UpdateDeck.
+type UpdateDeckParams struct {
+	// IdempotencyKey Makes the write safe to retry; a retry with the same key and body gets the first response back.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ArchiveDeckJSONRequestBody defines body for ArchiveDeck for application/json ContentType.
+type ArchiveDeckJSONRequestBody ArchiveDeckJSONBody
+
+// CopyDeckJSONRequestBody defines body for CopyDeck for application/json ContentType.
+type CopyDeckJSONRequestBody CopyDeckJSONBody
+
 // CreateAssignmentJSONRequestBody defines body for CreateAssignment for application/json ContentType.
 type CreateAssignmentJSONRequestBody CreateAssignmentJSONBody
 
 // CreateClassJSONRequestBody defines body for CreateClass for application/json ContentType.
 type CreateClassJSONRequestBody CreateClassJSONBody
 
+// CreateDeckJSONRequestBody defines body for CreateDeck for application/json ContentType.
+type CreateDeckJSONRequestBody CreateDeckJSONBody
+
 // CreateLearnerAccountJSONRequestBody defines body for CreateLearnerAccount for application/json ContentType.
 type CreateLearnerAccountJSONRequestBody CreateLearnerAccountJSONBody
 
+// DeleteDeckJSONRequestBody defines body for DeleteDeck for application/json ContentType.
+type DeleteDeckJSONRequestBody DeleteDeckJSONBody
+
 // DeleteWebhookEndpointJSONRequestBody defines body for DeleteWebhookEndpoint for application/json ContentType.
 type DeleteWebhookEndpointJSONRequestBody DeleteWebhookEndpointJSONBody
+
+// EditDeckEntriesJSONRequestBody defines body for EditDeckEntries for application/json ContentType.
+type EditDeckEntriesJSONRequestBody EditDeckEntriesJSONBody
 
 // EnableWebhookEndpointJSONRequestBody defines body for EnableWebhookEndpoint for application/json ContentType.
 type EnableWebhookEndpointJSONRequestBody EnableWebhookEndpointJSONBody
@@ -1268,14 +1828,23 @@ type EnableWebhookEndpointJSONRequestBody EnableWebhookEndpointJSONBody
 // EnrollLearnerJSONRequestBody defines body for EnrollLearner for application/json ContentType.
 type EnrollLearnerJSONRequestBody EnrollLearnerJSONBody
 
+// ImportDeckEntriesJSONRequestBody defines body for ImportDeckEntries for application/json ContentType.
+type ImportDeckEntriesJSONRequestBody ImportDeckEntriesJSONBody
+
 // NewJoinCodeJSONRequestBody defines body for NewJoinCode for application/json ContentType.
 type NewJoinCodeJSONRequestBody NewJoinCodeJSONBody
+
+// PreviewDeckImportJSONRequestBody defines body for PreviewDeckImport for application/json ContentType.
+type PreviewDeckImportJSONRequestBody PreviewDeckImportJSONBody
 
 // RegisterWebhookEndpointJSONRequestBody defines body for RegisterWebhookEndpoint for application/json ContentType.
 type RegisterWebhookEndpointJSONRequestBody RegisterWebhookEndpointJSONBody
 
 // RemoveLearnerJSONRequestBody defines body for RemoveLearner for application/json ContentType.
 type RemoveLearnerJSONRequestBody RemoveLearnerJSONBody
+
+// ReorderDeckEntriesJSONRequestBody defines body for ReorderDeckEntries for application/json ContentType.
+type ReorderDeckEntriesJSONRequestBody ReorderDeckEntriesJSONBody
 
 // ReplayDeadLettersJSONRequestBody defines body for ReplayDeadLetters for application/json ContentType.
 type ReplayDeadLettersJSONRequestBody ReplayDeadLettersJSONBody
@@ -1306,3 +1875,6 @@ type UndoReviewJSONRequestBody UndoReviewJSONBody
 
 // UpdateClassJSONRequestBody defines body for UpdateClass for application/json ContentType.
 type UpdateClassJSONRequestBody UpdateClassJSONBody
+
+// UpdateDeckJSONRequestBody defines body for UpdateDeck for application/json ContentType.
+type UpdateDeckJSONRequestBody UpdateDeckJSONBody

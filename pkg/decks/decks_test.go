@@ -368,6 +368,7 @@ func TestEditReachesEveryLearner(t *testing.T) {
 	require.Equal(t, 2, res.CardsCreated, "one new card per learner")
 	require.Equal(t, 2, res.Entries)
 	require.Equal(t, 2, res.Changed[0].Version)
+	require.Equal(t, gato.Position, res.Changed[0].Position, "a change keeps its place, and says so")
 
 	var gatoMeaning string
 	require.NoError(t, b.pool.QueryRow(ctx, `SELECT definition FROM lexemes l JOIN cards c ON c.lexeme_id = l.id WHERE c.id = $1`, gatoCard).Scan(&gatoMeaning))

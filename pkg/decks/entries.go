@@ -124,7 +124,11 @@ func (d Decks) EditEntries(ctx context.Context, tx pgx.Tx, teacherID, deckID uui
 	if err := checkTerms("add", adds, taken); err != nil {
 		return EntriesResult{}, events.Batch{}, err
 	}
-	return d.applyEdit(ctx, q, teacherID, deck, edit.Remove, changedOnly(changes, current), adds, len(live))
+	res, batch, err := d.applyEdit(ctx, q, teacherID, deck, edit.Remove, changedOnly(changes, current), adds, len(live))
+	for i, c := range res.Changed {
+		res.Changed[i].Position = current[c.ID].Position // a change keeps its place
+	}
+	return res, batch, err
 }
 
 // change is a checked EntryChange.

@@ -37,6 +37,9 @@ var (
 	// ErrOrderMismatch: a new order that does not name every live entry of
 	// the deck exactly once.
 	ErrOrderMismatch = errors.New("the order must name every entry of the deck exactly once")
+	// ErrRefused: an import whose input has refused rows, which the
+	// teacher did not choose to leave out (*RefusedError lists them).
+	ErrRefused = errors.New("some lines of the list are refused: fix them, or choose to leave them out")
 )
 
 // InputError is a refused field: List and Index locate an entry of a

@@ -34,10 +34,12 @@ const (
 	AssignedDeckRetention   = 0.85
 )
 
-// StartFirstLearner starts SelfStudyDeck for Learners[0] and has the demo
+// StartFirstLearner starts SelfStudyDeck for Learners[0], has the demo
 // teacher assign AssignedDeck to the demo class (to the class, not to one
-// learner), in one transaction on pool, through the learning domain's own
-// rules (study.StartDeck, classroom.Assign, whose events it enqueues), at
+// learner), and creates her own deck OwnDeck and assigns it to the demo
+// class likewise (startOwnDeck), in one transaction on pool, through the
+// domain's own rules (study.StartDeck, decks.Decks.Create,
+// classroom.Assign, whose events it enqueues), at
 // c's current instant. Load must have run. A deck already started is left
 // as it is, and so is the class's deck until its due date: running it again
 // before then changes nothing; after it, the class's deck is renewed (the
@@ -98,5 +100,5 @@ func startFirstLearner(ctx context.Context, tx pgx.Tx, c clock.Clock) error {
 	if err := ob.Enqueue(ctx, tx, append(evs, more...)...); err != nil {
 		return fmt.Errorf("assign %s to the demo class: %w", AssignedDeck, err)
 	}
-	return nil
+	return startOwnDeck(ctx, tx, c, sched, ob)
 }

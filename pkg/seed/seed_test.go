@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lexora-app/lexora/pkg/classroom"
+	"github.com/lexora-app/lexora/pkg/decks"
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/learning"
 	"github.com/lexora-app/lexora/pkg/platform/clock/clocktest"
@@ -110,7 +111,7 @@ func TestTheFirstLearnerHasCardsDueAndAnAssignment(t *testing.T) {
 	require.Equal(t, 1, retentionEvents, "the seed's change of retention is announced once")
 	var classDecks int
 	require.NoError(t, pool.QueryRow(ctx, "SELECT count(*) FROM class_decks").Scan(&classDecks))
-	require.Equal(t, 1, classDecks, "the Evening class has no deck")
+	require.Equal(t, 2, classDecks, "the demo class has AssignedDeck and OwnDeck; the Evening class has no deck")
 
 	for _, l := range Classes[0].Learners {
 		decks := 1
@@ -193,11 +194,11 @@ func requireAssigned(ctx context.Context, t *testing.T, pool *pgxpool.Pool, l Us
 		(SELECT count(*) FROM outbox_events WHERE topic = 'assignment.created' AND payload->>'learner_id' = $1::text)`,
 		l.ID, ClassID, TeacherID, AssignedDeck, seededAt).Scan(&assigned, &all, &dueAt, &due, &cards, &created))
 	require.Equal(t, 1, assigned, "Ada assigned %s to %s through the demo class", AssignedDeck, l.Email)
-	require.Equal(t, 1, all, "%s has no other assignment", l.Email)
+	require.Equal(t, 2, all, "%s has %s and OwnDeck, no other assignment", l.Email, AssignedDeck)
 	require.Equal(t, seededDue(seededAt), dueAt.UTC())
-	require.Equal(t, decks*DeckSize, cards, "%s has a card for each word of their decks", l.Email)
+	require.Equal(t, decks*DeckSize+len(OwnDeckEntries), cards, "%s has a card for each word of their decks", l.Email)
 	require.Equal(t, cards, due, "every card of %s is due when the seed ran", l.Email)
-	require.Equal(t, 1, created, "the assignment to %s was announced once", l.Email)
+	require.Equal(t, 2, created, "each assignment to %s was announced once", l.Email)
 }
 
 // TestANewcomerWhoJoinsTheDemoClassGetsItsDeck: the README's newcomer joins
@@ -219,8 +220,11 @@ func TestANewcomerWhoJoinsTheDemoClassGetsItsDeck(t *testing.T) {
 	}))
 	require.NotNil(t, out.Enrollment)
 	require.Equal(t, ClassID, out.Enrollment.ClassID)
-	require.Len(t, out.Enrollment.Assignments, 1, "the newcomer gets the demo class's deck on joining")
+	require.Len(t, out.Enrollment.Assignments, 2, "the newcomer gets the demo class's decks on joining")
 	a := out.Enrollment.Assignments[0]
+	if a.Cards != DeckSize {
+		a = out.Enrollment.Assignments[1]
+	}
 	require.Equal(t, TeacherID, a.TeacherID)
 	require.Equal(t, seededDue(seededAt.Now()), a.DueAt.UTC(), "due with the class's")
 	require.Equal(t, DeckSize, a.Cards)
@@ -229,11 +233,48 @@ func TestANewcomerWhoJoinsTheDemoClassGetsItsDeck(t *testing.T) {
 	require.NoError(t, pool.QueryRow(ctx, `SELECT d.title, (SELECT count(*) FROM cards WHERE learner_id = $1 AND due <= $3)
 		FROM decks d WHERE d.id = $2`, kai.ID, a.DeckID, joinedAt.Now()).Scan(&title, &due))
 	require.Equal(t, AssignedDeck, title)
-	require.Equal(t, DeckSize, due, "every card of the newcomer is due")
+	require.Equal(t, DeckSize+len(OwnDeckEntries), due, "every card of the newcomer is due")
 	perDay, reviewed, err := study.NewCardBudget(ctx, store.On(pool), kai.ID, joinedAt.Now(), learning.Zone(kai.Timezone))
 	require.NoError(t, err)
 	require.Equal(t, []int{DemoNewCardsPerDay, 0}, []int{perDay, reviewed}, "the demo class's daily limit of new cards")
 	require.Less(t, DemoNewCardsPerDay, DeckSize, "the newcomer sees the limit at work")
+}
+
+// TestAdaHasHerOwnDeckAssignedToTheDemoClass: the seed shows a newcomer a
+// teacher's own words (issue 26): Ada has OwnDeck, written by her (its
+// entries are its own lexemes; OwnMeaningTerm's meaning is hers, not the
+// library's), announced by deck.created, assigned to the demo class, and
+// each demo learner has a card of each of its entries, due, showing her
+// meaning.
+func TestAdaHasHerOwnDeckAssignedToTheDemoClass(t *testing.T) {
+	ctx, pool, seededAt := seeded(t)
+	own, err := decks.List(ctx, pool, TeacherID, false)
+	require.NoError(t, err)
+	require.Len(t, own, 1)
+	require.Equal(t, OwnDeck, own[0].Title)
+	require.Equal(t, len(OwnDeckEntries), own[0].Entries)
+	require.True(t, own[0].Assigned)
+	require.GreaterOrEqual(t, len(OwnDeckEntries), 10)
+
+	var hers, library string
+	require.NoError(t, pool.QueryRow(ctx, `SELECT
+		(SELECT definition FROM lexemes WHERE deck_id = $1 AND lemma = $2),
+		(SELECT definition FROM lexemes WHERE deck_id IS NULL AND lemma = $2 AND part_of_speech = 'noun')`,
+		own[0].ID, OwnMeaningTerm).Scan(&hers, &library))
+	require.NotEmpty(t, library, "the library has %s", OwnMeaningTerm)
+	require.NotEqual(t, library, hers, "Ada wrote her own meaning of %s", OwnMeaningTerm)
+	require.Equal(t, 1, pgtest.Column[int](t, pool, "SELECT count(*)::int FROM outbox_events WHERE topic = 'deck.created'")[0])
+
+	for _, l := range Classes[0].Learners {
+		var cards int
+		require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM cards c JOIN lexemes x ON x.id = c.lexeme_id
+			WHERE c.learner_id = $1 AND x.deck_id = $2 AND c.due <= $3`, l.ID, own[0].ID, seededAt.Now()).Scan(&cards))
+		require.Equal(t, len(OwnDeckEntries), cards, "%s has a due card of each of Ada's words", l.Email)
+	}
+	var shown string
+	require.NoError(t, pool.QueryRow(ctx, `SELECT x.definition FROM cards c JOIN lexemes x ON x.id = c.lexeme_id
+		WHERE c.learner_id = $1 AND x.deck_id = $2 AND x.lemma = $3`, Learners[0].ID, own[0].ID, OwnMeaningTerm).Scan(&shown))
+	require.Equal(t, hers, shown, "Mia's card shows Ada's meaning")
 }
 
 // TestSeedingAgainChangesNothing: `make run` seeds on every start; a second

@@ -188,12 +188,15 @@ SELECT c.id, l.lemma, l.part_of_speech, l.definition, l.example, c.state, c.due,
         WHERE a.learner_id = c.learner_id AND di.lexeme_id = c.lexeme_id)::double precision AS desired_retention,
        count(*) OVER () AS total,
        count(*) FILTER (WHERE c.state = $2::smallint) OVER () AS new_total
-FROM (SELECT s.id, s.learner_id, s.lexeme_id, s.state, s.due, s.stability, s.difficulty, s.elapsed_days, s.scheduled_days, s.reps, s.lapses, s.step, s.last_review, s.created_at, s.updated_at, s.suspended, count(*) FILTER (WHERE s.state = $2::smallint) OVER (ORDER BY s.due, s.id) AS new_rank
-      FROM schedule_cards($3, $4, $5) s
-      WHERE s.due <= $6::timestamptz) c
+FROM ((SELECT s.id, s.learner_id, s.lexeme_id, s.state, s.due, s.stability, s.difficulty, s.elapsed_days, s.scheduled_days, s.reps, s.lapses, s.step, s.last_review, s.created_at, s.updated_at, s.suspended FROM schedule_cards($3, $4, $5) s
+       WHERE s.due <= $6::timestamptz AND s.state <> $2::smallint)
+      UNION ALL
+      (SELECT s.id, s.learner_id, s.lexeme_id, s.state, s.due, s.stability, s.difficulty, s.elapsed_days, s.scheduled_days, s.reps, s.lapses, s.step, s.last_review, s.created_at, s.updated_at, s.suspended FROM schedule_cards($3, $4, $5) s
+       WHERE s.due <= $6::timestamptz AND s.state = $2::smallint
+       ORDER BY s.due, s.id
+       LIMIT $7::integer)) c
 JOIN lexemes l ON l.id = c.lexeme_id
 LEFT JOIN decks d ON d.id = l.deck_id
-WHERE c.state <> $2::smallint OR c.new_rank <= $7::integer
 ORDER BY c.due, c.id
 LIMIT $8
 `
@@ -239,12 +242,13 @@ type DueCardsRow struct {
 // assignment_id is set, and to the decks teacher_id assigned to the learner
 // when it is set. Of the cards never reviewed (state new_state) only the
 // first new_left, in the same (due, id) order, are served: the daily limit
-// of new cards (study.NewCardBudget); due reviews are never limited.
-// new_rank is a running count of new cards in (due, id) order. On the
-// seeded database (300 cards) both this and the statement before the limit
-// are Seq Scans of cards; with seq scans off, the one before used
-// cards_learner_due with due in its Index Cond, this one the
-// (learner_id, lexeme_id) index with due as a filter (docs/architecture.md). term_language is the
+// of new cards (study.NewCardBudget); due reviews are never limited. Two
+// branches, joined by UNION ALL: every due review, a range of
+// cards_learner_due (due <= now in its Index Cond), and the first new_left
+// new cards, a range of cards_learner_state_due (schema 00035) that stops
+// after new_left rows; the due new cards past the limit are never read. A
+// generic plan merges them with a Merge Append (docs/benchmarks.md, "The
+// schedule's new cards"; TestDueCardsReadTheIndexes). term_language is the
 // BCP 47 tag of the language of the card's term: its own deck's for a
 // teacher's entry, en for the library's (the web client's listen button
 // speaks the term in it). desired_retention is the card's (CardRetention's rule). (sqlc types a

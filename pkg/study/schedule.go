@@ -42,6 +42,9 @@ type DueCard struct {
 	PartOfSpeech string
 	Definition   string
 	Example      string
+	// TermLanguage is the BCP 47 tag of the term's language: its deck's,
+	// "en" for the library.
+	TermLanguage string
 	State        string
 	Due          time.Time
 	// Stability is in days; Difficulty in [1, 10]; both 0 for a new card.
@@ -224,7 +227,7 @@ func (s Study) dueCards(ctx context.Context, cards *store.Queries, loc *time.Loc
 			return nil, 0, 0, fmt.Errorf("preview card %s: %w", c.ID, err)
 		}
 		due = append(due, DueCard{CardID: c.ID, Lemma: c.Lemma, PartOfSpeech: c.PartOfSpeech, Definition: c.Definition,
-			Example: c.Example, State: c.State.String(), Due: c.Due, Stability: c.Stability, Difficulty: c.Difficulty,
+			Example: c.Example, TermLanguage: c.TermLanguage, State: c.State.String(), Due: c.Due, Stability: c.Stability, Difficulty: c.Difficulty,
 			Preview: preview})
 		total, fresh = int(c.Total), int(c.NewTotal)
 	}

@@ -19,7 +19,9 @@ type Me = components["schemas"]["Me"];
  * | `["dev-users"]` | GET /dev/users (development sign-in) | nothing |
  * | `["schedule", "due", limit]`, `["schedule", "today", limit]`, `["schedule", "forecast", days]` | GetSchedule | SubmitReview, UndoReview (the forecast), StartDeck, EnrollLearner |
  * | `["progress"]` | GetProgress | EnrollLearner (and the drain: read on an interval) |
- * | `["decks"]` | ListDecks | StartDeck |
+ * | `["decks", "list"]` | ListDecks | StartDeck, CreateDeck, CopyDeck, EditDeckEntries, ImportDeckEntries, ArchiveDeck, DeleteDeck |
+ * | `["decks", "own"]`, `["decks", "detail", deckId]` | ListOwnDecks, GetDeck | every deck write (UpdateDeck, EditDeckEntries, ReorderDeckEntries, ImportDeckEntries, ...) |
+ * | `["library-lookup", term]` | LookupLibraryTerm | nothing |
  * | `["classes"]` | ListClasses | CreateClass, EnrollLearner by email, CreateAssignment, SetNewCardsPerDay |
  * | `["class-progress", classId]` | GetClassProgress | EnrollLearner by email, CreateAssignment, SetDeckRetention |
  * | `["class-progress", classId, "workload", deckId]` | GetDeckWorkload | the same (a prefix of the class's key) |
@@ -100,11 +102,42 @@ export const progressQueries = {
     queryOptions({ queryKey: progressQueries.all, queryFn: async () => unwrap(await api.GET("/GetProgress")) }),
 };
 
-/** The decks the caller may start or assign (ListDecks). */
+/**
+ * The decks: those the caller may start or assign (ListDecks), a teacher's
+ * own (ListOwnDecks), and one deck with its entries (GetDeck).
+ */
 export const deckQueries = {
   all: ["decks"] as const,
   list: (api: Api) =>
-    queryOptions({ queryKey: deckQueries.all, queryFn: async () => unwrap(await api.GET("/ListDecks")).decks }),
+    queryOptions({ queryKey: [...deckQueries.all, "list"], queryFn: async () => unwrap(await api.GET("/ListDecks")).decks }),
+  /** The teacher's own decks, the archived ones too. */
+  own: (api: Api) =>
+    queryOptions({
+      queryKey: [...deckQueries.all, "own"],
+      queryFn: async () => unwrap(await api.GET("/ListOwnDecks", { params: { query: { archived: true } } })).decks,
+    }),
+  /** A library deck or one of the teacher's own, with its entries in their order. */
+  detail: (api: Api, deckId: string) =>
+    queryOptions({
+      queryKey: [...deckQueries.all, "detail", deckId],
+      queryFn: async () => unwrap(await api.GET("/GetDeck", { params: { query: { deck_id: deckId } } })),
+    }),
+};
+
+/**
+ * What the WordNet library knows of a term a teacher types
+ * (LookupLibraryTerm), trimmed; nothing is asked for an empty term. The
+ * library does not change while Lexora runs, so an answer is kept.
+ */
+export const libraryQueries = {
+  all: ["library-lookup"] as const,
+  lookup: (api: Api, term: string) =>
+    queryOptions({
+      queryKey: [...libraryQueries.all, term.trim()],
+      queryFn: async () => unwrap(await api.GET("/LookupLibraryTerm", { params: { query: { term: term.trim() } } })).entries,
+      enabled: term.trim() !== "",
+      staleTime: Infinity,
+    }),
 };
 
 /** A teacher's classes (ListClasses) and a class's progress grid (GetClassProgress). */

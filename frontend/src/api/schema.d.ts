@@ -557,6 +557,286 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ListOwnDecks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A teacher's own decks, by title, with their versions, counts and whether they are assigned
+         * @description The caller's own decks (not the library's, which ListDecks lists). Archived decks are left out unless archived=true. A learner or an operator gets 404.
+         */
+        get: operations["ListOwnDecks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/GetDeck": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A deck and its entries in their order: a library deck, or one of the caller's own
+         * @description Another teacher's deck is a 404, as is a deck that does not exist. Learners read a deck's words only as their own cards (GetSchedule): a learner gets 404.
+         */
+        get: operations["GetDeck"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/CreateDeck": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A teacher creates a deck of their own, with its first entries (none is allowed)
+         * @description Emits deck.created. Limits (characters are Unicode code points after trimming and NFC): title 1 to 200, one line, unique among the teacher's decks (409 with type https://lexora.app/problems/conflict otherwise); description at most 2,000; languages BCP 47 tags (en, es, fr-CA), stored canonical; at most 2,000 entries (413). Each entry: term 1 to 200, one line; meaning 1 to 1,000 and example at most 500, line breaks kept; part_of_speech at most 50, one line. No control or invisible character (U+202E RIGHT-TO-LEFT OVERRIDE, U+200B ZERO WIDTH SPACE) anywhere; markup (HTML, a script element too) is stored and answered as text. Two entries whose terms differ only in letter case are the same term (400 on the second). Every refusal is a 400 naming the field (entries[3].term) and nothing is written. The body may be up to 4 MiB.
+         */
+        post: operations["CreateDeck"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/CopyDeck": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A teacher copies a library deck or one of their own into a new deck of their own
+         * @description The copy has the source's description, languages (English for the library) and live entries in their order, as entries of its own: editing them never changes the source, and learners who studied the source get new cards for the copy's entries when it is assigned. Emits deck.created (copied_from set). Another teacher's deck is a 404.
+         */
+        post: operations["CopyDeck"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/UpdateDeck": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A teacher changes their deck's title, description and languages
+         * @description version is the deck's version as last read (GetDeck); when the deck changed since (another edit of its info or order), nothing is written and the answer is 409 with type https://lexora.app/problems/stale-version, whose detail gives the version now: reload and try again, so a later edit never silently undoes an earlier one. The same limits as CreateDeck. No event: a deck's info is no learner's concern.
+         */
+        post: operations["UpdateDeck"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/EditDeckEntries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A teacher adds, changes and removes entries of their deck, assigned or not, in one edit
+         * @description Applied whole or not at all. An added entry becomes a new card, due at once, for every learner who has the deck (an assignment of it, or a self-study start), in the same transaction; a changed entry keeps its cards (their FSRS state and history) and shows the new text on them; a removed entry's cards leave the learners' schedules and progress totals, their review history kept. Each change and removal gives the entry's version as last read: when the entry changed since, nothing is written and the answer is 409 (type https://lexora.app/problems/stale-version, detail naming the entry and its version now). A term another live entry has, in any letter case, is a 400 naming add[i].term. More than 2,000 live entries after the edit is a 413. Emits deck.entries_changed when anything changed. The body may be up to 4 MiB.
+         */
+        post: operations["EditDeckEntries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ReorderDeckEntries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A teacher puts their deck's entries in a new order
+         * @description order names every live entry of the deck exactly once (else 400); version is the deck's, as for UpdateDeck (409 when stale). Learners' cards do not change.
+         */
+        post: operations["ReorderDeckEntries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/PreviewDeckImport": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read a pasted list or a file (list, CSV/TSV, Anki text) and show what an import would save; writes nothing
+         * @description The preview gives every accepted row as it will be saved, with its line, and its duplicates (same_as: the line of an earlier row of the same term, compared ignoring case; in_deck: the deck has the term), and every refused row with its line, field and reason (empty term, too long, a control or invisible character named by code point, an unbalanced quote, more columns than the header). The input is text (a paste) or file (the file's bytes, base64), exactly one, at most 1 MiB and 2,000 rows (413 beyond), UTF-8 with or without a byte-order mark; a file that is binary, UTF-16 or not UTF-8 (Latin-1) is a 415 saying how to save it again; an empty one a 400. With deck_id (one of the caller's decks) its entries are the ones duplicates are found in. The body may be up to 4 MiB.
+         */
+        post: operations["PreviewDeckImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ImportDeckEntries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import a pasted list or a file into one of the caller's decks, as previewed
+         * @description Reads the input as PreviewDeckImport does, in the same transaction as the save. While any row is refused nothing is saved (400, type https://lexora.app/problems/import-refused, one error per refusal naming "line N: field"), unless leave_out_refused is true. duplicates says what a term that is in the input twice or in the deck already does: skip (the first row and the deck's own entry stay) or update (the last row is saved; a term of the deck gets its meaning, example and part of speech, keeping its learners' cards). Then as EditDeckEntries: new entries are new cards for every learner who has the deck, deck.entries_changed is emitted, and an entry edited by someone else while the import ran is a 409.
+         */
+        post: operations["ImportDeckEntries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ExportDeck": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A deck as CSV that ImportDeckEntries reads back unchanged
+         * @description UTF-8 with a byte-order mark, CRLF, the header term,meaning,example,part_of_speech, one row per live entry in the deck's order. A cell beginning with =, +, -, @, a tab or a carriage return gets a leading apostrophe (CSV injection), which the import removes again. A library deck or one of the caller's own; another teacher's is a 404.
+         */
+        get: operations["ExportDeck"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ExportClassProgress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A class's progress grid as CSV for a gradebook: one row per learner, one column group per deck
+         * @description The header row names learner, email, then for each deck the class has (in GetClassProgress's order) "<deck>: seen", "<deck>: learned", "<deck>: total", "<deck>: completed" (the completion date, YYYY-MM-DD in UTC, or empty). The counts are the progress projection's, as in GetClassProgress. Every cell is neutralised against CSV injection as in ExportDeck (a learner named =1+1 is written '=1+1). UTF-8 with a byte-order mark, CRLF.
+         */
+        get: operations["ExportClassProgress"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ArchiveDeck": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A teacher archives their deck (or takes it out of the archive)
+         * @description An archived deck leaves the teacher's deck list (ListOwnDecks without archived) and the decks they may assign (ListDecks; CreateAssignment answers 409); everything else stays: learners keep its cards and assignments, a class that has it keeps it until its due date, and the teacher may still read, edit, copy and export it. This is how an assigned deck is retired: it never vanishes from its learners.
+         */
+        post: operations["ArchiveDeck"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/DeleteDeck": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A teacher deletes a deck of their own that no learner has or had
+         * @description A deck that was ever assigned (to a class or a learner) is refused with a 409 (type https://lexora.app/problems/deck-in-use) and nothing changes: its learners' cards and progress refer to it. Archive it instead (ArchiveDeck).
+         */
+        post: operations["DeleteDeck"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/LookupLibraryTerm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the WordNet library knows of a term, to fill in a new entry with one click
+         * @description At most 10 entries, one per part of speech, whose term is term (compared ignoring case after trimming); none when the library lacks it. Teachers only.
+         */
+        get: operations["LookupLibraryTerm"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -885,10 +1165,14 @@ export interface components {
         DueCard: {
             /** Format: uuid */
             card_id: string;
+            /** @description The term: the library's lemma, or a teacher's entry's term. */
             lemma: string;
             part_of_speech: string;
+            /** @description The library's definition, or the meaning the teacher wrote (as text, never HTML). */
             definition: string;
             example: string;
+            /** @description The BCP 47 tag of the term's language (its deck's; en for the library), for the client to mark the term's language and speak it. */
+            term_language: string;
             state: components["schemas"]["CardState"];
             /** Format: date-time */
             due: string;
@@ -1046,8 +1330,11 @@ export interface components {
             /** @description What to do about it, one sentence; empty when nothing is to be done. */
             action: string;
         };
-        /** @enum {string} */
-        WebhookTopic: "learner.enrolled" | "assignment.created" | "assignment.completed" | "learner.parameters_changed" | "deck.retention_changed" | "learner.removed" | "class.updated";
+        /**
+         * @description A topic a teacher's webhook endpoint may receive; the payload is the event's, as stored: learner.enrolled, assignment.created, assignment.completed, learner.parameters_changed, deck.retention_changed, learner.removed and class.updated (see docs/architecture.md); deck.created (a teacher created or copied a deck: deck_id, teacher_id, title, entries, copied_from) and deck.entries_changed (entries of a teacher's deck were added, changed or removed: deck_id, teacher_id, title, the counts added, changed, removed, cards_created, the deck's entries after, and each assignment's change of its progress counts).
+         * @enum {string}
+         */
+        WebhookTopic: "learner.enrolled" | "assignment.created" | "assignment.completed" | "learner.parameters_changed" | "deck.retention_changed" | "learner.removed" | "class.updated" | "deck.created" | "deck.entries_changed";
         WebhookEndpointList: {
             endpoints: components["schemas"]["WebhookEndpoint"][];
         };
@@ -1186,6 +1473,185 @@ export interface components {
             teacher_name: string;
             teacher_email: string;
         };
+        OwnDeckList: {
+            decks: components["schemas"]["DeckDetails"][];
+        };
+        DeckDetails: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The teacher who owns it; null for the library.
+             */
+            owner_id: string | null;
+            library: boolean;
+            title: string;
+            description: string;
+            /** @description BCP 47 tag of its terms' language. */
+            term_language: string;
+            /** @description BCP 47 tag of its meanings' language. */
+            meaning_language: string;
+            /** @description The version of its info and order (UpdateDeck, ReorderDeckEntries take it); each entry has its own. */
+            version: number;
+            /** @description The number of its live entries. */
+            entries: number;
+            /** @description A library deck's frequency band; null for an own deck. */
+            level: number | null;
+            /** @description Whether a learner has or had it (ListOwnDecks only; such a deck cannot be deleted). */
+            assigned: boolean;
+            /** Format: date-time */
+            archived_at: string | null;
+            /**
+             * Format: uuid
+             * @description The deck it was copied from (CopyDeck).
+             */
+            copied_from: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        DeckEntry: {
+            /**
+             * Format: uuid
+             * @description The entry's id, the one its learners' cards are of.
+             */
+            id: string;
+            term: string;
+            meaning: string;
+            /** @description Empty for none. */
+            example: string;
+            /** @description Empty for none. */
+            part_of_speech: string;
+            /** @description One more for each edit of its text; EditDeckEntries takes it. */
+            version: number;
+            /** @description Its place in the deck's order (gaps are left by removals). */
+            position: number;
+        };
+        DeckWithEntries: {
+            deck: components["schemas"]["DeckDetails"];
+            entries: components["schemas"]["DeckEntry"][];
+        };
+        EntryInput: {
+            /** @description One line, 1 to 200 characters. */
+            term: string;
+            /** @description A definition or a translation, 1 to 1,000 characters. */
+            meaning: string;
+            example?: string;
+            part_of_speech?: string;
+        };
+        EntryChange: {
+            /** Format: uuid */
+            id: string;
+            /** @description The entry's version as last read. */
+            version: number;
+            term: string;
+            meaning: string;
+            /** @description Left out, the entry has none. */
+            example?: string;
+            part_of_speech?: string;
+        };
+        EntryRef: {
+            /** Format: uuid */
+            id: string;
+            /** @description The entry's version as last read. */
+            version: number;
+        };
+        EntriesResult: {
+            /** Format: uuid */
+            deck_id: string;
+            added: components["schemas"]["DeckEntry"][];
+            /** @description Changes that changed no text are left out. */
+            changed: components["schemas"]["DeckEntry"][];
+            removed: string[];
+            /** @description New cards for the deck's learners (learners × entries added). */
+            cards_created: number;
+            /** @description The deck's live entries after the edit. */
+            entries: number;
+        };
+        DeckVersion: {
+            /** Format: uuid */
+            deck_id: string;
+            version: number;
+        };
+        DeckArchive: {
+            /** Format: uuid */
+            deck_id: string;
+            /**
+             * Format: date-time
+             * @description When it was archived; null when it is not.
+             */
+            archived_at: string | null;
+        };
+        DeckDeletion: {
+            /** Format: uuid */
+            deck_id: string;
+        };
+        LibraryMatches: {
+            entries: components["schemas"]["LibraryEntry"][];
+        };
+        LibraryEntry: {
+            term: string;
+            /** @description WordNet's definition. */
+            meaning: string;
+            /** @description Empty for none. */
+            example: string;
+            part_of_speech: string;
+        };
+        ImportColumn: {
+            /** @description As the header names it; empty when it has none. */
+            name: string;
+            /**
+             * @description none: the column is not read.
+             * @enum {string}
+             */
+            field: "term" | "meaning" | "example" | "part_of_speech" | "none";
+        };
+        ImportPreview: {
+            /**
+             * @description The format read (given, or detected).
+             * @enum {string}
+             */
+            format: "list" | "table" | "anki";
+            /** @description The separator read (given, or detected): a tab, a comma, " - "... */
+            separator: string;
+            /** @description Another separator would split as many lines: let the teacher choose. */
+            ambiguous: boolean;
+            /** @description Cells were reduced from HTML to text (Anki). */
+            html: boolean;
+            /** @description A title the input suggests (Anki's #deck line); empty for none. */
+            title: string;
+            /** @description A table's or an Anki input's columns; empty for a list. */
+            columns: components["schemas"]["ImportColumn"][];
+            rows: components["schemas"]["ImportRow"][];
+            refused: components["schemas"]["ImportRefusal"][];
+        };
+        ImportRow: {
+            /** @description The line where the row starts. */
+            line: number;
+            term: string;
+            meaning: string;
+            example: string;
+            part_of_speech: string;
+            /** @description The line of an earlier row with the same term (ignoring case); 0 for none. */
+            same_as: number;
+            /** @description The deck has an entry with this term already. */
+            in_deck: boolean;
+        };
+        ImportRefusal: {
+            line: number;
+            /**
+             * @description line: the row as a whole (a quote, the count of columns).
+             * @enum {string}
+             */
+            field: "term" | "meaning" | "example" | "part_of_speech" | "line";
+            reason: string;
+        };
+        ImportResult: {
+            result: components["schemas"]["EntriesResult"];
+            /** @description The lines not saved: duplicates skipped or overridden, and refused rows left out. */
+            left: number[];
+        };
     };
     responses: {
         /** @description An RFC 9457 problem document. */
@@ -1205,8 +1671,46 @@ export interface components {
         IdempotencyKey: string;
         /** @description The learner (default the caller); a teacher names one of their learners. */
         LearnerID: string;
+        /** @description A library deck, or one of the caller's own. */
+        DeckID: string;
     };
     requestBodies: {
+        ImportInput: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description One of the caller's decks (required by ImportDeckEntries; PreviewDeckImport without it finds no duplicates in a deck).
+                     */
+                    deck_id?: string;
+                    /** @description A pasted list. Exactly one of text and file. */
+                    text?: string;
+                    /**
+                     * Format: byte
+                     * @description A file's bytes, base64 (RFC 4648, with padding). Exactly one of text and file.
+                     */
+                    file?: string;
+                    /**
+                     * @description Left out, detected.
+                     * @enum {string}
+                     */
+                    format?: "list" | "table" | "anki";
+                    /** @description Left out, detected. "\t", ",", ";", " - ", "|"... */
+                    separator?: string;
+                    /** @description Header names mapped to fields, over the names Lexora knows; none leaves a column out. */
+                    columns?: {
+                        [key: string]: "term" | "meaning" | "example" | "part_of_speech" | "none";
+                    };
+                    /**
+                     * @description ImportDeckEntries only (default skip).
+                     * @enum {string}
+                     */
+                    duplicates?: "skip" | "update";
+                    /** @description ImportDeckEntries only. true saves the accepted rows though some are refused. */
+                    leave_out_refused?: boolean;
+                };
+            };
+        };
         EndpointID: {
             content: {
                 "application/json": {
@@ -2177,6 +2681,430 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeadLettersSkipped"];
+                };
+            };
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+        };
+    };
+    ListOwnDecks: {
+        parameters: {
+            query?: {
+                /** @description true to include archived decks; false (the default) to leave them out. */
+                archived?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's own decks by title. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnDeckList"];
+                };
+            };
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+        };
+    };
+    GetDeck: {
+        parameters: {
+            query: {
+                /** @description A library deck, or one of the caller's own. */
+                deck_id: components["parameters"]["DeckID"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deck and its live entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeckWithEntries"];
+                };
+            };
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+        };
+    };
+    CreateDeck: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry; a retry with the same key and body gets the first response back. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title: string;
+                    description?: string;
+                    /** @description A BCP 47 tag (en, es, fr-CA). */
+                    term_language: string;
+                    /** @description A BCP 47 tag (en, es, fr-CA). */
+                    meaning_language: string;
+                    entries?: components["schemas"]["EntryInput"][];
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeckWithEntries"];
+                };
+            };
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+        };
+    };
+    CopyDeck: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry; a retry with the same key and body gets the first response back. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    source_id: string;
+                    /** @description The copy's title; left out, the source's title followed by " (copy)". */
+                    title?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The copy. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeckWithEntries"];
+                };
+            };
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+        };
+    };
+    UpdateDeck: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry; a retry with the same key and body gets the first response back. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    deck_id: string;
+                    version: number;
+                    title: string;
+                    /** @description Left out, the deck has none. */
+                    description?: string;
+                    /** @description A BCP 47 tag (en, es, fr-CA). */
+                    term_language: string;
+                    /** @description A BCP 47 tag (en, es, fr-CA). */
+                    meaning_language: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Changed; the deck's new version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeckVersion"];
+                };
+            };
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+        };
+    };
+    EditDeckEntries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry; a retry with the same key and body gets the first response back. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    deck_id: string;
+                    /** @description Entries added at the end of the deck, in their order. */
+                    add?: components["schemas"]["EntryInput"][];
+                    change?: components["schemas"]["EntryChange"][];
+                    remove?: components["schemas"]["EntryRef"][];
+                };
+            };
+        };
+        responses: {
+            /** @description Edited (or nothing to change). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EntriesResult"];
+                };
+            };
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+        };
+    };
+    ReorderDeckEntries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry; a retry with the same key and body gets the first response back. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    deck_id: string;
+                    version: number;
+                    order: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Reordered; the deck's new version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeckVersion"];
+                };
+            };
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+        };
+    };
+    PreviewDeckImport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry; a retry with the same key and body gets the first response back. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["ImportInput"];
+        responses: {
+            /** @description The preview; nothing was saved. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportPreview"];
+                };
+            };
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+        };
+    };
+    ImportDeckEntries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry; a retry with the same key and body gets the first response back. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["ImportInput"];
+        responses: {
+            /** @description Imported; left lists the lines not saved. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportResult"];
+                };
+            };
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+        };
+    };
+    ExportDeck: {
+        parameters: {
+            query: {
+                /** @description A library deck, or one of the caller's own. */
+                deck_id: components["parameters"]["DeckID"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV, as an attachment named after the deck. */
+            200: {
+                headers: {
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+        };
+    };
+    ExportClassProgress: {
+        parameters: {
+            query: {
+                /** @description One of the caller's classes. */
+                class_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV, as an attachment named after the class. */
+            200: {
+                headers: {
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+        };
+    };
+    ArchiveDeck: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry; a retry with the same key and body gets the first response back. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    deck_id: string;
+                    /** @description true archives, false takes it out of the archive. */
+                    archived: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Archived, or taken out of the archive. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeckArchive"];
+                };
+            };
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+        };
+    };
+    DeleteDeck: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry; a retry with the same key and body gets the first response back. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    deck_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Deleted with its entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeckDeletion"];
+                };
+            };
+            "4XX": components["responses"]["Problem"];
+            "5XX": components["responses"]["Problem"];
+        };
+    };
+    LookupLibraryTerm: {
+        parameters: {
+            query: {
+                /** @description The term typed, 1 to 200 characters. */
+                term: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The library's entries of the term (possibly none). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LibraryMatches"];
                 };
             };
             "4XX": components["responses"]["Problem"];

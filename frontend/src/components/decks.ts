@@ -11,10 +11,12 @@ export const levelName: Record<number, string> = {
   5: "Level 5: words 801 and beyond",
 };
 
-/** The decks grouped by level for a list or a select: the library's by level, then the teacher's own. */
+/** The decks grouped for a list or a select: the teacher's own first (when they have any), then the library's by level. */
 export function deckGroups(decks: Deck[]): { label: string; decks: Deck[] }[] {
   const groups = new Map<string, Deck[]>();
-  for (const d of decks) {
+  const own = decks.filter((d) => !d.library);
+  if (own.length > 0) groups.set("Your decks", own);
+  for (const d of decks.filter((x) => x.library)) {
     const label = d.library && d.level !== null ? (levelName[d.level] ?? `Level ${d.level}`) : "Your decks";
     groups.set(label, [...(groups.get(label) ?? []), d]);
   }

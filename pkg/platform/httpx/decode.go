@@ -16,7 +16,8 @@ import (
 	"github.com/lexora-app/lexora/pkg/platform/text"
 )
 
-// MaxBodyBytes caps a request body.
+// MaxBodyBytes caps a request body (DecodeJSON; DecodeJSONUpTo takes a
+// larger cap for a function whose body is a list or a file).
 const MaxBodyBytes = 64 << 10
 
 var validate = newValidator()
@@ -55,11 +56,17 @@ func newValidator() *validator.Validate {
 // FieldError per field: a field is given a value or left out), and failed
 // validation (400 with one FieldError per field).
 func DecodeJSON(r *http.Request, dst any) error {
+	return DecodeJSONUpTo(r, dst, MaxBodyBytes)
+}
+
+// DecodeJSONUpTo is DecodeJSON with a body of at most maxBytes bytes
+// instead of MaxBodyBytes (413 beyond).
+func DecodeJSONUpTo(r *http.Request, dst any, maxBytes int64) error {
 	if p := mediaProblem(r); p != nil {
 		return p
 	}
 	var body bytes.Buffer
-	dec := json.NewDecoder(io.TeeReader(http.MaxBytesReader(nil, r.Body, MaxBodyBytes), &body))
+	dec := json.NewDecoder(io.TeeReader(http.MaxBytesReader(nil, r.Body, maxBytes), &body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
 		return decodeProblem(err)
@@ -130,7 +137,7 @@ func decodeProblem(err error) *Problem {
 	switch {
 	case errors.As(err, &tooLarge):
 		return NewProblem(http.StatusRequestEntityTooLarge, TypeRequestTooLarge, "Request too large",
-			fmt.Sprintf("the body must not exceed %d bytes", MaxBodyBytes))
+			fmt.Sprintf("the body must not exceed %d bytes", tooLarge.Limit))
 	case errors.As(err, &syntax):
 		return bad(fmt.Sprintf("invalid JSON at byte %d", syntax.Offset))
 	case errors.Is(err, io.EOF):
@@ -192,7 +199,13 @@ func Validate(v any) error {
 	}
 	p := NewProblem(http.StatusBadRequest, TypeValidation, "Invalid request", "one or more fields are invalid")
 	for _, fe := range verrs {
-		p.Errors = append(p.Errors, FieldError{Field: fe.Field(), Reason: reason(fe)})
+		// The field's path below the body ("change[0].id"), not its name
+		// alone ("id"), which a list of objects repeats.
+		field := fe.Field()
+		if _, path, ok := strings.Cut(fe.Namespace(), "."); ok {
+			field = path
+		}
+		p.Errors = append(p.Errors, FieldError{Field: field, Reason: reason(fe)})
 	}
 	return p
 }

@@ -43,6 +43,17 @@ const (
 	// account's address (one UTS #39 skeleton; 409, naming the field email;
 	// EnrollLearner, CreateClass).
 	TypeEmailLookalike = "https://lexora.app/problems/email-lookalike"
+	// TypeStaleVersion: a deck or an entry changed since the version the
+	// edit was based on; nothing was written (409; UpdateDeck,
+	// EditDeckEntries, ReorderDeckEntries, ImportDeckEntries).
+	TypeStaleVersion = "https://lexora.app/problems/stale-version"
+	// TypeDeckInUse: a deck a learner has or had cannot be deleted (409;
+	// DeleteDeck): archive it.
+	TypeDeckInUse = "https://lexora.app/problems/deck-in-use"
+	// TypeImportRefused: lines of a list to import are refused, one
+	// FieldError per refusal naming its line and field (400;
+	// ImportDeckEntries).
+	TypeImportRefused = "https://lexora.app/problems/import-refused"
 )
 
 // FieldError names one invalid field of a request, by its JSON name.

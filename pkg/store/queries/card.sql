@@ -70,12 +70,13 @@ WHERE di.deck_id = sqlc.arg(deck_id);
 -- assignment_id is set, and to the decks teacher_id assigned to the learner
 -- when it is set. Of the cards never reviewed (state new_state) only the
 -- first new_left, in the same (due, id) order, are served: the daily limit
--- of new cards (study.NewCardBudget); due reviews are never limited.
--- new_rank is a running count of new cards in (due, id) order. On the
--- seeded database (300 cards) both this and the statement before the limit
--- are Seq Scans of cards; with seq scans off, the one before used
--- cards_learner_due with due in its Index Cond, this one the
--- (learner_id, lexeme_id) index with due as a filter (docs/architecture.md). term_language is the
+-- of new cards (study.NewCardBudget); due reviews are never limited. Two
+-- branches, joined by UNION ALL: every due review, a range of
+-- cards_learner_due (due <= now in its Index Cond), and the first new_left
+-- new cards, a range of cards_learner_state_due (schema 00035) that stops
+-- after new_left rows; the due new cards past the limit are never read. A
+-- generic plan merges them with a Merge Append (docs/benchmarks.md, "The
+-- schedule's new cards"; TestDueCardsReadTheIndexes). term_language is the
 -- BCP 47 tag of the language of the card's term: its own deck's for a
 -- teacher's entry, en for the library's (the web client's listen button
 -- speaks the term in it). desired_retention is the card's (CardRetention's rule). (sqlc types a
@@ -91,12 +92,15 @@ SELECT c.id, l.lemma, l.part_of_speech, l.definition, l.example, c.state, c.due,
         WHERE a.learner_id = c.learner_id AND di.lexeme_id = c.lexeme_id)::double precision AS desired_retention,
        count(*) OVER () AS total,
        count(*) FILTER (WHERE c.state = sqlc.arg(new_state)::smallint) OVER () AS new_total
-FROM (SELECT s.*, count(*) FILTER (WHERE s.state = sqlc.arg(new_state)::smallint) OVER (ORDER BY s.due, s.id) AS new_rank
-      FROM schedule_cards(sqlc.arg(learner_id), sqlc.narg(assignment_id), sqlc.narg(teacher_id)) s
-      WHERE s.due <= sqlc.arg(now)::timestamptz) c
+FROM ((SELECT s.* FROM schedule_cards(sqlc.arg(learner_id), sqlc.narg(assignment_id), sqlc.narg(teacher_id)) s
+       WHERE s.due <= sqlc.arg(now)::timestamptz AND s.state <> sqlc.arg(new_state)::smallint)
+      UNION ALL
+      (SELECT s.* FROM schedule_cards(sqlc.arg(learner_id), sqlc.narg(assignment_id), sqlc.narg(teacher_id)) s
+       WHERE s.due <= sqlc.arg(now)::timestamptz AND s.state = sqlc.arg(new_state)::smallint
+       ORDER BY s.due, s.id
+       LIMIT sqlc.arg(new_left)::integer)) c
 JOIN lexemes l ON l.id = c.lexeme_id
 LEFT JOIN decks d ON d.id = l.deck_id
-WHERE c.state <> sqlc.arg(new_state)::smallint OR c.new_rank <= sqlc.arg(new_left)::integer
 ORDER BY c.due, c.id
 LIMIT sqlc.arg(max_cards);
 

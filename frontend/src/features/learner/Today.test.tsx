@@ -11,6 +11,7 @@ const due = (state: components["schemas"]["CardState"], i: number) => ({
   part_of_speech: "noun",
   definition: "a word",
   example: "",
+  term_language: "en",
   state,
   due: "2026-03-02T09:00:00Z",
   stability: 0,

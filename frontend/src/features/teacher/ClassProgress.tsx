@@ -4,6 +4,7 @@ import { useApi } from "../../api/ApiContext";
 import { classQueries } from "../../api/queries";
 import type { components } from "../../api/schema";
 import { DataTable, type Column } from "../../components/DataTable";
+import { DownloadButton } from "../../components/Download";
 import { Empty, QueryState } from "../../components/States";
 import { DeckRetention } from "./DeckRetention";
 
@@ -51,6 +52,13 @@ export function ClassProgress() {
         {(g) => (
           <>
             <Freshness g={g} readAt={grid.dataUpdatedAt} />
+            <p className="actions">
+              <DownloadButton
+                label="Export for a gradebook (CSV)"
+                name={`${g.name} progress.csv`}
+                read={() => api.GET("/ExportClassProgress", { params: { query: { class_id: classId } }, parseAs: "blob" })}
+              />
+            </p>
             <h2>Learners and assignments</h2>
             <ProgressGrid g={g} />
             <h2>Hardest words</h2>

@@ -302,13 +302,14 @@ function AssignDeck({ c, readAt }: { c: Class; readAt: number }) {
   );
 }
 
-/** The chosen deck's level, size and description, under the select (which shows only its title). */
+/** The chosen deck's level, size and description, under the select (which shows only its title), and a link to its words. */
 function DeckDetail({ deck }: { deck: Deck | undefined }) {
   if (!deck) return null;
   const level = deck.level === null ? "your own deck" : (levelName[deck.level] ?? `Level ${deck.level}`);
   return (
     <p className="muted small" data-testid="deck-detail">
-      {level} · {deck.words} words{deck.description && ` · ${deck.description}`}
+      {level} · {deck.words} words{deck.description && ` · ${deck.description}`} ·{" "}
+      <Link to={`/teacher/decks/${deck.id}`}>See the words of {deck.title}</Link>
     </p>
   );
 }

@@ -11,6 +11,7 @@ const card = (id: string, lemma: string) => ({
   part_of_speech: "noun",
   definition: `the meaning of ${lemma}`,
   example: `a ${lemma} example`,
+  term_language: "en",
   state: "new",
   due: "2026-03-02T09:00:00Z",
   stability: 0,

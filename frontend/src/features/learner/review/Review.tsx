@@ -8,6 +8,7 @@ import { ProblemAlert } from "../../../components/ProblemAlert";
 import { Empty, QueryState } from "../../../components/States";
 import { formatInterval } from "./interval";
 import { newCardsLeft } from "./newLeft";
+import { speak, useVoice } from "./speech";
 import { useSenderState } from "./SenderContext";
 import type { Rating } from "./queue";
 import { ratings, useReviewSession } from "./useReviewSession";
@@ -134,9 +135,10 @@ function Session({
       <p className="muted">{newLeftText(newCardsLeft(newCount, cards, index))}</p>
       <article className="card" aria-labelledby="card-lemma">
         {card.again && <p className="badge coming-back">Coming back</p>}
-        <h2 id="card-lemma" ref={cardHeading} tabIndex={-1} lang="en">
+        <h2 id="card-lemma" ref={cardHeading} tabIndex={-1} lang={card.term_language}>
           {card.lemma}
         </h2>
+        <Listen term={card.lemma} language={card.term_language} />
         {revealed && (
           <dl className="answer">
             <dt>Part of speech</dt>
@@ -146,7 +148,7 @@ function Session({
             {card.example && (
               <>
                 <dt>Example</dt>
-                <dd lang="en">
+                <dd lang={card.term_language}>
                   <q>{card.example}</q>
                 </dd>
               </>
@@ -195,6 +197,21 @@ function RatingButtons({ card, rate }: { card: DueCard; rate: (rating: Rating) =
         );
       })}
     </div>
+  );
+}
+
+/**
+ * The Listen button: speaks the term with the browser's speech synthesis
+ * in the deck's language (term_language, a BCP 47 tag), shown only when
+ * the browser has a voice for that language.
+ */
+function Listen({ term, language }: { term: string; language: string }) {
+  const voice = useVoice(language);
+  if (!voice) return null;
+  return (
+    <button type="button" className="listen" onClick={() => speak(term, voice, language)} aria-label={`Listen to “${term}”`}>
+      Listen
+    </button>
   );
 }
 

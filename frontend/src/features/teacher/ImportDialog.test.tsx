@@ -1,0 +1,126 @@
+import { screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it } from "vitest";
+import type { components } from "../../api/schema";
+import { fakeServer, json, renderApp } from "../../test/render";
+import { details, edited, entry, ownId, problem, teacher } from "./fixtures";
+import { ImportDialog } from "./ImportDialog";
+
+type Preview = components["schemas"]["ImportPreview"];
+
+const row = (line: number, term: string, meaning: string, extra: Partial<components["schemas"]["ImportRow"]> = {}) =>
+  ({ line, term, meaning, example: "", part_of_speech: "", same_as: 0, in_deck: false, ...extra }) satisfies components["schemas"]["ImportRow"];
+
+const preview = (extra: Partial<Preview> = {}) =>
+  ({
+    format: "list",
+    separator: "\t",
+    ambiguous: false,
+    html: false,
+    title: "",
+    columns: [],
+    rows: [row(1, "gato", "cat"), row(3, "perro", "<script>alert(1)</script> dog")],
+    refused: [{ line: 2, field: "term", reason: "is empty" }],
+    ...extra,
+  }) satisfies Preview;
+
+async function openDialog() {
+  const user = userEvent.setup();
+  renderApp(<ImportDialog deck={details()} />, { user: teacher });
+  await user.click(screen.getByRole("button", { name: "Paste or import a list" }));
+  return user;
+}
+
+/** Pastes text into the list (a tab typed would move the focus). */
+async function paste(user: ReturnType<typeof userEvent.setup>, text: string) {
+  await user.click(screen.getByRole("textbox", { name: "Paste your list" }));
+  await user.paste(text);
+}
+
+describe("the paste/import dialog", () => {
+  it("previews every entry and every refused line with its number and reason, and imports nothing while a line is refused", async () => {
+    const server = fakeServer((req) => {
+      if (req.path === "/PreviewDeckImport") return json(preview());
+      if (req.path === "/ImportDeckEntries")
+        return json({ result: edited({ added: [entry(4, "gato", "cat"), entry(5, "perro", "dog")] }), left: [2] } satisfies components["schemas"]["ImportResult"]);
+      return json(problem(404, "Not found"), 404);
+    });
+    const user = await openDialog();
+    await paste(user, "gato\tcat\n\tnothing\nperro\tdog");
+    await user.click(screen.getByRole("button", { name: "Preview" }));
+    expect(await screen.findByText(/Read as a list: one word per line \(detected\), separated by tab \(detected\)\. 2 entries, 1 refused line/)).toBeInTheDocument();
+    const refused = screen.getByRole("region", { name: "Refused lines" });
+    expect(within(refused).getByRole("row", { name: "2 term is empty" })).toBeInTheDocument();
+    const saved = screen.getByRole("region", { name: "Entries as they will be saved" });
+    // Markup is text: its characters are shown, no element is made of them.
+    expect(saved).toHaveTextContent("<script>alert(1)</script> dog");
+    expect(saved.querySelector("script")).toBeNull();
+    const importButton = screen.getByRole("button", { name: "Import 2 entries" });
+    expect(importButton).toBeDisabled();
+    expect(server.seen.find((r) => r.path === "/PreviewDeckImport")?.body).toEqual({ deck_id: ownId, text: "gato\tcat\n\tnothing\nperro\tdog" });
+    await user.click(screen.getByRole("checkbox", { name: /Leave the 1 refused line out/ }));
+    await user.click(importButton);
+    await screen.findByText(/Imported: 2 added, 0 updated; lines not saved: 2/);
+    expect(server.seen.find((r) => r.path === "/ImportDeckEntries")?.body).toEqual({
+      deck_id: ownId,
+      text: "gato\tcat\n\tnothing\nperro\tdog",
+      duplicates: "skip",
+      leave_out_refused: true,
+    });
+  });
+
+  it("asks for a new preview once the list is fixed, and sends the separator the teacher chose", async () => {
+    let previews = 0;
+    const server = fakeServer((req) => {
+      if (req.path === "/PreviewDeckImport") {
+        previews++;
+        return json(previews === 1 ? preview() : preview({ separator: ",", refused: [], rows: [row(1, "gato", "cat")] }));
+      }
+      return json(problem(404, "Not found"), 404);
+    });
+    const user = await openDialog();
+    const text = screen.getByRole("textbox", { name: "Paste your list" });
+    await paste(user, "gato\tcat\n\tnothing");
+    await user.click(screen.getByRole("button", { name: "Preview" }));
+    await screen.findByRole("region", { name: "Refused lines" });
+    await user.clear(text);
+    await paste(user, "gato,cat");
+    expect(screen.getByText(/The list changed since this preview/)).toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: /^Import/ })).not.toBeInTheDocument();
+    await user.selectOptions(screen.getByRole("combobox", { name: "Separator" }), "Comma (,)");
+    await user.click(screen.getByRole("button", { name: "Preview" }));
+    expect(await screen.findByText(/separated by comma \(,\)\. 1 entry, 0 refused lines/)).toBeInTheDocument();
+    expect(screen.getByRole("button", { name: "Import 1 entry" })).toBeEnabled();
+    expect(server.seen.filter((r) => r.path === "/PreviewDeckImport").at(-1)?.body).toEqual({ deck_id: ownId, text: "gato,cat", separator: "," });
+  });
+
+  it("shows duplicates and lets the teacher update the deck's entries instead of skipping them", async () => {
+    const server = fakeServer((req) => {
+      if (req.path === "/PreviewDeckImport")
+        return json(preview({ refused: [], rows: [row(1, "gato", "a cat", { in_deck: true }), row(2, "Gato", "the cat", { same_as: 1 })] }));
+      if (req.path === "/ImportDeckEntries")
+        return json({ result: edited({ changed: [entry(1, "gato", "the cat", { version: 2 })] }), left: [1] } satisfies components["schemas"]["ImportResult"]);
+      return json(problem(404, "Not found"), 404);
+    });
+    const user = await openDialog();
+    await paste(user, "gato\ta cat\nGato\tthe cat");
+    await user.click(screen.getByRole("button", { name: "Preview" }));
+    const saved = await screen.findByRole("region", { name: "Entries as they will be saved" });
+    expect(saved).toHaveTextContent("already in the deck");
+    expect(saved).toHaveTextContent("same term as line 1");
+    await user.click(screen.getByRole("radio", { name: /Update/ }));
+    await user.click(screen.getByRole("button", { name: "Import 2 entries" }));
+    await screen.findByText(/Imported: 0 added, 1 updated/);
+    await waitFor(() => expect(server.seen.find((r) => r.path === "/ImportDeckEntries")?.body).toMatchObject({ duplicates: "update", leave_out_refused: false }));
+  });
+
+  it("shows a refusal of the whole input (a file in UTF-16) as the server words it", async () => {
+    fakeServer(() =>
+      json(problem(415, "Not UTF-8 text", { detail: "the file is UTF-16: save it again as UTF-8 (CSV UTF-8 in Excel)" }), 415),
+    );
+    const user = await openDialog();
+    await paste(user, "x");
+    await user.click(screen.getByRole("button", { name: "Preview" }));
+    expect(await screen.findByRole("alert")).toHaveTextContent("Not read: Not UTF-8 text");
+  });
+});

@@ -1,0 +1,333 @@
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useId, useState, type ChangeEvent } from "react";
+import { useApi } from "../../api/ApiContext";
+import { unwrap } from "../../api/client";
+import { idempotent, newKey, useWrite } from "../../api/mutation";
+import { classQueries, deckQueries } from "../../api/queries";
+import type { components } from "../../api/schema";
+import { DataTable } from "../../components/DataTable";
+import { ProblemAlert } from "../../components/ProblemAlert";
+
+type Deck = components["schemas"]["DeckDetails"];
+type Preview = components["schemas"]["ImportPreview"];
+type Row = components["schemas"]["ImportRow"];
+type Input = components["requestBodies"]["ImportInput"]["content"]["application/json"];
+
+/** The separators a teacher may choose (ImportInput's separator); "" detects it. */
+export const separators: { value: string; label: string }[] = [
+  { value: "", label: "Detect" },
+  { value: "\t", label: "Tab" },
+  { value: ",", label: "Comma (,)" },
+  { value: ";", label: "Semicolon (;)" },
+  { value: " - ", label: "Dash ( - )" },
+  { value: "|", label: "Pipe (|)" },
+];
+
+const formats: { value: "" | NonNullable<Input["format"]>; label: string }[] = [
+  { value: "", label: "Detect" },
+  { value: "list", label: "A list: one word per line" },
+  { value: "table", label: "A table (CSV or TSV) with a header row" },
+  { value: "anki", label: "Anki's plain-text export" },
+];
+
+/** A separator as the preview names it. */
+export function separatorName(s: string): string {
+  return separators.find((x) => x.value === s && x.value !== "")?.label ?? `“${s}”`;
+}
+
+/** A file's bytes as base64 (ImportInput's file), read by the browser. */
+function base64Of(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => {
+      // A data: URL (readAsDataURL): "data:<type>;base64,<bytes>".
+      const url = typeof reader.result === "string" ? reader.result : "";
+      resolve(url.slice(url.indexOf(",") + 1));
+    };
+    reader.onerror = () => reject(reader.error ?? new Error(`could not read ${file.name}`));
+    reader.readAsDataURL(file);
+  });
+}
+
+/** What a row of the preview is beside its text: new, a duplicate of an earlier line, or a term the deck has. */
+function note(r: Row): string {
+  if (r.in_deck) return "already in the deck";
+  if (r.same_as > 0) return `same term as line ${r.same_as}`;
+  return "new";
+}
+
+/**
+ * The paste/import panel of a deck of the teacher's own: a pasted list or
+ * a chosen file (a list, CSV or TSV with a header row, Anki's text
+ * export), its separator and format detected or chosen. "Preview" asks
+ * PreviewDeckImport, which saves nothing, and shows every entry as it will
+ * be saved and every refused line with its number and reason; then
+ * "Import" (ImportDeckEntries) saves what was previewed. Import stays off
+ * while a line is refused, unless the teacher chooses to leave refused
+ * lines out, and while the input changed since its preview. Duplicates
+ * (twice in the input, or in the deck already) are skipped or update the
+ * deck's entry, as chosen. Everything is shown as text: markup in a
+ * meaning is its characters, never HTML.
+ */
+export function ImportDialog({ deck }: { deck: Deck }) {
+  const id = useId();
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <button type="button" aria-expanded={open} aria-controls={`${id}-panel`} onClick={() => setOpen((o) => !o)}>
+        {open ? "Close the import" : "Paste or import a list"}
+      </button>
+      {open && <ImportPanel id={`${id}-panel`} deck={deck} onDone={() => setOpen(false)} />}
+    </>
+  );
+}
+
+function ImportPanel({ id, deck, onDone }: { id: string; deck: Deck; onDone: () => void }) {
+  const api = useApi();
+  const qc = useQueryClient();
+  const [text, setText] = useState("");
+  const [file, setFile] = useState<{ name: string; bytes: string } | null>(null);
+  const [fileError, setFileError] = useState<unknown>(null);
+  const [separator, setSeparator] = useState("");
+  const [format, setFormat] = useState<(typeof formats)[number]["value"]>("");
+  const [duplicates, setDuplicates] = useState<"skip" | "update">("skip");
+  const [leaveOut, setLeaveOut] = useState(false);
+
+  const input: Input = {
+    deck_id: deck.id,
+    ...(file ? { file: file.bytes } : { text }),
+    ...(separator && { separator }),
+    ...(format && { format }),
+  };
+  const inputKey = JSON.stringify(input);
+  const preview = useMutation({
+    mutationFn: async (v: { input: Input; of: string }) => ({
+      of: v.of,
+      preview: unwrap(await api.POST("/PreviewDeckImport", { params: idempotent(newKey()), body: v.input })),
+    }),
+  });
+  const shown = preview.data;
+  const current = shown !== undefined && shown.of === inputKey;
+  const save = useWrite({
+    mutationFn: async (v: { key: string; input: Input; duplicates: "skip" | "update"; leave_out_refused: boolean }) =>
+      unwrap(
+        await api.POST("/ImportDeckEntries", {
+          params: idempotent(v.key),
+          body: { ...v.input, duplicates: v.duplicates, leave_out_refused: v.leave_out_refused },
+        }),
+      ),
+    onSuccess: async () => {
+      await Promise.all([
+        qc.invalidateQueries({ queryKey: deckQueries.all }),
+        qc.invalidateQueries({ queryKey: classQueries.all }),
+      ]);
+    },
+  });
+  const edited = () => {
+    save.editing.onChange();
+    if (preview.isError) preview.reset();
+  };
+  const chooseFile = async (e: ChangeEvent<HTMLInputElement>) => {
+    edited();
+    setFileError(null);
+    const f = e.target.files?.[0];
+    if (!f) return setFile(null);
+    try {
+      setFile({ name: f.name, bytes: await base64Of(f) });
+    } catch (err) {
+      setFileError(err);
+    }
+  };
+
+  const p = current ? shown.preview : undefined;
+  const refused = p?.refused.length ?? 0;
+  const dupes = p?.rows.filter((r) => r.in_deck || r.same_as > 0).length ?? 0;
+  const blocked = !p || (refused > 0 && !leaveOut) || p.rows.length === 0;
+  return (
+    <section id={id} className="assign import" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>Paste or import a list</h2>
+      <p className="muted small" id={`${id}-help`}>
+        One word per line with its meaning after a tab, a comma, a semicolon or “ - ” (as Quizlet exports it); or a CSV or TSV file whose first
+        row names the columns (term, meaning, example, part_of_speech); or Anki's “Notes in Plain Text” export. Nothing is saved until you
+        import.
+      </p>
+      <label htmlFor={`${id}-text`}>Paste your list</label>
+      <textarea
+        id={`${id}-text`}
+        rows={8}
+        aria-describedby={`${id}-help`}
+        value={text}
+        disabled={file !== null}
+        onChange={(e) => {
+          edited();
+          setText(e.target.value);
+        }}
+      />
+      <label htmlFor={`${id}-file`}>Or choose a file (CSV, TSV, Anki .txt)</label>
+      <input id={`${id}-file`} type="file" accept=".csv,.tsv,.txt,text/csv,text/tab-separated-values,text/plain" onChange={(e) => void chooseFile(e)} />
+      {file && (
+        <p className="small">
+          {file.name}{" "}
+          <button
+            type="button"
+            onClick={() => {
+              edited();
+              setFile(null);
+            }}
+          >
+            Use the pasted text instead
+          </button>
+        </p>
+      )}
+      {fileError !== null && <ProblemAlert error={fileError} context="The file could not be read" />}
+      <label htmlFor={`${id}-sep`}>Separator</label>
+      <select
+        id={`${id}-sep`}
+        value={separator}
+        onChange={(e) => {
+          edited();
+          setSeparator(e.target.value);
+        }}
+      >
+        {separators.map((s) => (
+          <option key={s.label} value={s.value}>
+            {s.label}
+          </option>
+        ))}
+      </select>
+      <label htmlFor={`${id}-format`}>Format</label>
+      <select
+        id={`${id}-format`}
+        value={format}
+        onChange={(e) => {
+          edited();
+          setFormat(e.target.value as typeof format);
+        }}
+      >
+        {formats.map((f) => (
+          <option key={f.value} value={f.value}>
+            {f.label}
+          </option>
+        ))}
+      </select>
+      <p className="actions">
+        <button
+          type="button"
+          className="primary"
+          disabled={preview.isPending || (!file && text.trim() === "")}
+          onClick={() => preview.mutate({ input, of: inputKey })}
+        >
+          {preview.isPending ? "Reading…" : "Preview"}
+        </button>
+      </p>
+      {preview.isError && <ProblemAlert error={preview.error} context="Not read" />}
+      {shown && !current && <p className="muted">The list changed since this preview: preview it again before importing.</p>}
+      {p && (
+        <PreviewTables
+          preview={p}
+          separator={separator}
+          format={format}
+          id={id}
+        />
+      )}
+      {p && dupes > 0 && (
+        <fieldset>
+          <legend>
+            {dupes} {dupes === 1 ? "line repeats a term" : "lines repeat a term"} (in the list, or already in the deck)
+          </legend>
+          <label>
+            <input type="radio" name={`${id}-dupes`} checked={duplicates === "skip"} onChange={() => setDuplicates("skip")} /> Skip them: keep
+            the first line's, and the deck's own entry, as they are
+          </label>
+          <label>
+            <input type="radio" name={`${id}-dupes`} checked={duplicates === "update"} onChange={() => setDuplicates("update")} /> Update: the
+            last line's meaning, example and part of speech replace the entry's (its learners keep their cards)
+          </label>
+        </fieldset>
+      )}
+      {p && refused > 0 && (
+        <label className="check">
+          <input type="checkbox" checked={leaveOut} onChange={(e) => setLeaveOut(e.target.checked)} /> Leave the {refused} refused{" "}
+          {refused === 1 ? "line" : "lines"} out and import the rest
+        </label>
+      )}
+      {p && refused > 0 && !leaveOut && (
+        <p className="muted">Nothing is imported while a line is refused: fix the lines above in your list and preview again, or leave them out.</p>
+      )}
+      {save.isError && <ProblemAlert error={save.error} context="Not imported" />}
+      {save.isSuccess && (
+        <p role="status" className="ok-note">
+          Imported: {save.data.result.added.length} added, {save.data.result.changed.length} updated
+          {save.data.left.length > 0 && `; lines not saved: ${save.data.left.join(", ")}`}
+          {save.data.result.cards_created > 0 && `; ${save.data.result.cards_created} new cards for the learners who have this deck`}.{" "}
+          <button type="button" onClick={onDone}>
+            Close
+          </button>
+        </p>
+      )}
+      {p && !save.isSuccess && (
+        <p className="actions">
+          <button
+            type="button"
+            className="primary"
+            disabled={blocked || save.isPending}
+            onClick={() => save.submit({ input, duplicates, leave_out_refused: leaveOut })}
+          >
+            {save.isPending ? "Importing…" : `Import ${p.rows.length} ${p.rows.length === 1 ? "entry" : "entries"}`}
+          </button>
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** The preview: how the input was read, its refused lines (line, field, reason) and every entry as it will be saved. */
+function PreviewTables({ preview: p, separator, format, id }: { preview: Preview; separator: string; format: string; id: string }) {
+  const how = [
+    `Read as ${formats.find((f) => f.value === p.format)?.label.toLowerCase() ?? p.format}${format ? "" : " (detected)"}`,
+    p.separator && `separated by ${separatorName(p.separator).toLowerCase()}${separator ? "" : " (detected)"}`,
+    p.html && "HTML reduced to text",
+  ]
+    .filter(Boolean)
+    .join(", ");
+  return (
+    <>
+      <p role="status" id={`${id}-summary`}>
+        {how}. {p.rows.length} {p.rows.length === 1 ? "entry" : "entries"}, {p.refused.length} refused{" "}
+        {p.refused.length === 1 ? "line" : "lines"}.
+      </p>
+      {p.ambiguous && (
+        <p className="muted">Another separator splits as many lines: if the entries below look wrong, choose the separator and preview again.</p>
+      )}
+      {p.refused.length > 0 && (
+        <DataTable
+          label="Refused lines"
+          caption="Refused lines"
+          rows={p.refused}
+          rowKey={(r) => `${r.line}-${r.field}`}
+          columns={[
+            { header: "Line", rowHeader: true, cell: (r) => r.line },
+            { header: "Field", cell: (r) => (r.field === "line" ? "the whole line" : r.field.replaceAll("_", " ")) },
+            { header: "Reason", cell: (r) => r.reason },
+          ]}
+        />
+      )}
+      {p.rows.length > 0 && (
+        <DataTable
+          label="Entries as they will be saved"
+          caption="Entries as they will be saved"
+          rows={p.rows}
+          rowKey={(r) => r.line}
+          columns={[
+            { header: "Line", rowHeader: true, cell: (r) => r.line },
+            { header: "Term", cell: (r) => r.term },
+            { header: "Meaning", cell: (r) => r.meaning },
+            { header: "Example", cell: (r) => r.example },
+            { header: "Part of speech", cell: (r) => r.part_of_speech },
+            { header: "Note", cell: note },
+          ]}
+        />
+      )}
+    </>
+  );
+}
