@@ -178,7 +178,8 @@ const reviewAgeDays = int32(study.MaxReviewAge / (24 * time.Hour))
 const failureTimeout = 10 * time.Second
 
 // recordFailure records the failed fit of learner (err) in a transaction
-// of its own, holding their fit lock, and returns the [FitError].
+// of its own, holding their fit lock, and returns the [FitError]; nothing
+// is recorded when another fit was recorded since the selection.
 func recordFailure(ctx context.Context, pool *pgxpool.Pool, clk clock.Clock, learner uuid.UUID, lastFit int64, cfg Config, err error) error {
 	fe := &FitError{Learner: learner, Cause: err.Error(), Err: err}
 	if errors.Is(err, context.DeadlineExceeded) {
@@ -187,20 +188,18 @@ func recordFailure(ctx context.Context, pool *pgxpool.Pool, clk clock.Clock, lea
 	recCtx, cancel := context.WithTimeout(ctx, failureTimeout)
 	defer cancel()
 	recErr := pgx.BeginFunc(recCtx, pool, func(tx pgx.Tx) error {
-		locked, err := store.On(tx).TryLockFit(recCtx, learner)
-		if err != nil {
+		// Waiting (at most failureTimeout): the failed fit's own
+		// transaction may hold the lock until its server process notices.
+		if err := store.On(tx).LockFit(recCtx, learner); err != nil {
 			return fmt.Errorf("lock fit: %w", err)
 		}
-		if !locked {
-			return errLocked
-		}
-		_, err = RecordFailure(recCtx, tx, learner, lastFit, fe.Cause, clk.NowOrNil())
+		_, err := RecordFailure(recCtx, tx, learner, lastFit, fe.Cause, clk.NowOrNil())
 		return err
 	})
 	switch {
 	case recErr == nil:
 		fe.Recorded = true
-	case errors.Is(recErr, errLocked), errors.Is(recErr, ErrAlreadyFitted):
+	case errors.Is(recErr, ErrAlreadyFitted):
 	default:
 		fe.Err = errors.Join(err, fmt.Errorf("record the failure: %w", recErr))
 	}

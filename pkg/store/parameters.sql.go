@@ -330,6 +330,19 @@ func (q *Queries) LearnersDueForFit(ctx context.Context, arg LearnersDueForFitPa
 	return items, nil
 }
 
+const lockFit = `-- name: LockFit :exec
+SELECT pg_advisory_xact_lock(hashtextextended('lexora.fit:' || $1::uuid::text, 0))
+`
+
+// LockFit takes the learner's fit lock as TryLockFit does, waiting for it:
+// for the short transaction that records a failed fit, whose own timed-out
+// transaction may hold the lock until its server process notices the
+// cancellation.
+func (q *Queries) LockFit(ctx context.Context, learnerID uuid.UUID) error {
+	_, err := q.db.Exec(ctx, lockFit, learnerID)
+	return err
+}
+
 const lockLearner = `-- name: LockLearner :one
 SELECT timezone FROM users WHERE id = $1 FOR NO KEY UPDATE
 `

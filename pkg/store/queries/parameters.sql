@@ -146,3 +146,10 @@ SELECT pg_try_advisory_xact_lock(hashtextextended('lexora.fit:' || sqlc.arg(lear
 -- one instant a fit is recorded and adopted at.
 -- name: AdoptionInstant :one
 SELECT clock_timestamp()::timestamptz AS at;
+
+-- LockFit takes the learner's fit lock as TryLockFit does, waiting for it:
+-- for the short transaction that records a failed fit, whose own timed-out
+-- transaction may hold the lock until its server process notices the
+-- cancellation.
+-- name: LockFit :exec
+SELECT pg_advisory_xact_lock(hashtextextended('lexora.fit:' || sqlc.arg(learner_id)::uuid::text, 0));
