@@ -35,6 +35,12 @@ variable "job_image" {
   default     = "us-docker.pkg.dev/cloudrun/container/job"
 }
 
+variable "git_url" {
+  description = "The repository Cloud Build builds (cloudbuild.yaml's _GIT_URL, in output.build_substitutions): the newest-commit check's git ls-remote and the compat step's fetch of the previous release read it, so a fork or a private repository needs a URL the build can read."
+  type        = string
+  default     = "https://github.com/lexora-app/lexora.git"
+}
+
 variable "auth_project" {
   description = "The Google Identity Platform (Firebase Auth) project whose ID tokens the functions accept; empty means project_id."
   type        = string
@@ -48,6 +54,12 @@ variable "terraform_admin" {
 
 variable "operators" {
   description = "IAM members (\"group:oncall@lexora.app\", \"user:...\") allowed to call the operator functions and to execute the drain and prune jobs by hand."
+  type        = list(string)
+  default     = []
+}
+
+variable "deployers" {
+  description = "IAM members (\"group:platform@lexora.app\", \"user:...\") who may deploy besides Cloud Build: run deploy/rollback (traffic and job images, the rights Cloud Build has) and start a build as Cloud Build's account. The on-call group only reads unless it is listed here too."
   type        = list(string)
   default     = []
 }
@@ -80,7 +92,7 @@ variable "sql_max_connections" {
 }
 
 variable "sql_operator_connections" {
-  description = "Connections kept free for operators (psql, outboxctl, Cloud SQL Studio) and Cloud SQL's own."
+  description = "Connections kept free for operators (psql through the Cloud SQL Auth Proxy, outboxctl; Cloud SQL Studio does not work, the instance denies the Data API) and Cloud SQL's own."
   type        = number
   default     = 20
 }
