@@ -22,13 +22,19 @@ func TestDocumentationAgreesWithTheConfiguration(t *testing.T) {
 	raw, err := os.ReadFile("README.md")
 	require.NoError(t, err)
 	readme := string(raw)
-	row := regexp.MustCompile(`\| (\d+) public functions \| 2 \| 4 instances each \| (\d+) \|`).FindStringSubmatch(readme)
-	require.NotNil(t, row, "terraform/README.md's connection budget has a row for the public functions")
+	// Each function service counts two revisions (the rollout's candidate
+	// beside the serving one), and every job is a row, fit included.
+	row := regexp.MustCompile(`\| (\d+) public functions \| 2 \| 4 instances each × 2 revisions \| (\d+) \|`).FindStringSubmatch(readme)
+	require.NotNil(t, row, "terraform/README.md's connection budget has a row for the public functions, two revisions each")
 	require.Equal(t, strconv.Itoa(public), row[1], "public functions in the connection budget")
-	require.Equal(t, strconv.Itoa(public*4*2), row[2])
-	op := regexp.MustCompile(`\| (\d+) operator functions \| 2 \| 1 instance each \| (\d+) \|`).FindStringSubmatch(readme)
+	require.Equal(t, strconv.Itoa(public*4*2*2), row[2])
+	op := regexp.MustCompile(`\| (\d+) operator functions \| 2 \| 1 instance each × 2 revisions \| (\d+) \|`).FindStringSubmatch(readme)
 	require.NotNil(t, op)
 	require.Equal(t, strconv.Itoa(len(tf.OperatorFunctions)), op[1])
+	require.Equal(t, strconv.Itoa(len(tf.OperatorFunctions)*2*2), op[2])
+	for _, job := range []string{"drain", "prune", "fit", "migrate", "outboxctl"} {
+		require.Regexp(t, `\n\| `+job+` \|`, readme, "the connection budget has a row for the %s job", job)
+	}
 
 	// The total row is the sum of the rows above it (seed, demo only, aside).
 	_, table, ok := strings.Cut(readme, "| workload | per process | processes at most | connections |")
@@ -47,6 +53,14 @@ func TestDocumentationAgreesWithTheConfiguration(t *testing.T) {
 	total := regexp.MustCompile(`\*\*total\*\* \| \| \| \*\*(\d+) ≤ (\d+) − (\d+) = (\d+)\*\*`).FindStringSubmatch(table)
 	require.NotNil(t, total, "the table ends with its total")
 	require.Equal(t, strconv.Itoa(sum), total[1], "the total is the sum of the rows")
+	vars, err := os.ReadFile("variables.tf")
+	require.NoError(t, err)
+	limit := regexp.MustCompile(`(?s)variable "sql_max_connections" \{.*?default\s*= (\d+)`).FindSubmatch(vars)
+	require.NotNil(t, limit)
+	require.Equal(t, string(limit[1]), total[2], "the total is against sql_max_connections' default")
+	n, _ := strconv.Atoi(total[1])
+	max, _ := strconv.Atoi(total[4])
+	require.LessOrEqual(t, n, max, "the defaults fit the budget")
 
 	sched, err := os.ReadFile("scheduler.tf")
 	require.NoError(t, err)

@@ -88,7 +88,7 @@ variable "sql_availability" {
 variable "sql_max_connections" {
   description = "The instance's max_connections flag. The connection budget (locals.tf) must fit under it minus sql_operator_connections."
   type        = number
-  default     = 240 # the connection budget's 202 (locals.tf) plus the operators' 20, with room for two more public functions
+  default     = 420 # the connection budget's 382 (locals.tf; 384 in demo) plus the operators' 20, with room for one more public function
 }
 
 variable "sql_operator_connections" {

@@ -427,6 +427,14 @@ run "cloud_sql" {
     error_message = "the workloads' connections fit under max_connections"
   }
   assert {
+    condition     = output.connection_budget.functions == 2 * (19 * 4 * 2 + 4 * 1 * 2) && output.connection_budget.total == 382
+    error_message = "each function service counts two revisions (serving and the rollout's candidate): 320 for the functions, 382 in all"
+  }
+  assert {
+    condition     = alltrue([for f, s in google_cloud_run_v2_service.function : s.scaling[0].max_instance_count == local.fn[f].max_instances && s.template[0].scaling[0].max_instance_count == local.fn[f].max_instances])
+    error_message = "each service is capped at the service level (every revision in the split) and per revision (the tagged candidate)"
+  }
+  assert {
     condition     = output.connection_budget.drain == 2 * 2 * (10 + 2 + 1)
     error_message = "each drain task counts its pool (10), its own statements' pool (2) and its LISTEN connection, for 2 tasks of 2 overlapping executions"
   }
