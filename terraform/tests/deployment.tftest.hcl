@@ -219,6 +219,13 @@ run "hardening" {
   }
 }
 
+run "cdn_fill_agent" {
+  assert {
+    condition     = google_compute_backend_bucket_signed_url_key.web.backend_bucket == google_compute_backend_bucket.web.name && length(google_compute_backend_bucket_signed_url_key.web.key_value) == 24 && can(regex("^[A-Za-z0-9_-]{22}==$", google_compute_backend_bucket_signed_url_key.web.key_value))
+    error_message = "the web backend bucket has a 16-byte base64url signed URL key, so Cloud CDN's fill agent exists before the bucket binding to it"
+  }
+}
+
 run "deployers_roll_back" {
   variables {
     deployers = ["group:platform@lexora.test"]
