@@ -70,3 +70,34 @@ func TestDocumentationAgreesWithTheConfiguration(t *testing.T) {
 	require.NotRegexp(t, `prune.{0,40}daily`, string(top), "the README says prune runs hourly")
 	require.Contains(t, string(top), "`prune`\nhourly")
 }
+
+// The README's first build runs in the order it can: init before an
+// import, the OAuth consent screen (Branding) before the Google provider's
+// OAuth client, and no gcloud grant that Terraform makes
+// (serviceAccountUser on cloudbuild@ is google_service_account_iam_member.submits_as_build).
+func TestFirstBuildStepsAreInOrder(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	readme := string(raw)
+	_, first, ok := strings.Cut(readme, "### A new environment from nothing")
+	require.True(t, ok)
+	first, _, _ = strings.Cut(first, "### Rolling back")
+	at := func(s string) int {
+		i := strings.Index(first, s)
+		require.GreaterOrEqual(t, i, 0, "the first build's section says %q", s)
+		return i
+	}
+	require.Less(t, at("terraform init"), at("terraform import"), "terraform import needs terraform init and the tfvars")
+	require.Less(t, at("cat > $PROJECT.tfvars"), at("terraform import"))
+	require.Less(t, at("Branding"), at("add the provider Google"), "the consent screen before the OAuth client")
+	require.NotContains(t, first, "add-iam-policy-binding cloudbuild@", "Terraform grants serviceAccountUser on the build account")
+	require.Contains(t, first, "git_url")
+	iam, err := os.ReadFile("iam.tf")
+	require.NoError(t, err)
+	require.Contains(t, string(iam), `resource "google_service_account_iam_member" "submits_as_build"`)
+
+	script, err := os.ReadFile("../deploy/first-accounts")
+	require.NoError(t, err)
+	require.NotContains(t, string(script), "provision script", "the provision script is gone: the migrate job makes the roles")
+}
