@@ -39,9 +39,21 @@ var Functions = map[string]func(*Service, http.ResponseWriter, *http.Request){
 }
 
 func init() {
-	for name, fn := range Functions {
-		functions.HTTP(name, service.serve(name, fn))
+	for name, h := range Handlers() {
+		functions.HTTP(name, h)
 	}
+}
+
+// Handlers returns each function's HTTP handler by name (the keys of
+// Functions), as the Functions Framework serves it: traced, with CORS, on
+// the instance's Service, built from the environment at the first request.
+// The local server (functions/cmd/server) mounts them at /<name>.
+func Handlers() map[string]http.HandlerFunc {
+	hs := make(map[string]http.HandlerFunc, len(Functions))
+	for name, fn := range Functions {
+		hs[name] = service.serve(name, fn)
+	}
+	return hs
 }
 
 // UnknownPath answers a request for a path that names no function with a

@@ -270,6 +270,13 @@ func TestCloudBuildTestsBuildsThenRollsOut(t *testing.T) {
 	require.Equal(t, []string{"SMOKE_EMAIL", "SMOKE_PASSWORD"}, step["rollout"].SecretEnv)
 	require.Contains(t, step["web-publish"].script(), "gs://${_WEB_BUCKET}")
 	require.Contains(t, step["web-publish"].script(), "/workspace/superseded", "a superseded build publishes no web client")
+	// The service worker last and never cached: published before index.html,
+	// its precache could keep the old index.html under the new revision.
+	publish := strings.Split(strings.TrimSpace(step["web-publish"].script()), "\n")
+	require.Equal(t, []string{
+		"gcloud storage cp frontend/dist/index.html gs://${_WEB_BUCKET}/index.html --cache-control='no-cache'",
+		"gcloud storage cp frontend/dist/sw.js gs://${_WEB_BUCKET}/sw.js --cache-control='no-cache'",
+	}, publish[len(publish)-2:])
 
 	// Substitutions: every one used is declared (with a default) and every
 	// declared one used; shell variables are escaped ($$) so that Cloud

@@ -66,7 +66,7 @@ resource "google_compute_backend_bucket" "web" {
   bucket_name = google_storage_bucket.web.name
   enable_cdn  = true
   cdn_policy {
-    cache_mode        = "USE_ORIGIN_HEADERS" # index.html no-cache, hashed assets immutable (cloudbuild.yaml)
+    cache_mode        = "USE_ORIGIN_HEADERS" # /assets/ immutable, every root file (index.html, sw.js) no-cache (cloudbuild.yaml)
     negative_caching  = false
     serve_while_stale = 0
   }
@@ -102,9 +102,14 @@ locals {
   # The functions deploy/smoke calls, and the header that routes to their candidates.
   smoke_functions  = ["GetSchedule", "Me"]
   candidate_header = "X-Lexora-Candidate"
-  # The web client's files outside /assets/ (Vite copies frontend/public to
-  # the bundle's root; terraform/hosting_test.go keeps the list in step).
-  web_root_files = ["/favicon.ico"]
+  # The web client's files outside /assets/: frontend/public, which Vite
+  # copies to the bundle's root, and the installable app's manifest and
+  # service worker, which vite-plugin-pwa writes there
+  # (terraform/hosting_test.go keeps the list in step).
+  web_root_files = [
+    "/apple-touch-icon.png", "/favicon.ico", "/icon-192.png", "/icon-512.png", "/icon-maskable-512.png",
+    "/icon-maskable.svg", "/icon.svg", "/manifest.webmanifest", "/sw.js",
+  ]
   backends = merge(
     { for f in local.public_functions : f => { group = google_compute_region_network_endpoint_group.function[f].id, name = "fn-${local.fn[f].service}" } },
     { for f in local.smoke_functions : "${f}/candidate" => { group = google_compute_region_network_endpoint_group.candidate[f].id, name = "fn-${local.fn[f].service}-candidate" } },

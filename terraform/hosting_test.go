@@ -9,9 +9,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Vite copies frontend/public to the bundle's root; the load balancer
-// serves those files as they are only when hosting.tf's web_root_files
-// names them (every other path outside /assets/ is the client's index.html).
+// Vite copies frontend/public to the bundle's root, and vite-plugin-pwa
+// writes the manifest and the service worker there (frontend/vite.config.ts);
+// the load balancer serves those files as they are only when hosting.tf's
+// web_root_files names them (every other path outside /assets/ is the
+// client's index.html, and a service worker answered with index.html would
+// fail to install).
 func TestEveryRootFileOfTheBundleIsServed(t *testing.T) {
 	t.Parallel()
 	raw, err := os.ReadFile("hosting.tf")
@@ -24,12 +27,13 @@ func TestEveryRootFileOfTheBundleIsServed(t *testing.T) {
 	}
 	entries, err := os.ReadDir("../frontend/public")
 	require.NoError(t, err)
-	var files []string
+	files := []string{"/manifest.webmanifest", "/sw.js"}
 	for _, e := range entries {
 		require.False(t, e.IsDir(), "frontend/public/%s: a directory would need a prefix route in hosting.tf", e.Name())
 		files = append(files, "/"+e.Name())
 	}
 	slices.Sort(served)
+	slices.Sort(files)
 	require.Equal(t, files, served)
 }
 

@@ -143,8 +143,8 @@ run "web_client_routes" {
     condition = alltrue([for r in google_compute_url_map.https.path_matcher[0].route_rules :
       r.service == google_compute_backend_bucket.web.id && length(r.route_action) == 0
       if anytrue([for m in r.match_rules : m.prefix_match == "/assets/"])
-    ]) && length([for r in google_compute_url_map.https.path_matcher[0].route_rules : r if anytrue([for m in r.match_rules : m.prefix_match == "/assets/" || m.full_path_match == "/favicon.ico"])]) == 1
-    error_message = "/assets/ and the bundle's root files are served as they are"
+    ]) && length([for r in google_compute_url_map.https.path_matcher[0].route_rules : r if anytrue([for m in r.match_rules : m.prefix_match == "/assets/" || m.full_path_match == "/favicon.ico" || m.full_path_match == "/sw.js" || m.full_path_match == "/manifest.webmanifest"])]) == 1
+    error_message = "/assets/ and the bundle's root files (the service worker and the manifest too) are served as they are"
   }
   assert {
     condition = alltrue([for r in google_compute_url_map.https.path_matcher[0].route_rules :

@@ -1,6 +1,7 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
 import { authMode } from "../config";
 import { devSignIn, type DevIdentity } from "./devSignIn";
+import { forgetUserCopies } from "../offline/copies";
 import { googleToken, signInWithGoogle, signOutOfGoogle, watchGoogleUser } from "./firebase";
 import { loadSession, saveSession, type SessionUser } from "./session";
 
@@ -16,6 +17,7 @@ export interface Auth {
   signInAs: (who: DevIdentity) => Promise<void>;
   /** Google sign-in (builds with VITE_AUTH=firebase). */
   signInWithGoogle: () => Promise<void>;
+  /** Signs out and deletes the service worker's copies of the user's answers (offline/copies.ts). */
   signOut: () => Promise<void>;
 }
 
@@ -37,6 +39,7 @@ function DevAuthProvider({ children }: { children: ReactNode }) {
   const [session, setSession] = useState(() => loadSession());
   const signOut = useCallback(async () => {
     saveSession(null);
+    await forgetUserCopies();
     setSession(null);
   }, []);
   const value = useMemo<Auth>(
@@ -83,7 +86,10 @@ function FirebaseAuthProvider({ children }: { children: ReactNode }) {
       token: googleToken,
       signInAs: () => Promise.reject(new Error("the development sign-in exists only locally")),
       signInWithGoogle,
-      signOut: signOutOfGoogle,
+      signOut: async () => {
+        await signOutOfGoogle();
+        await forgetUserCopies();
+      },
     }),
     [user, ready],
   );

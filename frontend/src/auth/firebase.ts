@@ -30,8 +30,21 @@ export async function watchGoogleUser(onChange: (u: SessionUser | null) => void)
   );
 }
 
-/** The current user's ID token (refreshed by the SDK when close to expiry), or null. */
+/**
+ * The current user's ID token (refreshed by the SDK when close to expiry),
+ * or null: signed out, or offline with a token that has to be refreshed
+ * (auth/network-request-failed). The SDK keeps the user across reloads, so
+ * an offline learner stays signed in; a request sent without a token then
+ * fails as offline requests do, and the service worker answers a read from
+ * its copy (offline/copies.ts). Back online, the next call refreshes it.
+ */
 export async function googleToken(): Promise<string | null> {
   const { instance } = await firebaseAuth();
-  return instance.currentUser ? instance.currentUser.getIdToken() : null;
+  if (!instance.currentUser) return null;
+  try {
+    return await instance.currentUser.getIdToken();
+  } catch (err) {
+    if ((err as { code?: unknown }).code === "auth/network-request-failed") return null;
+    throw err;
+  }
 }

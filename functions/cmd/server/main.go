@@ -1,8 +1,13 @@
-// Command server serves every Lexora HTTP function locally at
-// /<FunctionName> on PORT (default 8080), through the Functions Framework,
-// and answers any other path with a 404 problem document. With
-// FUNCTION_TARGET set it serves only that function, at every path, as Cloud
-// Run functions do.
+// Command server serves the Lexora HTTP functions on PORT (default 8080).
+// With FUNCTION_TARGET set (Cloud Run) it serves only that function, at
+// every path, through the Functions Framework. Without it (locally) it
+// serves every function at /<FunctionName> and answers any other path with
+// a 404 problem document, on a net/http server of its own: the Functions
+// Framework would print a line of plain text per function at start.
+//
+// Either way it logs once, at start, one structured line that says what
+// it serves ("serving functions": port, functions, and locally web_client
+// and dev_sign_in), and nothing of the kind per request.
 //
 // Two local additions, outside the functions themselves and off unless
 // configured (the deployed image sets neither):
@@ -19,10 +24,14 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
+	"slices"
+	"time"
 
 	"github.com/GoogleCloudPlatform/functions-framework-go/funcframework"
 	"github.com/sethvargo/go-envconfig"
@@ -37,6 +46,8 @@ import (
 // (functions.Config) on their first request.
 type config struct {
 	Port string `env:"PORT, default=8080"`
+	// Target is the one function a Cloud Run service serves; empty serves all.
+	Target string `env:"FUNCTION_TARGET"`
 	// StaticDir holds the built web client served at /; empty serves none.
 	StaticDir string `env:"STATIC_DIR"`
 	Auth      auth.Config
@@ -51,52 +62,80 @@ func main() {
 	}
 }
 
+// run serves until the server fails, or, locally, until ctx ends: then it
+// stops the server (letting requests in flight finish, for at most 5 s) and
+// returns nil.
 func run(ctx context.Context, log *slog.Logger) error {
 	var cfg config
 	if err := envconfig.Process(ctx, &cfg); err != nil {
 		return fmt.Errorf("read configuration: %w", err)
 	}
-	closeAll, err := register(ctx, cfg, log)
+	port := cmp.Or(cfg.Port, "8080")
+	if cfg.Target != "" {
+		log.Info("serving functions", slog.String("port", port), slog.Any("functions", []string{cfg.Target}))
+		return funcframework.Start(port)
+	}
+	h, closeAll, err := handler(cfg, log)
 	if err != nil {
 		return err
 	}
 	defer closeAll()
-	port := cmp.Or(cfg.Port, "8080")
-	log.Info("serving functions", slog.String("port", port))
-	return funcframework.Start(port)
+	log.Info("serving functions", slog.String("port", port),
+		slog.Any("functions", slices.Sorted(maps.Keys(functions.Functions))),
+		slog.String("web_client", cfg.StaticDir), slog.Bool("dev_sign_in", cfg.Auth.Dev))
+	srv := &http.Server{
+		Addr:              ":" + port,
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelError),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.ListenAndServe() }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(shutdown); err != nil {
+			return fmt.Errorf("stop serving: %w", err)
+		}
+		if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	}
 }
 
-// register adds what the Functions Framework's mux reaches for every path
-// no function is registered at ("/"): the web client when cfg.StaticDir is
-// set, with functions.UnknownPath for the paths it does not serve, else
-// functions.UnknownPath alone; and, with AUTH_DEV, the development sign-in.
-// The returned function closes what it opened.
-func register(ctx context.Context, cfg config, log *slog.Logger) (func(), error) {
+// handler is the local server's mux: every function at /<FunctionName>
+// (functions.Handlers), and at every other path the web client when
+// cfg.StaticDir is set, with functions.UnknownPath for the paths it does not
+// serve, else functions.UnknownPath alone; and, with AUTH_DEV, the
+// development sign-in. The returned function closes what it opened.
+func handler(cfg config, log *slog.Logger) (http.Handler, func(), error) {
+	mux := http.NewServeMux()
+	for name, h := range functions.Handlers() {
+		mux.Handle("/"+name, h)
+	}
 	var root http.Handler = http.HandlerFunc(functions.UnknownPath)
 	if cfg.StaticDir != "" {
 		h, err := staticHandler(cfg.StaticDir, root)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		root = h
-		log.Info("serving the web client", slog.String("dir", cfg.StaticDir))
 	}
-	if err := funcframework.RegisterHTTPFunctionContext(ctx, "/", root.ServeHTTP); err != nil {
-		return nil, fmt.Errorf("register /: %w", err)
-	}
+	mux.Handle("/", root)
 	if !cfg.Auth.Dev {
-		return func() {}, nil
+		return mux, func() {}, nil
 	}
 	d, err := newDevSignIn(func(ctx context.Context) (*database.Pool, error) { return database.Open(ctx, cfg.Database) },
 		cfg.Auth.Project, log)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for path, h := range d.routes() {
-		if err := funcframework.RegisterHTTPFunctionContext(ctx, path, h); err != nil {
-			return nil, fmt.Errorf("register %s: %w", path, err)
-		}
+		mux.HandleFunc(path, h)
 	}
-	log.Info("development sign-in enabled", slog.String("path", "/dev/token"))
-	return d.close, nil
+	return mux, d.close, nil
 }

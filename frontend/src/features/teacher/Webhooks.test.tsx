@@ -28,6 +28,13 @@ async function fillForm(url: string, topic: RegExp) {
 }
 
 describe("Webhooks", () => {
+  it("says which addresses the endpoint field takes: https, and http on a local stack", async () => {
+    fakeServer(() => json({ endpoints: [] } satisfies components["schemas"]["WebhookEndpointList"]));
+    renderApp(<Webhooks />, { user: teacher });
+    const field = await screen.findByLabelText("Endpoint URL");
+    expect(field).toHaveAccessibleDescription("An https:// address. A local stack (make run) also takes http://.");
+  });
+
   it("shows a refusal's title and field errors, and changes nothing", async () => {
     const server = fakeServer((req) =>
       req.path === "/ListWebhookEndpoints"

@@ -106,11 +106,15 @@ function Register({ onSecret }: { onSecret: (s: Secret) => void }) {
     <form onSubmit={submit} {...register.editing} className="card-form" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>Register an endpoint</h2>
       {register.isError && <ProblemAlert error={register.error} context="Not registered" />}
-      <label htmlFor={`${id}-url`}>Endpoint URL (https)</label>
+      <label htmlFor={`${id}-url`}>Endpoint URL</label>
+      <p className="muted" id={`${id}-url-hint`}>
+        An https:// address. A local stack (<code>make run</code>) also takes http://.
+      </p>
       <input
         id={`${id}-url`}
         type="url"
         required
+        aria-describedby={`${id}-url-hint`}
         placeholder="https://school.example/lexora"
         value={url}
         onChange={(e) => setUrl(e.target.value)}
