@@ -434,3 +434,37 @@ func TestCheckWebSettingsRefusesTheDevelopmentSignIn(t *testing.T) {
 	require.NoError(t, os.WriteFile(bundle, []byte(`fetch("/dev/token")`), 0o644))
 	require.Error(t, check(env, dist), "a bundle built without the settings")
 }
+
+// Every substitution cloudbuild.yaml declares that depends on the
+// environment is in terraform's build_substitutions output, so a fork's or
+// a private repository's _GIT_URL reaches the trigger; only _BRANCH and
+// _SMOKE (the same everywhere, _SMOKE=false only for a first build) are
+// left to their defaults.
+func TestBuildSubstitutionsCoverCloudBuild(t *testing.T) {
+	t.Parallel()
+	cb, _ := readCloudBuild(t)
+	raw, err := os.ReadFile("outputs.tf")
+	require.NoError(t, err)
+	block := regexp.MustCompile(`(?s)output "build_substitutions" \{(.*?)\n\}`).FindSubmatch(raw)
+	require.NotNil(t, block, "outputs.tf has build_substitutions")
+	for name := range cb.Substitutions {
+		if name == "_BRANCH" || name == "_SMOKE" {
+			continue
+		}
+		require.Regexp(t, `\n\s*`+name+`\s*=`, string(block[1]), "build_substitutions sets %s", name)
+	}
+}
+
+// A step that installs Debian packages does so without prompts.
+func TestAptStepsAreNoninteractive(t *testing.T) {
+	t.Parallel()
+	cb, _ := readCloudBuild(t)
+	apt := 0
+	for _, s := range cb.Steps {
+		if strings.Contains(strings.Join(s.Args, "\n"), "apt-get install") {
+			apt++
+			require.Contains(t, s.Env, "DEBIAN_FRONTEND=noninteractive", "step %s runs apt-get install", s.ID)
+		}
+	}
+	require.GreaterOrEqual(t, apt, 2, "the test and compat steps install PostgreSQL")
+}

@@ -25,11 +25,34 @@ resource "google_storage_bucket" "web" {
   }
 }
 
-# Cloud CDN fetches the private bucket's objects with its own service agent.
+# Cloud CDN fetches the private bucket's objects with its own service agent,
+# service-N@cloud-cdn-fill. Google's signed URL documentation says that agent
+# is created the first time a signed URL key is added to a backend bucket
+# of the project; a binding to it before then fails (the member does not
+# exist). Nothing else in the provider creates it (google_project_service_identity
+# is google-beta only), so the backend bucket gets a key, which Lexora never
+# signs with (Cloud CDN does not require a signature on unsigned requests),
+# and the binding waits for it. The key is 16 bytes (base64url, as
+# `gcloud compute backend-buckets add-signed-url-key` takes) derived from a
+# random UUID made once; it sits in the state, like the API key.
+resource "terraform_data" "cdn_key_seed" {
+  input = uuid()
+  lifecycle {
+    ignore_changes = [input]
+  }
+}
+
+resource "google_compute_backend_bucket_signed_url_key" "web" {
+  name           = "lexora-cdn-fill"
+  backend_bucket = google_compute_backend_bucket.web.name
+  key_value      = replace(replace(base64encode(substr(base64sha256(terraform_data.cdn_key_seed.output), 0, 16)), "+", "-"), "/", "_")
+}
+
 resource "google_storage_bucket_iam_member" "cdn_reads_web" {
-  bucket = google_storage_bucket.web.name
-  role   = "roles/storage.objectViewer"
-  member = "serviceAccount:service-${data.google_project.this.number}@cloud-cdn-fill.iam.gserviceaccount.com"
+  bucket     = google_storage_bucket.web.name
+  role       = "roles/storage.objectViewer"
+  member     = "serviceAccount:service-${data.google_project.this.number}@cloud-cdn-fill.iam.gserviceaccount.com"
+  depends_on = [google_compute_backend_bucket_signed_url_key.web]
 }
 
 resource "google_storage_bucket_iam_member" "build_publishes_web" {

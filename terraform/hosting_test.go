@@ -36,3 +36,16 @@ func TestEveryRootFileOfTheBundleIsServed(t *testing.T) {
 	slices.Sort(files)
 	require.Equal(t, files, served)
 }
+
+// Cloud CDN's fill agent exists only once the project has a signed URL key
+// on a backend bucket, so the bucket binding to it waits for one.
+func TestCDNBindingWaitsForTheAgent(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile("hosting.tf")
+	require.NoError(t, err)
+	binding := regexp.MustCompile(`(?s)resource "google_storage_bucket_iam_member" "cdn_reads_web" \{(.*?)\n\}`).FindSubmatch(raw)
+	require.NotNil(t, binding, "hosting.tf grants the CDN's agent the web bucket")
+	require.Contains(t, string(binding[1]), "@cloud-cdn-fill.iam.gserviceaccount.com")
+	require.Regexp(t, `depends_on\s*= \[google_compute_backend_bucket_signed_url_key\.web\]`, string(binding[1]))
+	require.Regexp(t, `(?s)resource "google_compute_backend_bucket_signed_url_key" "web" \{\s*name\s*= "[a-z-]+"\s*backend_bucket = google_compute_backend_bucket\.web\.name`, string(raw))
+}

@@ -46,8 +46,16 @@ locals {
   # The connection budget: connections per instance × maximum instances of
   # every service, and per task × tasks of every job. Drain executions may
   # overlap (one ending while the next starts), so count two.
+  #
+  # A service runs two revisions at once during a rollout: the serving one
+  # (capped by the service-level scaling, services.tf) and the candidate,
+  # tagged with no traffic, which the service-level cap does not count
+  # (Cloud Run counts a tagged revision only when it is in the traffic
+  # split), so only its revision-level cap bounds it; after traffic moves,
+  # the old revision's instances run on until idle. So count two revisions.
+  revisions_per_service = 2
   connection_budget = {
-    functions = sum([for f in local.functions : local.fn[f].max_instances * local.conns.function])
+    functions = sum([for f in local.functions : local.revisions_per_service * local.fn[f].max_instances * local.conns.function])
     drain     = 2 * var.drain_tasks * local.drain_task_conns
     prune     = local.conns.prune
     fit       = 2 * var.fit_tasks * local.conns.fit # executions may overlap

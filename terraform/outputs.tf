@@ -59,6 +59,7 @@ output "build_substitutions" {
     _AUTH_PROJECT         = local.auth_project
     _FIREBASE_API_KEY     = google_apikeys_key.web.key_string
     _FIREBASE_AUTH_DOMAIN = "${local.auth_project}.firebaseapp.com"
+    _GIT_URL              = var.git_url
   } : "${k}=${v}"])
   sensitive = true
 }

@@ -55,6 +55,15 @@ resource "google_storage_bucket_iam_member" "build_source" {
   member   = "serviceAccount:${google_service_account.build.email}"
 }
 
+# The on-call group lists the releases (docs/runbook.md, "Build failed");
+# deployers read their image lists (deploy/rollback).
+resource "google_storage_bucket_iam_member" "releases_reader" {
+  for_each = toset(distinct(concat(var.operators, var.deployers)))
+  bucket   = google_storage_bucket.build_source.name
+  role     = "roles/storage.objectViewer"
+  member   = each.value
+}
+
 moved {
   from = google_storage_bucket_iam_member.build_reads_source
   to   = google_storage_bucket_iam_member.build_source["roles/storage.objectViewer"]

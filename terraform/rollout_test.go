@@ -15,6 +15,8 @@ import (
 // gcloud lists two function services and the jobs drain, prune and migrate;
 // git ls-remote answers FAKE_HEAD as the branch head; curl answers an ID
 // token for the sign-in and FAKE_SMOKE_CODE (200 unless set) for a function.
+// gcloud run deploy logs "start S" and "end S" around FAKE_DEPLOY_SECONDS
+// of sleep, and fails for the service FAKE_DEPLOY_FAIL.
 func fakeTools(t *testing.T) (bin, calls string) {
 	t.Helper()
 	bin = t.TempDir()
@@ -24,6 +26,11 @@ func fakeTools(t *testing.T) (bin, calls string) {
 case "$*" in
 *"services list"*) printf 'me\ngetschedule\n' ;;
 *"jobs list"*) printf 'drain\nmigrate\nprune\n' ;;
+"run deploy "*)
+	echo "start $3" >> "$CALLS"
+	sleep "${FAKE_DEPLOY_SECONDS:-0}"
+	echo "end $3" >> "$CALLS"
+	[ "$3" != "${FAKE_DEPLOY_FAIL:-}" ] ;;
 esac`,
 		"git": `echo "git $*" >> "$CALLS"
 [ "$1" = ls-remote ] && printf '%s\trefs/heads/main\n' "$FAKE_HEAD"`,
@@ -100,6 +107,28 @@ func TestRolloutMigratesSmokesThenMovesTraffic(t *testing.T) {
 	require.Equal(t, 2, strings.Count(strings.Join(calls, "\n"), "git ls-remote"), "the head is compared before the migration and before traffic moves")
 	require.Equal(t, 1, strings.Count(strings.Join(calls, "\n"), "jobs update migrate"), "migrate is updated once, before the rest")
 	require.NotEqual(t, -1, index(calls, "gcloud run jobs update prune"))
+}
+
+// The candidates deploy at the same time (the build's longest part was 21
+// services one after another): both start before either ends. One that
+// fails fails the rollout after the other has ended, before the smoke test
+// and with no traffic moved.
+func TestRolloutDeploysTheCandidatesInParallel(t *testing.T) {
+	t.Parallel()
+	calls, _, err := rollout(t, "FAKE_DEPLOY_SECONDS=1")
+	require.NoError(t, err)
+	startMe, startSchedule := index(calls, "start me"), index(calls, "start getschedule")
+	endMe, endSchedule := index(calls, "end me"), index(calls, "end getschedule")
+	require.True(t, startMe >= 0 && startSchedule >= 0 && max(startMe, startSchedule) < min(endMe, endSchedule),
+		"both deploys start before either ends: %v", calls)
+	require.Less(t, max(endMe, endSchedule), index(calls, "https://app.lexora.test/Me"), "the smoke test waits for every candidate")
+
+	calls, _, err = rollout(t, "FAKE_DEPLOY_FAIL=me")
+	require.Error(t, err)
+	require.NotEqual(t, -1, index(calls, "end getschedule"), "the other candidate still deploys")
+	require.Equal(t, -1, index(calls, "https://app.lexora.test/Me"), "no smoke test")
+	require.Equal(t, -1, index(calls, "update-traffic"), "no traffic moves")
+	require.Equal(t, -1, index(calls, "jobs update drain"))
 }
 
 // A failed smoke test fails the rollout with no traffic moved and no job

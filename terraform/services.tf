@@ -25,6 +25,14 @@ resource "google_cloud_run_v2_service" "function" {
   # cloudbuild.yaml deploys every service with this label.
   labels = { lexora-role = "function" }
 
+  # The cap over every revision in the traffic split (Google's recommended
+  # place for it; it applies at once, without a new revision). The
+  # revision-level cap below still bounds the rollout's candidate, which is
+  # tagged but in no split (locals.tf, connection budget).
+  scaling {
+    max_instance_count = each.value.max_instances
+  }
+
   template {
     service_account                  = google_service_account.function[each.key].email
     timeout                          = "10s"

@@ -35,6 +35,12 @@ variable "job_image" {
   default     = "us-docker.pkg.dev/cloudrun/container/job"
 }
 
+variable "git_url" {
+  description = "The repository Cloud Build builds (cloudbuild.yaml's _GIT_URL, in output.build_substitutions): the newest-commit check's git ls-remote and the compat step's fetch of the previous release read it, so a fork or a private repository needs a URL the build can read."
+  type        = string
+  default     = "https://github.com/lexora-app/lexora.git"
+}
+
 variable "auth_project" {
   description = "The Google Identity Platform (Firebase Auth) project whose ID tokens the functions accept; empty means project_id."
   type        = string
@@ -52,6 +58,12 @@ variable "operators" {
   default     = []
 }
 
+variable "deployers" {
+  description = "IAM members (\"group:platform@lexora.app\", \"user:...\") who may deploy besides Cloud Build: run deploy/rollback (traffic and job images, the rights Cloud Build has) and start a build as Cloud Build's account. The on-call group only reads unless it is listed here too."
+  type        = list(string)
+  default     = []
+}
+
 variable "smtp" {
   description = "The SMTP relay the drain sends email through (STARTTLS). Username and password are Secret Manager secrets (secrets.tf), never variables."
   type = object({
@@ -64,7 +76,7 @@ variable "smtp" {
 variable "sql_tier" {
   description = "Cloud SQL machine type (Enterprise edition)."
   type        = string
-  default     = "db-custom-2-7680"
+  default     = "db-custom-4-15360"
 }
 
 variable "sql_availability" {
@@ -76,11 +88,11 @@ variable "sql_availability" {
 variable "sql_max_connections" {
   description = "The instance's max_connections flag. The connection budget (locals.tf) must fit under it minus sql_operator_connections."
   type        = number
-  default     = 340 # the connection budget's 294 (locals.tf) plus the operators' 20, with room for three more public functions or fit tasks
+  default     = 580 # the connection budget's 534 (locals.tf; 536 in demo) plus the operators' 20, with room for two more public functions or fit tasks
 }
 
 variable "sql_operator_connections" {
-  description = "Connections kept free for operators (psql, outboxctl, Cloud SQL Studio) and Cloud SQL's own."
+  description = "Connections kept free for operators (psql through the Cloud SQL Auth Proxy, outboxctl; Cloud SQL Studio does not work, the instance denies the Data API) and Cloud SQL's own."
   type        = number
   default     = 20
 }

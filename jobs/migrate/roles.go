@@ -21,6 +21,14 @@ type roles struct {
 	// (terraform/sql.tf). Its attributes (CREATEROLE) are not inherited by
 	// its members, so the job must act as it. Empty runs them as the
 	// session's user.
+	//
+	// On PostgreSQL 16 CREATEROLE no longer lets a role grant membership in
+	// any role: it needs ADMIN OPTION on the group, which the creator of a
+	// role gets automatically. So the job grants only groups it administers:
+	// one it creates (on 15, where the creator gets nothing, it gives itself
+	// ADMIN OPTION, which 15's CREATEROLE allows), or one it was given ADMIN
+	// OPTION on; a group made by another role is an error naming it, on 15
+	// as on 16.
 	As string
 	// Groups maps each group role (NOLOGIN, created when missing, e.g.
 	// lexora_app) to the login roles granted membership in it. A member
@@ -48,6 +56,23 @@ func (r roles) empty() bool {
 	return len(r.Groups) == 0 && len(r.SchemaCreate) == 0 && len(r.Settings) == 0
 }
 
+// administers answers whether the current role may grant membership in
+// group under PostgreSQL 16's rule, the same on 15 and 16: it is a
+// superuser (local runs, as postgres), or holds ADMIN OPTION on group
+// directly (pg_auth_members).
+func administers(ctx context.Context, tx pgx.Tx, group string) (bool, error) {
+	var admin bool
+	err := tx.QueryRow(ctx, `SELECT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
+		OR EXISTS (SELECT FROM pg_auth_members m
+		 WHERE m.roleid = (SELECT oid FROM pg_roles WHERE rolname = $1)
+		   AND m.member = (SELECT oid FROM pg_roles WHERE rolname = current_user)
+		   AND m.admin_option)`, group).Scan(&admin)
+	if err != nil {
+		return false, fmt.Errorf("provision: admin option on %s: %w", group, err)
+	}
+	return admin, nil
+}
+
 // provision makes r in pool's database in one transaction, so a run that
 // fails (a missing member, a refused setting, missing rights) changes
 // nothing. It is idempotent: a role that exists is kept, and a membership,
@@ -73,6 +98,22 @@ func (r roles) provision(ctx context.Context, pool *pgxpool.Pool) error {
 				if _, err := tx.Exec(ctx, "CREATE ROLE "+g+" NOLOGIN"); err != nil {
 					return fmt.Errorf("provision: create role %s: %w", group, err)
 				}
+			}
+			admin, err := administers(ctx, tx, group)
+			if err != nil {
+				return err
+			}
+			if !admin && !exists {
+				// PostgreSQL 15: the creator is not made a member.
+				if _, err := tx.Exec(ctx, "GRANT "+g+" TO CURRENT_USER WITH ADMIN OPTION"); err != nil {
+					return fmt.Errorf("provision: administer role %s: %w", group, err)
+				}
+			} else if !admin {
+				var creator string
+				if err := tx.QueryRow(ctx, "SELECT current_user").Scan(&creator); err != nil {
+					return fmt.Errorf("provision: current user: %w", err)
+				}
+				return fmt.Errorf("provision: role %s exists but %s has no ADMIN OPTION on it (it was made by another role), so PostgreSQL 16 refuses its grants: GRANT %s TO %s WITH ADMIN OPTION as its creator, or drop it", group, creator, group, creator)
 			}
 			if _, err := tx.Exec(ctx, "GRANT USAGE ON SCHEMA public TO "+g); err != nil {
 				return fmt.Errorf("provision: schema usage for %s: %w", group, err)

@@ -111,8 +111,10 @@ func TestProvisionMakesRolesMembershipsAndSettingsIdempotently(t *testing.T) {
 		require.NoError(t, pool.QueryRow(ctx, "SELECT rolcanlogin FROM pg_roles WHERE rolname = $1", g).Scan(&login))
 		require.False(t, login, "%s is a group, not a login", g)
 	}
-	memberships := pgtest.Column[int64](t, pool, "SELECT count(*) FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid WHERE g.rolname IN ('"+app+"', '"+outbox+"')")
+	memberships := pgtest.Column[int64](t, pool, "SELECT count(*) FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid JOIN pg_roles r ON r.oid = m.member WHERE g.rolname IN ('"+app+"', '"+outbox+"') AND r.rolname <> '"+admin+"'")
 	require.Equal(t, []int64{4}, memberships, "runs again add no membership")
+	administered := pgtest.Column[int64](t, pool, "SELECT count(*) FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid JOIN pg_roles r ON r.oid = m.member WHERE g.rolname IN ('"+app+"', '"+outbox+"') AND r.rolname = '"+admin+"' AND m.admin_option")
+	require.Equal(t, []int64{2}, administered, "the acting role administers each group once, however often it runs")
 	for _, c := range []struct {
 		role, right string
 		want        bool
@@ -158,6 +160,45 @@ func TestProvisionThatFailsChangesNothing(t *testing.T) {
 	var create bool
 	require.NoError(t, pool.QueryRow(ctx, "SELECT has_schema_privilege($1, 'public', 'CREATE')", migrate).Scan(&create))
 	require.False(t, create, "no schema right was given")
+}
+
+// PostgreSQL 16's rule, held on 15 too: the acting role (no superuser, only
+// CREATEROLE) grants membership only in groups it administers. The groups it
+// creates it administers (16 gives the creator ADMIN OPTION; on 15 the job
+// takes it), and a group another role made is refused, naming the fix, with
+// nothing changed, until that role gives it ADMIN OPTION.
+func TestProvisionGrantsOnlyGroupsItAdministers(t *testing.T) {
+	ctx, pool := pgtest.Setup(t)
+	admin, function, prune, migrate := cloudSQL(t, ctx, pool)
+	suffix := strings.TrimPrefix(admin, "csu")
+	app, outbox := "app"+suffix, "outbox"+suffix
+	var super, createrole bool
+	require.NoError(t, pool.QueryRow(ctx, "SELECT rolsuper, rolcreaterole FROM pg_roles WHERE rolname = $1", admin).Scan(&super, &createrole))
+	require.False(t, super, "the stand-in for cloudsqlsuperuser is no superuser")
+	require.True(t, createrole)
+
+	// A group made by another role (postgres here): PostgreSQL 16 refuses
+	// its grants to the acting role, and so does the job, on 15 as well.
+	_, err := pool.Exec(ctx, "CREATE ROLE "+app+" NOLOGIN")
+	require.NoError(t, err)
+	r := production(admin, admin, function, prune, migrate)
+	require.ErrorContains(t, r.provision(ctx, pool), "provision: role "+app+" exists but "+admin+" has no ADMIN OPTION on it")
+	members := pgtest.Column[int64](t, pool, "SELECT count(*) FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid WHERE g.rolname IN ('"+app+"', '"+outbox+"')")
+	require.Equal(t, []int64{0}, members, "nothing granted")
+	var outboxExists bool
+	require.NoError(t, pool.QueryRow(ctx, "SELECT EXISTS (SELECT FROM pg_roles WHERE rolname = $1)", outbox).Scan(&outboxExists))
+	require.False(t, outboxExists, "nothing created")
+
+	_, err = pool.Exec(ctx, "GRANT "+app+" TO "+admin+" WITH ADMIN OPTION")
+	require.NoError(t, err)
+	require.NoError(t, r.provision(ctx, pool), "once its creator gives the acting role ADMIN OPTION")
+	for _, g := range []string{app, outbox} {
+		admins := pgtest.Column[bool](t, pool, "SELECT m.admin_option FROM pg_auth_members m WHERE m.roleid = (SELECT oid FROM pg_roles WHERE rolname = '"+g+"') AND m.member = (SELECT oid FROM pg_roles WHERE rolname = '"+admin+"')")
+		require.Equal(t, []bool{true}, admins, "the acting role administers %s, as PostgreSQL 16 makes a role's creator", g)
+	}
+	var member bool
+	require.NoError(t, pool.QueryRow(ctx, "SELECT pg_has_role($1, $2, 'MEMBER')", function, app).Scan(&member))
+	require.True(t, member)
 }
 
 // The job's environment, as terraform/jobs.tf writes it, becomes the

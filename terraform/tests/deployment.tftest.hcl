@@ -202,8 +202,41 @@ run "hardening" {
     error_message = "until the first build, the jobs run a placeholder that exits at once"
   }
   assert {
-    condition     = toset([for m in google_project_iam_member.operator_reads : m.role]) == toset(["roles/logging.viewer", "roles/monitoring.viewer"]) && alltrue([for m in google_project_iam_member.operator_reads : m.member == "group:oncall@lexora.test"])
-    error_message = "the on-call group reads logs and metrics"
+    condition     = toset([for m in google_project_iam_member.operator_reads : m.role]) == toset(["roles/logging.viewer", "roles/monitoring.viewer", "roles/cloudbuild.builds.viewer"]) && alltrue([for m in google_project_iam_member.operator_reads : m.member == "group:oncall@lexora.test"])
+    error_message = "the on-call group reads logs, metrics and builds"
+  }
+  assert {
+    condition     = keys(google_project_iam_member.on_call) == ["group:oncall@lexora.test"] && google_project_iam_member.on_call["group:oncall@lexora.test"].role == google_project_iam_custom_role.on_call.name && toset(google_project_iam_custom_role.on_call.permissions) == toset(["cloudscheduler.jobs.enable", "cloudscheduler.jobs.get", "cloudscheduler.jobs.list", "cloudscheduler.locations.list", "compute.sslCertificates.get", "compute.sslCertificates.list", "run.executions.get", "run.executions.list"])
+    error_message = "the on-call group reads and resumes the scheduler's jobs, lists job executions and reads the certificate, nothing more"
+  }
+  assert {
+    condition     = length(google_project_iam_member.deployer) == 0 && length(google_cloud_run_v2_service_iam_member.deployer) == 0 && length(google_cloud_run_v2_job_iam_member.deployer) == 0 && length(google_service_account_iam_member.deployer_acts_as_runtime) == 0 && !anytrue([for m in concat(values(google_cloud_run_v2_service_iam_member.operator), values(google_cloud_run_v2_job_iam_member.operator)) : m.role == "roles/run.developer"])
+    error_message = "without deployers nobody but Cloud Build deploys: the on-call group cannot roll back"
+  }
+  assert {
+    condition     = keys(google_service_account_iam_member.submits_as_build) == ["terraform_admin"] && google_service_account_iam_member.submits_as_build["terraform_admin"].member == "user:platform@lexora.test" && google_service_account_iam_member.submits_as_build["terraform_admin"].role == "roles/iam.serviceAccountUser" && google_storage_bucket_iam_member.releases_reader["group:oncall@lexora.test"].role == "roles/storage.objectViewer"
+    error_message = "terraform_admin submits the first build as Cloud Build's account (Terraform grants it, not a gcloud command); the on-call group lists the releases"
+  }
+}
+
+run "cdn_fill_agent" {
+  assert {
+    condition     = google_compute_backend_bucket_signed_url_key.web.backend_bucket == google_compute_backend_bucket.web.name && length(google_compute_backend_bucket_signed_url_key.web.key_value) == 24 && can(regex("^[A-Za-z0-9_-]{22}==$", google_compute_backend_bucket_signed_url_key.web.key_value))
+    error_message = "the web backend bucket has a 16-byte base64url signed URL key, so Cloud CDN's fill agent exists before the bucket binding to it"
+  }
+}
+
+run "deployers_roll_back" {
+  variables {
+    deployers = ["group:platform@lexora.test"]
+  }
+  assert {
+    condition     = toset(keys(google_cloud_run_v2_service_iam_member.deployer)) == toset([for f in local.functions : "${f}/group:platform@lexora.test"]) && toset(keys(google_cloud_run_v2_job_iam_member.deployer)) == toset([for j in keys(local.jobs) : "${j}/group:platform@lexora.test"]) && alltrue([for m in concat(values(google_cloud_run_v2_service_iam_member.deployer), values(google_cloud_run_v2_job_iam_member.deployer)) : m.role == "roles/run.developer"])
+    error_message = "deployers have run.developer on each service and job, as Cloud Build, never on the project"
+  }
+  assert {
+    condition     = length(google_service_account_iam_member.deployer_acts_as_runtime) == length(local.functions) + length(local.db_jobs) && toset([for m in google_project_iam_member.deployer : m.role]) == toset([google_project_iam_custom_role.build_lister.name, "roles/cloudbuild.builds.editor"]) && contains(keys(google_service_account_iam_member.submits_as_build), "group:platform@lexora.test") && contains(keys(google_storage_bucket_iam_member.releases_reader), "group:platform@lexora.test")
+    error_message = "deployers act as the runtime accounts, list services and jobs, read the releases and may re-run a build"
   }
 }
 
@@ -399,6 +432,14 @@ run "cloud_sql" {
   assert {
     condition     = output.connection_budget.total <= var.sql_max_connections - var.sql_operator_connections
     error_message = "the workloads' connections fit under max_connections"
+  }
+  assert {
+    condition     = output.connection_budget.functions == 2 * (25 * 4 * 2 + 14 * 1 * 2 + 4 * 1 * 2) && output.connection_budget.total == 534
+    error_message = "each function service counts two revisions (serving and the rollout's candidate): 472 for the functions (25 public, 14 authoring, 4 operator), 534 in all"
+  }
+  assert {
+    condition     = alltrue([for f, s in google_cloud_run_v2_service.function : s.scaling[0].max_instance_count == local.fn[f].max_instances && s.template[0].scaling[0].max_instance_count == local.fn[f].max_instances])
+    error_message = "each service is capped at the service level (every revision in the split) and per revision (the tagged candidate)"
   }
   assert {
     condition     = output.connection_budget.drain == 2 * 2 * (10 + 2 + 1)
