@@ -275,7 +275,7 @@ func TestAFitThatTimesOutIsRecordedAndNotRetriedAtOnce(t *testing.T) {
 		require.ErrorIs(t, fe, context.DeadlineExceeded)
 	}
 	require.Equal(t, 2, b.count(t, `SELECT count(*) FROM parameter_fits WHERE NOT kept AND reason = $1`, ReasonFailed+": timeout after 1ms"))
-	require.EqualValues(t, len(log), b.count(t, `SELECT review_count FROM parameter_fits WHERE learner_id = $1`, b.learner))
+	require.Equal(t, len(log), b.count(t, `SELECT review_count FROM parameter_fits WHERE learner_id = $1`, b.learner))
 	require.Zero(t, b.count(t, `SELECT count(*) FROM outbox_events`))
 
 	rep, err = Run(ctx, b.pool, events.NewOutbox(), b.clock, Config{})
