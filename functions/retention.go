@@ -25,7 +25,7 @@ func (s *Service) SetDeckRetention(w http.ResponseWriter, r *http.Request) {
 	}
 	classID, deckID := uuid.MustParse(req.ClassId), uuid.MustParse(req.DeckId)
 	s.write(w, r, teacher, "SetDeckRetention", http.StatusOK, req, func(tx pgx.Tx) (any, error) {
-		d, batch, err := classroom.SetDeckRetention(r.Context(), tx, teacher.ID, classID, deckID, req.DesiredRetention)
+		d, batch, err := classroom.SetDeckRetention(r.Context(), tx, teacher.ID, classID, deckID, *req.DesiredRetention)
 		if err != nil {
 			return nil, err
 		}

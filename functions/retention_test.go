@@ -80,27 +80,33 @@ func TestSetDeckRetentionRejectsBadInputAndChangesNothing(t *testing.T) {
 		body   string
 		status int
 		field  string
+		// reason, when set, is what the field error says: 0 is a value
+		// below the range, not a missing one (on main: "is required").
+		reason string
 	}{
-		{"below 0.80", f.teacher, retentionBody(f.class, f.deck, "0.79"), http.StatusBadRequest, "desired_retention"},
-		{"above 0.95", f.teacher, retentionBody(f.class, f.deck, "0.96"), http.StatusBadRequest, "desired_retention"},
-		{"zero", f.teacher, retentionBody(f.class, f.deck, "0"), http.StatusBadRequest, "desired_retention"},
-		{"NaN", f.teacher, retentionBody(f.class, f.deck, "NaN"), http.StatusBadRequest, ""},
-		{"NaN as a string", f.teacher, retentionBody(f.class, f.deck, `"NaN"`), http.StatusBadRequest, "desired_retention"},
-		{"a string", f.teacher, retentionBody(f.class, f.deck, `"0.9"`), http.StatusBadRequest, "desired_retention"},
-		{"null", f.teacher, retentionBody(f.class, f.deck, "null"), http.StatusBadRequest, "desired_retention"},
-		{"missing", f.teacher, `{"class_id":"` + f.class.String() + `","deck_id":"` + f.deck.String() + `"}`, http.StatusBadRequest, "desired_retention"},
-		{"class not a uuid", f.teacher, `{"class_id":"c1","deck_id":"` + f.deck.String() + `","desired_retention":0.85}`, http.StatusBadRequest, "class_id"},
-		{"another teacher's class", f.otherTeacher, retentionBody(f.class, f.deck, "0.85"), http.StatusNotFound, ""},
-		{"a class without the deck", f.otherTeacher, retentionBody(f.otherClass, f.deck, "0.85"), http.StatusNotFound, ""},
-		{"unknown deck", f.teacher, retentionBody(f.class, uuid.New(), "0.85"), http.StatusNotFound, ""},
-		{"learner as actor", f.learner, retentionBody(f.class, f.deck, "0.85"), http.StatusNotFound, ""},
-		{"no acting user", uuid.Nil, retentionBody(f.class, f.deck, "0.85"), http.StatusUnauthorized, ""},
+		{"below 0.80", f.teacher, retentionBody(f.class, f.deck, "0.79"), http.StatusBadRequest, "desired_retention", "must be at least 0.8"},
+		{"above 0.95", f.teacher, retentionBody(f.class, f.deck, "0.96"), http.StatusBadRequest, "desired_retention", "must be at most 0.95"},
+		{"zero", f.teacher, retentionBody(f.class, f.deck, "0"), http.StatusBadRequest, "desired_retention", "must be at least 0.8"},
+		{"NaN", f.teacher, retentionBody(f.class, f.deck, "NaN"), http.StatusBadRequest, "", ""},
+		{"NaN as a string", f.teacher, retentionBody(f.class, f.deck, `"NaN"`), http.StatusBadRequest, "desired_retention", ""},
+		{"a string", f.teacher, retentionBody(f.class, f.deck, `"0.9"`), http.StatusBadRequest, "desired_retention", ""},
+		{"null", f.teacher, retentionBody(f.class, f.deck, "null"), http.StatusBadRequest, "desired_retention", ""},
+		{"missing", f.teacher, `{"class_id":"` + f.class.String() + `","deck_id":"` + f.deck.String() + `"}`, http.StatusBadRequest, "desired_retention", "is required"},
+		{"class not a uuid", f.teacher, `{"class_id":"c1","deck_id":"` + f.deck.String() + `","desired_retention":0.85}`, http.StatusBadRequest, "class_id", ""},
+		{"another teacher's class", f.otherTeacher, retentionBody(f.class, f.deck, "0.85"), http.StatusNotFound, "", ""},
+		{"a class without the deck", f.otherTeacher, retentionBody(f.otherClass, f.deck, "0.85"), http.StatusNotFound, "", ""},
+		{"unknown deck", f.teacher, retentionBody(f.class, uuid.New(), "0.85"), http.StatusNotFound, "", ""},
+		{"learner as actor", f.learner, retentionBody(f.class, f.deck, "0.85"), http.StatusNotFound, "", ""},
+		{"no acting user", uuid.Nil, retentionBody(f.class, f.deck, "0.85"), http.StatusUnauthorized, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, body := f.call(t, (*Service).SetDeckRetention, http.MethodPost, "/SetDeckRetention", tc.actor, tc.body)
 			require.Equal(t, tc.status, code, body)
 			if tc.field != "" {
 				require.Equal(t, tc.field, body["errors"].([]any)[0].(map[string]any)["field"], body)
+			}
+			if tc.reason != "" {
+				require.Equal(t, tc.reason, body["errors"].([]any)[0].(map[string]any)["reason"], body)
 			}
 			require.Equal(t, before, f.snapshot(t))
 			require.Equal(t, retentions, f.retentions(t))

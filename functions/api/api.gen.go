@@ -1648,7 +1648,7 @@ type SetDeckRetentionJSONBody struct {
 	DeckId string `json:"deck_id" validate:"required,uuid"`
 
 	// DesiredRetention The recall probability at which a card comes due, from 0.80 to 0.95 (default 0.90).
-	DesiredRetention float64 `json:"desired_retention" validate:"required,min=0.8,max=0.95"`
+	DesiredRetention *float64 `json:"desired_retention" validate:"required,min=0.8,max=0.95"`
 }
 
 // SetDeckRetentionParams defines parameters for SetDeckRetention.

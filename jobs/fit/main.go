@@ -6,13 +6,15 @@
 // their last fit, records every fit and adopts those that predict better.
 // Overlapping executions are safe: a learner being fitted by one is
 // skipped by the other. It logs one JSON summary line "fit run" and exits
-// 0 when every fit it tried ran (kept or refused), 1 when it could not
-// select the learners or a fit failed.
+// 0 when every fit it tried ran (kept or refused); 1 when it could not
+// select the learners ("fit could not run"), or when a fit failed ("fit
+// ran, some of its work failed", with "kept 3, refused 0, failed 1:
+// timeout after 45s"): the failure is recorded, so the learner is not
+// retried before 100 new reviews and the alert does not fire every run.
 package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 
 	"github.com/lexora-app/lexora/pkg/events"
@@ -42,10 +44,17 @@ func (cfg *config) run(ctx context.Context, log *slog.Logger, pool *database.Poo
 	}
 	log.Info("fit run", slog.Int("task_index", cfg.Fit.TaskIndex), slog.Int("selected", rep.Selected),
 		slog.Int("kept", rep.Kept), slog.Int("refused", rep.Refused), slog.Int("locked", rep.Locked),
-		slog.Int("already_fitted", rep.AlreadyFitted), slog.Int("failed", rep.Failed), slog.Int("reviews", rep.Reviews),
+		slog.Int("already_fitted", rep.AlreadyFitted), slog.Int("failed", rep.Failed), slog.Int("reviews", rep.Reviews), slog.String("summary", rep.String()),
 		slog.Bool("reached_deadline", rep.ReachedDeadline), slog.Float64("duration_seconds", rep.Duration.Seconds()))
-	if rep.Failed > 0 {
-		return fmt.Errorf("%d of %d fits failed", rep.Failed, rep.Selected)
+	return outcome(rep)
+}
+
+// outcome is the run's exit: nil when every fit it tried ran (kept or
+// refused), a jobrun.PartialFailure that says what was kept and what failed
+// ("kept 3, refused 0, failed 1: timeout after 45s") otherwise.
+func outcome(rep fitting.Report) error {
+	if rep.Failed == 0 {
+		return nil
 	}
-	return nil
+	return &jobrun.PartialFailure{Summary: rep.String()}
 }

@@ -37,13 +37,19 @@ const (
 	ReasonTooFewItems = "too few cross-day reviews"
 	ReasonNotBetter   = "does not predict the held-out reviews better"
 	ReasonSuperseded  = "superseded: the learner's parameters changed during the fit"
-	reasonKept        = "predicts the held-out reviews better"
-	outcomeNotFitted  = "not-fitted"
+	// ReasonFailed starts the reason of a fit that did not finish (its
+	// timeout, FIT_TIMEOUT, or an error): recorded so that the learner is
+	// due again only after MinNewItems new reviews, not at every run.
+	ReasonFailed     = "the fit failed"
+	reasonKept       = "predicts the held-out reviews better"
+	outcomeNotFitted = "not-fitted"
 )
 
-// ErrAlreadyFitted is returned by [Record] when a fit that saw the same or
-// later reviews was recorded since [Load] (another execution of the job).
-var ErrAlreadyFitted = errors.New("fitting: the learner was fitted on these reviews already")
+// ErrAlreadyFitted is returned by [Record] when a fit was recorded since
+// [Load] (another execution of the job), and by [Run]'s check before a fit
+// when one was recorded since the selection: the learner is due again only
+// after [MinNewItems] new reviews since that fit.
+var ErrAlreadyFitted = errors.New("fitting: the learner was fitted since")
 
 // Parameters is a learner's parameter set: its learner_parameters id and
 // its 21 weights.
@@ -62,6 +68,9 @@ type Input struct {
 	Reviews []optimizer.Review
 	// LastReviewID is the id of the last of them (0: none).
 	LastReviewID int64
+	// LastFitID is the learner's last fit when loaded (0: none): [Record]
+	// records nothing when another fit was recorded since.
+	LastFitID int64
 }
 
 // Load reads, in tx, learnerID's zone, current parameters and reviews.
@@ -78,6 +87,9 @@ func Load(ctx context.Context, tx pgx.Tx, learnerID uuid.UUID) (Input, error) {
 		return Input{}, err
 	}
 	in.Current = cur
+	if in.LastFitID, err = lastFitID(ctx, q, learnerID); err != nil {
+		return Input{}, err
+	}
 	rows, err := q.FitReviews(ctx, learnerID)
 	if err != nil {
 		return Input{}, fmt.Errorf("load reviews: %w", err)
@@ -88,6 +100,18 @@ func Load(ctx context.Context, tx pgx.Tx, learnerID uuid.UUID) (Input, error) {
 		in.LastReviewID = max(in.LastReviewID, r.ID)
 	}
 	return in, nil
+}
+
+// lastFitID is the id of the learner's last fit, 0 when none.
+func lastFitID(ctx context.Context, q *store.Queries, learnerID uuid.UUID) (int64, error) {
+	last, err := q.LastFit(ctx, learnerID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return 0, nil
+	case err != nil:
+		return 0, fmt.Errorf("load last fit: %w", err)
+	}
+	return last.ID, nil
 }
 
 // current is the learner's current parameters, nil for the defaults.
@@ -172,24 +196,34 @@ type Recorded struct {
 }
 
 // Record writes the fit d of in to parameter_fits, in tx, at now (nil: the
-// database's now()), after locking the learner's row. A kept fit whose
-// learner's parameters changed since [Load] is recorded as refused
-// ([ReasonSuperseded]); one still kept becomes the learner's current
-// parameters, and the batch holds learner.parameters_changed (ordering
+// database clock's clock_timestamp() when Record runs, at the end of the
+// fit's transaction: the adoption's instant, not the transaction's start),
+// after locking the learner's row. A kept fit whose learner's parameters
+// changed since [Load] is recorded as refused ([ReasonSuperseded]); one
+// still kept becomes the learner's current parameters (fitted_at: the
+// same instant), and the batch holds learner.parameters_changed (ordering
 // key: the learner). Errors: [ErrAlreadyFitted] (nothing written) when a
-// fit recorded since Load saw the same or later reviews.
+// fit was recorded since Load, so a learner is fitted at most once per
+// [MinNewItems] new reviews however executions overlap.
 func Record(ctx context.Context, tx pgx.Tx, in Input, d Decision, now *time.Time) (Recorded, events.Batch, error) {
 	q := store.On(tx)
 	batch := events.NewBatch(in.LearnerID.String())
 	if _, err := q.LockLearner(ctx, in.LearnerID); err != nil {
 		return Recorded{}, batch, fmt.Errorf("lock learner: %w", err)
 	}
-	last, err := q.LastFit(ctx, in.LearnerID)
-	switch {
-	case err == nil && last.LastReviewID >= in.LastReviewID:
+	last, err := lastFitID(ctx, q, in.LearnerID)
+	if err != nil {
+		return Recorded{}, batch, err
+	}
+	if last != in.LastFitID {
 		return Recorded{}, batch, ErrAlreadyFitted
-	case err != nil && !errors.Is(err, store.ErrNotFound):
-		return Recorded{}, batch, fmt.Errorf("load last fit: %w", err)
+	}
+	if now == nil {
+		at, err := q.AdoptionInstant(ctx)
+		if err != nil {
+			return Recorded{}, batch, fmt.Errorf("read the adoption instant: %w", err)
+		}
+		now = &at
 	}
 	cur, err := current(ctx, q, in.LearnerID)
 	if err != nil {
@@ -258,4 +292,41 @@ func id(p *Parameters) int64 {
 		return 0
 	}
 	return p.ID
+}
+
+// RecordFailure records, in tx, that the fit of learnerID failed because of
+// cause (FIT_TIMEOUT's deadline or an error), as a refused fit whose reason
+// is [ReasonFailed] and cause, of the learner's reviews as they are now:
+// the learner is due again after [MinNewItems] new reviews, not at the
+// next run. lastFit is the last fit the failed one started from. Errors:
+// [ErrAlreadyFitted] (nothing written) when another fit was recorded
+// since; the store's.
+func RecordFailure(ctx context.Context, tx pgx.Tx, learnerID uuid.UUID, lastFit int64, cause string, now *time.Time) (int64, error) {
+	q := store.On(tx)
+	last, err := lastFitID(ctx, q, learnerID)
+	if err != nil {
+		return 0, err
+	}
+	if last != lastFit {
+		return 0, ErrAlreadyFitted
+	}
+	extent, err := q.FitLogExtent(ctx, learnerID)
+	if err != nil {
+		return 0, fmt.Errorf("load the review log's extent: %w", err)
+	}
+	cur, err := current(ctx, q, learnerID)
+	if err != nil {
+		return 0, err
+	}
+	p := store.RecordFitParams{LearnerID: learnerID, Now: now, ReviewCount: int32(extent.ReviewCount),
+		LastReviewID: extent.LastReviewID, Outcome: outcomeNotFitted, OptimizerVersion: optimizer.Version,
+		Reason: ReasonFailed + ": " + cause}
+	if cur != nil {
+		p.CurrentParametersID = &cur.ID
+	}
+	fit, err := q.RecordFit(ctx, p)
+	if err != nil {
+		return 0, fmt.Errorf("record failed fit: %w", err)
+	}
+	return fit.ID, nil
 }

@@ -250,3 +250,108 @@ func TestAFitIsRefusedWhenTheParametersChangedMeanwhile(t *testing.T) {
 	}), ErrAlreadyFitted)
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM parameter_fits`))
 }
+
+// A fit that exceeds FIT_TIMEOUT is recorded as failed, the run goes on
+// with the next learner, and the next runs do not pick the learner again
+// before MinNewItems new reviews. On main nothing was recorded: every run
+// picked the same learner first and failed.
+func TestAFitThatTimesOutIsRecordedAndNotRetriedAtOnce(t *testing.T) {
+	ctx, b := setup(t)
+	_, log := simulated(t, 4000)
+	b.insertLog(t, b.learner, log)
+	other := pgtest.User(t, b.pool, "o@example.com", "O", account.Learner, zone)
+	_, log2 := simulated(t, 2500)
+	b.insertLog(t, other, log2)
+
+	rep, err := Run(ctx, b.pool, events.NewOutbox(), b.clock, Config{FitTimeout: time.Millisecond})
+	require.NoError(t, err)
+	require.Equal(t, 2, rep.Selected)
+	require.Equal(t, 2, rep.Failed, "the run went on after the first failure: %+v", rep)
+	require.Equal(t, "kept 0, refused 0, failed 2: timeout after 1ms", rep.String())
+	for _, l := range []uuid.UUID{b.learner, other} {
+		var fe *FitError
+		require.ErrorAs(t, rep.Errors[l], &fe)
+		require.True(t, fe.Recorded, fe.Error())
+		require.ErrorIs(t, fe, context.DeadlineExceeded)
+	}
+	require.Equal(t, 2, b.count(t, `SELECT count(*) FROM parameter_fits WHERE NOT kept AND reason = $1`, ReasonFailed+": timeout after 1ms"))
+	require.Equal(t, len(log), b.count(t, `SELECT review_count FROM parameter_fits WHERE learner_id = $1`, b.learner))
+	require.Zero(t, b.count(t, `SELECT count(*) FROM outbox_events`))
+
+	rep, err = Run(ctx, b.pool, events.NewOutbox(), b.clock, Config{})
+	require.NoError(t, err)
+	require.Zero(t, rep.Selected, "not retried before MinNewItems new reviews")
+}
+
+// An execution that selected a learner another one has fitted since skips
+// them before loading or fitting anything, and Record refuses a fit when
+// another was recorded since Load: MinNewItems holds however executions
+// overlap. On main the check came after the fit (already_fitted after the
+// work), and a fit that saw one more review than the last was recorded.
+func TestAFitRecordedSinceTheSelectionIsCheckedBeforeTheWork(t *testing.T) {
+	ctx, b := setup(t)
+	_, log := simulated(t, 2500)
+	b.insertLog(t, b.learner, log)
+	var in Input
+	require.NoError(t, pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) (err error) {
+		in, err = Load(ctx, tx, b.learner)
+		return err
+	}))
+	require.Zero(t, in.LastFitID)
+	d, err := Decide(ctx, in)
+	require.NoError(t, err)
+
+	// Another execution fits the learner (here: records a fit of the same
+	// reviews), then one more review arrives.
+	rep, err := Run(ctx, b.pool, events.NewOutbox(), b.clock, Config{})
+	require.NoError(t, err)
+	require.Equal(t, 1, rep.Kept+rep.Refused, "%+v", rep)
+	last := log[len(log)-1]
+	b.insertLog(t, b.learner, []optimizer.Review{{Card: "late", Rating: learning.Good, At: last.At.Add(time.Hour)}})
+
+	// The stale fit, with its one more review, is refused.
+	in.LastReviewID++
+	require.ErrorIs(t, pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {
+		_, _, err := Record(ctx, tx, in, d, nil)
+		return err
+	}), ErrAlreadyFitted)
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM parameter_fits`))
+
+	// A run whose selection saw no fit skips the learner before the work.
+	var r Report
+	require.NoError(t, fitOne(ctx, b.pool, events.NewOutbox(), b.clock, Config{}.withDefaults(), b.learner, 0, &r))
+	require.Equal(t, Report{AlreadyFitted: 1}, r)
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM parameter_fits`))
+}
+
+// A fit's fitted_at and its parameters' are the adoption's instant at the
+// end of the fit's transaction (clock_timestamp()), the same for both,
+// not the transaction's start. On main both were now(), the start.
+func TestAFitIsRecordedAtItsAdoptionInstant(t *testing.T) {
+	ctx, b := setup(t)
+	_, log := simulated(t, 4000)
+	b.insertLog(t, b.learner, log)
+	var in Input
+	var started time.Time
+	var rec Recorded
+	require.NoError(t, pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) (err error) {
+		if err := tx.QueryRow(ctx, `SELECT now()`).Scan(&started); err != nil {
+			return err
+		}
+		if in, err = Load(ctx, tx, b.learner); err != nil {
+			return err
+		}
+		d, err := Decide(ctx, in)
+		if err != nil {
+			return err
+		}
+		rec, _, err = Record(ctx, tx, in, d, nil)
+		return err
+	}))
+	require.True(t, rec.Kept, rec.Reason)
+	var fitAt, paramsAt time.Time
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT f.fitted_at, p.fitted_at FROM parameter_fits f
+		JOIN learner_parameters p ON p.id = f.parameters_id WHERE f.id = $1`, rec.FitID).Scan(&fitAt, &paramsAt))
+	require.True(t, fitAt.After(started), "fitted at %s, the transaction started at %s", fitAt, started)
+	require.Equal(t, fitAt, paramsAt)
+}

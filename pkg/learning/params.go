@@ -42,11 +42,15 @@ type Params struct {
 	DesiredRetention float64
 	// MaximumInterval caps scheduled intervals, in days, in [1, 36500].
 	MaximumInterval float64
-	// EnableFuzz randomises review intervals of 2.5 days or more by a few
-	// percent (go-fsrs fuzz ranges) so cards learnt together do not stay
-	// bunched. The randomness is seeded from the review time and card
-	// state, so a given review is reproducible. Should be on in production,
-	// off in known-answer tests.
+	// EnableFuzz randomises review intervals of 2.5 days or more (go-fsrs'
+	// and fsrs-rs' fuzz ranges: ±1 day at 3 days (±33 %), ±2 at 10 (±20 %),
+	// ±3 at 20 (±15 %), ±7 at 100 (±7 %), ±20 at 365 (±5.5 %), tending to
+	// ±5 %) so cards learnt together do not stay bunched. The randomness is
+	// seeded from the card as it stands before the review (its due and last
+	// review instants, review count, stability and difficulty), not from the
+	// review's instant, so the rating buttons' preview equals the review at
+	// any instant of the same study day (fuzz.go). Should be on in
+	// production, off in known-answer tests.
 	EnableFuzz bool
 	// EnableShortTerm selects go-fsrs' "basic" scheduler (true): new and
 	// lapsed cards go through LearningSteps/RelearningSteps and same-day
@@ -129,7 +133,7 @@ func (p Params) toLib() fsrs.Parameters {
 		MaximumInterval:  p.MaximumInterval,
 		W:                fsrs.Weights(p.Weights),
 		EnableShortTerm:  p.EnableShortTerm,
-		EnableFuzz:       p.EnableFuzz,
+		EnableFuzz:       false, // the Scheduler fuzzes, seeded by the card (fuzz.go)
 		LearningSteps:    durationsToMinutes(p.LearningSteps),
 		RelearningSteps:  durationsToMinutes(p.RelearningSteps),
 	}

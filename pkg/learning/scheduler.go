@@ -103,7 +103,8 @@ func (s *Scheduler) NewCard() Card {
 // (FSRS-6): minute-scale (re)learning steps for New/Learning/Relearning cards
 // when short-term scheduling is on, otherwise an interval in whole days where
 // predicted recall equals [Params.DesiredRetention], fuzzed if
-// [Params.EnableFuzz]. Rating Again on a Review card increments Lapses and
+// [Params.EnableFuzz] (seeded by the card before the review, not by the
+// instant: fuzz.go). Rating Again on a Review card increments Lapses and
 // sends the card to Relearning (or straight back to Review when there are no
 // relearning steps). A card may be reviewed before it is due.
 //
@@ -159,7 +160,8 @@ func (s *Scheduler) ReviewAt(c Card, r Rating, tz *time.Location, at time.Time) 
 		now = c.LastReview
 	}
 	libNow := libInstant(now, tz)
-	info, err := s.lib.Next(s.toLib(c, tz), libNow, fsrs.Rating(r))
+	lc := s.toLib(c, tz)
+	info, err := s.lib.Next(lc, libNow, fsrs.Rating(r))
 	if err != nil {
 		return Card{}, ReviewLog{}, fmt.Errorf("%w: %w", ErrInvalidCard, err)
 	}
@@ -170,6 +172,13 @@ func (s *Scheduler) ReviewAt(c Card, r Rating, tz *time.Location, at time.Time) 
 	next := s.fromLib(info.Card, elapsed)
 	next.LastReview = now
 	next.Due = now.Add(info.Card.Due.Sub(libNow)).Truncate(Precision)
+	if next.State == Review && s.params.EnableFuzz {
+		outcomes, err := s.lib.Repeat(lc, libNow)
+		if err != nil {
+			return Card{}, ReviewLog{}, fmt.Errorf("%w: %w", ErrInvalidCard, err)
+		}
+		next.ScheduledDays = s.fuzzed(c, outcomes, elapsed)[r-1]
+	}
 	if next.State == Review {
 		next.ScheduledDays = min(next.ScheduledDays, uint64(s.params.MaximumInterval))
 		next.Due = now.Add(time.Duration(next.ScheduledDays) * 24 * time.Hour)
@@ -190,11 +199,10 @@ func (s *Scheduler) ReviewAt(c Card, r Rating, tz *time.Location, at time.Time) 
 // Preview returns what a review of c at the instant at would give for each
 // rating: element i is the card after rating Rating(i+1) (Again, Hard,
 // Good, Easy), computed by [Scheduler.ReviewAt], so with the same FSRS-6
-// arithmetic, steps and maximum interval as the review itself. With fuzz
-// on, go-fsrs seeds the fuzz from the review's instant (to the
-// millisecond), so an interval of 2.5 days or more can differ by the fuzz
-// (a few percent, at most a few days) from a review made at another
-// instant. Errors: as Review (an invalid card).
+// arithmetic, steps, fuzz and maximum interval as the review itself. The
+// fuzz is seeded by the card, not the instant ([Params.EnableFuzz]), so a
+// review of the same card at any instant of the same study day gives the
+// previewed interval in days. Errors: as Review (an invalid card).
 func (s *Scheduler) Preview(c Card, tz *time.Location, at time.Time) ([4]Card, error) {
 	var out [4]Card
 	for i, r := range []Rating{Again, Hard, Good, Easy} {

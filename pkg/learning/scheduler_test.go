@@ -364,3 +364,70 @@ func TestPreviewIsWhatEachRatingGives(t *testing.T) {
 	_, err = s.Preview(Card{State: 9, Due: t0}, time.UTC, at)
 	require.ErrorIs(t, err, ErrInvalidCard)
 }
+
+// The fuzz is seeded by the card, not the instant: a review a second or
+// five minutes after the preview, in the same study day, gives each
+// rating the previewed interval in days. On go-fsrs' own fuzz (seeded by
+// the review's millisecond) the intervals differed (Easy 10 d previewed,
+// 14 d given).
+func TestThePreviewHoldsAtAnyInstantOfTheDay(t *testing.T) {
+	t.Parallel()
+	clk := newFakeClock(t0)
+	s := newTestScheduler(t, DefaultParams(), clk)
+	c, _, err := s.Review(s.NewCard(), Easy, time.UTC)
+	require.NoError(t, err)
+	fuzzed := 0
+	for range 20 {
+		start, _ := StudyDayBounds(c.Due, time.UTC)
+		at := start.Add(5 * time.Hour) // 09:00, three hours later still the same study day
+		preview, err := s.Preview(c, time.UTC, at)
+		require.NoError(t, err)
+		for _, later := range []time.Duration{time.Second, 5 * time.Minute, 3 * time.Hour} {
+			for i, r := range []Rating{Again, Hard, Good, Easy} {
+				next, _, err := s.ReviewAt(c, r, time.UTC, at.Add(later))
+				require.NoError(t, err)
+				require.Equal(t, preview[i].State, next.State)
+				require.Equal(t, preview[i].ScheduledDays, next.ScheduledDays, "rating %s, %s after the preview", r, later)
+			}
+		}
+		for _, p := range preview[1:] {
+			if p.ScheduledDays >= 3 {
+				fuzzed++
+			}
+		}
+		if preview[3].ScheduledDays < 36500 {
+			require.Less(t, preview[1].ScheduledDays, preview[2].ScheduledDays, "Hard before Good")
+			require.Less(t, preview[2].ScheduledDays, preview[3].ScheduledDays, "Good before Easy")
+		}
+		c, _, err = s.ReviewAt(c, Good, time.UTC, at)
+		require.NoError(t, err)
+	}
+	require.Positive(t, fuzzed, "intervals long enough to be fuzzed were checked")
+}
+
+// The fuzz range is fsrs-rs' (and go-fsrs v4's): ±1 day at 3 days, ±2 at
+// 10, ±3 at 20, ±7 at 100, ±20 at 365 (the README's figures); u spans it.
+func TestTheFuzzRangeIsFSRSs(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ interval, lo, hi float64 }{
+		{2, 2, 2}, {3, 2, 4}, {10, 8, 12}, {20, 17, 23}, {100, 93, 107}, {365, 345, 385},
+	} {
+		require.Equal(t, c.lo, fuzzInterval(c.interval, 0, 36500, 0), "interval %v", c.interval)
+		require.Equal(t, c.hi, fuzzInterval(c.interval, 0, 36500, 0.999999), "interval %v", c.interval)
+	}
+	require.Equal(t, 10.0, fuzzInterval(10, 9, 36500, 0), "more than the days elapsed")
+	require.Equal(t, 10.0, fuzzInterval(10, 0, 10, 0.999999), "at most the maximum interval")
+}
+
+// Two cards reviewed alike but created at different instants draw
+// different fuzz: the seed tells cards apart.
+func TestTheFuzzSeedTellsCardsApart(t *testing.T) {
+	t.Parallel()
+	a := Card{State: Review, Due: t0, LastReview: t0.Add(-72 * time.Hour), Reps: 3, Stability: 20, Difficulty: 5}
+	b := a
+	b.Due = t0.Add(time.Millisecond)
+	require.NotEqual(t, fuzzSeed(a), fuzzSeed(b))
+	b = a
+	b.Reps++
+	require.NotEqual(t, fuzzSeed(a), fuzzSeed(b))
+}

@@ -16,11 +16,15 @@ import (
 const adoptParameters = `-- name: AdoptParameters :one
 INSERT INTO learner_parameters (learner_id, weights, optimizer_version, fitted_at)
 VALUES ($1, $2::double precision[], $3,
-        coalesce($4::timestamptz, now()))
+        coalesce($4::timestamptz, clock_timestamp()))
 RETURNING id
 `
 
-// AdoptParameters makes weights the learner's current parameters.
+// AdoptParameters makes weights the learner's current parameters, fitted
+// at now (NULL: clock_timestamp(), the adoption's instant at the end of the
+// fit's transaction, not now(), its start: a fit's transaction lasts up to
+// FIT_TIMEOUT, and reviews committed meanwhile were scheduled by the
+// parameters before).
 func (q *Queries) AdoptParameters(ctx context.Context, learnerID uuid.UUID, weights []float64, optimizerVersion string, now *time.Time) (int64, error) {
 	row := q.db.QueryRow(ctx, adoptParameters,
 		learnerID,
@@ -31,6 +35,20 @@ func (q *Queries) AdoptParameters(ctx context.Context, learnerID uuid.UUID, weig
 	var id int64
 	err := row.Scan(&id)
 	return id, err
+}
+
+const adoptionInstant = `-- name: AdoptionInstant :one
+SELECT clock_timestamp()::timestamptz AS at
+`
+
+// AdoptionInstant is the database clock's instant at the call
+// (clock_timestamp(), not now(): now() is the transaction's start), the
+// one instant a fit is recorded and adopted at.
+func (q *Queries) AdoptionInstant(ctx context.Context) (time.Time, error) {
+	row := q.db.QueryRow(ctx, adoptionInstant)
+	var at time.Time
+	err := row.Scan(&at)
+	return at, err
 }
 
 const currentParameters = `-- name: CurrentParameters :one
@@ -102,6 +120,28 @@ func (q *Queries) CurrentParametersOf(ctx context.Context, learnerIds []uuid.UUI
 		return nil, err
 	}
 	return items, nil
+}
+
+const fitLogExtent = `-- name: FitLogExtent :one
+SELECT count(*) AS review_count, coalesce(max(r.id), 0)::bigint AS last_review_id
+FROM review_log r
+WHERE r.learner_id = $1
+  AND NOT EXISTS (SELECT 1 FROM review_undo u WHERE u.review_id = r.id)
+`
+
+type FitLogExtentRow struct {
+	ReviewCount  int64
+	LastReviewID int64
+}
+
+// FitLogExtent is the number of the learner's reviews that are not undone
+// and the id of the last (0: none): what a failed fit is recorded as having
+// seen, read apart from the fit that failed.
+func (q *Queries) FitLogExtent(ctx context.Context, learnerID uuid.UUID) (FitLogExtentRow, error) {
+	row := q.db.QueryRow(ctx, fitLogExtent, learnerID)
+	var i FitLogExtentRow
+	err := row.Scan(&i.ReviewCount, &i.LastReviewID)
+	return i, err
 }
 
 const fitReviews = `-- name: FitReviews :many
@@ -200,35 +240,42 @@ func (q *Queries) LearnerTeachers(ctx context.Context, learnerID uuid.UUID) ([]u
 }
 
 const learnersDueForFit = `-- name: LearnersDueForFit :many
-WITH last_fit AS (
-    SELECT DISTINCT ON (f.learner_id) f.learner_id, f.last_review_id
-    FROM parameter_fits f ORDER BY f.learner_id, f.id DESC)
-SELECT r.learner_id, count(*) AS new_reviews
-FROM review_log r
-JOIN users u ON u.id = r.learner_id
-LEFT JOIN last_fit f ON f.learner_id = r.learner_id
-WHERE mod(abs(hashtext(r.learner_id::text)::bigint), $1::bigint) = $2::bigint
-  AND r.id > coalesce(f.last_review_id, 0)
-  AND r.before_last_review IS NOT NULL
-  AND r.study_day > ((r.before_last_review AT TIME ZONE u.timezone) - make_interval(hours => $3::integer))::date
-  AND NOT EXISTS (SELECT 1 FROM review_undo un WHERE un.review_id = r.id)
-GROUP BY r.learner_id, f.last_review_id
-HAVING count(*) >= CASE WHEN f.last_review_id IS NULL THEN $4::bigint ELSE $5::bigint END
-ORDER BY new_reviews DESC, r.learner_id
-LIMIT $6
+SELECT u.id AS learner_id, coalesce(f.id, 0)::bigint AS last_fit_id, n.new_reviews
+FROM users u
+LEFT JOIN LATERAL (
+    SELECT pf.id, pf.last_review_id, lr.reviewed_at - make_interval(days => $1::integer) AS since
+    FROM parameter_fits pf LEFT JOIN review_log lr ON lr.id = pf.last_review_id
+    WHERE pf.learner_id = u.id ORDER BY pf.id DESC LIMIT 1) f ON true
+CROSS JOIN LATERAL (
+    SELECT count(*) AS new_reviews FROM (
+        SELECT 1 FROM review_log r
+        WHERE r.learner_id = u.id
+          AND r.reviewed_at >= coalesce(f.since, '-infinity')
+          AND r.id + 0 > coalesce(f.last_review_id, 0)
+          AND r.before_last_review IS NOT NULL
+          AND r.study_day > ((r.before_last_review AT TIME ZONE u.timezone) - make_interval(hours => $2::integer))::date
+          AND NOT EXISTS (SELECT 1 FROM review_undo un WHERE un.review_id = r.id)
+        LIMIT $3::bigint) c) n
+WHERE u.role = 'learner'
+  AND mod(abs(hashtext(u.id::text)::bigint), $4::bigint) = $5::bigint
+  AND n.new_reviews >= CASE WHEN f.id IS NULL THEN $3::bigint ELSE $6::bigint END
+ORDER BY n.new_reviews DESC, f.id NULLS FIRST, u.id
+LIMIT $7
 `
 
 type LearnersDueForFitParams struct {
-	TaskCount     int64
-	TaskIndex     int64
+	ReviewAgeDays int32
 	RolloverHours int32
 	MinFirst      int64
+	TaskCount     int64
+	TaskIndex     int64
 	MinNew        int64
 	MaxLearners   int32
 }
 
 type LearnersDueForFitRow struct {
 	LearnerID  uuid.UUID
+	LastFitID  int64
 	NewReviews int64
 }
 
@@ -236,17 +283,32 @@ type LearnersDueForFitRow struct {
 // task_count (the hash of the learner id splits them, as the drain splits
 // its tasks), those with at least min_first cross-day reviews and no fit
 // yet, or at least min_new cross-day reviews after their last fit's last
-// review, most new reviews first, at most max_learners. A cross-day
+// review, most new reviews first (counted up to min_first), then the
+// never fitted and the longest unfitted, at most max_learners. A cross-day
 // review is one not undone on a later study day than the card's review
 // before it (study_day against before_last_review's study day in the
 // learner's zone: the items' labels, optimizer.BuildItems); reviews
 // recorded before schema 00019 have no before_last_review and do not count.
+// last_fit_id is the last fit the selection counted from (0: none): a fit
+// starts only while it is still the last (pkg/fitting).
+//
+// Bounded, not a scan of the review log: each learner's count stops at
+// min_first rows (LIMIT), and reads review_log_learner_reviewed from the
+// last fit's last review's reviewed_at less review_age_days (a later review
+// is made at most study.MaxReviewAge before it is recorded, so none with a
+// higher id is earlier). "r.id + 0" keeps the planner from ANDing in a
+// bitmap of review_log_pkey for id > last_review_id, which reads the ids
+// of every learner. On 54,896 reviews of 40 learners (20 never fitted,
+// 1,370 reviews each): 120-190 ms, a sequential scan of review_log and an
+// external sort, before; 18-25 ms, 1,278 buffers, after (EXPLAIN ANALYZE,
+// docs/architecture.md).
 func (q *Queries) LearnersDueForFit(ctx context.Context, arg LearnersDueForFitParams) ([]LearnersDueForFitRow, error) {
 	rows, err := q.db.Query(ctx, learnersDueForFit,
-		arg.TaskCount,
-		arg.TaskIndex,
+		arg.ReviewAgeDays,
 		arg.RolloverHours,
 		arg.MinFirst,
+		arg.TaskCount,
+		arg.TaskIndex,
 		arg.MinNew,
 		arg.MaxLearners,
 	)
@@ -257,7 +319,7 @@ func (q *Queries) LearnersDueForFit(ctx context.Context, arg LearnersDueForFitPa
 	var items []LearnersDueForFitRow
 	for rows.Next() {
 		var i LearnersDueForFitRow
-		if err := rows.Scan(&i.LearnerID, &i.NewReviews); err != nil {
+		if err := rows.Scan(&i.LearnerID, &i.LastFitID, &i.NewReviews); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -266,6 +328,19 @@ func (q *Queries) LearnersDueForFit(ctx context.Context, arg LearnersDueForFitPa
 		return nil, err
 	}
 	return items, nil
+}
+
+const lockFit = `-- name: LockFit :exec
+SELECT pg_advisory_xact_lock(hashtextextended('lexora.fit:' || $1::uuid::text, 0))
+`
+
+// LockFit takes the learner's fit lock as TryLockFit does, waiting for it:
+// for the short transaction that records a failed fit, whose own timed-out
+// transaction may hold the lock until its server process notices the
+// cancellation.
+func (q *Queries) LockFit(ctx context.Context, learnerID uuid.UUID) error {
+	_, err := q.db.Exec(ctx, lockFit, learnerID)
+	return err
 }
 
 const lockLearner = `-- name: LockLearner :one
@@ -318,7 +393,7 @@ const recordFit = `-- name: RecordFit :one
 INSERT INTO parameter_fits (learner_id, fitted_at, review_count, last_review_id, train_items, test_items, weights,
     outcome, optimizer_version, log_loss, rmse_bins, current_parameters_id, current_log_loss, current_rmse_bins,
     kept, reason, parameters_id)
-VALUES ($1, coalesce($2::timestamptz, now()), $3,
+VALUES ($1, coalesce($2::timestamptz, clock_timestamp()), $3,
     $4, $5, $6, $7::double precision[],
     $8, $9, $10, $11,
     $12, $13, $14,
@@ -351,7 +426,8 @@ type RecordFitRow struct {
 	FittedAt time.Time
 }
 
-// RecordFit records one fit, kept (parameters_id set) or refused.
+// RecordFit records one fit, kept (parameters_id set) or refused, at now
+// (NULL: clock_timestamp(), as AdoptParameters).
 func (q *Queries) RecordFit(ctx context.Context, arg RecordFitParams) (RecordFitRow, error) {
 	row := q.db.QueryRow(ctx, recordFit,
 		arg.LearnerID,

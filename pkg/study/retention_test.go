@@ -139,3 +139,35 @@ func TestProgressPredictsTheRecallOfTheLearnedWords(t *testing.T) {
 	require.InDelta(t, learning.Retrievability(fittedWeights(), 3, stability), got.Today, 1e-12)
 	require.InDelta(t, learning.Retrievability(fittedWeights(), 33, stability), got.Later, 1e-12)
 }
+
+// The preview holds whenever in the study day the button is pressed: a
+// review a second and five minutes after GetSchedule gives each rating the
+// interval in days that its button showed. On main go-fsrs seeded the fuzz
+// from the review's millisecond (Easy previewed 10 d, given 14 d).
+func TestThePreviewHoldsAtAnyInstantOfTheDay(t *testing.T) {
+	ctx, b := setup(t)
+	_, _, err := b.review(b.learner, ReviewRequest{CardID: b.card, Rating: learning.Easy})
+	require.NoError(t, err)
+	b.clock.Advance(b.cardRow(t, b.card).Due.Sub(b.clock.Now()) + time.Hour)
+	viewed := b.clock.Now()
+
+	var sched Schedule
+	require.NoError(t, pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) (err error) {
+		sched, err = b.study.Schedule(ctx, tx, Viewer{ID: b.learner, Role: account.Learner}, ScheduleQuery{Limit: 1, Days: 7})
+		return err
+	}))
+	require.Len(t, sched.Due, 1)
+	preview := sched.Due[0].Preview
+	require.Len(t, preview, 4)
+	for _, later := range []time.Duration{time.Second, 5 * time.Minute} {
+		b.clock.Set(viewed.Add(later))
+		for i, r := range []learning.Rating{learning.Again, learning.Hard, learning.Good, learning.Easy} {
+			tx, err := b.pool.Begin(ctx)
+			require.NoError(t, err)
+			got, _, err := b.study.Review(ctx, tx, Learner{ID: b.learner, Timezone: "Europe/Berlin"}, ReviewRequest{CardID: b.card, Rating: r})
+			require.NoError(t, err)
+			require.NoError(t, tx.Rollback(ctx))
+			require.Equal(t, preview[i].Due.Sub(viewed), got.Card.Due.Sub(b.clock.Now()), "rating %s, %s after the preview", r, later)
+		}
+	}
+}

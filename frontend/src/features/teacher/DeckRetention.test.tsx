@@ -47,9 +47,10 @@ describe("DeckRetention", () => {
     expect(server.seen[0]!.query.get("class_id")).toBe(classId);
     expect(server.seen[0]!.query.get("deck_id")).toBe(deckId);
 
-    const input = screen.getByRole("spinbutton", { name: /Desired retention/ });
+    const input = screen.getByRole("spinbutton", { name: /Desired retention in %/ });
+    expect(input).toHaveValue(90); // in percent, as the chart and the table
     await user.clear(input);
-    await user.type(input, "0.85");
+    await user.type(input, "85");
     await user.click(screen.getByRole("button", { name: "Save" }));
     expect(await screen.findByRole("status")).toHaveTextContent("Rare verbs now aims at 85 %");
     const post = server.seen.find((s) => s.path === "/SetDeckRetention")!;
@@ -76,7 +77,7 @@ describe("DeckRetention", () => {
     // The browser's own range check would refuse 0.96: the server's refusal is shown too.
     const input = screen.getByRole("spinbutton", { name: /Desired retention/ });
     await user.clear(input);
-    await user.type(input, "0.95");
+    await user.type(input, "95");
     await user.click(screen.getByRole("button", { name: "Save" }));
     const alert = await screen.findByRole("alert");
     expect(alert).toHaveTextContent("The retention was not changed");

@@ -18,11 +18,16 @@ type Curve = components["schemas"]["WorkloadCurve"];
 export const minRetention = 0.8;
 export const maxRetention = 0.95;
 
+/** r (a probability) as a whole percentage, as the input and the chart show it: 0.85 is 85. */
+export function toPercent(r: number): number {
+  return Math.round(r * 100);
+}
+
 const colours = ["#8a5a00", "#2f7d32", "#2f5fa7", "#9c2f6f"];
 
 /** A retention as a percentage ("85 %"). */
 export function percent(r: number): string {
-  return `${Math.round(r * 100)} %`;
+  return `${toPercent(r)} %`;
 }
 
 /** The chart's rows: one per day, a column per retention ("r0.8": reviews). */
@@ -47,7 +52,8 @@ export function DeckRetention({ classId, deck }: { classId: string; deck: ClassD
   const qc = useQueryClient();
   const id = useId();
   const workload = useQuery(classQueries.workload(api, classId, deck.deck_id));
-  const [value, setValue] = useState(String(deck.desired_retention));
+  // The input is in percent, as the chart and the table are labelled.
+  const [value, setValue] = useState(String(toPercent(deck.desired_retention)));
   const set = useWrite({
     mutationFn: async (v: { key: string; retention: number }) =>
       unwrap(
@@ -60,19 +66,19 @@ export function DeckRetention({ classId, deck }: { classId: string; deck: ClassD
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    set.submit({ retention: Number(value) });
+    set.submit({ retention: Number(value) / 100 });
   };
   return (
     <section aria-labelledby={`${id}-title`} className="retention">
       <h3 id={`${id}-title`}>{deck.deck_title}</h3>
       <form onSubmit={submit} className="row-input">
-        <label htmlFor={`${id}-retention`}>Desired retention (recall when a card comes due)</label>
+        <label htmlFor={`${id}-retention`}>Desired retention in % (recall when a card comes due)</label>
         <input
           id={`${id}-retention`}
           type="number"
-          min={minRetention}
-          max={maxRetention}
-          step={0.01}
+          min={toPercent(minRetention)}
+          max={toPercent(maxRetention)}
+          step={1}
           required
           value={value}
           onChange={(e) => {
