@@ -281,7 +281,7 @@ func TestSomeoneWithoutAClassStudiesTheLibraryOnTheirOwn(t *testing.T) {
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM review_log r JOIN users u ON u.id = r.learner_id WHERE u.auth_subject = 'ana-uid' AND r.card_id = $1", card))
 	code, body = f.callAs(t, (*Service).GetSchedule, http.MethodGet, "/?limit=50", ana, "")
 	require.Equal(t, http.StatusOK, code, body)
-	require.EqualValues(t, []any{float64(1), float64(19), float64(19)}, []any{body["new_cards_today"], body["new_cards_left"], body["new_count"]})
+	require.Equal(t, []any{float64(1), float64(19), float64(19)}, []any{body["new_cards_today"], body["new_cards_left"], body["new_count"]})
 
 	var users int
 	require.NoError(t, f.pool.QueryRow(ctx, "SELECT count(*) FROM users").Scan(&users))

@@ -89,39 +89,8 @@ func (r roles) provision(ctx context.Context, pool *pgxpool.Pool) error {
 			}
 		}
 		for _, group := range slices.Sorted(maps.Keys(r.Groups)) {
-			g := pgx.Identifier{group}.Sanitize()
-			var exists bool
-			if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT FROM pg_roles WHERE rolname = $1)", group).Scan(&exists); err != nil {
-				return fmt.Errorf("provision: look up role %s: %w", group, err)
-			}
-			if !exists {
-				if _, err := tx.Exec(ctx, "CREATE ROLE "+g+" NOLOGIN"); err != nil {
-					return fmt.Errorf("provision: create role %s: %w", group, err)
-				}
-			}
-			admin, err := administers(ctx, tx, group)
-			if err != nil {
+			if err := provisionGroup(ctx, tx, group, r.Groups[group]); err != nil {
 				return err
-			}
-			if !admin && !exists {
-				// PostgreSQL 15: the creator is not made a member.
-				if _, err := tx.Exec(ctx, "GRANT "+g+" TO CURRENT_USER WITH ADMIN OPTION"); err != nil {
-					return fmt.Errorf("provision: administer role %s: %w", group, err)
-				}
-			} else if !admin {
-				var creator string
-				if err := tx.QueryRow(ctx, "SELECT current_user").Scan(&creator); err != nil {
-					return fmt.Errorf("provision: current user: %w", err)
-				}
-				return fmt.Errorf("provision: role %s exists but %s has no ADMIN OPTION on it (it was made by another role), so PostgreSQL 16 refuses its grants: GRANT %s TO %s WITH ADMIN OPTION as its creator, or drop it", group, creator, group, creator)
-			}
-			if _, err := tx.Exec(ctx, "GRANT USAGE ON SCHEMA public TO "+g); err != nil {
-				return fmt.Errorf("provision: schema usage for %s: %w", group, err)
-			}
-			for _, member := range r.Groups[group] {
-				if _, err := tx.Exec(ctx, "GRANT "+g+" TO "+pgx.Identifier{member}.Sanitize()); err != nil {
-					return fmt.Errorf("provision: grant %s to %s: %w", group, member, err)
-				}
 			}
 		}
 		for _, role := range r.SchemaCreate {
@@ -143,4 +112,47 @@ func (r roles) provision(ctx context.Context, pool *pgxpool.Pool) error {
 		}
 		return nil
 	})
+}
+
+// provisionGroup makes the NOLOGIN role group in tx unless it exists,
+// makes sure the acting role administers it (PostgreSQL 16 grants only
+// roles one holds ADMIN OPTION on), gives it USAGE on schema public, and
+// grants it to members. An existing group made by another role is an
+// error naming the GRANT that mends it.
+func provisionGroup(ctx context.Context, tx pgx.Tx, group string, members []string) error {
+	g := pgx.Identifier{group}.Sanitize()
+	var exists bool
+	if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT FROM pg_roles WHERE rolname = $1)", group).Scan(&exists); err != nil {
+		return fmt.Errorf("provision: look up role %s: %w", group, err)
+	}
+	if !exists {
+		if _, err := tx.Exec(ctx, "CREATE ROLE "+g+" NOLOGIN"); err != nil {
+			return fmt.Errorf("provision: create role %s: %w", group, err)
+		}
+	}
+	admin, err := administers(ctx, tx, group)
+	if err != nil {
+		return err
+	}
+	if !admin && !exists {
+		// PostgreSQL 15: the creator is not made a member.
+		if _, err := tx.Exec(ctx, "GRANT "+g+" TO CURRENT_USER WITH ADMIN OPTION"); err != nil {
+			return fmt.Errorf("provision: administer role %s: %w", group, err)
+		}
+	} else if !admin {
+		var creator string
+		if err := tx.QueryRow(ctx, "SELECT current_user").Scan(&creator); err != nil {
+			return fmt.Errorf("provision: current user: %w", err)
+		}
+		return fmt.Errorf("provision: role %s exists but %s has no ADMIN OPTION on it (it was made by another role), so PostgreSQL 16 refuses its grants: GRANT %s TO %s WITH ADMIN OPTION as its creator, or drop it", group, creator, group, creator)
+	}
+	if _, err := tx.Exec(ctx, "GRANT USAGE ON SCHEMA public TO "+g); err != nil {
+		return fmt.Errorf("provision: schema usage for %s: %w", group, err)
+	}
+	for _, member := range members {
+		if _, err := tx.Exec(ctx, "GRANT "+g+" TO "+pgx.Identifier{member}.Sanitize()); err != nil {
+			return fmt.Errorf("provision: grant %s to %s: %w", group, member, err)
+		}
+	}
+	return nil
 }
