@@ -12,14 +12,20 @@ type Endpoint = components["schemas"]["WebhookEndpoint"];
 type Health = components["schemas"]["WebhookHealth"];
 type Topic = components["schemas"]["WebhookTopic"];
 
-export const topics: { value: Topic; label: string }[] = [
-  { value: "learner.enrolled", label: "A learner joined a class" },
-  { value: "assignment.created", label: "A deck was assigned" },
-  { value: "assignment.completed", label: "A learner completed an assignment" },
-  { value: "learner.removed", label: "A learner was removed from a class" },
-  { value: "class.updated", label: "A class was renamed, archived or given a new join code" },
-  { value: "deck.retention_changed", label: "A class deck's desired retention changed" },
-];
+/** A label for each topic an endpoint may receive: a Record, so that a topic the document adds fails the type check until it has one. */
+const topicLabels: Record<Topic, string> = {
+  "learner.enrolled": "A learner joined a class",
+  "assignment.created": "A deck was assigned",
+  "assignment.completed": "A learner completed an assignment",
+  "learner.removed": "A learner was removed from a class",
+  "class.updated": "A class was renamed, archived or given a new join code",
+  "deck.retention_changed": "A class deck's desired retention changed",
+  "learner.parameters_changed": "A learner's memory model was fitted to their reviews",
+  "deck.created": "A deck was created or copied",
+  "deck.entries_changed": "Words of a deck were added, changed or removed",
+};
+
+export const topics = (Object.keys(topicLabels) as Topic[]).map((value) => ({ value, label: topicLabels[value] }));
 
 /** The endpoint's state as a badge: what its deliveries say (health), not only whether it is enabled. */
 function HealthBadge({ ep }: { ep: Endpoint }) {
