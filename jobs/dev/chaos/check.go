@@ -928,6 +928,43 @@ func (c *checker) fsrs(ctx context.Context, f *findings) error {
 	if err != nil {
 		return err
 	}
+	// Each review is scheduled at its card's desired retention at that
+	// instant (store.CardRetention's rule: the highest of the class decks of
+	// the assignments that hold it, made by then; the default otherwise).
+	type held struct {
+		since     time.Time
+		retention float64
+	}
+	holds := map[uuid.UUID][]held{}
+	rrows, err := c.s.pool.Query(ctx, `SELECT c.id, a.created_at, cd.desired_retention::float8 FROM cards c
+		JOIN assignments a ON a.learner_id = c.learner_id
+		JOIN class_decks cd ON cd.class_id = a.class_id AND cd.deck_id = a.deck_id
+		JOIN deck_items di ON di.deck_id = a.deck_id AND di.lexeme_id = c.lexeme_id`)
+	if err != nil {
+		return err
+	}
+	for rrows.Next() {
+		var id uuid.UUID
+		var h held
+		if err := rrows.Scan(&id, &h.since, &h.retention); err != nil {
+			rrows.Close()
+			return err
+		}
+		holds[id] = append(holds[id], h)
+	}
+	rrows.Close()
+	if err := rrows.Err(); err != nil {
+		return err
+	}
+	retentionAt := func(card uuid.UUID, at time.Time) float64 {
+		r := 0.0
+		for _, h := range holds[card] {
+			if !h.since.After(at) {
+				r = max(r, h.retention)
+			}
+		}
+		return cmp.Or(r, learning.DefaultDesiredRetention)
+	}
 	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
 	for _, l := range logs {
 		card, ok := cards[l.card]
@@ -939,7 +976,11 @@ func (c *checker) fsrs(ctx context.Context, f *findings) error {
 			iv.fail("card %s: review at %s starts from state %d due %s, the replay from %d due %s", l.card,
 				l.reviewed.Format(time.RFC3339Nano), l.before, l.dueBefore, card.State, card.Due)
 		}
-		next, _, err := sched.ReviewAt(card, learning.Rating(l.rating), learning.Zone(l.zone), l.reviewed)
+		at, err := sched.WithRetention(retentionAt(l.card, l.reviewed))
+		if err != nil {
+			return err
+		}
+		next, _, err := at.ReviewAt(card, learning.Rating(l.rating), learning.Zone(l.zone), l.reviewed)
 		if err != nil {
 			iv.fail("card %s: replay of the review at %s: %v", l.card, l.reviewed, err)
 			continue
