@@ -159,7 +159,7 @@ describe("ClassProgress", () => {
     expect(await screen.findByText(/Nobody has joined this class yet/)).toBeInTheDocument();
     expect(screen.getByTestId("class-decks")).toHaveTextContent("Rare verbs");
     // Its retention beside the workload it asks.
-    expect(await screen.findByRole("spinbutton", { name: /Desired retention/ })).toHaveValue(0.9);
+    expect(await screen.findByRole("spinbutton", { name: /Desired retention/ })).toHaveValue(90);
     expect(await screen.findByText("90 % (now)")).toBeInTheDocument();
   });
 
