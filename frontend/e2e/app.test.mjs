@@ -14,6 +14,7 @@ const yui = "00000000-0000-4000-8000-000000000003";
 const ada = "00000000-0000-4000-8000-00000000000a";
 /** The deck the seed's Ada assigned to the Demo class as a class (pkg/seed's AssignedDeck): Mia, Noah and Yui have it, and so does anyone who joins. */
 const seededDeck = "Core English 02";
+const adasDeck = "Weather words";
 
 let stack;
 let browser;
@@ -109,11 +110,11 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     stack = s.value;
     browser = b.value;
     if (s.status === "rejected" || b.status === "rejected") throw s.reason ?? b.reason;
-    // Mia, Noah and Yui are in the Demo class, which has the seed's deck; the newcomers who join it later must get this
-    // deck as well.
+    // Mia, Noah and Yui are in the Demo class, which has the seed's library deck and Ada's own deck; the newcomers who
+    // join it later must get these decks as well.
     assert.equal(
-      stack.sql(`SELECT string_agg(d.title, ',') FROM class_decks cd JOIN decks d ON d.id = cd.deck_id`),
-      seededDeck,
+      stack.sql(`SELECT string_agg(d.title, ',' ORDER BY d.title) FROM class_decks cd JOIN decks d ON d.id = cd.deck_id`),
+      `${seededDeck},${adasDeck}`,
       "the seed assigned its deck to the Demo class, as a class",
     );
     await assignDeck(mia, { wholeClass: true });
@@ -219,9 +220,9 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
 
     await page.getByRole("link", { name: "Today" }).click();
     await page.getByText(/cards? due now/).waitFor();
-    // A pace hint for each assignment: the Demo class's decks, the seed's and this file's.
+    // A pace hint for each assignment: the Demo class's decks, the seed's two and this file's.
     await page.getByText(/a day to finish by|to learn to finish/).first().waitFor();
-    assert.equal(await page.getByText(/a day to finish by|to learn to finish/).count(), 2);
+    assert.equal(await page.getByText(/a day to finish by|to learn to finish/).count(), 3);
     await checkScreen(page, "today");
 
     await context.close();
@@ -316,10 +317,9 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     await joinCode.fill("demo2026");
     await page.getByRole("button", { name: "Join", exact: true }).dblclick();
     await page.getByRole("heading", { name: "Today", level: 1 }).waitFor();
-    // The Demo class's decks: the one this file assigned and the seed's, each with all its cards due.
+    // The Demo class's decks: the one this file assigned and the seed's two, each with all its cards due.
     const assigned = stack.sql("SELECT title FROM decks ORDER BY title LIMIT 1");
-    await page.getByText(assigned, { exact: true }).waitFor();
-    await page.getByText(seededDeck, { exact: true }).waitFor();
+    for (const title of [assigned, seededDeck, adasDeck]) await page.getByText(title, { exact: true }).waitFor();
     await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Review" }).waitFor();
     await checkScreen(page, "today-new-learner");
     assert.equal(
@@ -333,8 +333,8 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
         JOIN assignments a ON a.learner_id = u.id JOIN deck_items di ON di.deck_id = a.deck_id
         LEFT JOIN cards c ON c.learner_id = u.id AND c.lexeme_id = di.lexeme_id
         WHERE u.email = 'kai.berg@school.example'`),
-      "2 true",
-      "both decks, a card for each word, every card due",
+      "3 true",
+      "the three decks, a card for each word, every card due",
     );
     await context.close();
   });
