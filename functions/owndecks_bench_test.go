@@ -182,9 +182,15 @@ func BenchmarkImportWhileReviewing(b *testing.B) {
 				case <-time.After(5 * time.Millisecond):
 				}
 				var us int64
-				if err := pool.QueryRow(ctx, `SELECT coalesce(max(extract(epoch FROM clock_timestamp() - query_start) * 1e6), 0)::bigint
-					FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`).Scan(&us); err == nil && us > maxWait.Load() {
+				var waiter string
+				err := pool.QueryRow(ctx, `SELECT (extract(epoch FROM clock_timestamp() - a.query_start) * 1e6)::bigint,
+						a.wait_event || ': ' || left(a.query, 100) || ' <- ' || coalesce((SELECT left(h.query, 100) FROM pg_stat_activity h
+							WHERE h.pid = (pg_blocking_pids(a.pid))[1]), '?')
+					FROM pg_stat_activity a WHERE a.wait_event_type = 'Lock' AND a.datname = current_database()
+					ORDER BY 1 DESC LIMIT 1`).Scan(&us, &waiter)
+				if err == nil && us > maxWait.Load() {
 					maxWait.Store(us)
+					b.Logf("lock wait of %d ms: %s", us/1000, waiter)
 				}
 			}
 		}()
