@@ -860,8 +860,10 @@ type ImportRow struct {
 	InDeck bool `json:"in_deck"`
 
 	// Line The line where the row starts.
-	Line         int    `json:"line"`
-	Meaning      string `json:"meaning"`
+	Line    int    `json:"line"`
+	Meaning string `json:"meaning"`
+
+	// PartOfSpeech Empty for none; a known name or abbreviation as its name (n. as noun), other text as typed.
 	PartOfSpeech string `json:"part_of_speech"`
 
 	// SameAs The line of an earlier row with the same term (ignoring case); 0 for none.

@@ -88,8 +88,11 @@
 // one line of at most MaxTermRunes (200) characters; the meaning at most
 // MaxMeaningRunes (1,000) and the example at most MaxExampleRunes (500),
 // each one or more lines (blank lines left out); the term and the meaning
-// must not be empty; the part of speech is empty or one ParsePartOfSpeech
-// knows. Two rows are duplicates when their Keys (NFC, Unicode case
+// must not be empty; the part of speech is one line of at most
+// MaxPartOfSpeechRunes (50), as the deck editor (pkg/decks) allows: a name
+// or an abbreviation NormalizePartOfSpeech knows becomes its constant
+// ("adj." is adjective), any other text ("phrasal verb") is kept as typed,
+// and only the text rules refuse it. Two rows are duplicates when their Keys (NFC, Unicode case
 // folding, white space runs as one space) are equal; Options.Existing
 // marks the rows whose term the deck already has.
 //
@@ -102,7 +105,11 @@
 // # Export
 //
 // Export writes term, meaning, example, part_of_speech CSV with a UTF-8
-// byte-order mark and CRLF; Parse reads it back to the same entries. A cell
+// byte-order mark and CRLF; Parse reads it back to the same entries. An
+// entry the deck editor stored (pkg/decks) comes back as stored but for two
+// things: a part of speech NormalizePartOfSpeech knows comes back as its
+// constant ("Noun" and "n." as "noun"; free text is unchanged), and a
+// blank line inside a meaning or an example is left out. A cell
 // beginning with =, +, -, @, a tab or a carriage return (after any
 // apostrophes) gets a leading apostrophe, as OWASP's "CSV Injection"
 // advises, so a spreadsheet shows it and does not compute it; FormatTable

@@ -210,6 +210,21 @@ func TestParseTable(t *testing.T) {
 			want:    []row{{2, "Hund", "dog", "", Noun}, {3, "laufen", "to run", "", Verb}},
 		},
 		{
+			// The deck editor's free text comes back as typed; the names
+			// and abbreviations the importer knows are normalised.
+			name: "free-text parts of speech",
+			in: "term,meaning,part_of_speech\ngive up,to stop trying,phrasal verb\n" +
+				"Haus,house,\"Noun (neuter), pl. Häuser\"\nrun,to move fast,  Vb.  \nsein,to be,Verb (irregular)\n",
+			sep:     SeparatorComma,
+			columns: []Column{{"term", FieldTerm}, {"meaning", FieldMeaning}, {"part_of_speech", FieldPartOfSpeech}},
+			want: []row{
+				{2, "give up", "to stop trying", "", "phrasal verb"},
+				{3, "Haus", "house", "", "Noun (neuter), pl. Häuser"},
+				{4, "run", "to move fast", "", Verb},
+				{5, "sein", "to be", "", "Verb (irregular)"},
+			},
+		},
+		{
 			// Excel in a locale with a decimal comma writes semicolons.
 			name:    "semicolon csv",
 			in:      "front;back\nla pomme;apple, the fruit\n",
@@ -441,7 +456,9 @@ func TestParseRefusesRows(t *testing.T) {
 		{"a byte-order mark inside a meaning", "cat\tch\ufeffat\n", refusal{1, FieldMeaning, "U+FEFF ZERO WIDTH NO-BREAK SPACE is not allowed"}},
 		{"a line break in a term", "term,meaning\n\"ca\nt\",chat\n", refusal{2, FieldTerm, "U+000A (a control character) is not allowed"}},
 		{"a control character on line 2 of a meaning", "term,meaning\ncat,\"chat\nfé\u0007line\"\n", refusal{2, FieldMeaning, "line 2 of the meaning must be one line of visible text: U+0007 (a control character)"}},
-		{"an unknown part of speech", "term,meaning,pos\ncat,chat,thing\n", refusal{2, FieldPartOfSpeech, "\"thing\" is not a part of speech"}},
+		{"a part of speech of 51 characters", "term,meaning,pos\ncat,chat," + strings.Repeat("p", 51) + "\n", refusal{2, FieldPartOfSpeech, "the part of speech is 51 characters long; at most 50 are allowed"}},
+		{"a line break in a part of speech", "term,meaning,pos\ncat,chat,\"noun\nverb\"\n", refusal{2, FieldPartOfSpeech, "U+000A (a control character) is not allowed"}},
+		{"zero-width space in a part of speech", "term,meaning,pos\ncat,chat,no\u200bun\n", refusal{2, FieldPartOfSpeech, "U+200B ZERO WIDTH SPACE is not allowed"}},
 		{"a lone surrogate's replacement", "cat\tch\ufffdat\n", refusal{1, FieldMeaning, "U+FFFD REPLACEMENT CHARACTER is not allowed"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
