@@ -39,7 +39,13 @@
 // spaces, hyphens and underscores alike ("Part of speech"); Options.Columns
 // adds or overrides names, other columns are not read. The separator is the
 // first of tab, semicolon, comma and pipe that splits the first row into a
-// term and a meaning column. Quoting is RFC 4180's, read by encoding/csv:
+// term and a meaning column. When Options.Format is FormatTable and the
+// first row names no term or no meaning column ("Wort,Bedeutung"), it is
+// still the header: split by the forced separator or the first of those
+// that splits it into two cells or more, its first columns that are
+// neither known nor in Options.Columns are read as the term and the
+// meaning, and Preview.Columns shows it so that the teacher can map them
+// otherwise. Quoting is RFC 4180's, read by encoding/csv:
 // a quoted cell may hold separators, doubled quotes and line breaks. A row
 // with more non-blank cells than the header is refused; an unbalanced quote
 // refuses its row at the line where it opens, and reading resumes after

@@ -285,6 +285,34 @@ func TestParseTable(t *testing.T) {
 			want:    []row{{2, "-ing", "a suffix", "", ""}, {3, "'til", "until", "", ""}, {4, "'=x", "@home", "", ""}},
 		},
 		{
+			// A table the teacher says is one, whose header Lexora does not
+			// know: its first columns are the term and the meaning, for the
+			// preview to show and the teacher to map.
+			name:    "a forced table whose header names no known column",
+			in:      "Wort,Bedeutung,Beispiel\nHund,dog,Der Hund bellt.\n",
+			opts:    Options{Format: FormatTable},
+			sep:     SeparatorComma,
+			columns: []Column{{"Wort", FieldTerm}, {"Bedeutung", FieldMeaning}, {"Beispiel", FieldNone}},
+			want:    []row{{2, "Hund", "dog", "", ""}},
+		},
+		{
+			name:    "a forced table's unknown columns mapped by the teacher",
+			in:      "Bedeutung;Wort;Beispiel;Notiz\ndog;Hund;Der Hund bellt.;m\n",
+			opts:    Options{Format: FormatTable, Columns: map[string]Field{"wort": FieldTerm, "Bedeutung": FieldMeaning, "Beispiel": FieldExample}},
+			sep:     SeparatorSemicolon,
+			columns: []Column{{"Bedeutung", FieldMeaning}, {"Wort", FieldTerm}, {"Beispiel", FieldExample}, {"Notiz", FieldNone}},
+			want:    []row{{2, "Hund", "dog", "Der Hund bellt.", ""}},
+		},
+		{
+			// A column the teacher leaves out is not taken as the term.
+			name:    "a forced table with a column mapped to none",
+			in:      "Nr\tWort\tBedeutung\n1\tHund\tdog\n",
+			opts:    Options{Format: FormatTable, Columns: map[string]Field{"Nr": FieldNone}},
+			sep:     SeparatorTab,
+			columns: []Column{{"Nr", FieldNone}, {"Wort", FieldTerm}, {"Bedeutung", FieldMeaning}},
+			want:    []row{{2, "Hund", "dog", "", ""}},
+		},
+		{
 			name:    "a header with a quoted line-ending cell refuses nothing else",
 			in:      "term|meaning\ncat|chat\n",
 			sep:     SeparatorPipe,
@@ -529,7 +557,9 @@ func TestParseRefusesInput(t *testing.T) {
 		{name: "a mapping to an unknown field", in: []byte("a\tb"), opts: Options{Columns: map[string]Field{"x": "notes"}}, want: ErrOptions},
 		{name: "a hash separating an Anki file", in: []byte("#html:false\na#b\n"), opts: Options{Separator: "#"}, want: ErrOptions},
 		{name: "a line break as a separator", in: []byte("a\tb"), opts: Options{Separator: "\n"}, want: ErrOptions},
-		{name: "a table without a header", in: []byte("cat,chat\n"), opts: Options{Format: FormatTable}, want: ErrNoHeader, line: 1},
+		{name: "a table whose first row is one cell", in: []byte("cat\n"), opts: Options{Format: FormatTable}, want: ErrNoHeader, line: 1},
+		{name: "a table whose columns are all left out", in: []byte("a,b\nc,d\n"), opts: Options{Format: FormatTable, Columns: map[string]Field{"a": FieldNone, "b": FieldNone}}, want: ErrNoHeader, line: 1},
+		{name: "a table of a header only", in: []byte("cat,chat\n"), opts: Options{Format: FormatTable}, want: ErrEmpty},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
