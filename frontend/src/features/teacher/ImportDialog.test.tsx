@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { components } from "../../api/schema";
 import { fakeServer, json, renderApp } from "../../test/render";
 import { details, edited, entry, ownId, problem, teacher } from "./fixtures";
-import { ImportDialog, remap } from "./ImportDialog";
+import { ImportDialog, mayMap, remap } from "./ImportDialog";
 
 type Preview = components["schemas"]["ImportPreview"];
 
@@ -180,7 +180,7 @@ describe("the paste/import dialog", () => {
     });
   });
 
-  it("takes a field from the column that had it when another column is given it", async () => {
+  it("swaps two columns' fields when one is given the other's, and offers the term column no field that would leave the import without a term", async () => {
     const server = fakeServer(() =>
       json(
         preview({
@@ -198,9 +198,15 @@ describe("the paste/import dialog", () => {
     const user = await openDialog();
     await paste(user, "Front,Back\ndog,Hund");
     await user.click(screen.getByRole("button", { name: "Preview" }));
-    await user.selectOptions(await screen.findByRole("combobox", { name: "Column “Back” is read as" }), "term");
+    const front = await screen.findByRole("combobox", { name: "Column “Front” is read as" });
+    const enabled = within(front)
+      .getAllByRole("option")
+      .filter((o) => !(o as HTMLOptionElement).disabled)
+      .map((o) => o.textContent);
+    expect(enabled).toEqual(["term", "meaning"]);
+    await user.selectOptions(screen.getByRole("combobox", { name: "Column “Back” is read as" }), "term");
     await waitFor(() => expect(server.seen).toHaveLength(2));
-    expect(server.seen[1]?.body).toMatchObject({ columns: { Front: "none", Back: "term" } });
+    expect(server.seen[1]?.body).toMatchObject({ columns: { Front: "meaning", Back: "term" } });
   });
 
   it("names a column without a header name and offers no mapping for it; a list shows no columns but says how to map a header", async () => {
@@ -232,7 +238,21 @@ describe("the paste/import dialog", () => {
   });
 });
 
-describe("remap", () => {
+describe("remap and mayMap", () => {
+  const three = [
+    { name: "Wort", field: "term" as const },
+    { name: "Bedeutung", field: "meaning" as const },
+    { name: "Notiz", field: "none" as const },
+  ];
+  it("gives a column's old field to the one whose field it takes, and never leaves the import without a term or a meaning", () => {
+    expect(remap(three, 2, "term")).toEqual({ Wort: "none", Bedeutung: "meaning", Notiz: "term" });
+    expect(remap(three, 2, "example")).toEqual({ Wort: "term", Bedeutung: "meaning", Notiz: "example" });
+    expect(mayMap(three, 0, "none")).toBe(false);
+    expect(mayMap(three, 0, "example")).toBe(false);
+    expect(mayMap(three, 0, "meaning")).toBe(true);
+    expect(mayMap(three, 2, "part_of_speech")).toBe(true);
+  });
+
   it("keeps the request within 20 columns, leaving out the unread ones first", () => {
     const columns = Array.from({ length: 25 }, (_, i) => ({ name: `c${i}`, field: i === 0 ? ("term" as const) : i === 1 ? ("meaning" as const) : ("none" as const) }));
     expect(remap(columns, 24, "example")).toEqual({ c0: "term", c1: "meaning", c24: "example" });

@@ -46,17 +46,29 @@ const maxMapped = 20;
 
 /**
  * The mapping (ImportInput's columns) that reads the preview's columns as
- * they are read now but column `at` as `field`; a field given to another
- * column is taken from it (that column is not read), since the server
- * reads a field from its first column only. Columns without a header name
- * (an Anki file without #columns) cannot be named and are left out; over
- * the request's 20, those not read are left out first.
+ * they are read now but column `at` as `field`; a column that had `field`
+ * gets column `at`'s field instead (the two swap), since the server reads
+ * a field from one column only. Columns without a header name (an Anki
+ * file without #columns) cannot be named and are left out; over the
+ * request's 20, those not read are left out first.
  */
 export function remap(columns: Column[], at: number, field: Field): Record<string, Field> {
-  const next = columns.map((c, i) => ({ name: c.name, field: i === at ? field : c.field !== "none" && c.field === field ? "none" : c.field }));
+  const old = columns[at]?.field ?? "none";
+  const next = columns.map((c, i) => ({ name: c.name, field: i === at ? field : field !== "none" && c.field === field ? old : c.field }));
   const named = next.filter((c) => c.name !== "");
   const kept = named.length <= maxMapped ? named : named.filter((c, i) => c.field !== "none" || i === at).slice(0, maxMapped);
   return Object.fromEntries(kept.map((c) => [c.name, c.field]));
+}
+
+/**
+ * Whether column `at` may be read as `field`: an import needs a term and a
+ * meaning column, so the one read as the term (or the meaning) may become
+ * another field only by swapping with the named column that has it.
+ */
+export function mayMap(columns: Column[], at: number, field: Field): boolean {
+  const old = columns[at]?.field;
+  if (old !== "term" && old !== "meaning") return true;
+  return field === old || columns.some((c, i) => i !== at && c.name !== "" && field !== "none" && c.field === field);
 }
 
 /** A separator as the preview names it. */
@@ -408,6 +420,9 @@ function Columns({ columns, id, busy, onChange }: { columns: Column[]; id: strin
   return (
     <fieldset className="columns">
       <legend>Columns: which field each one is read as</legend>
+      <p className="muted small">
+        An import needs a term and a meaning column: to read the term column as something else, give “term” to another column (the two swap).
+      </p>
       <ul className="plain">
         {columns.map((c, i) => (
           <li key={`${i}-${c.name}`}>
@@ -420,7 +435,7 @@ function Columns({ columns, id, busy, onChange }: { columns: Column[]; id: strin
                 <label htmlFor={`${id}-col-${i}`}>Column “{c.name}” is read as</label>{" "}
                 <select id={`${id}-col-${i}`} value={c.field} disabled={busy} onChange={(e) => onChange(i, e.target.value as Field)}>
                   {fields.map((f) => (
-                    <option key={f.value} value={f.value}>
+                    <option key={f.value} value={f.value} disabled={!mayMap(columns, i, f.value)}>
                       {f.label}
                     </option>
                   ))}
