@@ -280,7 +280,10 @@ func TestExportImportsBackUnchanged(t *testing.T) {
 		"entries": []map[string]string{
 			{"term": "-ing", "meaning": "=1+1", "example": "@home, \"quoted\"", "part_of_speech": "noun"},
 			{"term": "line", "meaning": "first\nsecond", "example": "+sign"},
-			{"term": "café", "meaning": "coffee; a small restaurant"}}}))
+			{"term": "café", "meaning": "coffee; a small restaurant"},
+			// The editor's free text comes back as typed (issue 26: "it imports back unchanged").
+			{"term": "give up", "meaning": "to stop trying", "part_of_speech": "phrasal verb"},
+			{"term": "Haus", "meaning": "house", "part_of_speech": "-noun, neuter (pl. Häuser)"}}}))
 	require.Equal(t, http.StatusCreated, code, body)
 	source := body["deck"].(map[string]any)["id"].(string)
 
@@ -309,7 +312,8 @@ func TestExportImportsBackUnchanged(t *testing.T) {
 		return out
 	}
 	require.Equal(t, texts(source), texts(copyID.String()))
-	require.Len(t, texts(source), 3)
+	require.Len(t, texts(source), 5)
+	require.Contains(t, texts(copyID.String()), "Haus|house||-noun, neuter (pl. Häuser)")
 
 	_, err := f.pool.Exec(ctx, "UPDATE users SET display_name = '=HYPERLINK(\"http://x\")' WHERE id = $1", f.learner)
 	require.NoError(t, err)

@@ -2,7 +2,7 @@
 // the real local stack. A teacher pastes a list of 30 words with two bad
 // lines, fixes them, assigns the deck to the Demo class; a learner reviews a
 // new word; the teacher fixes its meaning; the learner sees the fix on the
-// same card. Every screen is screenshotted into e2e/artifacts/ (decks-*.png)
+// same card; then imports a CSV whose header it maps in the preview. Every screen is screenshotted into e2e/artifacts/ (decks-*.png)
 // and checked with axe-core.
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -183,6 +183,24 @@ async function ownWords() {
   assert.equal(stack.sql(cardSql), cardId, "the same card: a fixed meaning is not a new card");
   assert.equal(stack.sql(`SELECT state, reps, stability FROM cards WHERE id = '${cardId}'`), stateAfterReview, "its FSRS state is kept");
   assert.equal(stack.sql(`SELECT count(*) FROM review_log WHERE card_id = '${cardId}'`), "1", "its review history is kept");
+
+  // A CSV whose header Lexora does not know, its columns the other way round: read as a table, mapped in the preview.
+  await page.getByRole("button", { name: "Paste or import a list" }).click();
+  await page.getByLabel("Paste your list").fill("Bedeutung;Wort\neagle;águila\nsnake;serpiente");
+  await page.getByLabel("Format").selectOption({ label: "A table (CSV or TSV) with a header row" });
+  await page.getByRole("button", { name: "Preview", exact: true }).click();
+  const wort = page.getByRole("combobox", { name: "Column “Wort” is read as" });
+  assert.equal(await wort.inputValue(), "meaning", "an unknown header's second column is read as the meaning");
+  await wort.selectOption({ label: "term" });
+  const mapped = page.getByRole("region", { name: "Entries as they will be saved" });
+  await mapped.getByText("águila", { exact: true }).waitFor();
+  assert.equal(await page.getByRole("combobox", { name: "Column “Bedeutung” is read as" }).inputValue(), "meaning", "the two columns swap");
+  assert.deepEqual(await mapped.locator("tbody td:nth-of-type(1)").allTextContents(), ["águila", "serpiente"], "the terms come from Wort");
+  await checkScreen(page, "import-columns");
+  await page.getByRole("button", { name: "Import 2 entries" }).click();
+  await page.getByText(/Imported: 2 added, 0 updated/).waitFor();
+  assert.equal(stack.sql(`SELECT definition FROM lexemes WHERE deck_id = '${deckId}' AND lemma = 'águila'`), "eagle");
+  assert.equal(entries(), 32);
   await teacher.close();
   await learner.close();
 }

@@ -860,8 +860,10 @@ type ImportRow struct {
 	InDeck bool `json:"in_deck"`
 
 	// Line The line where the row starts.
-	Line         int    `json:"line"`
-	Meaning      string `json:"meaning"`
+	Line    int    `json:"line"`
+	Meaning string `json:"meaning"`
+
+	// PartOfSpeech Empty for none; a known name or abbreviation as its name (n. as noun), other text as typed.
 	PartOfSpeech string `json:"part_of_speech"`
 
 	// SameAs The line of an earlier row with the same term (ignoring case); 0 for none.
@@ -1216,13 +1218,13 @@ type ImportInput struct {
 	// File A file's bytes, base64 (RFC 4648, with padding). Exactly one of text and file.
 	File []byte `json:"file"`
 
-	// Format Left out, detected.
+	// Format Left out, detected (a table when the first row names a term and a meaning column). A table whose first row names no term or meaning column (Wort,Bedeutung) is read with its first columns as the term and the meaning, which columns maps otherwise.
 	Format string `json:"format" validate:"omitempty,oneof=list table anki"`
 
 	// Separator Left out, detected. "\t", ",", ";", " - ", "|"...
 	Separator string `json:"separator" validate:"max=10"`
 
-	// Columns Header names mapped to fields, over the names Lexora knows; none leaves a column out.
+	// Columns Header names (compared ignoring case, spaces, hyphens and underscores) mapped to fields, over the names Lexora knows; none leaves a column out. A field given to two columns is read from the first.
 	Columns map[string]string `json:"columns" validate:"max=20,dive,keys,max=200,endkeys,oneof=term meaning example part_of_speech none"`
 
 	// Duplicates ImportDeckEntries only (default skip).
@@ -1466,13 +1468,13 @@ type ImportDeckEntriesJSONBody struct {
 	// File A file's bytes, base64 (RFC 4648, with padding). Exactly one of text and file.
 	File []byte `json:"file"`
 
-	// Format Left out, detected.
+	// Format Left out, detected (a table when the first row names a term and a meaning column). A table whose first row names no term or meaning column (Wort,Bedeutung) is read with its first columns as the term and the meaning, which columns maps otherwise.
 	Format string `json:"format" validate:"omitempty,oneof=list table anki"`
 
 	// Separator Left out, detected. "\t", ",", ";", " - ", "|"...
 	Separator string `json:"separator" validate:"max=10"`
 
-	// Columns Header names mapped to fields, over the names Lexora knows; none leaves a column out.
+	// Columns Header names (compared ignoring case, spaces, hyphens and underscores) mapped to fields, over the names Lexora knows; none leaves a column out. A field given to two columns is read from the first.
 	Columns map[string]string `json:"columns" validate:"max=20,dive,keys,max=200,endkeys,oneof=term meaning example part_of_speech none"`
 
 	// Duplicates ImportDeckEntries only (default skip).
@@ -1539,13 +1541,13 @@ type PreviewDeckImportJSONBody struct {
 	// File A file's bytes, base64 (RFC 4648, with padding). Exactly one of text and file.
 	File []byte `json:"file"`
 
-	// Format Left out, detected.
+	// Format Left out, detected (a table when the first row names a term and a meaning column). A table whose first row names no term or meaning column (Wort,Bedeutung) is read with its first columns as the term and the meaning, which columns maps otherwise.
 	Format string `json:"format" validate:"omitempty,oneof=list table anki"`
 
 	// Separator Left out, detected. "\t", ",", ";", " - ", "|"...
 	Separator string `json:"separator" validate:"max=10"`
 
-	// Columns Header names mapped to fields, over the names Lexora knows; none leaves a column out.
+	// Columns Header names (compared ignoring case, spaces, hyphens and underscores) mapped to fields, over the names Lexora knows; none leaves a column out. A field given to two columns is read from the first.
 	Columns map[string]string `json:"columns" validate:"max=20,dive,keys,max=200,endkeys,oneof=term meaning example part_of_speech none"`
 
 	// Duplicates ImportDeckEntries only (default skip).

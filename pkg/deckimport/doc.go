@@ -39,7 +39,13 @@
 // spaces, hyphens and underscores alike ("Part of speech"); Options.Columns
 // adds or overrides names, other columns are not read. The separator is the
 // first of tab, semicolon, comma and pipe that splits the first row into a
-// term and a meaning column. Quoting is RFC 4180's, read by encoding/csv:
+// term and a meaning column. When Options.Format is FormatTable and the
+// first row names no term or no meaning column ("Wort,Bedeutung"), it is
+// still the header: split by the forced separator or the first of those
+// that splits it into two cells or more, its first columns that are
+// neither known nor in Options.Columns are read as the term and the
+// meaning, and Preview.Columns shows it so that the teacher can map them
+// otherwise. Quoting is RFC 4180's, read by encoding/csv:
 // a quoted cell may hold separators, doubled quotes and line breaks. A row
 // with more non-blank cells than the header is refused; an unbalanced quote
 // refuses its row at the line where it opens, and reading resumes after
@@ -88,8 +94,11 @@
 // one line of at most MaxTermRunes (200) characters; the meaning at most
 // MaxMeaningRunes (1,000) and the example at most MaxExampleRunes (500),
 // each one or more lines (blank lines left out); the term and the meaning
-// must not be empty; the part of speech is empty or one ParsePartOfSpeech
-// knows. Two rows are duplicates when their Keys (NFC, Unicode case
+// must not be empty; the part of speech is one line of at most
+// MaxPartOfSpeechRunes (50), as the deck editor (pkg/decks) allows: a name
+// or an abbreviation NormalizePartOfSpeech knows becomes its constant
+// ("adj." is adjective), any other text ("phrasal verb") is kept as typed,
+// and only the text rules refuse it. Two rows are duplicates when their Keys (NFC, Unicode case
 // folding, white space runs as one space) are equal; Options.Existing
 // marks the rows whose term the deck already has.
 //
@@ -102,7 +111,11 @@
 // # Export
 //
 // Export writes term, meaning, example, part_of_speech CSV with a UTF-8
-// byte-order mark and CRLF; Parse reads it back to the same entries. A cell
+// byte-order mark and CRLF; Parse reads it back to the same entries. An
+// entry the deck editor stored (pkg/decks) comes back as stored but for two
+// things: a part of speech NormalizePartOfSpeech knows comes back as its
+// constant ("Noun" and "n." as "noun"; free text is unchanged), and a
+// blank line inside a meaning or an example is left out. A cell
 // beginning with =, +, -, @, a tab or a carriage return (after any
 // apostrophes) gets a leading apostrophe, as OWASP's "CSV Injection"
 // advises, so a spreadsheet shows it and does not compute it; FormatTable

@@ -31,6 +31,9 @@ const (
 	// MaxExampleRunes is the longest example sentence, in code points after
 	// NFC, line breaks included: 500.
 	MaxExampleRunes = 500
+	// MaxPartOfSpeechRunes is the longest part of speech, in code points
+	// after NFC: 50, as the deck editor allows (decks.MaxPartOfSpeech).
+	MaxPartOfSpeechRunes = 50
 )
 
 // Field names a part of an entry, as a refusal and a column mapping name it.
@@ -48,13 +51,16 @@ const (
 	FieldNone         Field = ""
 )
 
-// PartOfSpeech is an entry's word class, one of the constants below, or ""
-// when the input gives none.
+// PartOfSpeech is an entry's word class: one of the constants below when
+// the input names one (NormalizePartOfSpeech), else the text as typed (one
+// line of at most MaxPartOfSpeechRunes, such as "phrasal verb", as the deck
+// editor accepts it), or "" when the input gives none.
 type PartOfSpeech string
 
-// The parts of speech an entry may name: the eight traditional word classes
-// of English grammar, determiner and numeral, and phrase for an idiom or a
-// multi-word expression. The library's WordNet entries use the first four.
+// The parts of speech the importer knows by name and abbreviation: the
+// eight traditional word classes of English grammar, determiner and
+// numeral, and phrase for an idiom or a multi-word expression. The
+// library's WordNet entries use the first four.
 const (
 	Noun         PartOfSpeech = "noun"
 	Verb         PartOfSpeech = "verb"
@@ -87,28 +93,25 @@ var partsOfSpeech = map[string]PartOfSpeech{
 	"phrase": Phrase, "phr": Phrase, "idiom": Phrase, "expression": Phrase,
 }
 
-// ParsePartOfSpeech returns the PartOfSpeech s names, case-insensitively and
-// with or without a final period ("Noun", "n.", "adj"), "" for blank s, or
-// an error listing the names it knows.
-func ParsePartOfSpeech(s string) (PartOfSpeech, error) {
-	key := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(s)), ".")
-	if key == "" {
-		return "", nil
+// NormalizePartOfSpeech returns the constant s names, case-insensitively
+// and with or without a final period ("Noun", "n.", "adj" are Noun), or s
+// itself, trimmed, when it names none ("phrasal verb", "Verb (irregular)"
+// are kept as typed); "" for blank s. It does not check the text rules:
+// Parse applies them first.
+func NormalizePartOfSpeech(s string) PartOfSpeech {
+	s = strings.TrimFunc(s, unicode.IsSpace)
+	if p, ok := partsOfSpeech[strings.TrimSuffix(strings.ToLower(s), ".")]; ok {
+		return p
 	}
-	if p, ok := partsOfSpeech[key]; ok {
-		return p, nil
-	}
-	if runes := []rune(s); len(runes) > 40 {
-		s = string(runes[:40]) + "…"
-	}
-	return "", fmt.Errorf("%q is not a part of speech: use noun, verb, adjective, adverb, pronoun, preposition, conjunction, interjection, determiner, numeral or phrase (or leave it empty)", s)
+	return PartOfSpeech(s)
 }
 
 // Entry is one word of a deck as it will be saved: Term and PartOfSpeech on
 // one line, Meaning and Example one or more lines joined by "\n"; every line
 // trimmed of surrounding white space, in Unicode Normalization Form C and
 // passing text.CheckSingleLine (no control, format or invisible character).
-// Term and Meaning are never empty.
+// Term and Meaning are never empty; PartOfSpeech is as
+// NormalizePartOfSpeech gives it.
 type Entry struct {
 	Term         string
 	Meaning      string
@@ -156,11 +159,7 @@ func entry(line int, c cells) (*Entry, []Refusal) {
 	if e.Meaning == "" && !r.has(FieldMeaning) {
 		r.add(FieldMeaning, "the meaning is empty")
 	}
-	pos, err := ParsePartOfSpeech(c[FieldPartOfSpeech])
-	if err != nil {
-		r.add(FieldPartOfSpeech, "%s", err)
-	}
-	e.PartOfSpeech = pos
+	e.PartOfSpeech = NormalizePartOfSpeech(singleLine(r, FieldPartOfSpeech, c[FieldPartOfSpeech], MaxPartOfSpeechRunes))
 	if len(r.list) > 0 {
 		return nil, r.list
 	}

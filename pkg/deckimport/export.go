@@ -12,8 +12,13 @@ import (
 var exportHeader = []string{string(FieldTerm), string(FieldMeaning), string(FieldExample), string(FieldPartOfSpeech)}
 
 // Export writes entries to w as CSV that Parse reads back to the same
-// entries, in order, when they keep Entry's rules (as Parse's do): a UTF-8 byte-order mark (without it Excel reads UTF-8
-// as the system's code page), the header row term,meaning,example,
+// entries, in order, when they keep Entry's rules (as Parse's do). An entry
+// the deck editor (pkg/decks) stored keeps them but for two things, which
+// Parse changes: a part of speech that NormalizePartOfSpeech knows comes
+// back as its constant ("Noun", "n." as "noun"; free text such as "phrasal
+// verb" as typed), and a blank line inside a meaning or an example is left
+// out. The CSV: a UTF-8 byte-order mark (without it Excel reads UTF-8 as
+// the system's code page), the header row term,meaning,example,
 // part_of_speech, one row per entry, RFC 4180 quoting, CRLF line ends (a
 // line break inside a meaning too), each cell neutralised against CSV
 // injection (neutralise). Its errors are w's. A deck whose CSV is larger

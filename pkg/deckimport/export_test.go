@@ -73,7 +73,7 @@ func randomText(r *rand.Rand, n int, lines bool) string {
 func TestExportRoundTrip(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(26, 2026))
-	posList := []PartOfSpeech{"", Noun, Verb, Adjective, Phrase}
+	posList := []PartOfSpeech{"", Noun, Verb, Adjective, Phrase, "phrasal verb", "Noun (neuter)", "-ing form"}
 	for round := range 300 {
 		var entries []Entry
 		for range 1 + r.IntN(20) {
@@ -118,7 +118,7 @@ func TestExportRoundTripEdges(t *testing.T) {
 		{Term: "term", Meaning: "meaning", Example: "example", PartOfSpeech: Noun},
 		{Term: "=1+1", Meaning: "'=1+1", Example: "''-x"},
 		{Term: "'til", Meaning: "-5", Example: "+44 20 7946 0000"},
-		{Term: "#tag", Meaning: "a line\nand another"},
+		{Term: "#tag", Meaning: "a line\nand another", PartOfSpeech: "phrasal verb"},
 		{Term: "\"quoted\"", Meaning: "a, b; c\td"[:7]},
 	})
 }

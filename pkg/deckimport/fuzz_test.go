@@ -40,6 +40,7 @@ func FuzzParse(f *testing.F) {
 		"tags:x y\n#deck:D\n#separator:;;\na;b\n",
 		"ca\u200bt\tchat\nabc\u202edef\tx\n",
 		"Cat\tx\ncat\ty\nCAT\tz\n",
+		"term,meaning,pos\ngive up,to stop,phrasal verb\nHaus,house,\"Noun (neuter), pl. Häuser\"\nrun,to move,Vb.\n",
 	} {
 		for i := range fuzzOptions {
 			f.Add([]byte(seed), uint8(i))
@@ -78,7 +79,7 @@ func FuzzParse(f *testing.F) {
 
 // requireEntry checks that e is as Entry's doc says: trimmed, NFC, single
 // lines passing text.CheckSingleLine, within the limits, term and meaning
-// not empty, a known part of speech.
+// not empty, a part of speech of one line within its limit, normalised.
 func requireEntry(t *testing.T, e Entry) {
 	t.Helper()
 	require.NotEmpty(t, e.Term)
@@ -98,9 +99,12 @@ func requireEntry(t *testing.T, e Entry) {
 			require.NotEmpty(t, l, "a blank line in %q", s)
 		}
 	}
-	pos, err := ParsePartOfSpeech(string(e.PartOfSpeech))
-	require.NoError(t, err)
-	require.Equal(t, e.PartOfSpeech, pos)
+	pos := string(e.PartOfSpeech)
+	require.NoError(t, text.CheckSingleLine(pos), "%q", pos)
+	require.True(t, norm.NFC.IsNormalString(pos), "%q is not NFC", pos)
+	require.Equal(t, strings.TrimSpace(pos), pos)
+	require.LessOrEqual(t, utf8.RuneCountInString(pos), MaxPartOfSpeechRunes)
+	require.Equal(t, e.PartOfSpeech, NormalizePartOfSpeech(pos))
 }
 
 // The fuzz seeds' refusals are InputErrors, never bare errors.

@@ -28,8 +28,8 @@ var (
 	// ErrNotUTF8: the input is not valid UTF-8, most often Latin-1 or
 	// Windows-1252 from an older spreadsheet.
 	ErrNotUTF8 = errors.New("the file is not UTF-8 (perhaps Latin-1 or Windows-1252): save it again as UTF-8 (in Excel: CSV UTF-8)")
-	// ErrNoHeader: the format is FormatTable but the first row names no
-	// term column and no meaning column.
+	// ErrNoHeader: the format is FormatTable but the first row has one
+	// cell, or Options.Columns leaves it no term or no meaning column.
 	ErrNoHeader = errors.New("the first row must name the columns: a term column (term, word, front) and a meaning column (meaning, definition, translation, back)")
 	// ErrOptions: the Options are inconsistent (an unknown format, a
 	// separator the format cannot use, a column mapped to an unknown

@@ -210,6 +210,21 @@ func TestParseTable(t *testing.T) {
 			want:    []row{{2, "Hund", "dog", "", Noun}, {3, "laufen", "to run", "", Verb}},
 		},
 		{
+			// The deck editor's free text comes back as typed; the names
+			// and abbreviations the importer knows are normalised.
+			name: "free-text parts of speech",
+			in: "term,meaning,part_of_speech\ngive up,to stop trying,phrasal verb\n" +
+				"Haus,house,\"Noun (neuter), pl. Häuser\"\nrun,to move fast,  Vb.  \nsein,to be,Verb (irregular)\n",
+			sep:     SeparatorComma,
+			columns: []Column{{"term", FieldTerm}, {"meaning", FieldMeaning}, {"part_of_speech", FieldPartOfSpeech}},
+			want: []row{
+				{2, "give up", "to stop trying", "", "phrasal verb"},
+				{3, "Haus", "house", "", "Noun (neuter), pl. Häuser"},
+				{4, "run", "to move fast", "", Verb},
+				{5, "sein", "to be", "", "Verb (irregular)"},
+			},
+		},
+		{
 			// Excel in a locale with a decimal comma writes semicolons.
 			name:    "semicolon csv",
 			in:      "front;back\nla pomme;apple, the fruit\n",
@@ -268,6 +283,34 @@ func TestParseTable(t *testing.T) {
 			sep:     SeparatorComma,
 			columns: []Column{{"term", FieldTerm}, {"meaning", FieldMeaning}},
 			want:    []row{{2, "-ing", "a suffix", "", ""}, {3, "'til", "until", "", ""}, {4, "'=x", "@home", "", ""}},
+		},
+		{
+			// A table the teacher says is one, whose header Lexora does not
+			// know: its first columns are the term and the meaning, for the
+			// preview to show and the teacher to map.
+			name:    "a forced table whose header names no known column",
+			in:      "Wort,Bedeutung,Beispiel\nHund,dog,Der Hund bellt.\n",
+			opts:    Options{Format: FormatTable},
+			sep:     SeparatorComma,
+			columns: []Column{{"Wort", FieldTerm}, {"Bedeutung", FieldMeaning}, {"Beispiel", FieldNone}},
+			want:    []row{{2, "Hund", "dog", "", ""}},
+		},
+		{
+			name:    "a forced table's unknown columns mapped by the teacher",
+			in:      "Bedeutung;Wort;Beispiel;Notiz\ndog;Hund;Der Hund bellt.;m\n",
+			opts:    Options{Format: FormatTable, Columns: map[string]Field{"wort": FieldTerm, "Bedeutung": FieldMeaning, "Beispiel": FieldExample}},
+			sep:     SeparatorSemicolon,
+			columns: []Column{{"Bedeutung", FieldMeaning}, {"Wort", FieldTerm}, {"Beispiel", FieldExample}, {"Notiz", FieldNone}},
+			want:    []row{{2, "Hund", "dog", "Der Hund bellt.", ""}},
+		},
+		{
+			// A column the teacher leaves out is not taken as the term.
+			name:    "a forced table with a column mapped to none",
+			in:      "Nr\tWort\tBedeutung\n1\tHund\tdog\n",
+			opts:    Options{Format: FormatTable, Columns: map[string]Field{"Nr": FieldNone}},
+			sep:     SeparatorTab,
+			columns: []Column{{"Nr", FieldNone}, {"Wort", FieldTerm}, {"Bedeutung", FieldMeaning}},
+			want:    []row{{2, "Hund", "dog", "", ""}},
 		},
 		{
 			name:    "a header with a quoted line-ending cell refuses nothing else",
@@ -441,7 +484,9 @@ func TestParseRefusesRows(t *testing.T) {
 		{"a byte-order mark inside a meaning", "cat\tch\ufeffat\n", refusal{1, FieldMeaning, "U+FEFF ZERO WIDTH NO-BREAK SPACE is not allowed"}},
 		{"a line break in a term", "term,meaning\n\"ca\nt\",chat\n", refusal{2, FieldTerm, "U+000A (a control character) is not allowed"}},
 		{"a control character on line 2 of a meaning", "term,meaning\ncat,\"chat\nfé\u0007line\"\n", refusal{2, FieldMeaning, "line 2 of the meaning must be one line of visible text: U+0007 (a control character)"}},
-		{"an unknown part of speech", "term,meaning,pos\ncat,chat,thing\n", refusal{2, FieldPartOfSpeech, "\"thing\" is not a part of speech"}},
+		{"a part of speech of 51 characters", "term,meaning,pos\ncat,chat," + strings.Repeat("p", 51) + "\n", refusal{2, FieldPartOfSpeech, "the part of speech is 51 characters long; at most 50 are allowed"}},
+		{"a line break in a part of speech", "term,meaning,pos\ncat,chat,\"noun\nverb\"\n", refusal{2, FieldPartOfSpeech, "U+000A (a control character) is not allowed"}},
+		{"zero-width space in a part of speech", "term,meaning,pos\ncat,chat,no\u200bun\n", refusal{2, FieldPartOfSpeech, "U+200B ZERO WIDTH SPACE is not allowed"}},
 		{"a lone surrogate's replacement", "cat\tch\ufffdat\n", refusal{1, FieldMeaning, "U+FFFD REPLACEMENT CHARACTER is not allowed"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -512,7 +557,9 @@ func TestParseRefusesInput(t *testing.T) {
 		{name: "a mapping to an unknown field", in: []byte("a\tb"), opts: Options{Columns: map[string]Field{"x": "notes"}}, want: ErrOptions},
 		{name: "a hash separating an Anki file", in: []byte("#html:false\na#b\n"), opts: Options{Separator: "#"}, want: ErrOptions},
 		{name: "a line break as a separator", in: []byte("a\tb"), opts: Options{Separator: "\n"}, want: ErrOptions},
-		{name: "a table without a header", in: []byte("cat,chat\n"), opts: Options{Format: FormatTable}, want: ErrNoHeader, line: 1},
+		{name: "a table whose first row is one cell", in: []byte("cat\n"), opts: Options{Format: FormatTable}, want: ErrNoHeader, line: 1},
+		{name: "a table whose columns are all left out", in: []byte("a,b\nc,d\n"), opts: Options{Format: FormatTable, Columns: map[string]Field{"a": FieldNone, "b": FieldNone}}, want: ErrNoHeader, line: 1},
+		{name: "a table of a header only", in: []byte("cat,chat\n"), opts: Options{Format: FormatTable}, want: ErrEmpty},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

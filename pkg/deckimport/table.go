@@ -100,7 +100,60 @@ func (p *parser) columns(names []string) ([]Column, bool) {
 	return columns, seen[FieldTerm] && seen[FieldMeaning]
 }
 
-// table reads FormatTable: a header row, then one row per record (RFC 4180
+// unnamedHeader reads a first row that names no term or no meaning column
+// ("Wort,Bedeutung"), for a table the caller said is one: split by the
+// forced separator, else the first of tableSeparators that splits it into
+// two cells or more, its columns are mapped as header maps them, and the
+// first columns neither known nor in opts.Columns are read as the term and
+// the meaning, in that order, for the teacher to map otherwise in the
+// preview. ok is false when the row has one cell, or the mapping leaves no
+// term or no meaning column.
+func (p *parser) unnamedHeader() (Separator, bool) {
+	candidates := tableSeparators
+	if s := p.opts.Separator; s != SeparatorAuto {
+		candidates = []Separator{s}
+	}
+	first, _, _ := strings.Cut(p.data, "\n")
+	for _, sep := range candidates {
+		names, err := newCSV(first, sep, 0).Read()
+		if err != nil || len(names) < 2 {
+			continue
+		}
+		columns, _ := p.columns(names)
+		seen := map[Field]bool{}
+		for _, c := range columns {
+			seen[c.Field] = true
+		}
+		for i, n := range names {
+			for _, f := range []Field{FieldTerm, FieldMeaning} {
+				if !seen[f] && columns[i].Field == FieldNone && !p.mapped(n) {
+					columns[i].Field, seen[f] = f, true
+				}
+			}
+		}
+		if !seen[FieldTerm] || !seen[FieldMeaning] {
+			return "", false
+		}
+		p.preview.Columns = columns
+		return sep, true
+	}
+	return "", false
+}
+
+// mapped reports whether opts.Columns maps the header name name.
+func (p *parser) mapped(name string) bool {
+	key := columnKey(name)
+	for n := range p.opts.Columns {
+		if columnKey(n) == key {
+			return true
+		}
+	}
+	return false
+}
+
+// table reads FormatTable: a header row (for a table the caller forced,
+// one that names no term or meaning column too: unnamedHeader), then one
+// row per record (RFC 4180
 // through encoding/csv: quoted cells may hold separators, quotes doubled and
 // line breaks). A row with more non-blank cells than the header is refused;
 // a row with fewer has the missing cells empty; an all-blank row is left
@@ -108,6 +161,9 @@ func (p *parser) columns(names []string) ([]Column, bool) {
 // it back off.
 func (p *parser) table() error {
 	sep, ok := p.header()
+	if !ok && p.opts.Format == FormatTable {
+		sep, ok = p.unnamedHeader()
+	}
 	if !ok {
 		return &InputError{Err: ErrNoHeader, Line: 1}
 	}

@@ -19,11 +19,11 @@ type Me = components["schemas"]["Me"];
  * | `["dev-users"]` | GET /dev/users (development sign-in) | nothing |
  * | `["schedule", "due", limit]`, `["schedule", "today", limit]`, `["schedule", "forecast", days]` | GetSchedule | SubmitReview, UndoReview (the forecast), StartDeck, EnrollLearner |
  * | `["progress"]` | GetProgress | EnrollLearner (and the drain: read on an interval) |
- * | `["decks", "list"]` | ListDecks | StartDeck, CreateDeck, CopyDeck, EditDeckEntries, ImportDeckEntries, ArchiveDeck, DeleteDeck |
+ * | `["decks", "list"]` | ListDecks | StartDeck, CreateDeck, CopyDeck, UpdateDeck, EditDeckEntries, ImportDeckEntries, ArchiveDeck, DeleteDeck |
  * | `["decks", "own"]`, `["decks", "detail", deckId]` | ListOwnDecks, GetDeck | every deck write (UpdateDeck, EditDeckEntries, ReorderDeckEntries, ImportDeckEntries, ...) |
  * | `["library-lookup", term]` | LookupLibraryTerm | nothing |
  * | `["classes"]` | ListClasses | CreateClass, EnrollLearner by email, CreateAssignment, SetNewCardsPerDay |
- * | `["class-progress", classId]` | GetClassProgress | EnrollLearner by email, CreateAssignment, SetDeckRetention |
+ * | `["class-progress", classId]` | GetClassProgress | EnrollLearner by email, CreateAssignment, SetDeckRetention, UpdateDeck (every class's: `classQueries.progressAll`) |
  * | `["class-progress", classId, "workload", deckId]` | GetDeckWorkload | the same (a prefix of the class's key) |
  * | `["webhooks"]` | ListWebhookEndpoints | every webhook write |
  * | `["outbox", "health"]`, `["outbox", "dead-letters", limit]` | OutboxHealth, ListDeadLetters | ReplayDeadLetters, SkipDeadLetters |
@@ -145,8 +145,10 @@ export const classQueries = {
   all: ["classes"] as const,
   list: (api: Api) =>
     queryOptions({ queryKey: classQueries.all, queryFn: async () => unwrap(await api.GET("/ListClasses")).classes }),
+  /** The prefix of every class's progress (a deck's new title shows in each class that has it). */
+  progressAll: ["class-progress"] as const,
   /** The prefix of a class's progress(api, classId). */
-  progressOf: (classId: string) => ["class-progress", classId] as const,
+  progressOf: (classId: string) => [...classQueries.progressAll, classId] as const,
   /** A class's learner × assignment grid. */
   progress: (api: Api, classId: string) =>
     queryOptions({

@@ -708,7 +708,7 @@ export interface paths {
         put?: never;
         /**
          * Read a pasted list or a file (list, CSV/TSV, Anki text) and show what an import would save; writes nothing
-         * @description The preview gives every accepted row as it will be saved, with its line, and its duplicates (same_as: the line of an earlier row of the same term, compared ignoring case; in_deck: the deck has the term), and every refused row with its line, field and reason (empty term, too long, a control or invisible character named by code point, an unbalanced quote, more columns than the header). The input is text (a paste) or file (the file's bytes, base64), exactly one, at most 1 MiB and 2,000 rows (413 beyond), UTF-8 with or without a byte-order mark; a file that is binary, UTF-16 or not UTF-8 (Latin-1) is a 415 saying how to save it again; an empty one a 400. With deck_id (one of the caller's decks) its entries are the ones duplicates are found in. The body may be up to 4 MiB.
+         * @description The preview gives every accepted row as it will be saved, with its line, and its duplicates (same_as: the line of an earlier row of the same term, compared ignoring case; in_deck: the deck has the term), and every refused row with its line, field and reason (empty term, too long, a control or invisible character named by code point, an unbalanced quote, more columns than the header). The input is text (a paste) or file (the file's bytes, base64), exactly one, at most 1 MiB and 2,000 rows (413 beyond), UTF-8 with or without a byte-order mark; a file that is binary, UTF-16 or not UTF-8 (Latin-1) is a 415 saying how to save it again; an empty one a 400. With deck_id (one of the caller's decks) its entries are the ones duplicates are found in. The body may be up to 4 MiB. A part of speech is what the deck editor accepts (one line, at most 50): a name or abbreviation Lexora knows is saved as its name (n., Noun and noun as noun; adj. as adjective), any other text (phrasal verb) as typed.
          */
         post: operations["PreviewDeckImport"];
         delete?: never;
@@ -746,7 +746,7 @@ export interface paths {
         };
         /**
          * A deck as CSV that ImportDeckEntries reads back unchanged
-         * @description UTF-8 with a byte-order mark, CRLF, the header term,meaning,example,part_of_speech, one row per live entry in the deck's order. A cell beginning with =, +, -, @, a tab or a carriage return gets a leading apostrophe (CSV injection), which the import removes again. A library deck or one of the caller's own; another teacher's is a 404.
+         * @description UTF-8 with a byte-order mark, CRLF, the header term,meaning,example,part_of_speech, one row per live entry in the deck's order. A cell beginning with =, +, -, @, a tab or a carriage return gets a leading apostrophe (CSV injection), which the import removes again. The import gives every entry back as stored but for two things: a part of speech Lexora knows by name or abbreviation comes back as its name (Noun and n. as noun; free text such as phrasal verb unchanged), and a blank line inside a meaning or an example is left out. A library deck or one of the caller's own; another teacher's is a 404.
          */
         get: operations["ExportDeck"];
         put?: never;
@@ -1632,6 +1632,7 @@ export interface components {
             term: string;
             meaning: string;
             example: string;
+            /** @description Empty for none; a known name or abbreviation as its name (n. as noun), other text as typed. */
             part_of_speech: string;
             /** @description The line of an earlier row with the same term (ignoring case); 0 for none. */
             same_as: number;
@@ -1691,13 +1692,13 @@ export interface components {
                      */
                     file?: string;
                     /**
-                     * @description Left out, detected.
+                     * @description Left out, detected (a table when the first row names a term and a meaning column). A table whose first row names no term or meaning column (Wort,Bedeutung) is read with its first columns as the term and the meaning, which columns maps otherwise.
                      * @enum {string}
                      */
                     format?: "list" | "table" | "anki";
                     /** @description Left out, detected. "\t", ",", ";", " - ", "|"... */
                     separator?: string;
-                    /** @description Header names mapped to fields, over the names Lexora knows; none leaves a column out. */
+                    /** @description Header names (compared ignoring case, spaces, hyphens and underscores) mapped to fields, over the names Lexora knows; none leaves a column out. A field given to two columns is read from the first. */
                     columns?: {
                         [key: string]: "term" | "meaning" | "example" | "part_of_speech" | "none";
                     };

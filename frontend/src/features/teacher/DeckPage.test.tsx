@@ -221,3 +221,114 @@ describe("exporting a deck", () => {
     expect(Array.from(bytes)).toEqual(Array.from(new TextEncoder().encode(csv)));
   });
 });
+
+describe("a deck's details", () => {
+  it("edits the title, description and languages with the version read, and shows the deck as saved", async () => {
+    const user = userEvent.setup();
+    let saved = false;
+    const server = fakeServer((req) => {
+      if (req.path === "/UpdateDeck") {
+        saved = true;
+        return json({ deck_id: ownId, version: 5 } satisfies components["schemas"]["DeckVersion"]);
+      }
+      if (req.path === "/GetDeck")
+        return json(withEntries(saved ? details({ title: "Unit 3: weather", description: "Words for rain", meaning_language: "de", version: 5 }) : details()));
+      if (req.path === "/ListOwnDecks") return json({ decks: [] } satisfies components["schemas"]["OwnDeckList"]);
+      if (req.path === "/LookupLibraryTerm") return json({ entries: [] } satisfies components["schemas"]["LibraryMatches"]);
+      return json(problem(404, "Not found"), 404);
+    });
+    open();
+    await user.click(await screen.findByRole("button", { name: "Edit details" }));
+    const form = screen.getByRole("form", { name: "Edit details" });
+    const title = within(form).getByRole("textbox", { name: "Title" });
+    expect(title).toHaveValue("Unit 3");
+    expect(within(form).getByRole("textbox", { name: "Term language" })).toHaveValue("es");
+    await user.clear(title);
+    await user.type(title, "Unit 3: weather");
+    await user.type(within(form).getByRole("textbox", { name: "Description" }), "Words for rain");
+    await user.clear(within(form).getByRole("textbox", { name: "Meaning language" }));
+    await user.type(within(form).getByRole("textbox", { name: "Meaning language" }), "de");
+    await user.click(within(form).getByRole("button", { name: "Save details" }));
+    expect(await screen.findByText("Saved the deck's details.")).toBeInTheDocument();
+    expect(server.seen.find((r) => r.path === "/UpdateDeck")?.body).toEqual({
+      deck_id: ownId,
+      version: 4,
+      title: "Unit 3: weather",
+      description: "Words for rain",
+      term_language: "es",
+      meaning_language: "de",
+    });
+    // The deck was read again (the query factories' keys were invalidated).
+    expect(await screen.findByRole("heading", { level: 1, name: "Unit 3: weather" })).toBeInTheDocument();
+    expect(screen.getByTestId("deck-facts")).toHaveTextContent("meanings in de");
+    expect(screen.queryByRole("form", { name: "Edit details" })).not.toBeInTheDocument();
+  });
+
+  it("shows a taken title and a language that is not a BCP 47 tag as the server words them, beside the field's name", async () => {
+    const user = userEvent.setup();
+    let n = 0;
+    serve(withEntries(), (req) => {
+      if (req.path !== "/UpdateDeck") return undefined;
+      return n++ === 0
+        ? json(problem(409, "Title taken", { detail: "you have a deck with this title already", errors: [{ field: "title", reason: "you have a deck with this title already" }] }), 409)
+        : json(problem(400, "Invalid request", { errors: [{ field: "term_language", reason: "must be a BCP 47 language tag such as en, es or fr-CA" }] }), 400);
+    });
+    open();
+    await user.click(await screen.findByRole("button", { name: "Edit details" }));
+    const title = screen.getByRole("textbox", { name: "Title" });
+    await user.clear(title);
+    await user.type(title, "Unit 4");
+    await user.click(screen.getByRole("button", { name: "Save details" }));
+    const alert = await screen.findByRole("alert");
+    expect(alert).toHaveTextContent("Not saved: Title taken");
+    expect(within(alert).getByRole("list", { name: "Field errors" })).toHaveTextContent("Title: you have a deck with this title already");
+    expect(screen.queryByRole("button", { name: /Reload the saved details/ })).not.toBeInTheDocument();
+    const term = screen.getByRole("textbox", { name: "Term language" });
+    await user.clear(term);
+    await user.type(term, "spanish!");
+    await user.click(screen.getByRole("button", { name: "Save details" }));
+    expect(await screen.findByRole("list", { name: "Field errors" })).toHaveTextContent("Term language: must be a BCP 47 language tag such as en, es or fr-CA");
+    expect(title).toHaveValue("Unit 4");
+  });
+
+  it("says that someone else changed the deck (409, stale version), keeps the teacher's text, and reloads the saved details to try again", async () => {
+    const user = userEvent.setup();
+    let reloaded = false;
+    let updates = 0;
+    const server = fakeServer((req) => {
+      if (req.path === "/UpdateDeck") {
+        updates++;
+        return updates === 1
+          ? json(
+              problem(409, "Changed since you read it", {
+                type: "https://lexora.app/problems/stale-version",
+                detail: `deck ${ownId} is at version 6 now`,
+              }),
+              409,
+            )
+          : json({ deck_id: ownId, version: 7 } satisfies components["schemas"]["DeckVersion"]);
+      }
+      if (req.path === "/GetDeck") return json(withEntries(reloaded ? details({ title: "Unit 3 (renamed)", version: 6 }) : details()));
+      if (req.path === "/ListOwnDecks") return json({ decks: [] } satisfies components["schemas"]["OwnDeckList"]);
+      if (req.path === "/LookupLibraryTerm") return json({ entries: [] } satisfies components["schemas"]["LibraryMatches"]);
+      return json(problem(404, "Not found"), 404);
+    });
+    open();
+    await user.click(await screen.findByRole("button", { name: "Edit details" }));
+    await user.type(screen.getByRole("textbox", { name: "Description" }), "Rain and snow");
+    await user.click(screen.getByRole("button", { name: "Save details" }));
+    const alert = await screen.findByRole("alert");
+    expect(alert).toHaveTextContent("Not saved: someone else changed this deck's details since you opened them");
+    expect(alert).toHaveTextContent("is at version 6 now");
+    expect(screen.getByRole("textbox", { name: "Description" })).toHaveValue("Rain and snow");
+    reloaded = true;
+    await user.click(screen.getByRole("button", { name: "Reload the saved details (drops your changes)" }));
+    await waitFor(() => expect(screen.getByRole("textbox", { name: "Title" })).toHaveValue("Unit 3 (renamed)"));
+    expect(screen.getByRole("textbox", { name: "Description" })).toHaveValue("");
+    expect(screen.queryByRole("alert")).not.toBeInTheDocument();
+    await user.type(screen.getByRole("textbox", { name: "Description" }), "Rain and snow");
+    await user.click(screen.getByRole("button", { name: "Save details" }));
+    await screen.findByText("Saved the deck's details.");
+    expect(server.seen.filter((r) => r.path === "/UpdateDeck").map((r) => (r.body as { version: number }).version)).toEqual([4, 6]);
+  });
+});

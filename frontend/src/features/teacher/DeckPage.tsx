@@ -6,6 +6,7 @@ import { unwrap } from "../../api/client";
 import { idempotent, useWrite } from "../../api/mutation";
 import { classQueries, deckQueries } from "../../api/queries";
 import type { components } from "../../api/schema";
+import { ApiError } from "../../api/problem";
 import { DataTable } from "../../components/DataTable";
 import { DownloadButton } from "../../components/Download";
 import { levelName } from "../../components/decks";
@@ -20,8 +21,8 @@ type Entry = components["schemas"]["DeckEntry"];
 /**
  * One deck (GetDeck). A library deck's words are read-only: a teacher
  * sees them before assigning it, and may copy it into a deck of their own
- * to edit. A deck of their own opens in the editor, with the paste/import
- * dialog, its CSV export, and archiving or deleting it (each saying what
+ * to edit. A deck of their own opens in the editor, with its details'
+ * form (title, description, languages), the paste/import dialog, its CSV export, and archiving or deleting it (each saying what
  * happens to the learners who have it).
  */
 export function DeckPage() {
@@ -38,6 +39,7 @@ export function DeckPage() {
           <>
             <h1 id="deck-title">{d.deck.title}</h1>
             <DeckFacts deck={d.deck} />
+            {!d.deck.library && <EditDetails key={d.deck.id} deck={d.deck} />}
             {d.deck.library ? (
               <>
                 <p className="muted">
@@ -78,6 +80,151 @@ function DeckFacts({ deck }: { deck: DeckDetail }) {
         .filter((x) => x !== null)
         .join(" · ")}
     </p>
+  );
+}
+
+/** The problem type of a write based on a version that changed since it was read (409). */
+const staleVersion = "https://lexora.app/problems/stale-version";
+
+/** The details form's labels, by UpdateDeck's field names (for a refusal's field errors). */
+const detailFields = { title: "Title", description: "Description", term_language: "Term language", meaning_language: "Meaning language" };
+
+type Details = { title: string; description: string; term_language: string; meaning_language: string };
+
+const detailsOf = (d: DeckDetail): Details => ({
+  title: d.title,
+  description: d.description,
+  term_language: d.term_language,
+  meaning_language: d.meaning_language,
+});
+
+/**
+ * "Edit details": the deck's title, description and languages (UpdateDeck),
+ * sent with the deck's version as the form read it, so that a change made
+ * meanwhile (in another tab, by a colleague) is refused (409) and not
+ * undone: the form then says so and offers to load the saved details. A
+ * title the teacher has for another deck, or a language that is not a
+ * BCP 47 tag, is shown as the server words it, beside the field's name.
+ */
+function EditDetails({ deck }: { deck: DeckDetail }) {
+  const api = useApi();
+  const qc = useQueryClient();
+  const id = useId();
+  const [open, setOpen] = useState(false);
+  const [read, setRead] = useState({ version: deck.version, details: detailsOf(deck) });
+  const [form, setForm] = useState<Details>(read.details);
+  const update = useWrite({
+    mutationFn: async (v: { key: string; version: number } & Details) =>
+      unwrap(
+        await api.POST("/UpdateDeck", {
+          params: idempotent(v.key),
+          body: {
+            deck_id: deck.id,
+            version: v.version,
+            title: v.title,
+            ...(v.description !== "" && { description: v.description }),
+            term_language: v.term_language,
+            meaning_language: v.meaning_language,
+          },
+        }),
+      ),
+    onSuccess: async () => {
+      setOpen(false);
+      await Promise.all([
+        qc.invalidateQueries({ queryKey: deckQueries.all }),
+        qc.invalidateQueries({ queryKey: classQueries.all }),
+        qc.invalidateQueries({ queryKey: classQueries.progressAll }),
+      ]);
+    },
+  });
+  const stale = update.error instanceof ApiError && update.error.status === 409 && update.error.problem.type === staleVersion;
+  const start = (d: DeckDetail) => {
+    const now = { version: d.version, details: detailsOf(d) };
+    setRead(now);
+    setForm(now.details);
+  };
+  const reload = async () => {
+    update.reset();
+    start((await qc.fetchQuery({ ...deckQueries.detail(api, deck.id), staleTime: 0 })).deck);
+  };
+  const set = (field: keyof Details) => (e: { target: { value: string } }) => setForm((f) => ({ ...f, [field]: e.target.value }));
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    update.submit({
+      version: read.version,
+      title: form.title.trim(),
+      description: form.description.trim(),
+      term_language: form.term_language.trim(),
+      meaning_language: form.meaning_language.trim(),
+    });
+  };
+  return (
+    <>
+      <p className="actions">
+        <button
+          type="button"
+          aria-expanded={open}
+          aria-controls={`${id}-form`}
+          onClick={() => {
+            if (!open) {
+              update.reset();
+              start(deck);
+            }
+            setOpen(!open);
+          }}
+        >
+          {open ? "Close the details" : "Edit details"}
+        </button>
+      </p>
+      {update.isSuccess && !open && (
+        <p role="status" className="ok-note">
+          Saved the deck's details.
+        </p>
+      )}
+      {open && (
+        <form id={`${id}-form`} onSubmit={submit} className="assign" aria-labelledby={`${id}-title`} {...update.editing}>
+          <h2 id={`${id}-title`}>Edit details</h2>
+          {update.isError && (
+            <ProblemAlert
+              error={update.error}
+              context={stale ? "Not saved: someone else changed this deck's details since you opened them" : "Not saved"}
+              fields={detailFields}
+            />
+          )}
+          {stale && (
+            <p>
+              Your changes are still below, unsaved.{" "}
+              <button type="button" onClick={() => void reload()}>
+                Reload the saved details (drops your changes)
+              </button>
+            </p>
+          )}
+          <label htmlFor={`${id}-name`}>Title</label>
+          <input id={`${id}-name`} required maxLength={200} value={form.title} onChange={set("title")} />
+          <label htmlFor={`${id}-about`}>Description</label>
+          <textarea id={`${id}-about`} rows={3} maxLength={2000} value={form.description} onChange={set("description")} />
+          <p className="muted small" id={`${id}-tags`}>
+            Languages are BCP 47 tags, such as en, es or fr-CA.
+          </p>
+          <label htmlFor={`${id}-term`}>Term language</label>
+          <input id={`${id}-term`} required maxLength={35} aria-describedby={`${id}-tags`} value={form.term_language} onChange={set("term_language")} />
+          <label htmlFor={`${id}-meaning`}>Meaning language</label>
+          <input
+            id={`${id}-meaning`}
+            required
+            maxLength={35}
+            aria-describedby={`${id}-tags`}
+            value={form.meaning_language}
+            onChange={set("meaning_language")}
+          />
+          <p className="actions">
+            <button type="submit" className="primary" disabled={update.isPending}>
+              {update.isPending ? "Saving…" : "Save details"}
+            </button>
+          </p>
+        </form>
+      )}
+    </>
   );
 }
 

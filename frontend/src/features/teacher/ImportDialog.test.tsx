@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { components } from "../../api/schema";
 import { fakeServer, json, renderApp } from "../../test/render";
 import { details, edited, entry, ownId, problem, teacher } from "./fixtures";
-import { ImportDialog } from "./ImportDialog";
+import { ImportDialog, mayMap, remap } from "./ImportDialog";
 
 type Preview = components["schemas"]["ImportPreview"];
 
@@ -122,5 +122,140 @@ describe("the paste/import dialog", () => {
     await paste(user, "x");
     await user.click(screen.getByRole("button", { name: "Preview" }));
     expect(await screen.findByRole("alert")).toHaveTextContent("Not read: Not UTF-8 text");
+  });
+
+  it("shows a table's columns and previews again with the teacher's mapping, which the import sends too", async () => {
+    const columns = (beispiel: "none" | "example") =>
+      [
+        { name: "Wort", field: "term" },
+        { name: "Bedeutung", field: "meaning" },
+        { name: "Beispiel", field: beispiel },
+      ] satisfies components["schemas"]["ImportColumn"][];
+    const server = fakeServer((req) => {
+      if (req.path === "/PreviewDeckImport") {
+        const mapped = (req.body as { columns?: unknown }).columns !== undefined;
+        return json(
+          preview({
+            format: "table",
+            separator: ",",
+            columns: columns(mapped ? "example" : "none"),
+            rows: [row(2, "Hund", "dog", { example: mapped ? "Der Hund bellt." : "" })],
+            refused: [],
+          }),
+        );
+      }
+      if (req.path === "/ImportDeckEntries") return json({ result: edited({ added: [entry(4, "Hund", "dog")] }), left: [] } satisfies components["schemas"]["ImportResult"]);
+      return json(problem(404, "Not found"), 404);
+    });
+    const user = await openDialog();
+    const text = "Wort,Bedeutung,Beispiel\nHund,dog,Der Hund bellt.";
+    await paste(user, text);
+    await user.selectOptions(screen.getByRole("combobox", { name: "Format" }), "A table (CSV or TSV) with a header row");
+    await user.click(screen.getByRole("button", { name: "Preview" }));
+    const wort = await screen.findByRole("combobox", { name: "Column “Wort” is read as" });
+    expect(wort).toHaveValue("term");
+    expect(screen.getByRole("combobox", { name: "Column “Bedeutung” is read as" })).toHaveValue("meaning");
+    const beispiel = screen.getByRole("combobox", { name: "Column “Beispiel” is read as" });
+    expect(within(beispiel).getByRole("option", { selected: true })).toHaveTextContent("not read");
+    expect(within(beispiel).getAllByRole("option").map((o) => o.textContent)).toEqual(["term", "meaning", "example", "part of speech", "not read"]);
+
+    await user.selectOptions(beispiel, "example");
+    const mapping = { Wort: "term", Bedeutung: "meaning", Beispiel: "example" };
+    await waitFor(() =>
+      expect(server.seen.filter((r) => r.path === "/PreviewDeckImport").at(-1)?.body).toEqual({ deck_id: ownId, text, format: "table", columns: mapping }),
+    );
+    expect(await screen.findByRole("region", { name: "Entries as they will be saved" })).toHaveTextContent("Der Hund bellt.");
+    expect(screen.getByRole("combobox", { name: "Column “Beispiel” is read as" })).toHaveValue("example");
+    expect(screen.queryByText(/The list changed since this preview/)).not.toBeInTheDocument();
+
+    await user.click(screen.getByRole("button", { name: "Import 1 entry" }));
+    await screen.findByText(/Imported: 1 added/);
+    expect(server.seen.find((r) => r.path === "/ImportDeckEntries")?.body).toEqual({
+      deck_id: ownId,
+      text,
+      format: "table",
+      columns: mapping,
+      duplicates: "skip",
+      leave_out_refused: false,
+    });
+  });
+
+  it("swaps two columns' fields when one is given the other's, and offers the term column no field that would leave the import without a term", async () => {
+    const server = fakeServer(() =>
+      json(
+        preview({
+          format: "table",
+          separator: ",",
+          columns: [
+            { name: "Front", field: "term" },
+            { name: "Back", field: "meaning" },
+          ],
+          rows: [row(2, "dog", "Hund")],
+          refused: [],
+        }),
+      ),
+    );
+    const user = await openDialog();
+    await paste(user, "Front,Back\ndog,Hund");
+    await user.click(screen.getByRole("button", { name: "Preview" }));
+    const front = await screen.findByRole("combobox", { name: "Column “Front” is read as" });
+    const enabled = within(front)
+      .getAllByRole("option")
+      .filter((o) => !(o as HTMLOptionElement).disabled)
+      .map((o) => o.textContent);
+    expect(enabled).toEqual(["term", "meaning"]);
+    await user.selectOptions(screen.getByRole("combobox", { name: "Column “Back” is read as" }), "term");
+    await waitFor(() => expect(server.seen).toHaveLength(2));
+    expect(server.seen[1]?.body).toMatchObject({ columns: { Front: "meaning", Back: "term" } });
+  });
+
+  it("names a column without a header name and offers no mapping for it; a list shows no columns but says how to map a header", async () => {
+    let n = 0;
+    fakeServer(() =>
+      json(
+        n++ === 0
+          ? preview({
+              format: "anki",
+              columns: [
+                { name: "", field: "term" },
+                { name: "", field: "meaning" },
+              ],
+              refused: [],
+            })
+          : preview(),
+      ),
+    );
+    const user = await openDialog();
+    await paste(user, "#separator:tab\ngato\tcat");
+    await user.click(screen.getByRole("button", { name: "Preview" }));
+    expect(await screen.findByText("Column 1 (no name) is read as term")).toBeInTheDocument();
+    expect(screen.getByText("Column 2 (no name) is read as meaning")).toBeInTheDocument();
+    expect(screen.queryByRole("combobox", { name: /^Column/ })).not.toBeInTheDocument();
+    await paste(user, "\nperro\tdog");
+    await user.click(screen.getByRole("button", { name: "Preview" }));
+    expect(await screen.findByText(/If your first row names the columns/)).toBeInTheDocument();
+    expect(screen.queryByRole("group", { name: /^Columns/ })).not.toBeInTheDocument();
+  });
+});
+
+describe("remap and mayMap", () => {
+  const three = [
+    { name: "Wort", field: "term" as const },
+    { name: "Bedeutung", field: "meaning" as const },
+    { name: "Notiz", field: "none" as const },
+  ];
+  it("gives a column's old field to the one whose field it takes, and never leaves the import without a term or a meaning", () => {
+    expect(remap(three, 2, "term")).toEqual({ Wort: "none", Bedeutung: "meaning", Notiz: "term" });
+    expect(remap(three, 2, "example")).toEqual({ Wort: "term", Bedeutung: "meaning", Notiz: "example" });
+    expect(mayMap(three, 0, "none")).toBe(false);
+    expect(mayMap(three, 0, "example")).toBe(false);
+    expect(mayMap(three, 0, "meaning")).toBe(true);
+    expect(mayMap(three, 2, "part_of_speech")).toBe(true);
+  });
+
+  it("keeps the request within 20 columns, leaving out the unread ones first", () => {
+    const columns = Array.from({ length: 25 }, (_, i) => ({ name: `c${i}`, field: i === 0 ? ("term" as const) : i === 1 ? ("meaning" as const) : ("none" as const) }));
+    expect(remap(columns, 24, "example")).toEqual({ c0: "term", c1: "meaning", c24: "example" });
+    expect(Object.keys(remap(columns.slice(0, 20), 5, "example"))).toHaveLength(20);
   });
 });

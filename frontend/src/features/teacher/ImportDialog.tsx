@@ -11,6 +11,8 @@ import { ProblemAlert } from "../../components/ProblemAlert";
 type Deck = components["schemas"]["DeckDetails"];
 type Preview = components["schemas"]["ImportPreview"];
 type Row = components["schemas"]["ImportRow"];
+type Column = components["schemas"]["ImportColumn"];
+type Field = Column["field"];
 type Input = components["requestBodies"]["ImportInput"]["content"]["application/json"];
 
 /** The separators a teacher may choose (ImportInput's separator); "" detects it. */
@@ -29,6 +31,45 @@ const formats: { value: "" | NonNullable<Input["format"]>; label: string }[] = [
   { value: "table", label: "A table (CSV or TSV) with a header row" },
   { value: "anki", label: "Anki's plain-text export" },
 ];
+
+/** The fields a column may be read as (ImportColumn's field), as the mapping's select names them. */
+export const fields: { value: Field; label: string }[] = [
+  { value: "term", label: "term" },
+  { value: "meaning", label: "meaning" },
+  { value: "example", label: "example" },
+  { value: "part_of_speech", label: "part of speech" },
+  { value: "none", label: "not read" },
+];
+
+/** ImportInput's most columns (its maxProperties). */
+const maxMapped = 20;
+
+/**
+ * The mapping (ImportInput's columns) that reads the preview's columns as
+ * they are read now but column `at` as `field`; a column that had `field`
+ * gets column `at`'s field instead (the two swap), since the server reads
+ * a field from one column only. Columns without a header name (an Anki
+ * file without #columns) cannot be named and are left out; over the
+ * request's 20, those not read are left out first.
+ */
+export function remap(columns: Column[], at: number, field: Field): Record<string, Field> {
+  const old = columns[at]?.field ?? "none";
+  const next = columns.map((c, i) => ({ name: c.name, field: i === at ? field : field !== "none" && c.field === field ? old : c.field }));
+  const named = next.filter((c) => c.name !== "");
+  const kept = named.length <= maxMapped ? named : named.filter((c, i) => c.field !== "none" || i === at).slice(0, maxMapped);
+  return Object.fromEntries(kept.map((c) => [c.name, c.field]));
+}
+
+/**
+ * Whether column `at` may be read as `field`: an import needs a term and a
+ * meaning column, so the one read as the term (or the meaning) may become
+ * another field only by swapping with the named column that has it.
+ */
+export function mayMap(columns: Column[], at: number, field: Field): boolean {
+  const old = columns[at]?.field;
+  if (old !== "term" && old !== "meaning") return true;
+  return field === old || columns.some((c, i) => i !== at && c.name !== "" && field !== "none" && c.field === field);
+}
 
 /** A separator as the preview names it. */
 export function separatorName(s: string): string {
@@ -66,7 +107,10 @@ function note(r: Row): string {
  * while a line is refused, unless the teacher chooses to leave refused
  * lines out, and while the input changed since its preview. Duplicates
  * (twice in the input, or in the deck already) are skipped or update the
- * deck's entry, as chosen. Everything is shown as text: markup in a
+ * deck's entry, as chosen. A table's or an Anki input's columns are shown
+ * with the field each is read as, and a select per named column maps it
+ * otherwise (ImportInput's columns): a change previews again, and Import
+ * sends the same mapping. Everything is shown as text: markup in a
  * meaning is its characters, never HTML.
  */
 export function ImportDialog({ deck }: { deck: Deck }) {
@@ -92,13 +136,16 @@ function ImportPanel({ id, deck, onDone }: { id: string; deck: Deck; onDone: () 
   const [format, setFormat] = useState<(typeof formats)[number]["value"]>("");
   const [duplicates, setDuplicates] = useState<"skip" | "update">("skip");
   const [leaveOut, setLeaveOut] = useState(false);
+  const [columns, setColumns] = useState<Record<string, Field> | null>(null);
 
-  const input: Input = {
+  const inputOf = (mapping: typeof columns): Input => ({
     deck_id: deck.id,
     ...(file ? { file: file.bytes } : { text }),
     ...(separator && { separator }),
     ...(format && { format }),
-  };
+    ...(mapping && { columns: mapping }),
+  });
+  const input = inputOf(columns);
   const inputKey = JSON.stringify(input);
   const preview = useMutation({
     mutationFn: async (v: { input: Input; of: string }) => ({
@@ -139,10 +186,21 @@ function ImportPanel({ id, deck, onDone }: { id: string; deck: Deck; onDone: () 
     }
   };
 
-  const p = current ? shown.preview : undefined;
+  /** Reads column `at` of the preview as `field`, and previews again with that mapping (which Import then sends too). */
+  const mapColumn = (from: Preview, at: number, field: Field) => {
+    edited();
+    const mapping = remap(from.columns, at, field);
+    setColumns(mapping);
+    const next = inputOf(mapping);
+    preview.mutate({ input: next, of: JSON.stringify(next) });
+  };
+
+  // While a new mapping is previewed, the preview it changes stays (with its selects, and the focus in one).
+  const remapping = preview.isPending && preview.variables.of === inputKey;
+  const p = current || remapping ? shown?.preview : undefined;
   const refused = p?.refused.length ?? 0;
   const dupes = p?.rows.filter((r) => r.in_deck || r.same_as > 0).length ?? 0;
-  const blocked = !p || (refused > 0 && !leaveOut) || p.rows.length === 0;
+  const blocked = !p || remapping || (refused > 0 && !leaveOut) || p.rows.length === 0;
   return (
     <section id={id} className="assign import" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>Paste or import a list</h2>
@@ -221,13 +279,14 @@ function ImportPanel({ id, deck, onDone }: { id: string; deck: Deck; onDone: () 
         </button>
       </p>
       {preview.isError && <ProblemAlert error={preview.error} context="Not read" />}
-      {shown && !current && <p className="muted">The list changed since this preview: preview it again before importing.</p>}
+      {shown && !current && !remapping && <p className="muted">The list changed since this preview: preview it again before importing.</p>}
       {p && (
         <PreviewTables
           preview={p}
           separator={separator}
           format={format}
           id={id}
+          mapping={{ busy: preview.isPending, onChange: (at, field) => mapColumn(p, at, field) }}
         />
       )}
       {p && dupes > 0 && (
@@ -282,7 +341,19 @@ function ImportPanel({ id, deck, onDone }: { id: string; deck: Deck; onDone: () 
 }
 
 /** The preview: how the input was read, its refused lines (line, field, reason) and every entry as it will be saved. */
-function PreviewTables({ preview: p, separator, format, id }: { preview: Preview; separator: string; format: string; id: string }) {
+function PreviewTables({
+  preview: p,
+  separator,
+  format,
+  id,
+  mapping,
+}: {
+  preview: Preview;
+  separator: string;
+  format: string;
+  id: string;
+  mapping: { busy: boolean; onChange: (at: number, field: Field) => void };
+}) {
   const how = [
     `Read as ${formats.find((f) => f.value === p.format)?.label.toLowerCase() ?? p.format}${format ? "" : " (detected)"}`,
     p.separator && `separated by ${separatorName(p.separator).toLowerCase()}${separator ? "" : " (detected)"}`,
@@ -296,6 +367,13 @@ function PreviewTables({ preview: p, separator, format, id }: { preview: Preview
         {how}. {p.rows.length} {p.rows.length === 1 ? "entry" : "entries"}, {p.refused.length} refused{" "}
         {p.refused.length === 1 ? "line" : "lines"}.
       </p>
+      {p.format === "list" && (
+        <p className="muted small">
+          If your first row names the columns (such as “Wort, Bedeutung”), choose the format “A table (CSV or TSV) with a header row” and preview
+          again: you can then say which column is the term and which the meaning.
+        </p>
+      )}
+      {p.columns.length > 0 && <Columns columns={p.columns} id={id} {...mapping} />}
       {p.ambiguous && (
         <p className="muted">Another separator splits as many lines: if the entries below look wrong, choose the separator and preview again.</p>
       )}
@@ -329,5 +407,44 @@ function PreviewTables({ preview: p, separator, format, id }: { preview: Preview
         />
       )}
     </>
+  );
+}
+
+/**
+ * The columns of a table or an Anki input: each one's header and the field
+ * it is read as, with a select to read it as another (or not at all);
+ * a change previews again with the mapping. A column the header does not
+ * name cannot be mapped (Anki's #columns line names them).
+ */
+function Columns({ columns, id, busy, onChange }: { columns: Column[]; id: string; busy: boolean; onChange: (at: number, field: Field) => void }) {
+  return (
+    <fieldset className="columns">
+      <legend>Columns: which field each one is read as</legend>
+      <p className="muted small">
+        An import needs a term and a meaning column: to read the term column as something else, give “term” to another column (the two swap).
+      </p>
+      <ul className="plain">
+        {columns.map((c, i) => (
+          <li key={`${i}-${c.name}`}>
+            {c.name === "" ? (
+              <span>
+                Column {i + 1} (no name) is read as {fields.find((f) => f.value === c.field)?.label ?? c.field}
+              </span>
+            ) : (
+              <>
+                <label htmlFor={`${id}-col-${i}`}>Column “{c.name}” is read as</label>{" "}
+                <select id={`${id}-col-${i}`} value={c.field} disabled={busy} onChange={(e) => onChange(i, e.target.value as Field)}>
+                  {fields.map((f) => (
+                    <option key={f.value} value={f.value} disabled={!mayMap(columns, i, f.value)}>
+                      {f.label}
+                    </option>
+                  ))}
+                </select>
+              </>
+            )}
+          </li>
+        ))}
+      </ul>
+    </fieldset>
   );
 }
