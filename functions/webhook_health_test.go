@@ -146,5 +146,5 @@ func TestListWebhookEndpointsShowsTransientFailures(t *testing.T) {
 	require.Equal(t, "connection refused", h["last_error"])
 	require.Equal(t, stamp(2*time.Hour), h["last_delivery_at"])
 	require.EqualValues(t, 0, h["failures_in_row"])
-	require.Equal(t, "", h["action"])
+	require.Empty(t, h["action"])
 }
