@@ -138,6 +138,9 @@ func (h *Webhook) deliver(ctx context.Context, ep store.DeliveryEndpointsRow, d 
 		if err != nil {
 			reason = h.sender.Reason(err)
 		}
+		if ctx.Err() != nil {
+			return out, nil // the handler was stopped (a lost lease, a run's end): not the receiver's failure
+		}
 		// The endpoint's health only: a failure to write it is said in
 		// the delivery's error, which stays a retryable one.
 		if err := store.On(h.pool).RecordTransientFailure(ctx, reason, h.clock.NowOrNil(), webhooks.FailuresCounted, ep.ID); err != nil {

@@ -335,3 +335,29 @@ func TestWebhookFailureToRecordHealthKeepsTheDeliveryRetryable(t *testing.T) {
 	require.ErrorContains(t, err, "its health not recorded")
 	require.False(t, outbox.IsPermanent(err))
 }
+
+// TestWebhookStoppedHandlerCountsNoFailure: when the handler's context ends
+// during the post (the drain stopped it: a lost lease, the run's end), the
+// delivery fails retryably and the endpoint counts nothing: the receiver did
+// not fail.
+func TestWebhookStoppedHandlerCountsNoFailure(t *testing.T) {
+	ctx, b := setup(t)
+	stopped, stop := context.WithCancel(ctx)
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		stop()
+		<-release
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) }) // runs first: the handler returns, then the server closes
+	id := b.endpoint(t, &receiver{Server: srv, secret: webhooks.NewSecret()})
+
+	err := b.handlers[events.SubscriberWebhook].Handle(stopped, b.webhookDelivery(t))
+	require.ErrorContains(t, err, "context canceled")
+	require.NotContains(t, err.Error(), "its health not recorded", "nothing to record: the receiver did not fail")
+	require.False(t, outbox.IsPermanent(err))
+	reason, at, inRow := b.transientHealth(t, id)
+	require.Nil(t, reason)
+	require.Nil(t, at)
+	require.Zero(t, inRow)
+}
