@@ -228,7 +228,7 @@ func toWebhookEndpoint(e webhooks.Endpoint) api.WebhookEndpoint {
 	out.Health = convertPtr(e.Health, func(h webhooks.Health) api.WebhookHealth {
 		return api.WebhookHealth{State: api.WebhookHealthState(h.State), LastDeliveryAt: h.LastDeliveryAt,
 			LastAcceptedAt: h.LastAcceptedAt, LastError: h.LastError, LastErrorAt: h.LastErrorAt,
-			FailuresInRow: h.FailuresInRow, Action: h.Action}
+			LastErrorRetried: h.LastErrorRetried, FailuresInRow: h.FailuresInRow, Action: h.Action}
 	})
 	return out
 }

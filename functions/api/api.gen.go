@@ -1141,25 +1141,30 @@ type WebhookEndpointList struct {
 	Endpoints []WebhookEndpoint `json:"endpoints"`
 }
 
-// WebhookHealth Read from the endpoint's answers (2xx accepted, 4xx rejected). A 5xx, a timeout or a network error is retried by the outbox and, after its last attempt, is an operator's dead letter; it is not counted here.
+// WebhookHealth Read from the endpoint's answers (2xx accepted, 4xx rejected) and its transient failures (a 5xx, 429 or 408, a timeout or a network error: no answer, retried by the outbox with backoff and, after its last attempt, an operator's dead letter).
 type WebhookHealth struct {
 	// Action What to do about it, one sentence; empty when nothing is to be done.
 	Action string `json:"action"`
 
-	// FailuresInRow Rejections since the latest 2xx, counted up to 100.
+	// FailuresInRow Failed attempts since the latest 2xx (the events rejected and each transient failure), counted up to 100.
 	FailuresInRow  int        `json:"failures_in_row"`
 	LastAcceptedAt *time.Time `json:"last_accepted_at"`
+
+	// LastDeliveryAt The latest attempt, accepted, rejected or failed.
 	LastDeliveryAt *time.Time `json:"last_delivery_at"`
 
-	// LastError The latest rejection, as "status 404 Not Found".
+	// LastError The latest failure: a rejection, as "status 404 Not Found", or a transient one, as "status 503 Service Unavailable", "timed out after 10s", "connection refused".
 	LastError   *string    `json:"last_error"`
 	LastErrorAt *time.Time `json:"last_error_at"`
 
-	// State unused: nothing sent yet; healthy: the latest answer was a 2xx; failing: every answer since the last 2xx (or all) was a 4xx; disabled: it receives nothing (its receiver answered 410 Gone, or a duplicate).
+	// LastErrorRetried last_error is a transient failure, which Lexora retries with backoff (not a rejection).
+	LastErrorRetried bool `json:"last_error_retried"`
+
+	// State unused: nothing sent yet; healthy: the latest answer was a 2xx; failing: every attempt since the last 2xx (or all) was rejected (4xx) or failed (5xx, timeout, network error); disabled: it receives nothing (its receiver answered 410 Gone, or a duplicate).
 	State WebhookHealthState `json:"state"`
 }
 
-// WebhookHealthState unused: nothing sent yet; healthy: the latest answer was a 2xx; failing: every answer since the last 2xx (or all) was a 4xx; disabled: it receives nothing (its receiver answered 410 Gone, or a duplicate).
+// WebhookHealthState unused: nothing sent yet; healthy: the latest answer was a 2xx; failing: every attempt since the last 2xx (or all) was rejected (4xx) or failed (5xx, timeout, network error); disabled: it receives nothing (its receiver answered 410 Gone, or a duplicate).
 type WebhookHealthState string
 
 // WebhookTopic A topic a teacher's webhook endpoint may receive; the payload is the event's, as stored: learner.enrolled, assignment.created, assignment.completed, learner.parameters_changed, deck.retention_changed, learner.removed and class.updated (see docs/architecture.md); deck.created (a teacher created or copied a deck: deck_id, teacher_id, title, entries, copied_from) and deck.entries_changed (entries of a teacher's deck were added, changed or removed: deck_id, teacher_id, title, the counts added, changed, removed, cards_created, the deck's entries after, and each assignment's change of its progress counts).

@@ -29,8 +29,12 @@ import (
 // sends to the endpoints that rejected it again (and can deduplicate on
 // webhook-id, the event id, if the process dies between its 2xx and the
 // record). No transaction is held across the HTTP call (see deliver). A 5xx,
-// a timeout or a network error leaves no record and fails the delivery,
-// which the outbox retries with backoff; when only rejections remain, those
+// 429 or 408, a timeout or a network error leaves no record there and fails
+// the delivery, which the outbox retries with backoff; it is counted on the
+// endpoint instead (its last transient error and failures in a row, which an
+// accepted delivery ends), for its health only: that count changes no
+// redelivery, and a failure to write it leaves the delivery retryable.
+// When only rejections remain, those
 // of this attempt and those recorded by an earlier one of the same replay
 // (by endpoints that still exist and are active), the delivery is failed
 // permanently, so that it is listed as a dead letter. So a rejection is never
@@ -130,6 +134,18 @@ func (h *Webhook) deliver(ctx context.Context, ep store.DeliveryEndpointsRow, d 
 	switch {
 	case err != nil || status >= 500 || status == http.StatusTooManyRequests || status == http.StatusRequestTimeout:
 		out.retry = describe(status, err)
+		reason := describe(status, nil)
+		if err != nil {
+			reason = h.sender.Reason(err)
+		}
+		if ctx.Err() != nil {
+			return out, nil // the handler was stopped (a lost lease, a run's end): not the receiver's failure
+		}
+		// The endpoint's health only: a failure to write it is said in
+		// the delivery's error, which stays a retryable one.
+		if err := store.On(h.pool).RecordTransientFailure(ctx, reason, h.clock.NowOrNil(), webhooks.FailuresCounted, ep.ID); err != nil {
+			out.retry += fmt.Sprintf(" (its health not recorded: %v)", err)
+		}
 		return out, nil
 	case status == http.StatusGone:
 		err = store.On(h.pool).DisableEndpoint(ctx, h.clock.NowOrNil(), "the receiver answered 410 Gone", ep.ID)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/outbox"
+	"github.com/lexora-app/lexora/pkg/platform/clock"
 	"github.com/lexora-app/lexora/pkg/seed"
 	"github.com/lexora-app/lexora/pkg/webhooks"
 )
@@ -244,4 +245,119 @@ func TestWebhookRejectionOutlivesAnotherEndpointsRetries(t *testing.T) {
 	require.Contains(t, dead[0].LastError, notFoundID.String())
 	_, _, calls := notFound.snapshot()
 	require.Equal(t, 1, calls, "a rejection is not sent again before a replay")
+}
+
+// transientHealth is an endpoint's record of its transient failures.
+func (b bundle) transientHealth(t *testing.T, id uuid.UUID) (reason *string, at *time.Time, inRow int) {
+	t.Helper()
+	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT last_transient_error, last_transient_error_at,
+		transient_failures_in_row FROM webhook_endpoints WHERE id = $1`, id).Scan(&reason, &at, &inRow))
+	return reason, at, inRow
+}
+
+// TestWebhookTransientFailuresAreCountedOnTheEndpoint: a receiver that
+// answers 503 leaves no attempt row (the delivery stays retryable, sent
+// again on its next attempt) but its endpoint records the error and one
+// more failure in a row at each attempt; an accepted delivery ends the run
+// and keeps the last error.
+func TestWebhookTransientFailuresAreCountedOnTheEndpoint(t *testing.T) {
+	ctx, b := setup(t)
+	r := newReceiver(t, http.StatusServiceUnavailable, http.StatusServiceUnavailable)
+	id := b.endpoint(t, r)
+	d := b.webhookDelivery(t)
+	h := b.handlers[events.SubscriberWebhook]
+
+	for attempt := 1; attempt <= 2; attempt++ {
+		err := h.Handle(ctx, d)
+		require.ErrorContains(t, err, "503")
+		require.False(t, outbox.IsPermanent(err), "a 503 is retried")
+		reason, at, inRow := b.transientHealth(t, id)
+		require.Equal(t, "status 503 Service Unavailable", *reason)
+		require.NotNil(t, at)
+		require.Equal(t, attempt, inRow)
+	}
+	var answers int
+	require.NoError(t, b.pool.QueryRow(ctx, "SELECT count(*) FROM webhook_attempts WHERE endpoint_id = $1", id).Scan(&answers))
+	require.Zero(t, answers, "a 503 is no answer")
+
+	require.NoError(t, h.Handle(ctx, d), "the third attempt is accepted")
+	reason, _, inRow := b.transientHealth(t, id)
+	require.Equal(t, "status 503 Service Unavailable", *reason, "the last error is kept")
+	require.Zero(t, inRow, "an accepted delivery ends the run")
+	accepted, _, calls := r.snapshot()
+	require.Equal(t, []string{d.Event.ID.String()}, accepted)
+	require.Equal(t, 3, calls)
+}
+
+// TestWebhookTimeoutsAndRefusedConnectionsAreCounted: a receiver that never
+// answers times out after the sender's timeout, one that is not listening
+// refuses the connection; each endpoint records which, in words a teacher
+// reads, and the delivery stays retryable.
+func TestWebhookTimeoutsAndRefusedConnectionsAreCounted(t *testing.T) {
+	ctx, b := setup(t)
+	release := make(chan struct{})
+	hanging := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { <-release }))
+	t.Cleanup(hanging.Close)
+	t.Cleanup(func() { close(release) }) // runs first: the server's handlers return, then it closes
+	refused := newReceiver(t)
+	refused.Close()
+	hangingID := b.endpoint(t, &receiver{Server: hanging, secret: webhooks.NewSecret()})
+	refusedID := b.endpoint(t, refused)
+	h := &Webhook{pool: b.pool, clock: clock.System{},
+		sender: webhooks.NewSender(webhooks.Config{Timeout: 200 * time.Millisecond, AllowHTTP: true}, clock.System{})}
+
+	err := h.Handle(ctx, b.webhookDelivery(t))
+	require.Error(t, err)
+	require.False(t, outbox.IsPermanent(err))
+	reason, _, inRow := b.transientHealth(t, hangingID)
+	require.Equal(t, "timed out after 200ms", *reason)
+	require.Equal(t, 1, inRow)
+	reason, _, inRow = b.transientHealth(t, refusedID)
+	require.Equal(t, "connection refused", *reason)
+	require.Equal(t, 1, inRow)
+}
+
+// TestWebhookFailureToRecordHealthKeepsTheDeliveryRetryable: when the
+// endpoint's transient failure cannot be written, the delivery still fails
+// retryably (never permanently, never as delivered), and says why.
+func TestWebhookFailureToRecordHealthKeepsTheDeliveryRetryable(t *testing.T) {
+	ctx, b := setup(t)
+	r := newReceiver(t, http.StatusServiceUnavailable)
+	b.endpoint(t, r)
+	_, err := b.pool.Exec(ctx, `CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN RAISE EXCEPTION 'refused by the test'; END $$;
+		CREATE TRIGGER refuse BEFORE UPDATE OF transient_failures_in_row ON webhook_endpoints
+		FOR EACH ROW EXECUTE FUNCTION refuse()`)
+	require.NoError(t, err)
+
+	err = b.handlers[events.SubscriberWebhook].Handle(ctx, b.webhookDelivery(t))
+	require.ErrorContains(t, err, "status 503 Service Unavailable")
+	require.ErrorContains(t, err, "its health not recorded")
+	require.False(t, outbox.IsPermanent(err))
+}
+
+// TestWebhookStoppedHandlerCountsNoFailure: when the handler's context ends
+// during the post (the drain stopped it: a lost lease, the run's end), the
+// delivery fails retryably and the endpoint counts nothing: the receiver did
+// not fail.
+func TestWebhookStoppedHandlerCountsNoFailure(t *testing.T) {
+	ctx, b := setup(t)
+	stopped, stop := context.WithCancel(ctx)
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		stop()
+		<-release
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) }) // runs first: the handler returns, then the server closes
+	id := b.endpoint(t, &receiver{Server: srv, secret: webhooks.NewSecret()})
+
+	err := b.handlers[events.SubscriberWebhook].Handle(stopped, b.webhookDelivery(t))
+	require.ErrorContains(t, err, "context canceled")
+	require.NotContains(t, err.Error(), "its health not recorded", "nothing to record: the receiver did not fail")
+	require.False(t, outbox.IsPermanent(err))
+	reason, at, inRow := b.transientHealth(t, id)
+	require.Nil(t, reason)
+	require.Nil(t, at)
+	require.Zero(t, inRow)
 }

@@ -21,4 +21,7 @@ type WebhookEndpoint struct {
 	DisabledReason          *string
 	PreviousSecret          *string
 	PreviousSecretExpiresAt *time.Time
+	LastTransientError      *string
+	LastTransientErrorAt    *time.Time
+	TransientFailuresInRow  int32
 }

@@ -14,7 +14,7 @@ import (
 
 const deleteEndpoint = `-- name: DeleteEndpoint :one
 DELETE FROM webhook_endpoints WHERE id = $1 AND teacher_id = $2
-RETURNING id, teacher_id, url, secret, topics, created_at, disabled_at, disabled_reason, previous_secret, previous_secret_expires_at
+RETURNING id, teacher_id, url, secret, topics, created_at, disabled_at, disabled_reason, previous_secret, previous_secret_expires_at, last_transient_error, last_transient_error_at, transient_failures_in_row
 `
 
 func (q *Queries) DeleteEndpoint(ctx context.Context, endpointID uuid.UUID, teacherID uuid.UUID) (WebhookEndpoint, error) {
@@ -31,6 +31,9 @@ func (q *Queries) DeleteEndpoint(ctx context.Context, endpointID uuid.UUID, teac
 		&i.DisabledReason,
 		&i.PreviousSecret,
 		&i.PreviousSecretExpiresAt,
+		&i.LastTransientError,
+		&i.LastTransientErrorAt,
+		&i.TransientFailuresInRow,
 	)
 	return i, err
 }
@@ -117,7 +120,7 @@ func (q *Queries) DisableEndpoint(ctx context.Context, now *time.Time, reason st
 const enableEndpoint = `-- name: EnableEndpoint :one
 UPDATE webhook_endpoints SET disabled_at = NULL, disabled_reason = NULL
 WHERE id = $1 AND teacher_id = $2
-RETURNING id, teacher_id, url, secret, topics, created_at, disabled_at, disabled_reason, previous_secret, previous_secret_expires_at
+RETURNING id, teacher_id, url, secret, topics, created_at, disabled_at, disabled_reason, previous_secret, previous_secret_expires_at, last_transient_error, last_transient_error_at, transient_failures_in_row
 `
 
 func (q *Queries) EnableEndpoint(ctx context.Context, endpointID uuid.UUID, teacherID uuid.UUID) (WebhookEndpoint, error) {
@@ -134,6 +137,9 @@ func (q *Queries) EnableEndpoint(ctx context.Context, endpointID uuid.UUID, teac
 		&i.DisabledReason,
 		&i.PreviousSecret,
 		&i.PreviousSecretExpiresAt,
+		&i.LastTransientError,
+		&i.LastTransientErrorAt,
+		&i.TransientFailuresInRow,
 	)
 	return i, err
 }
@@ -163,7 +169,8 @@ type EndpointHealthRow struct {
 
 // Each endpoint's health, read from its attempts (webhook_attempts: one row
 // per event it accepted, 2xx, or rejected, 4xx; a 5xx, timeout or network
-// error leaves none and the outbox retries the delivery).
+// error leaves none and the outbox retries the delivery: those are counted on
+// the endpoint's row, RecordTransientFailure, which ListEndpoints reads).
 // The teacher's endpoints, oldest first, each with its latest accepted
 // attempt (ok) and latest rejected one (bad), and how many rejections came
 // after that acceptance (all of them when it never accepted), counted up to
@@ -280,7 +287,7 @@ func (q *Queries) InsertEndpoint(ctx context.Context, arg InsertEndpointParams) 
 }
 
 const listEndpoints = `-- name: ListEndpoints :many
-SELECT id, teacher_id, url, secret, topics, created_at, disabled_at, disabled_reason, previous_secret, previous_secret_expires_at FROM webhook_endpoints WHERE teacher_id = $1 ORDER BY created_at, id
+SELECT id, teacher_id, url, secret, topics, created_at, disabled_at, disabled_reason, previous_secret, previous_secret_expires_at, last_transient_error, last_transient_error_at, transient_failures_in_row FROM webhook_endpoints WHERE teacher_id = $1 ORDER BY created_at, id
 `
 
 func (q *Queries) ListEndpoints(ctx context.Context, teacherID uuid.UUID) ([]WebhookEndpoint, error) {
@@ -303,6 +310,9 @@ func (q *Queries) ListEndpoints(ctx context.Context, teacherID uuid.UUID) ([]Web
 			&i.DisabledReason,
 			&i.PreviousSecret,
 			&i.PreviousSecretExpiresAt,
+			&i.LastTransientError,
+			&i.LastTransientErrorAt,
+			&i.TransientFailuresInRow,
 		); err != nil {
 			return nil, err
 		}
@@ -314,7 +324,33 @@ func (q *Queries) ListEndpoints(ctx context.Context, teacherID uuid.UUID) ([]Web
 	return items, nil
 }
 
+const recordTransientFailure = `-- name: RecordTransientFailure :exec
+UPDATE webhook_endpoints
+SET last_transient_error = $1::text, last_transient_error_at = coalesce($2::timestamptz, now()),
+    transient_failures_in_row = least(transient_failures_in_row + 1, $3::integer)
+WHERE id = $4
+`
+
+// Records a failed attempt that is no answer (a 5xx, 429 or 408, a timeout,
+// a network error; reason says which) at now (the database's now() when
+// null): the endpoint's latest transient error, and one more failure in a
+// row, counted up to max_failures. webhook_attempts is not written, so the
+// delivery's redelivery rules do not change.
+func (q *Queries) RecordTransientFailure(ctx context.Context, reason string, now *time.Time, maxFailures int32, endpointID uuid.UUID) error {
+	_, err := q.db.Exec(ctx, recordTransientFailure,
+		reason,
+		now,
+		maxFailures,
+		endpointID,
+	)
+	return err
+}
+
 const recordWebhookAttempt = `-- name: RecordWebhookAttempt :exec
+WITH recovered AS (
+    UPDATE webhook_endpoints SET transient_failures_in_row = 0
+    WHERE id = $1 AND $4::boolean AND transient_failures_in_row > 0
+)
 INSERT INTO webhook_attempts (endpoint_id, event_id, status, accepted, replays, at)
 VALUES ($1, $2, $3, $4, $5, coalesce($6::timestamptz, now()))
 ON CONFLICT (endpoint_id, event_id) DO UPDATE
@@ -332,7 +368,9 @@ type RecordWebhookAttemptParams struct {
 }
 
 // Records an endpoint's answer to an event at now (the database's now() when
-// null); an accepted record is never overwritten.
+// null); an accepted record is never overwritten. An accepted answer also
+// ends the endpoint's run of transient failures (transient_failures_in_row
+// back to 0; the row is written only when it was not 0 already).
 func (q *Queries) RecordWebhookAttempt(ctx context.Context, arg RecordWebhookAttemptParams) error {
 	_, err := q.db.Exec(ctx, recordWebhookAttempt,
 		arg.EndpointID,
@@ -352,7 +390,7 @@ SET previous_secret = CASE WHEN $1::boolean THEN NULL ELSE secret END,
         ELSE coalesce($2::timestamptz, now()) + make_interval(secs => $3::double precision) END,
     secret = $4
 WHERE id = $5 AND teacher_id = $6
-RETURNING id, teacher_id, url, secret, topics, created_at, disabled_at, disabled_reason, previous_secret, previous_secret_expires_at
+RETURNING id, teacher_id, url, secret, topics, created_at, disabled_at, disabled_reason, previous_secret, previous_secret_expires_at, last_transient_error, last_transient_error_at, transient_failures_in_row
 `
 
 type RotateSecretParams struct {
@@ -388,6 +426,9 @@ func (q *Queries) RotateSecret(ctx context.Context, arg RotateSecretParams) (Web
 		&i.DisabledReason,
 		&i.PreviousSecret,
 		&i.PreviousSecretExpiresAt,
+		&i.LastTransientError,
+		&i.LastTransientErrorAt,
+		&i.TransientFailuresInRow,
 	)
 	return i, err
 }

@@ -287,7 +287,7 @@ func NewSender(cfg Config, c clock.Clock) *Sender {
 		dialer.Control = func(_, address string, _ syscall.RawConn) error {
 			ap, err := netip.ParseAddrPort(address)
 			if err != nil || !public(ap.Addr()) {
-				return fmt.Errorf("webhook: refusing to connect to non-public address %s", address)
+				return fmt.Errorf("webhook: refusing to connect to %w %s", errNonPublic, address)
 			}
 			return nil
 		}
@@ -348,6 +348,35 @@ func (s *Sender) Send(ctx context.Context, endpointURL string, secrets []string,
 	defer func() { _ = resp.Body.Close() }()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	return resp.StatusCode, nil
+}
+
+// errNonPublic is why the Sender refused to connect to an address.
+var errNonPublic = errors.New("non-public address")
+
+// Reason says in a few words, for the endpoint's teacher, why Send failed
+// to get a status: "timed out after 10s" (the Sender's timeout, or the
+// caller's context ending), "connection refused", "connection reset",
+// "host not found", "refused: the host is not a public address"; otherwise
+// the failure without the request's URL (a TLS one says "tls: …").
+func (s *Sender) Reason(err error) string {
+	var dnsErr *net.DNSError
+	var urlErr *url.Error
+	var netErr net.Error
+	switch {
+	case errors.Is(err, errNonPublic):
+		return "refused: the host is not a public address"
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return fmt.Sprintf("timed out after %s", s.client.Timeout)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "connection reset"
+	case errors.As(err, &dnsErr):
+		return "host not found"
+	case errors.As(err, &urlErr):
+		return urlErr.Err.Error()
+	}
+	return err.Error()
 }
 
 // redact keeps a URL's scheme and host, so that tokens in paths or queries

@@ -1310,22 +1310,27 @@ export interface components {
             /** @description What its deliveries say of it; only ListWebhookEndpoints answers it. */
             health?: components["schemas"]["WebhookHealth"];
         };
-        /** @description Read from the endpoint's answers (2xx accepted, 4xx rejected). A 5xx, a timeout or a network error is retried by the outbox and, after its last attempt, is an operator's dead letter; it is not counted here. */
+        /** @description Read from the endpoint's answers (2xx accepted, 4xx rejected) and its transient failures (a 5xx, 429 or 408, a timeout or a network error: no answer, retried by the outbox with backoff and, after its last attempt, an operator's dead letter). */
         WebhookHealth: {
             /**
-             * @description unused: nothing sent yet; healthy: the latest answer was a 2xx; failing: every answer since the last 2xx (or all) was a 4xx; disabled: it receives nothing (its receiver answered 410 Gone, or a duplicate).
+             * @description unused: nothing sent yet; healthy: the latest answer was a 2xx; failing: every attempt since the last 2xx (or all) was rejected (4xx) or failed (5xx, timeout, network error); disabled: it receives nothing (its receiver answered 410 Gone, or a duplicate).
              * @enum {string}
              */
             state: "unused" | "healthy" | "failing" | "disabled";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The latest attempt, accepted, rejected or failed.
+             */
             last_delivery_at: string | null;
             /** Format: date-time */
             last_accepted_at: string | null;
-            /** @description The latest rejection, as "status 404 Not Found". */
+            /** @description The latest failure: a rejection, as "status 404 Not Found", or a transient one, as "status 503 Service Unavailable", "timed out after 10s", "connection refused". */
             last_error: string | null;
             /** Format: date-time */
             last_error_at: string | null;
-            /** @description Rejections since the latest 2xx, counted up to 100. */
+            /** @description last_error is a transient failure, which Lexora retries with backoff (not a rejection). */
+            last_error_retried: boolean;
+            /** @description Failed attempts since the latest 2xx (the events rejected and each transient failure), counted up to 100. */
             failures_in_row: number;
             /** @description What to do about it, one sentence; empty when nothing is to be done. */
             action: string;

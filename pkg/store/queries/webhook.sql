@@ -60,12 +60,29 @@ ORDER BY w.id;
 
 -- name: RecordWebhookAttempt :exec
 -- Records an endpoint's answer to an event at now (the database's now() when
--- null); an accepted record is never overwritten.
+-- null); an accepted record is never overwritten. An accepted answer also
+-- ends the endpoint's run of transient failures (transient_failures_in_row
+-- back to 0; the row is written only when it was not 0 already).
+WITH recovered AS (
+    UPDATE webhook_endpoints SET transient_failures_in_row = 0
+    WHERE id = @endpoint_id AND @accepted::boolean AND transient_failures_in_row > 0
+)
 INSERT INTO webhook_attempts (endpoint_id, event_id, status, accepted, replays, at)
 VALUES (@endpoint_id, @event_id, @status, @accepted, @replays, coalesce(sqlc.narg(now)::timestamptz, now()))
 ON CONFLICT (endpoint_id, event_id) DO UPDATE
 SET status = excluded.status, accepted = excluded.accepted, replays = excluded.replays, at = excluded.at
 WHERE NOT webhook_attempts.accepted;
+
+-- name: RecordTransientFailure :exec
+-- Records a failed attempt that is no answer (a 5xx, 429 or 408, a timeout,
+-- a network error; reason says which) at now (the database's now() when
+-- null): the endpoint's latest transient error, and one more failure in a
+-- row, counted up to max_failures. webhook_attempts is not written, so the
+-- delivery's redelivery rules do not change.
+UPDATE webhook_endpoints
+SET last_transient_error = @reason::text, last_transient_error_at = coalesce(sqlc.narg(now)::timestamptz, now()),
+    transient_failures_in_row = least(transient_failures_in_row + 1, @max_failures::integer)
+WHERE id = @endpoint_id;
 
 -- name: DisableEndpoint :exec
 -- Disables the endpoint at now (the database's now() when null).
@@ -74,7 +91,8 @@ WHERE id = @endpoint_id AND disabled_at IS NULL;
 
 -- Each endpoint's health, read from its attempts (webhook_attempts: one row
 -- per event it accepted, 2xx, or rejected, 4xx; a 5xx, timeout or network
--- error leaves none and the outbox retries the delivery).
+-- error leaves none and the outbox retries the delivery: those are counted on
+-- the endpoint's row, RecordTransientFailure, which ListEndpoints reads).
 
 -- name: EndpointHealth :many
 -- The teacher's endpoints, oldest first, each with its latest accepted

@@ -162,17 +162,22 @@ export function MemberActions({ c, m }: { c: Class; m: Member }) {
         </button>
       )}{" "}
       {confirming ? (
-        <span className="confirm" role="group" aria-label={`Confirm removing ${m.display_name}`}>
+        // A block, not an inline span: an inline box's border and padding wrap with its lines and overlap the text on a phone.
+        <div className="confirm" role="group" aria-label={`Confirm removing ${m.display_name}`}>
           {remove.isError && <ProblemAlert error={remove.error} context={`${m.display_name} was not removed`} />}
-          Remove {m.display_name} from {c.name}? The class's assignments to them and their progress go; their cards and review history stay
-          theirs.{" "}
-          <button type="button" className="danger" disabled={remove.isPending} onClick={() => remove.submit({})}>
-            Remove
-          </button>
-          <button type="button" onClick={() => setConfirming(false)}>
-            Cancel
-          </button>
-        </span>
+          <p>
+            Remove {m.display_name} from {c.name}? The class's assignments to them and their progress go; their cards and review history
+            stay theirs.
+          </p>
+          <div className="actions">
+            <button type="button" className="danger" disabled={remove.isPending} onClick={() => remove.submit({})}>
+              Remove
+            </button>
+            <button type="button" onClick={() => setConfirming(false)}>
+              Cancel
+            </button>
+          </div>
+        </div>
       ) : (
         <button type="button" className="link" aria-label={`Remove ${m.display_name}`} onClick={() => setConfirming(true)}>
           Remove…

@@ -37,6 +37,7 @@ describe("Webhooks", () => {
         last_accepted_at: "2026-03-02T09:30:00Z",
         last_error: "status 404 Not Found",
         last_error_at: "2026-03-02T11:00:00Z",
+        last_error_retried: false,
         failures_in_row: 3,
         action: "Its receiver rejected the last 3 deliveries with status 404 Not Found: check the URL and the receiver.",
       },
@@ -62,6 +63,32 @@ describe("Webhooks", () => {
     expect(second!.closest("li")).toHaveTextContent("Disabled");
     expect(second).toHaveTextContent("1 delivery failed in a row");
     expect(second).toHaveTextContent("What to do: It receives nothing.");
+  });
+
+  it("shows an endpoint whose receiver is down (503, no answer) as failing, with the attempts in a row and that Lexora retries", async () => {
+    const down = {
+      ...endpoint,
+      health: {
+        state: "failing",
+        last_delivery_at: "2026-03-02T11:00:00Z",
+        last_accepted_at: null,
+        last_error: "status 503 Service Unavailable",
+        last_error_at: "2026-03-02T11:00:00Z",
+        last_error_retried: true,
+        failures_in_row: 4,
+        action:
+          "Its receiver failed the last 4 attempts (latest: status 503 Service Unavailable). Lexora retries with backoff; check that the receiver is up and answers within the time allowed.",
+      },
+    } satisfies components["schemas"]["WebhookEndpoint"];
+    fakeServer(() => json({ endpoints: [down] } satisfies components["schemas"]["WebhookEndpointList"]));
+    renderApp(<Webhooks />, { user: teacher });
+    const health = await screen.findByTestId("health");
+    expect(health.closest("li")).toHaveTextContent("Failing");
+    expect(health.closest("li")).not.toHaveTextContent("Nothing sent yet");
+    expect(health).toHaveTextContent("last error status 503 Service Unavailable (retried)");
+    expect(health).toHaveTextContent("4 attempts failed in a row");
+    expect(health).toHaveTextContent("What to do: Its receiver failed the last 4 attempts");
+    expect(health).toHaveTextContent("Lexora retries with backoff; check that the receiver is up");
   });
 
   it("says which addresses the endpoint field takes: https, and http on a local stack", async () => {

@@ -42,8 +42,17 @@ function HealthBadge({ ep }: { ep: Endpoint }) {
 
 /** "1 delivery", "3 deliveries", "100 or more deliveries" (the count stops at 100). */
 export function deliveries(n: number): string {
-  if (n >= 100) return `${n} or more deliveries`;
-  return `${n} ${n === 1 ? "delivery" : "deliveries"}`;
+  return counted(n, "delivery", "deliveries");
+}
+
+/** "1 attempt", "3 attempts", "100 or more attempts" (the count stops at 100). */
+export function attempts(n: number): string {
+  return counted(n, "attempt", "attempts");
+}
+
+function counted(n: number, one: string, many: string): string {
+  if (n >= 100) return `${n} or more ${many}`;
+  return `${n} ${n === 1 ? one : many}`;
 }
 
 /** An endpoint's health: its last delivery, last error, failures in a row, and the action to take. */
@@ -53,8 +62,11 @@ function HealthView({ h }: { h: Health }) {
       <p className="small">
         Last delivery: {h.last_delivery_at ? dateTime.format(new Date(h.last_delivery_at)) : "none yet"}
         {h.last_accepted_at && ` · last accepted ${dateTime.format(new Date(h.last_accepted_at))}`}
-        {h.last_error && h.last_error_at && ` · last error ${h.last_error} at ${dateTime.format(new Date(h.last_error_at))}`}
-        {h.failures_in_row > 0 && ` · ${deliveries(h.failures_in_row)} failed in a row`}
+        {h.last_error &&
+          h.last_error_at &&
+          ` · last error ${h.last_error}${h.last_error_retried ? " (retried)" : ""} at ${dateTime.format(new Date(h.last_error_at))}`}
+        {h.failures_in_row > 0 &&
+          ` · ${h.last_error_retried ? attempts(h.failures_in_row) : deliveries(h.failures_in_row)} failed in a row`}
       </p>
       {h.action && (
         <p>
