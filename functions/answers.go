@@ -71,7 +71,7 @@ func toSchedule(s study.Schedule) api.Schedule {
 
 func toDueCard(c study.DueCard) api.DueCard {
 	return api.DueCard{CardId: c.CardID, Lemma: c.Lemma, PartOfSpeech: c.PartOfSpeech, Definition: c.Definition,
-		Example: c.Example, TermLanguage: c.TermLanguage, State: api.CardState(c.State), Due: c.Due, Stability: c.Stability, Difficulty: c.Difficulty,
+		Example: c.Example, TermLanguage: c.TermLanguage, DeckTitle: c.DeckTitle, State: api.CardState(c.State), Due: c.Due, Stability: c.Stability, Difficulty: c.Difficulty,
 		Preview: each(c.Preview, func(p study.RatingPreview) api.RatingPreview {
 			return api.RatingPreview{Rating: p.Rating, State: api.CardState(p.State), Due: p.Due, IntervalSeconds: int(p.IntervalSeconds)}
 		})}

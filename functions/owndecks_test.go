@@ -448,3 +448,40 @@ func TestLookupLibraryTermOffersWordNetsEntry(t *testing.T) {
 	code, _ = f.call(t, (*Service).LookupLibraryTerm, http.MethodGet, "/?term=cat", f.learner, "")
 	require.Equal(t, http.StatusNotFound, code)
 }
+
+// The same term in two of a learner's decks is two cards, each with its
+// deck's meaning and title, so the learner can tell them apart; a library
+// word names no deck.
+func TestTheSameTermInTwoDecksIsTwoCardsNamingTheirDecks(t *testing.T) {
+	_, f := setup(t)
+	weather, _ := f.ownDeck(t, f.teacher, "Weather", [2]string{"sol", "sun"})
+	music, _ := f.ownDeck(t, f.teacher, "Music", [2]string{"sol", "the note G"})
+	f.assignOwn(t, weather)
+	f.assignOwn(t, music)
+
+	code, body := f.call(t, (*Service).GetSchedule, http.MethodGet, "/?limit=200", f.learner, "")
+	require.Equal(t, http.StatusOK, code, body)
+	meanings := map[string]string{}
+	cards := map[any]bool{}
+	for _, c := range body["due"].([]any) {
+		c := c.(map[string]any)
+		if c["lemma"] == "sol" {
+			meanings[c["deck_title"].(string)] = c["definition"].(string)
+			cards[c["card_id"]] = true
+		}
+	}
+	require.Equal(t, map[string]string{"Weather": "sun", "Music": "the note G"}, meanings)
+	require.Len(t, cards, 2, "two cards")
+
+	f.assignOwn(t, f.deck) // the fixture's library deck
+	code, body = f.call(t, (*Service).GetSchedule, http.MethodGet, "/?limit=200", f.learner, "")
+	require.Equal(t, http.StatusOK, code, body)
+	library := 0
+	for _, c := range body["due"].([]any) {
+		if c := c.(map[string]any); c["lemma"] != "sol" {
+			require.Empty(t, c["deck_title"], "a library word names no deck: %v", c["lemma"])
+			library++
+		}
+	}
+	require.Positive(t, library, "the library deck's cards are due")
+}

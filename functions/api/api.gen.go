@@ -684,6 +684,9 @@ type DeckWorkload struct {
 type DueCard struct {
 	CardId openapi_types.UUID `json:"card_id"`
 
+	// DeckTitle The title of the teacher's deck the entry belongs to; empty for a library word. The same term in two of a learner's decks (two teachers, or a library deck and a teacher's) is two cards, each with its own meaning, FSRS state and deck title.
+	DeckTitle string `json:"deck_title"`
+
 	// Definition The library's definition, or the meaning the teacher wrote (as text, never HTML).
 	Definition string `json:"definition"`
 

@@ -181,6 +181,7 @@ const dueCards = `-- name: DueCards :many
 SELECT c.id, l.lemma, l.part_of_speech, l.definition, l.example, c.state, c.due, c.stability, c.difficulty,
        c.elapsed_days, c.scheduled_days, c.reps, c.lapses, c.step, c.last_review,
        coalesce(d.term_language, 'en')::text AS term_language,
+       coalesce(d.title, '')::text AS deck_title,
        (SELECT coalesce(max(cd.desired_retention), $1::double precision)
         FROM assignments a
         JOIN class_decks cd ON cd.class_id = a.class_id AND cd.deck_id = a.deck_id
@@ -229,6 +230,7 @@ type DueCardsRow struct {
 	Step             int32
 	LastReview       *time.Time
 	TermLanguage     string
+	DeckTitle        string
 	DesiredRetention float64
 	Total            int64
 	NewTotal         int64
@@ -288,6 +290,7 @@ func (q *Queries) DueCards(ctx context.Context, arg DueCardsParams) ([]DueCardsR
 			&i.Step,
 			&i.LastReview,
 			&i.TermLanguage,
+			&i.DeckTitle,
 			&i.DesiredRetention,
 			&i.Total,
 			&i.NewTotal,

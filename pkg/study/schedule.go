@@ -45,8 +45,12 @@ type DueCard struct {
 	// TermLanguage is the BCP 47 tag of the term's language: its deck's,
 	// "en" for the library.
 	TermLanguage string
-	State        string
-	Due          time.Time
+	// DeckTitle is the title of the teacher's deck the entry belongs to, ""
+	// for a library word. The same term in two of a learner's decks is two
+	// cards, each naming its deck.
+	DeckTitle string
+	State     string
+	Due       time.Time
 	// Stability is in days; Difficulty in [1, 10]; both 0 for a new card.
 	Stability  float64
 	Difficulty float64
@@ -227,7 +231,7 @@ func (s Study) dueCards(ctx context.Context, cards *store.Queries, loc *time.Loc
 			return nil, 0, 0, fmt.Errorf("preview card %s: %w", c.ID, err)
 		}
 		due = append(due, DueCard{CardID: c.ID, Lemma: c.Lemma, PartOfSpeech: c.PartOfSpeech, Definition: c.Definition,
-			Example: c.Example, TermLanguage: c.TermLanguage, State: c.State.String(), Due: c.Due, Stability: c.Stability, Difficulty: c.Difficulty,
+			Example: c.Example, TermLanguage: c.TermLanguage, DeckTitle: c.DeckTitle, State: c.State.String(), Due: c.Due, Stability: c.Stability, Difficulty: c.Difficulty,
 			Preview: preview})
 		total, fresh = int(c.Total), int(c.NewTotal)
 	}

@@ -85,6 +85,7 @@ WHERE di.deck_id = sqlc.arg(deck_id);
 SELECT c.id, l.lemma, l.part_of_speech, l.definition, l.example, c.state, c.due, c.stability, c.difficulty,
        c.elapsed_days, c.scheduled_days, c.reps, c.lapses, c.step, c.last_review,
        coalesce(d.term_language, 'en')::text AS term_language,
+       coalesce(d.title, '')::text AS deck_title,
        (SELECT coalesce(max(cd.desired_retention), sqlc.arg(default_retention)::double precision)
         FROM assignments a
         JOIN class_decks cd ON cd.class_id = a.class_id AND cd.deck_id = a.deck_id

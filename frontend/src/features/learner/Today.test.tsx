@@ -12,6 +12,7 @@ const due = (state: components["schemas"]["CardState"], i: number) => ({
   definition: "a word",
   example: "",
   term_language: "en",
+  deck_title: "",
   state,
   due: "2026-03-02T09:00:00Z",
   stability: 0,

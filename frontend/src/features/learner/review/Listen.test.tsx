@@ -14,6 +14,7 @@ const card = {
   definition: "cat (the teacher's meaning)",
   example: "El gato duerme.",
   term_language: "es",
+  deck_title: "Spanish 1",
   state: "new",
   due: "2026-03-02T09:00:00Z",
   stability: 0,

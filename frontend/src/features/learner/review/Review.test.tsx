@@ -12,6 +12,7 @@ const card = (id: string, lemma: string) => ({
   definition: `the meaning of ${lemma}`,
   example: `a ${lemma} example`,
   term_language: "en",
+  deck_title: "",
   state: "new",
   due: "2026-03-02T09:00:00Z",
   stability: 0,
