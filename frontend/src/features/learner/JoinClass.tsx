@@ -44,7 +44,8 @@ export function JoinClass({ newcomer = false, onJoined }: { newcomer?: boolean; 
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    join.submit({ code: code.trim(), displayName: displayName.trim() });
+    // A code read aloud or copied is often typed in groups ("dbtp 4kr2", "DBTP-4KR2"): the spaces and hyphens go.
+    join.submit({ code: code.replace(/[\s-]+/g, ""), displayName: displayName.trim() });
   };
   const joined = join.data && "assignments" in join.data ? join.data : undefined;
   const n = joined?.assignments.length ?? 0;

@@ -26,6 +26,7 @@ describe("NewCardsPerDay", () => {
     renderApp(<NewCardsPerDay c={cls} />);
     const input = screen.getByLabelText(/New cards a day for each learner/);
     expect(input).toHaveValue(20);
+    expect(input).toHaveAccessibleDescription("A learner in several classes gets the largest of their classes' limits.");
     await user.clear(input);
     await user.type(input, "12");
     await user.click(screen.getByRole("button", { name: "Save limit" }));

@@ -47,6 +47,7 @@ export function NewCardsPerDay({ c }: { c: Class }) {
           max={9999}
           step={1}
           inputMode="numeric"
+          aria-describedby={`${id}-several`}
           value={value}
           onChange={(e) => setValue(e.target.value)}
         />
@@ -54,6 +55,9 @@ export function NewCardsPerDay({ c }: { c: Class }) {
           {set.isPending ? "Saving…" : "Save limit"}
         </button>
       </div>
+      <p id={`${id}-several`} className="muted">
+        A learner in several classes gets the largest of their classes' limits.
+      </p>
     </form>
   );
 }
