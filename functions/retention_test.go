@@ -141,6 +141,19 @@ func TestGetDeckWorkloadSimulatesTheClassAtEachRetention(t *testing.T) {
 	require.Positive(t, means[0], "three cards in Review are reviewed within 30 days")
 	require.LessOrEqual(t, means[0], means[3], "a higher retention asks more reviews")
 
+	// A retention of the teacher's own (92 %) is simulated as well, in its place.
+	code, body = f.call(t, (*Service).SetDeckRetention, http.MethodPost, "/", f.teacher,
+		`{"class_id":"`+f.class.String()+`","deck_id":"`+f.deck.String()+`","desired_retention":0.92}`)
+	require.Equal(t, http.StatusOK, code, body)
+	code, body = f.call(t, (*Service).GetDeckWorkload, http.MethodGet,
+		"/GetDeckWorkload?class_id="+f.class.String()+"&deck_id="+f.deck.String(), f.teacher, "")
+	require.Equal(t, http.StatusOK, code, body)
+	var retentions []float64
+	for _, c := range body["curves"].([]any) {
+		retentions = append(retentions, c.(map[string]any)["desired_retention"].(float64))
+	}
+	require.Equal(t, []float64{0.80, 0.85, 0.90, 0.92, 0.95}, retentions)
+
 	for _, tc := range []struct {
 		name   string
 		actor  uuid.UUID

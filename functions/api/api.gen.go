@@ -663,7 +663,7 @@ type DeckWorkload struct {
 	Cards   int                `json:"cards"`
 	ClassId openapi_types.UUID `json:"class_id"`
 
-	// Curves One per retention: 0.80, 0.85, 0.90, 0.95.
+	// Curves One per retention, ascending: 0.80, 0.85, 0.90, 0.95, and the deck's desired_retention when it is none of them.
 	Curves []WorkloadCurve `json:"curves"`
 
 	// Days The 30 days' dates, today first (UTC).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -62,8 +63,21 @@ func SetDeckRetention(ctx context.Context, tx pgx.Tx, teacherID, classID, deckID
 	return out, batch, nil
 }
 
-// WorkloadRetentions are the desired retentions a workload compares.
+// WorkloadRetentions are the desired retentions a workload compares; a
+// deck whose retention is none of them is simulated at its own as well
+// (workloadRetentions).
 var WorkloadRetentions = []float64{0.80, 0.85, 0.90, 0.95}
+
+// workloadRetentions is WorkloadRetentions with current among them, in
+// ascending order, so that a teacher who chose 0.92 sees what 0.92 asks.
+func workloadRetentions(current float64) []float64 {
+	out := slices.Clone(WorkloadRetentions)
+	if !slices.Contains(out, current) {
+		out = append(out, current)
+		slices.Sort(out)
+	}
+	return out
+}
 
 // Workload settings: the horizon in study days, the new cards a learner
 // learns a day (Anki's default new-card limit), and the seed that makes the
@@ -75,7 +89,8 @@ const (
 )
 
 // Workload is the expected reviews per learner per day of one class deck
-// over the next WorkloadDays study days, at each of WorkloadRetentions.
+// over the next WorkloadDays study days, at each of WorkloadRetentions and
+// at the deck's own retention when it is none of them.
 type Workload struct {
 	ClassID, DeckID uuid.UUID
 	// DesiredRetention is the deck's retention now.
@@ -103,7 +118,7 @@ type WorkloadCurve struct {
 
 // DeckWorkload simulates, in tx, the reviews that the teacher's class deck
 // asks of its learners over the next WorkloadDays study days at each of
-// WorkloadRetentions (learning.SimulateWorkload): each learner with their
+// WorkloadRetentions and at its own retention (learning.SimulateWorkload): each learner with their
 // current parameters (the defaults until a fit is kept) and their cards of
 // the deck, a card's days counted in the learner's study days (its last
 // review and due instant, from now). Days are labelled from now's UTC date.
@@ -138,7 +153,8 @@ func DeckWorkload(ctx context.Context, tx pgx.Tx, teacherID, classID, deckID uui
 		}
 		learners[index[p.LearnerID]].Weights = [21]float64(p.Weights)
 	}
-	curves, err := learning.SimulateWorkload(learning.Workload{Retentions: WorkloadRetentions, Days: WorkloadDays,
+	retentions := workloadRetentions(retention)
+	curves, err := learning.SimulateWorkload(learning.Workload{Retentions: retentions, Days: WorkloadDays,
 		NewPerDay: WorkloadNewPerDay, MaximumInterval: learning.DefaultParams().MaximumInterval, Seed: workloadSeed},
 		learners)
 	if err != nil {
@@ -154,7 +170,7 @@ func DeckWorkload(ctx context.Context, tx pgx.Tx, teacherID, classID, deckID uui
 		for _, n := range perDay {
 			mean += n
 		}
-		out.Curves[i] = WorkloadCurve{DesiredRetention: WorkloadRetentions[i], ReviewsPerDay: perDay,
+		out.Curves[i] = WorkloadCurve{DesiredRetention: retentions[i], ReviewsPerDay: perDay,
 			MeanPerDay: mean / float64(len(perDay))}
 	}
 	return out, nil

@@ -383,7 +383,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The reviews a class deck asks per learner per day over the next 30 days, at 0.80, 0.85, 0.90 and 0.95
+         * The reviews a class deck asks per learner per day over the next 30 days, at 0.80, 0.85, 0.90, 0.95 and its own retention
          * @description Simulated (FSRS-6, fsrs-rs's simulator) from each learner's own parameters (the defaults until a fit is kept) and their cards of the deck; new cards are learned 20 a day and their first review is not counted. Deterministic: the same cards give the same figures.
          */
         get: operations["GetDeckWorkload"];
@@ -1052,7 +1052,7 @@ export interface components {
             fitted: number;
             /** @description The 30 days' dates, today first (UTC). */
             days: string[];
-            /** @description One per retention: 0.80, 0.85, 0.90, 0.95. */
+            /** @description One per retention, ascending: 0.80, 0.85, 0.90, 0.95, and the deck's desired_retention when it is none of them. */
             curves: components["schemas"]["WorkloadCurve"][];
         };
         WorkloadCurve: {

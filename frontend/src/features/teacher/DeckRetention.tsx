@@ -23,7 +23,7 @@ export function toPercent(r: number): number {
   return Math.round(r * 100);
 }
 
-const colours = ["#8a5a00", "#2f7d32", "#2f5fa7", "#9c2f6f"];
+const colours = ["#8a5a00", "#2f7d32", "#2f5fa7", "#9c2f6f", "#333333"];
 
 /** A retention as a percentage ("85 %"). */
 export function percent(r: number): string {
