@@ -13,7 +13,11 @@ import { blankRow, draftOf, editOf, fields, isBlank, isEmpty, move, orderAfter, 
 type DeckDetail = components["schemas"]["DeckDetails"];
 type Entry = components["schemas"]["DeckEntry"];
 
-/** The parts of speech an entry may have (pkg/deckimport's ParsePartOfSpeech), or none. */
+/**
+ * The usual parts of speech (pkg/deckimport's ParsePartOfSpeech), offered
+ * as the part of speech cell's suggestions: the server keeps any text (at
+ * most maxPartOfSpeech characters, such as "phrasal verb"), and so does the cell.
+ */
 export const partsOfSpeech = [
   "noun",
   "verb",
@@ -27,6 +31,9 @@ export const partsOfSpeech = [
   "numeral",
   "phrase",
 ] as const;
+
+/** The longest part of speech the server keeps (characters). */
+export const maxPartOfSpeech = 50;
 
 const headers: Record<keyof EntryText, string> = {
   term: "Term",
@@ -252,21 +259,17 @@ export function DeckEditor({ deck, entries }: { deck: DeckDetail; entries: Entry
                   {fields.map((f) => (
                     <td key={f}>
                       {f === "part_of_speech" ? (
-                        <select
+                        <input
                           aria-label={`Row ${n}, ${headers[f].toLowerCase()}`}
+                          aria-invalid={cellInvalid(r, f) || undefined}
                           data-row={r.key}
                           data-field={f}
+                          list={`${id}-pos`}
+                          maxLength={maxPartOfSpeech}
                           value={r[f]}
                           onChange={(e) => set(r.key, f, e.target.value)}
                           onKeyDown={(e) => onKey(e, i, f)}
-                        >
-                          <option value="">—</option>
-                          {partsOfSpeech.map((p) => (
-                            <option key={p} value={p}>
-                              {p}
-                            </option>
-                          ))}
-                        </select>
+                        />
                       ) : (
                         <input
                           aria-label={`Row ${n}, ${headers[f].toLowerCase()}`}
@@ -302,6 +305,11 @@ export function DeckEditor({ deck, entries }: { deck: DeckDetail; entries: Entry
           </tbody>
         </table>
       </TableWrap>
+      <datalist id={`${id}-pos`}>
+        {partsOfSpeech.map((p) => (
+          <option key={p} value={p} />
+        ))}
+      </datalist>
       <p className="actions">
         <button
           type="button"

@@ -175,6 +175,24 @@ describe("the deck editor", () => {
     expect(await screen.findByRole("textbox", { name: "Row 1, meaning" })).toHaveValue("<b>cat</b><script>alert(1)</script>");
     expect(document.querySelector("script, b")).toBeNull();
   });
+
+  it("keeps a part of speech the server stored as free text, and offers the usual names to type", async () => {
+    const user = userEvent.setup();
+    const server = serve(withEntries(details(), [entry(1, "give up", "to stop trying", { part_of_speech: "phrasal verb" })]), (req) =>
+      req.path === "/EditDeckEntries" ? json(edited({ changed: [entry(1, "give up", "to stop trying", { part_of_speech: "phrasal verb, informal", version: 2 })] })) : undefined,
+    );
+    open();
+    await screen.findByRole("textbox", { name: "Row 1, term" });
+    const pos = cell(1, "part of speech");
+    expect(pos).toHaveValue("phrasal verb");
+    expect(pos).toHaveAttribute("maxlength", "50");
+    const list = document.getElementById(pos.getAttribute("list") ?? "");
+    expect([...(list?.querySelectorAll("option") ?? [])].map((o) => o.value)).toContain("noun");
+    await user.type(pos, ", informal");
+    await user.click(screen.getByRole("button", { name: "Save changes (1)" }));
+    await waitFor(() => expect(server.seen.some((r) => r.path === "/EditDeckEntries")).toBe(true));
+    expect(server.seen.find((r) => r.path === "/EditDeckEntries")?.body).toMatchObject({ change: [{ part_of_speech: "phrasal verb, informal" }] });
+  });
 });
 
 describe("archiving and deleting a deck", () => {
