@@ -35,6 +35,11 @@ export const partsOfSpeech = [
 /** The longest part of speech the server keeps (characters). */
 export const maxPartOfSpeech = 50;
 
+/** The rows of a cell's textarea: one per line of its text. */
+function linesOf(text: string): number {
+  return text.split("\n").length;
+}
+
 const headers: Record<keyof EntryText, string> = {
   term: "Term",
   meaning: "Meaning",
@@ -67,7 +72,9 @@ export function rowFields(edit: Edit, rows: readonly DraftRow[], problem: compon
  * The deck editor: one row per entry (term, meaning, example, part of
  * speech), edited in place, with a blank row at the end to type the next
  * one. Enter moves to the row below; in the last row it adds a new one
- * (as Quizlet's editor does). Alt+↑ and Alt+↓ move a row, and each row has
+ * (as Quizlet's editor does). A meaning or an example may have line
+ * breaks: its cell is a textarea as tall as its lines, where Shift+Enter
+ * breaks the line. Alt+↑ and Alt+↓ move a row, and each row has
  * buttons to move and delete it. Nothing is sent until "Save changes":
  * one EditDeckEntries with every new, changed and removed entry, each with
  * the version the editor read, then ReorderDeckEntries when the order
@@ -212,7 +219,7 @@ export function DeckEditor({ deck, entries }: { deck: DeckDetail; entries: Entry
     <section aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>Words</h2>
       <p className="muted small" id={`${id}-keys`}>
-        Type in place. Enter goes to the row below, and adds a row after the last; Alt+↑ and Alt+↓ move a row; Ctrl+Enter saves. Learners who
+        Type in place. Enter goes to the row below, and adds a row after the last; Shift+Enter starts a new line in a meaning or an example; Alt+↑ and Alt+↓ move a row; Ctrl+Enter saves. Learners who
         have this deck get a new word as a new card at once; a fixed meaning shows on their existing card.
       </p>
       {save.isError && (
@@ -270,14 +277,27 @@ export function DeckEditor({ deck, entries }: { deck: DeckDetail; entries: Entry
                           onChange={(e) => set(r.key, f, e.target.value)}
                           onKeyDown={(e) => onKey(e, i, f)}
                         />
-                      ) : (
+                      ) : f === "term" ? (
                         <input
                           aria-label={`Row ${n}, ${headers[f].toLowerCase()}`}
                           aria-invalid={cellInvalid(r, f) || undefined}
                           data-row={r.key}
                           data-field={f}
+                          lang={deck.term_language}
+                          maxLength={200}
+                          value={r[f]}
+                          onChange={(e) => set(r.key, f, e.target.value)}
+                          onKeyDown={(e) => onKey(e, i, f)}
+                        />
+                      ) : (
+                        <textarea
+                          aria-label={`Row ${n}, ${headers[f].toLowerCase()}`}
+                          aria-invalid={cellInvalid(r, f) || undefined}
+                          data-row={r.key}
+                          data-field={f}
                           lang={f === "meaning" ? deck.meaning_language : deck.term_language}
-                          maxLength={f === "term" ? 200 : f === "meaning" ? 1000 : 500}
+                          maxLength={f === "meaning" ? 1000 : 500}
+                          rows={linesOf(r[f])}
                           value={r[f]}
                           onChange={(e) => set(r.key, f, e.target.value)}
                           onKeyDown={(e) => onKey(e, i, f)}

@@ -176,6 +176,30 @@ describe("the deck editor", () => {
     expect(document.querySelector("script, b")).toBeNull();
   });
 
+  it("shows a meaning's line breaks in a textarea as tall as its lines; Shift+Enter breaks a line, Enter still goes to the row below", async () => {
+    const user = userEvent.setup();
+    const server = serve(withEntries(details(), [entry(1, "dificultad", "difficulty,\nsetbacks"), entry(2, "perro", "dog")]), (req) =>
+      req.path === "/EditDeckEntries" ? json(edited({ changed: [entry(1, "dificultad", "difficulty,\nsetbacks\nhardship", { version: 2 })] })) : undefined,
+    );
+    open();
+    const meaning = await screen.findByRole("textbox", { name: "Row 1, meaning" });
+    expect(meaning.tagName).toBe("TEXTAREA");
+    expect(meaning).toHaveValue("difficulty,\nsetbacks");
+    expect(meaning).toHaveAttribute("rows", "2");
+    expect(cell(1, "example").tagName).toBe("TEXTAREA");
+    await user.click(meaning);
+    await user.keyboard("{Control>}{End}{/Control}{Shift>}{Enter}{/Shift}hardship");
+    expect(meaning).toHaveValue("difficulty,\nsetbacks\nhardship");
+    expect(meaning).toHaveAttribute("rows", "3");
+    await user.keyboard("{Enter}");
+    expect(cell(2, "meaning")).toHaveFocus();
+    expect(meaning).toHaveValue("difficulty,\nsetbacks\nhardship");
+    expect(screen.getByText(/Shift\+Enter starts a new line in a meaning or an example/)).toBeInTheDocument();
+    await user.click(screen.getByRole("button", { name: "Save changes (1)" }));
+    await waitFor(() => expect(server.seen.some((r) => r.path === "/EditDeckEntries")).toBe(true));
+    expect(server.seen.find((r) => r.path === "/EditDeckEntries")?.body).toMatchObject({ change: [{ meaning: "difficulty,\nsetbacks\nhardship" }] });
+  });
+
   it("keeps a part of speech the server stored as free text, and offers the usual names to type", async () => {
     const user = userEvent.setup();
     const server = serve(withEntries(details(), [entry(1, "give up", "to stop trying", { part_of_speech: "phrasal verb" })]), (req) =>
