@@ -114,6 +114,18 @@ describe("the paste/import dialog", () => {
     await waitFor(() => expect(server.seen.find((r) => r.path === "/ImportDeckEntries")?.body).toMatchObject({ duplicates: "update", leave_out_refused: false }));
   });
 
+  it("shows a meaning's and an example's line breaks in the preview", async () => {
+    fakeServer(() => json(preview({ refused: [], rows: [row(1, "dificultad", "difficulty,\nsetbacks", { example: "una\ndificultad" })] })));
+    const user = await openDialog();
+    await paste(user, "x");
+    await user.click(screen.getByRole("button", { name: "Preview" }));
+    const saved = await screen.findByRole("region", { name: "Entries as they will be saved" });
+    const meaning = within(saved).getByRole("cell", { name: /difficulty/ });
+    expect(meaning.textContent).toBe("difficulty,\nsetbacks");
+    expect(meaning).toHaveClass("lines");
+    expect(within(saved).getByRole("cell", { name: /una/ })).toHaveClass("lines");
+  });
+
   it("shows a refusal of the whole input (a file in UTF-16) as the server words it", async () => {
     fakeServer(() =>
       json(problem(415, "Not UTF-8 text", { detail: "the file is UTF-16: save it again as UTF-8 (CSV UTF-8 in Excel)" }), 415),

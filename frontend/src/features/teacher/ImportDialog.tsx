@@ -399,8 +399,8 @@ function PreviewTables({
           columns={[
             { header: "Line", rowHeader: true, cell: (r) => r.line },
             { header: "Term", cell: (r) => r.term },
-            { header: "Meaning", cell: (r) => r.meaning },
-            { header: "Example", cell: (r) => r.example },
+            { header: "Meaning", cell: (r) => r.meaning, className: "lines" },
+            { header: "Example", cell: (r) => r.example, className: "lines" },
             { header: "Part of speech", cell: (r) => r.part_of_speech },
             { header: "Note", cell: note },
           ]}
