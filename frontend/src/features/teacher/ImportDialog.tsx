@@ -90,6 +90,16 @@ function base64Of(file: File): Promise<string> {
   });
 }
 
+/**
+ * How many entries an import of rows saves (as pkg/deckimport's Plan): one
+ * per term, its first row's place; a term the deck has only with "update"
+ * (which changes the deck's entry). Refused lines are not rows: an import
+ * leaves them out or saves nothing.
+ */
+export function savedCount(rows: readonly Row[], duplicates: "skip" | "update"): number {
+  return rows.filter((r) => r.same_as === 0 && (!r.in_deck || duplicates === "update")).length;
+}
+
 /** What a row of the preview is beside its text: new, a duplicate of an earlier line, or a term the deck has. */
 function note(r: Row): string {
   if (r.in_deck) return "already in the deck";
@@ -200,7 +210,9 @@ function ImportPanel({ id, deck, onDone }: { id: string; deck: Deck; onDone: () 
   const p = current || remapping ? shown?.preview : undefined;
   const refused = p?.refused.length ?? 0;
   const dupes = p?.rows.filter((r) => r.in_deck || r.same_as > 0).length ?? 0;
-  const blocked = !p || remapping || (refused > 0 && !leaveOut) || p.rows.length === 0;
+  const saved = p ? savedCount(p.rows, duplicates) : 0;
+  const nothing = p && saved === 0 ? (p.rows.length === 0 ? "every line is refused" : "every term is in the deck already") : null;
+  const blocked = !p || remapping || (refused > 0 && !leaveOut) || saved === 0;
   return (
     <section id={id} className="assign import" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>Paste or import a list</h2>
@@ -304,14 +316,22 @@ function ImportPanel({ id, deck, onDone }: { id: string; deck: Deck; onDone: () 
           </label>
         </fieldset>
       )}
-      {p && refused > 0 && (
+      {p && refused > 0 && p.rows.length > 0 && (
         <label className="check">
           <input type="checkbox" checked={leaveOut} onChange={(e) => setLeaveOut(e.target.checked)} /> Leave the {refused} refused{" "}
           {refused === 1 ? "line" : "lines"} out and import the rest
         </label>
       )}
-      {p && refused > 0 && !leaveOut && (
+      {p && refused > 0 && !leaveOut && nothing === null && (
         <p className="muted">Nothing is imported while a line is refused: fix the lines above in your list and preview again, or leave them out.</p>
+      )}
+      {nothing !== null && (
+        <p className="muted" id={`${id}-nothing`}>
+          Nothing to import: {nothing}.{" "}
+          {p?.rows.length === 0
+            ? "Fix the lines above in your list and preview again."
+            : "Choose “Update” above to replace their meanings, or add words the deck does not have."}
+        </p>
       )}
       {save.isError && <ProblemAlert error={save.error} context="Not imported" />}
       {save.isSuccess && (
@@ -330,9 +350,10 @@ function ImportPanel({ id, deck, onDone }: { id: string; deck: Deck; onDone: () 
             type="button"
             className="primary"
             disabled={blocked || save.isPending}
+            aria-describedby={nothing !== null ? `${id}-nothing` : undefined}
             onClick={() => save.submit({ input, duplicates, leave_out_refused: leaveOut })}
           >
-            {save.isPending ? "Importing…" : `Import ${p.rows.length} ${p.rows.length === 1 ? "entry" : "entries"}`}
+            {save.isPending ? "Importing…" : `Import ${saved} ${saved === 1 ? "entry" : "entries"}`}
           </button>
         </p>
       )}
