@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { components } from "../../api/schema";
 import { fakeServer, json, renderApp } from "../../test/render";
 import { details, edited, entry, ownId, problem, teacher } from "./fixtures";
-import { ImportDialog, mayMap, remap } from "./ImportDialog";
+import { ImportDialog, mayMap, maxImportBytes, remap } from "./ImportDialog";
 
 type Preview = components["schemas"]["ImportPreview"];
 
@@ -161,6 +161,29 @@ describe("the paste/import dialog", () => {
     expect(button).toBeDisabled();
     expect(button).toHaveAccessibleDescription(/Nothing to import: every line is refused/);
     expect(screen.queryByRole("checkbox", { name: /Leave the 2 refused lines out/ })).not.toBeInTheDocument();
+  });
+
+  it("refuses a file over the import's limit before reading or sending it", async () => {
+    const server = fakeServer(() => json(preview()));
+    const user = await openDialog();
+    expect(maxImportBytes).toBe(4 * 1024 * 1024);
+    const big = new File([new Uint8Array(maxImportBytes + 200 * 1024)], "huge.csv", { type: "text/csv" });
+    await user.upload(screen.getByLabelText(/Or choose a file/), big);
+    expect(await screen.findByRole("alert")).toHaveTextContent("The file is 4.2 MiB; a list or file to import may be at most 4 MiB.");
+    expect(screen.queryByText("huge.csv")).not.toBeInTheDocument();
+    expect(screen.getByRole("button", { name: "Preview" })).toBeDisabled();
+    expect(server.seen).toHaveLength(0);
+  });
+
+  it("shows the text of a refusal of the whole list once", async () => {
+    const reason = "the list is larger than 4194304 bytes (4 MiB): split it into several decks";
+    fakeServer(() => json(problem(413, "List too large", { detail: reason, errors: [{ field: "text", reason }] }), 413));
+    const user = await openDialog();
+    await paste(user, "x");
+    await user.click(screen.getByRole("button", { name: "Preview" }));
+    const alert = await screen.findByRole("alert");
+    expect(alert).toHaveTextContent("Not read: List too large");
+    expect(alert.textContent?.split(reason)).toHaveLength(2);
   });
 
   it("shows a refusal of the whole input (a file in UTF-16) as the server words it", async () => {

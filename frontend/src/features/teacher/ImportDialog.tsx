@@ -41,6 +41,19 @@ export const fields: { value: Field; label: string }[] = [
   { value: "none", label: "not read" },
 ];
 
+/**
+ * The largest list or file an import reads (bytes): pkg/deckimport's
+ * MaxInputBytes, 4 MiB. A larger file is refused here, before it is read
+ * or sent.
+ */
+export const maxImportBytes = 4 << 20;
+
+/** "The file is 4.2 MiB; a list or file to import may be at most 4 MiB", for what ("file" or "list") of size bytes. */
+export function tooLargeText(what: string, size: number): string {
+  const mib = Math.ceil((size / (1 << 20)) * 10) / 10;
+  return `The ${what} is ${mib} MiB; a list or file to import may be at most ${maxImportBytes / (1 << 20)} MiB`;
+}
+
 /** ImportInput's most columns (its maxProperties). */
 const maxMapped = 20;
 
@@ -156,6 +169,7 @@ function ImportPanel({ id, deck, onDone }: { id: string; deck: Deck; onDone: () 
     ...(mapping && { columns: mapping }),
   });
   const input = inputOf(columns);
+  const textBytes = file ? 0 : new TextEncoder().encode(text).length;
   const inputKey = JSON.stringify(input);
   const preview = useMutation({
     mutationFn: async (v: { input: Input; of: string }) => ({
@@ -189,6 +203,11 @@ function ImportPanel({ id, deck, onDone }: { id: string; deck: Deck; onDone: () 
     setFileError(null);
     const f = e.target.files?.[0];
     if (!f) return setFile(null);
+    if (f.size > maxImportBytes) {
+      setFile(null);
+      setFileError(tooLargeText("file", f.size));
+      return;
+    }
     try {
       setFile({ name: f.name, bytes: await base64Of(f) });
     } catch (err) {
@@ -249,7 +268,13 @@ function ImportPanel({ id, deck, onDone }: { id: string; deck: Deck; onDone: () 
           </button>
         </p>
       )}
-      {fileError !== null && <ProblemAlert error={fileError} context="The file could not be read" />}
+      {typeof fileError === "string" ? (
+        <p role="alert" className="alert">
+          {fileError}.
+        </p>
+      ) : (
+        fileError !== null && <ProblemAlert error={fileError} context="The file could not be read" />
+      )}
       <label htmlFor={`${id}-sep`}>Separator</label>
       <select
         id={`${id}-sep`}
@@ -284,12 +309,17 @@ function ImportPanel({ id, deck, onDone }: { id: string; deck: Deck; onDone: () 
         <button
           type="button"
           className="primary"
-          disabled={preview.isPending || (!file && text.trim() === "")}
+          disabled={preview.isPending || (!file && text.trim() === "") || textBytes > maxImportBytes}
           onClick={() => preview.mutate({ input, of: inputKey })}
         >
           {preview.isPending ? "Reading…" : "Preview"}
         </button>
       </p>
+      {textBytes > maxImportBytes && (
+        <p role="alert" className="alert">
+          {tooLargeText("list", textBytes)}.
+        </p>
+      )}
       {preview.isError && <ProblemAlert error={preview.error} context="Not read" />}
       {shown && !current && !remapping && <p className="muted">The list changed since this preview: preview it again before importing.</p>}
       {p && (
