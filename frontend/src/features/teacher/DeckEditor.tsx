@@ -63,9 +63,38 @@ export function rowFields(edit: Edit, rows: readonly DraftRow[], problem: compon
     const ref = list === "add" ? edit.add[i]?.row : list === "change" ? edit.change[i]?.id : edit.remove[i]?.id;
     const n = ref === undefined ? undefined : number.get(ref);
     const what = field ? (headers[field as keyof EntryText] ?? field).toLowerCase() : "";
-    names[e.field] = n === undefined ? `An entry you removed${what && `, ${what}`}` : `Row ${n}${what && `, ${what}`}`;
+    const term = n === undefined ? "" : (rows[n - 1]?.term.trim() ?? "");
+    names[e.field] = n === undefined ? `An entry you removed${what && `, ${what}`}` : `Row ${n}${term && ` (“${term}”)`}${what && `, ${what}`}`;
   }
   return names;
+}
+
+const uuidText = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
+/** An entry's id in a refusal's detail, bare or after its quoted term ('"gato" (<id>)', as a newer server words it). */
+const entryRef = new RegExp(`"(?:[^"\\\\]|\\\\.)*" \\((${uuidText})\\)|(${uuidText})`, "gi");
+
+/**
+ * text (a refusal's detail, "entry 5f0c… changed since the version given",
+ * or 'entry "gato" (5f0c…) changed …')
+ * with each entry's id as the teacher knows the entry: its term and row
+ * (“perro” (row 2)), or for an entry no row holds any more, its saved term.
+ */
+export function namedEntries(text: string, saved: readonly Entry[], rows: readonly DraftRow[]): string {
+  return text.replace(entryRef, (_, quoted: string | undefined, bare: string | undefined) => {
+    const id = quoted ?? bare ?? "";
+    const at = rows.findIndex((r) => r.id?.toLowerCase() === id.toLowerCase());
+    const row = rows[at];
+    const was = saved.find((e) => e.id.toLowerCase() === id.toLowerCase());
+    const term = row?.term.trim() || was?.term;
+    if (row) return term ? `“${term}” (row ${at + 1})` : `row ${at + 1}`;
+    return was ? `“${was.term}” (which you removed)` : id;
+  });
+}
+
+/** error with its problem's detail naming entries by term and row (namedEntries), or error itself. */
+function withNamedEntries(error: unknown, saved: readonly Entry[], rows: readonly DraftRow[]): unknown {
+  if (!(error instanceof ApiError) || !error.problem.detail) return error;
+  return new ApiError(error.status, { ...error.problem, detail: namedEntries(error.problem.detail, saved, rows) });
 }
 
 /**
@@ -224,7 +253,7 @@ export function DeckEditor({ deck, entries }: { deck: DeckDetail; entries: Entry
       </p>
       {save.isError && (
         <ProblemAlert
-          error={save.error}
+          error={withNamedEntries(save.error, base, rows)}
           context={conflict ? "Not saved: this deck changed since you opened it" : "Not saved"}
           fields={save.error instanceof ApiError ? rowFields(edit, rows, save.error.problem) : undefined}
         />
