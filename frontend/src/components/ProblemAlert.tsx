@@ -37,7 +37,9 @@ export function fieldName(field: string, names: Record<string, string> = {}): st
  * detail and each field error, named as the form names it: fields maps a
  * JSON name to the form's label), or, when the request never got an
  * answer (a network failure, which fetch reports in the browser's own
- * words), that Lexora could not be reached.
+ * words), that Lexora could not be reached. A detail that a field error
+ * says too (an import's refusal of the whole list) is shown once, beside
+ * the field.
  */
 export function ProblemAlert({ error, context, fields }: { error: unknown; context?: string; fields?: Record<string, string> }) {
   const heading = context ? `${context}: ` : "";
@@ -49,7 +51,7 @@ export function ProblemAlert({ error, context, fields }: { error: unknown; conte
           {heading}
           {p.title}
         </p>
-        {p.detail && <p>{p.detail}</p>}
+        {p.detail && !p.errors?.some((e) => e.reason === p.detail) && <p>{p.detail}</p>}
         {p.errors && p.errors.length > 0 && (
           <ul aria-label="Field errors">
             {p.errors.map((e) => (

@@ -13,7 +13,11 @@ import { blankRow, draftOf, editOf, fields, isBlank, isEmpty, move, orderAfter, 
 type DeckDetail = components["schemas"]["DeckDetails"];
 type Entry = components["schemas"]["DeckEntry"];
 
-/** The parts of speech an entry may have (pkg/deckimport's ParsePartOfSpeech), or none. */
+/**
+ * The usual parts of speech (pkg/deckimport's ParsePartOfSpeech), offered
+ * as the part of speech cell's suggestions: the server keeps any text (at
+ * most maxPartOfSpeech characters, such as "phrasal verb"), and so does the cell.
+ */
 export const partsOfSpeech = [
   "noun",
   "verb",
@@ -27,6 +31,14 @@ export const partsOfSpeech = [
   "numeral",
   "phrase",
 ] as const;
+
+/** The longest part of speech the server keeps (characters). */
+export const maxPartOfSpeech = 50;
+
+/** The rows of a cell's textarea: one per line of its text. */
+function linesOf(text: string): number {
+  return text.split("\n").length;
+}
 
 const headers: Record<keyof EntryText, string> = {
   term: "Term",
@@ -51,16 +63,47 @@ export function rowFields(edit: Edit, rows: readonly DraftRow[], problem: compon
     const ref = list === "add" ? edit.add[i]?.row : list === "change" ? edit.change[i]?.id : edit.remove[i]?.id;
     const n = ref === undefined ? undefined : number.get(ref);
     const what = field ? (headers[field as keyof EntryText] ?? field).toLowerCase() : "";
-    names[e.field] = n === undefined ? `An entry you removed${what && `, ${what}`}` : `Row ${n}${what && `, ${what}`}`;
+    const term = n === undefined ? "" : (rows[n - 1]?.term.trim() ?? "");
+    names[e.field] = n === undefined ? `An entry you removed${what && `, ${what}`}` : `Row ${n}${term && ` (“${term}”)`}${what && `, ${what}`}`;
   }
   return names;
+}
+
+const uuidText = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
+/** An entry's id in a refusal's detail, bare or after its quoted term ('"gato" (<id>)', as a newer server words it). */
+const entryRef = new RegExp(`"(?:[^"\\\\]|\\\\.)*" \\((${uuidText})\\)|(${uuidText})`, "gi");
+
+/**
+ * text (a refusal's detail, "entry 5f0c… changed since the version given",
+ * or 'entry "gato" (5f0c…) changed …')
+ * with each entry's id as the teacher knows the entry: its term and row
+ * (“perro” (row 2)), or for an entry no row holds any more, its saved term.
+ */
+export function namedEntries(text: string, saved: readonly Entry[], rows: readonly DraftRow[]): string {
+  return text.replace(entryRef, (_, quoted: string | undefined, bare: string | undefined) => {
+    const id = quoted ?? bare ?? "";
+    const at = rows.findIndex((r) => r.id?.toLowerCase() === id.toLowerCase());
+    const row = rows[at];
+    const was = saved.find((e) => e.id.toLowerCase() === id.toLowerCase());
+    const term = row?.term.trim() || was?.term;
+    if (row) return term ? `“${term}” (row ${at + 1})` : `row ${at + 1}`;
+    return was ? `“${was.term}” (which you removed)` : id;
+  });
+}
+
+/** error with its problem's detail naming entries by term and row (namedEntries), or error itself. */
+function withNamedEntries(error: unknown, saved: readonly Entry[], rows: readonly DraftRow[]): unknown {
+  if (!(error instanceof ApiError) || !error.problem.detail) return error;
+  return new ApiError(error.status, { ...error.problem, detail: namedEntries(error.problem.detail, saved, rows) });
 }
 
 /**
  * The deck editor: one row per entry (term, meaning, example, part of
  * speech), edited in place, with a blank row at the end to type the next
  * one. Enter moves to the row below; in the last row it adds a new one
- * (as Quizlet's editor does). Alt+↑ and Alt+↓ move a row, and each row has
+ * (as Quizlet's editor does). A meaning or an example may have line
+ * breaks: its cell is a textarea as tall as its lines, where Shift+Enter
+ * breaks the line. Alt+↑ and Alt+↓ move a row, and each row has
  * buttons to move and delete it. Nothing is sent until "Save changes":
  * one EditDeckEntries with every new, changed and removed entry, each with
  * the version the editor read, then ReorderDeckEntries when the order
@@ -205,12 +248,12 @@ export function DeckEditor({ deck, entries }: { deck: DeckDetail; entries: Entry
     <section aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>Words</h2>
       <p className="muted small" id={`${id}-keys`}>
-        Type in place. Enter goes to the row below, and adds a row after the last; Alt+↑ and Alt+↓ move a row; Ctrl+Enter saves. Learners who
+        Type in place. Enter goes to the row below, and adds a row after the last; Shift+Enter starts a new line in a meaning or an example; Alt+↑ and Alt+↓ move a row; Ctrl+Enter saves. Learners who
         have this deck get a new word as a new card at once; a fixed meaning shows on their existing card.
       </p>
       {save.isError && (
         <ProblemAlert
-          error={save.error}
+          error={withNamedEntries(save.error, base, rows)}
           context={conflict ? "Not saved: this deck changed since you opened it" : "Not saved"}
           fields={save.error instanceof ApiError ? rowFields(edit, rows, save.error.problem) : undefined}
         />
@@ -252,29 +295,38 @@ export function DeckEditor({ deck, entries }: { deck: DeckDetail; entries: Entry
                   {fields.map((f) => (
                     <td key={f}>
                       {f === "part_of_speech" ? (
-                        <select
-                          aria-label={`Row ${n}, ${headers[f].toLowerCase()}`}
-                          data-row={r.key}
-                          data-field={f}
-                          value={r[f]}
-                          onChange={(e) => set(r.key, f, e.target.value)}
-                          onKeyDown={(e) => onKey(e, i, f)}
-                        >
-                          <option value="">—</option>
-                          {partsOfSpeech.map((p) => (
-                            <option key={p} value={p}>
-                              {p}
-                            </option>
-                          ))}
-                        </select>
-                      ) : (
                         <input
                           aria-label={`Row ${n}, ${headers[f].toLowerCase()}`}
                           aria-invalid={cellInvalid(r, f) || undefined}
                           data-row={r.key}
                           data-field={f}
+                          list={`${id}-pos`}
+                          maxLength={maxPartOfSpeech}
+                          value={r[f]}
+                          onChange={(e) => set(r.key, f, e.target.value)}
+                          onKeyDown={(e) => onKey(e, i, f)}
+                        />
+                      ) : f === "term" ? (
+                        <input
+                          aria-label={`Row ${n}, ${headers[f].toLowerCase()}`}
+                          aria-invalid={cellInvalid(r, f) || undefined}
+                          data-row={r.key}
+                          data-field={f}
+                          lang={deck.term_language}
+                          maxLength={200}
+                          value={r[f]}
+                          onChange={(e) => set(r.key, f, e.target.value)}
+                          onKeyDown={(e) => onKey(e, i, f)}
+                        />
+                      ) : (
+                        <textarea
+                          aria-label={`Row ${n}, ${headers[f].toLowerCase()}`}
+                          aria-invalid={cellInvalid(r, f) || undefined}
+                          data-row={r.key}
+                          data-field={f}
                           lang={f === "meaning" ? deck.meaning_language : deck.term_language}
-                          maxLength={f === "term" ? 200 : f === "meaning" ? 1000 : 500}
+                          maxLength={f === "meaning" ? 1000 : 500}
+                          rows={linesOf(r[f])}
                           value={r[f]}
                           onChange={(e) => set(r.key, f, e.target.value)}
                           onKeyDown={(e) => onKey(e, i, f)}
@@ -302,6 +354,11 @@ export function DeckEditor({ deck, entries }: { deck: DeckDetail; entries: Entry
           </tbody>
         </table>
       </TableWrap>
+      <datalist id={`${id}-pos`}>
+        {partsOfSpeech.map((p) => (
+          <option key={p} value={p} />
+        ))}
+      </datalist>
       <p className="actions">
         <button
           type="button"

@@ -88,7 +88,7 @@ describe("the deck editor", () => {
         ? json(
             problem(409, "Changed since you read it", {
               type: "https://lexora.app/problems/stale-version",
-              detail: "entry e0000000-0000-4000-8000-000000000002 is at version 3 now",
+              detail: "entry e0000000-0000-4000-8000-000000000002 changed since the version given (now version 3): reload it and make the change again",
             }),
             409,
           )
@@ -100,9 +100,31 @@ describe("the deck editor", () => {
     await user.click(screen.getByRole("button", { name: "Save changes (1)" }));
     const alert = await screen.findByRole("alert");
     expect(alert).toHaveTextContent("Not saved: this deck changed since you opened it");
-    expect(alert).toHaveTextContent("is at version 3 now");
+    // The entry is named as the teacher knows it: by its term and row, not its id.
+    expect(alert).toHaveTextContent("entry “perro” (row 2) changed since the version given (now version 3)");
+    expect(alert).not.toHaveTextContent("e0000000-0000-4000-8000-000000000002");
     expect(screen.getByRole("button", { name: /Load the saved words/ })).toBeInTheDocument();
     expect(cell(2, "meaning")).toHaveValue("hound");
+  });
+
+  it("names an entry removed in the editor by its saved term when the server refuses its removal (409)", async () => {
+    const user = userEvent.setup();
+    serve(withEntries(), (req) =>
+      req.path === "/EditDeckEntries"
+        ? json(
+            problem(409, "Changed since read", {
+              type: "https://lexora.app/problems/stale-version",
+              // As a server that names the entry by its term too words it.
+              detail: `entry "correr" (${entries[2]!.id}) changed since the version given (now version 2): reload it and make the change again`,
+            }),
+            409,
+          )
+        : undefined,
+    );
+    open();
+    await user.click(await screen.findByRole("button", { name: "Delete row 3 (correr)" }));
+    await user.click(screen.getByRole("button", { name: "Save changes (1)" }));
+    expect(await screen.findByRole("alert")).toHaveTextContent("entry “correr” (which you removed) changed since the version given");
   });
 
   it("names a refused field by its row and column", async () => {
@@ -119,7 +141,7 @@ describe("the deck editor", () => {
     await user.type(await screen.findByRole("textbox", { name: "Row 4, term" }), "Gato");
     await user.type(cell(4, "meaning"), "cat");
     await user.click(screen.getByRole("button", { name: "Save changes (1)" }));
-    expect(await screen.findByRole("list", { name: "Field errors" })).toHaveTextContent("Row 4, term: the deck has an entry with this term already");
+    expect(await screen.findByRole("list", { name: "Field errors" })).toHaveTextContent("Row 4 (“Gato”), term: the deck has an entry with this term already");
     expect(cell(4, "term")).toHaveAttribute("aria-invalid", "true");
   });
 
@@ -174,6 +196,48 @@ describe("the deck editor", () => {
     open();
     expect(await screen.findByRole("textbox", { name: "Row 1, meaning" })).toHaveValue("<b>cat</b><script>alert(1)</script>");
     expect(document.querySelector("script, b")).toBeNull();
+  });
+
+  it("shows a meaning's line breaks in a textarea as tall as its lines; Shift+Enter breaks a line, Enter still goes to the row below", async () => {
+    const user = userEvent.setup();
+    const server = serve(withEntries(details(), [entry(1, "dificultad", "difficulty,\nsetbacks"), entry(2, "perro", "dog")]), (req) =>
+      req.path === "/EditDeckEntries" ? json(edited({ changed: [entry(1, "dificultad", "difficulty,\nsetbacks\nhardship", { version: 2 })] })) : undefined,
+    );
+    open();
+    const meaning = await screen.findByRole("textbox", { name: "Row 1, meaning" });
+    expect(meaning.tagName).toBe("TEXTAREA");
+    expect(meaning).toHaveValue("difficulty,\nsetbacks");
+    expect(meaning).toHaveAttribute("rows", "2");
+    expect(cell(1, "example").tagName).toBe("TEXTAREA");
+    await user.click(meaning);
+    await user.keyboard("{Control>}{End}{/Control}{Shift>}{Enter}{/Shift}hardship");
+    expect(meaning).toHaveValue("difficulty,\nsetbacks\nhardship");
+    expect(meaning).toHaveAttribute("rows", "3");
+    await user.keyboard("{Enter}");
+    expect(cell(2, "meaning")).toHaveFocus();
+    expect(meaning).toHaveValue("difficulty,\nsetbacks\nhardship");
+    expect(screen.getByText(/Shift\+Enter starts a new line in a meaning or an example/)).toBeInTheDocument();
+    await user.click(screen.getByRole("button", { name: "Save changes (1)" }));
+    await waitFor(() => expect(server.seen.some((r) => r.path === "/EditDeckEntries")).toBe(true));
+    expect(server.seen.find((r) => r.path === "/EditDeckEntries")?.body).toMatchObject({ change: [{ meaning: "difficulty,\nsetbacks\nhardship" }] });
+  });
+
+  it("keeps a part of speech the server stored as free text, and offers the usual names to type", async () => {
+    const user = userEvent.setup();
+    const server = serve(withEntries(details(), [entry(1, "give up", "to stop trying", { part_of_speech: "phrasal verb" })]), (req) =>
+      req.path === "/EditDeckEntries" ? json(edited({ changed: [entry(1, "give up", "to stop trying", { part_of_speech: "phrasal verb, informal", version: 2 })] })) : undefined,
+    );
+    open();
+    await screen.findByRole("textbox", { name: "Row 1, term" });
+    const pos = cell(1, "part of speech");
+    expect(pos).toHaveValue("phrasal verb");
+    expect(pos).toHaveAttribute("maxlength", "50");
+    const list = document.getElementById(pos.getAttribute("list") ?? "");
+    expect([...(list?.querySelectorAll("option") ?? [])].map((o) => o.value)).toContain("noun");
+    await user.type(pos, ", informal");
+    await user.click(screen.getByRole("button", { name: "Save changes (1)" }));
+    await waitFor(() => expect(server.seen.some((r) => r.path === "/EditDeckEntries")).toBe(true));
+    expect(server.seen.find((r) => r.path === "/EditDeckEntries")?.body).toMatchObject({ change: [{ part_of_speech: "phrasal verb, informal" }] });
   });
 });
 

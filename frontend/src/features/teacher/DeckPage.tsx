@@ -238,8 +238,8 @@ function Words({ entries, language }: { entries: Entry[]; language: string }) {
       columns={[
         { header: "Term", rowHeader: true, cell: (e) => e.term, lang: language },
         { header: "Part of speech", cell: (e) => e.part_of_speech },
-        { header: "Meaning", cell: (e) => e.meaning },
-        { header: "Example", cell: (e) => e.example, lang: language },
+        { header: "Meaning", cell: (e) => e.meaning, className: "lines" },
+        { header: "Example", cell: (e) => e.example, lang: language, className: "lines" },
       ]}
     />
   );

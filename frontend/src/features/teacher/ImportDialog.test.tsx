@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { components } from "../../api/schema";
 import { fakeServer, json, renderApp } from "../../test/render";
 import { details, edited, entry, ownId, problem, teacher } from "./fixtures";
-import { ImportDialog, mayMap, remap } from "./ImportDialog";
+import { ImportDialog, mayMap, maxImportBytes, remap } from "./ImportDialog";
 
 type Preview = components["schemas"]["ImportPreview"];
 
@@ -108,10 +108,82 @@ describe("the paste/import dialog", () => {
     const saved = await screen.findByRole("region", { name: "Entries as they will be saved" });
     expect(saved).toHaveTextContent("already in the deck");
     expect(saved).toHaveTextContent("same term as line 1");
+    // Skipped, the deck's entry stays and the second line repeats it: nothing to save.
+    expect(screen.getByRole("button", { name: "Import 0 entries" })).toBeDisabled();
+    expect(screen.getByRole("button", { name: "Import 0 entries" })).toHaveAccessibleDescription(/Nothing to import: every term is in the deck already/);
     await user.click(screen.getByRole("radio", { name: /Update/ }));
-    await user.click(screen.getByRole("button", { name: "Import 2 entries" }));
+    // Updated, the two lines are one entry: the deck's, changed.
+    await user.click(screen.getByRole("button", { name: "Import 1 entry" }));
     await screen.findByText(/Imported: 0 added, 1 updated/);
     await waitFor(() => expect(server.seen.find((r) => r.path === "/ImportDeckEntries")?.body).toMatchObject({ duplicates: "update", leave_out_refused: false }));
+  });
+
+  it("shows a meaning's and an example's line breaks in the preview", async () => {
+    fakeServer(() => json(preview({ refused: [], rows: [row(1, "dificultad", "difficulty,\nsetbacks", { example: "una\ndificultad" })] })));
+    const user = await openDialog();
+    await paste(user, "x");
+    await user.click(screen.getByRole("button", { name: "Preview" }));
+    const saved = await screen.findByRole("region", { name: "Entries as they will be saved" });
+    const meaning = within(saved).getByRole("cell", { name: /difficulty/ });
+    expect(meaning.textContent).toBe("difficulty,\nsetbacks");
+    expect(meaning).toHaveClass("lines");
+    expect(within(saved).getByRole("cell", { name: /una/ })).toHaveClass("lines");
+  });
+
+  it("counts the entries the import saves: a skipped duplicate and the refused lines left out are not", async () => {
+    const rows = [
+      row(1, "gato", "cat"),
+      row(2, "perro", "dog"),
+      row(3, "Gato", "the cat", { same_as: 1 }),
+      row(4, "casa", "house", { in_deck: true }),
+      row(5, "sol", "sun"),
+      row(6, "luna", "moon"),
+    ];
+    fakeServer(() => json(preview({ rows, refused: [{ line: 7, field: "meaning", reason: "is empty" }] })));
+    const user = await openDialog();
+    await paste(user, "x");
+    await user.click(screen.getByRole("button", { name: "Preview" }));
+    await screen.findByRole("region", { name: "Entries as they will be saved" });
+    await user.click(screen.getByRole("checkbox", { name: /Leave the 1 refused line out/ }));
+    // Skip: gato, perro, sol, luna (Gato repeats gato, casa is in the deck).
+    expect(screen.getByRole("button", { name: "Import 4 entries" })).toBeEnabled();
+    await user.click(screen.getByRole("radio", { name: /Update/ }));
+    // Update: casa's entry is changed too; Gato is still gato's entry.
+    expect(screen.getByRole("button", { name: "Import 5 entries" })).toBeEnabled();
+  });
+
+  it("offers no import when every line is refused, and says why", async () => {
+    fakeServer(() => json(preview({ rows: [], refused: [{ line: 1, field: "meaning", reason: "is empty" }, { line: 2, field: "term", reason: "is empty" }] })));
+    const user = await openDialog();
+    await paste(user, "x");
+    await user.click(screen.getByRole("button", { name: "Preview" }));
+    const button = await screen.findByRole("button", { name: "Import 0 entries" });
+    expect(button).toBeDisabled();
+    expect(button).toHaveAccessibleDescription(/Nothing to import: every line is refused/);
+    expect(screen.queryByRole("checkbox", { name: /Leave the 2 refused lines out/ })).not.toBeInTheDocument();
+  });
+
+  it("refuses a file over the import's limit before reading or sending it", async () => {
+    const server = fakeServer(() => json(preview()));
+    const user = await openDialog();
+    expect(maxImportBytes).toBe(4 * 1024 * 1024);
+    const big = new File([new Uint8Array(maxImportBytes + 200 * 1024)], "huge.csv", { type: "text/csv" });
+    await user.upload(screen.getByLabelText(/Or choose a file/), big);
+    expect(await screen.findByRole("alert")).toHaveTextContent("The file is 4.2 MiB; a list or file to import may be at most 4 MiB.");
+    expect(screen.queryByText("huge.csv")).not.toBeInTheDocument();
+    expect(screen.getByRole("button", { name: "Preview" })).toBeDisabled();
+    expect(server.seen).toHaveLength(0);
+  });
+
+  it("shows the text of a refusal of the whole list once", async () => {
+    const reason = "the list is larger than 4194304 bytes (4 MiB): split it into several decks";
+    fakeServer(() => json(problem(413, "List too large", { detail: reason, errors: [{ field: "text", reason }] }), 413));
+    const user = await openDialog();
+    await paste(user, "x");
+    await user.click(screen.getByRole("button", { name: "Preview" }));
+    const alert = await screen.findByRole("alert");
+    expect(alert).toHaveTextContent("Not read: List too large");
+    expect(alert.textContent?.split(reason)).toHaveLength(2);
   });
 
   it("shows a refusal of the whole input (a file in UTF-16) as the server words it", async () => {

@@ -41,6 +41,19 @@ export const fields: { value: Field; label: string }[] = [
   { value: "none", label: "not read" },
 ];
 
+/**
+ * The largest list or file an import reads (bytes): pkg/deckimport's
+ * MaxInputBytes, 4 MiB. A larger file is refused here, before it is read
+ * or sent.
+ */
+export const maxImportBytes = 4 << 20;
+
+/** "The file is 4.2 MiB; a list or file to import may be at most 4 MiB", for what ("file" or "list") of size bytes. */
+export function tooLargeText(what: string, size: number): string {
+  const mib = Math.ceil((size / (1 << 20)) * 10) / 10;
+  return `The ${what} is ${mib} MiB; a list or file to import may be at most ${maxImportBytes / (1 << 20)} MiB`;
+}
+
 /** ImportInput's most columns (its maxProperties). */
 const maxMapped = 20;
 
@@ -88,6 +101,16 @@ function base64Of(file: File): Promise<string> {
     reader.onerror = () => reject(reader.error ?? new Error(`could not read ${file.name}`));
     reader.readAsDataURL(file);
   });
+}
+
+/**
+ * How many entries an import of rows saves (as pkg/deckimport's Plan): one
+ * per term, its first row's place; a term the deck has only with "update"
+ * (which changes the deck's entry). Refused lines are not rows: an import
+ * leaves them out or saves nothing.
+ */
+export function savedCount(rows: readonly Row[], duplicates: "skip" | "update"): number {
+  return rows.filter((r) => r.same_as === 0 && (!r.in_deck || duplicates === "update")).length;
 }
 
 /** What a row of the preview is beside its text: new, a duplicate of an earlier line, or a term the deck has. */
@@ -146,6 +169,7 @@ function ImportPanel({ id, deck, onDone }: { id: string; deck: Deck; onDone: () 
     ...(mapping && { columns: mapping }),
   });
   const input = inputOf(columns);
+  const textBytes = file ? 0 : new TextEncoder().encode(text).length;
   const inputKey = JSON.stringify(input);
   const preview = useMutation({
     mutationFn: async (v: { input: Input; of: string }) => ({
@@ -179,6 +203,11 @@ function ImportPanel({ id, deck, onDone }: { id: string; deck: Deck; onDone: () 
     setFileError(null);
     const f = e.target.files?.[0];
     if (!f) return setFile(null);
+    if (f.size > maxImportBytes) {
+      setFile(null);
+      setFileError(tooLargeText("file", f.size));
+      return;
+    }
     try {
       setFile({ name: f.name, bytes: await base64Of(f) });
     } catch (err) {
@@ -200,7 +229,9 @@ function ImportPanel({ id, deck, onDone }: { id: string; deck: Deck; onDone: () 
   const p = current || remapping ? shown?.preview : undefined;
   const refused = p?.refused.length ?? 0;
   const dupes = p?.rows.filter((r) => r.in_deck || r.same_as > 0).length ?? 0;
-  const blocked = !p || remapping || (refused > 0 && !leaveOut) || p.rows.length === 0;
+  const saved = p ? savedCount(p.rows, duplicates) : 0;
+  const nothing = p && saved === 0 ? (p.rows.length === 0 ? "every line is refused" : "every term is in the deck already") : null;
+  const blocked = !p || remapping || (refused > 0 && !leaveOut) || saved === 0;
   return (
     <section id={id} className="assign import" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>Paste or import a list</h2>
@@ -237,7 +268,13 @@ function ImportPanel({ id, deck, onDone }: { id: string; deck: Deck; onDone: () 
           </button>
         </p>
       )}
-      {fileError !== null && <ProblemAlert error={fileError} context="The file could not be read" />}
+      {typeof fileError === "string" ? (
+        <p role="alert" className="alert">
+          {fileError}.
+        </p>
+      ) : (
+        fileError !== null && <ProblemAlert error={fileError} context="The file could not be read" />
+      )}
       <label htmlFor={`${id}-sep`}>Separator</label>
       <select
         id={`${id}-sep`}
@@ -272,12 +309,17 @@ function ImportPanel({ id, deck, onDone }: { id: string; deck: Deck; onDone: () 
         <button
           type="button"
           className="primary"
-          disabled={preview.isPending || (!file && text.trim() === "")}
+          disabled={preview.isPending || (!file && text.trim() === "") || textBytes > maxImportBytes}
           onClick={() => preview.mutate({ input, of: inputKey })}
         >
           {preview.isPending ? "Reading…" : "Preview"}
         </button>
       </p>
+      {textBytes > maxImportBytes && (
+        <p role="alert" className="alert">
+          {tooLargeText("list", textBytes)}.
+        </p>
+      )}
       {preview.isError && <ProblemAlert error={preview.error} context="Not read" />}
       {shown && !current && !remapping && <p className="muted">The list changed since this preview: preview it again before importing.</p>}
       {p && (
@@ -304,14 +346,22 @@ function ImportPanel({ id, deck, onDone }: { id: string; deck: Deck; onDone: () 
           </label>
         </fieldset>
       )}
-      {p && refused > 0 && (
+      {p && refused > 0 && p.rows.length > 0 && (
         <label className="check">
           <input type="checkbox" checked={leaveOut} onChange={(e) => setLeaveOut(e.target.checked)} /> Leave the {refused} refused{" "}
           {refused === 1 ? "line" : "lines"} out and import the rest
         </label>
       )}
-      {p && refused > 0 && !leaveOut && (
+      {p && refused > 0 && !leaveOut && nothing === null && (
         <p className="muted">Nothing is imported while a line is refused: fix the lines above in your list and preview again, or leave them out.</p>
+      )}
+      {nothing !== null && (
+        <p className="muted" id={`${id}-nothing`}>
+          Nothing to import: {nothing}.{" "}
+          {p?.rows.length === 0
+            ? "Fix the lines above in your list and preview again."
+            : "Choose “Update” above to replace their meanings, or add words the deck does not have."}
+        </p>
       )}
       {save.isError && <ProblemAlert error={save.error} context="Not imported" />}
       {save.isSuccess && (
@@ -330,9 +380,10 @@ function ImportPanel({ id, deck, onDone }: { id: string; deck: Deck; onDone: () 
             type="button"
             className="primary"
             disabled={blocked || save.isPending}
+            aria-describedby={nothing !== null ? `${id}-nothing` : undefined}
             onClick={() => save.submit({ input, duplicates, leave_out_refused: leaveOut })}
           >
-            {save.isPending ? "Importing…" : `Import ${p.rows.length} ${p.rows.length === 1 ? "entry" : "entries"}`}
+            {save.isPending ? "Importing…" : `Import ${saved} ${saved === 1 ? "entry" : "entries"}`}
           </button>
         </p>
       )}
@@ -399,8 +450,8 @@ function PreviewTables({
           columns={[
             { header: "Line", rowHeader: true, cell: (r) => r.line },
             { header: "Term", cell: (r) => r.term },
-            { header: "Meaning", cell: (r) => r.meaning },
-            { header: "Example", cell: (r) => r.example },
+            { header: "Meaning", cell: (r) => r.meaning, className: "lines" },
+            { header: "Example", cell: (r) => r.example, className: "lines" },
             { header: "Part of speech", cell: (r) => r.part_of_speech },
             { header: "Note", cell: note },
           ]}

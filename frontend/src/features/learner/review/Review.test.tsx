@@ -1,9 +1,14 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import type { components } from "../../../api/schema";
 import { fakeServer, json, learner, renderApp } from "../../../test/render";
 import { Review } from "./Review";
+
+// The stylesheet itself (vitest hands a test an empty string for CSS imports, even ?raw ones).
+const css = readFileSync(join(process.cwd(), "src", "styles.css"), "utf8");
 
 const card = (id: string, lemma: string) => ({
   card_id: `00000000-0000-4000-8000-${id.padStart(12, "0")}`,
@@ -318,6 +323,20 @@ describe("Review", () => {
     expect(server.seen.filter((s) => s.path !== "/GetSchedule").map((s) => [s.path, (s.body as { rating: number }).rating])).toEqual([
       ["/SubmitReview", 3],
     ]);
+  });
+
+  it("shows a definition's and an example's line breaks, and no part of speech label when the entry has none", async () => {
+    const lines = { ...card("1", "cat"), part_of_speech: "", definition: "a small cat;\na pet", example: "the cat sat\non the mat" };
+    fakeServer((req) => (req.path === "/GetSchedule" ? json(schedule([lines])) : json(reviewed(lines.card_id))));
+    const user = await startSession();
+    await user.keyboard(" ");
+    const definition = await screen.findByText(/a small cat;/);
+    expect(definition.textContent).toBe("a small cat;\na pet");
+    expect(definition).toHaveClass("lines");
+    expect(screen.getByText(/the cat sat/).closest("dd")).toHaveClass("lines");
+    expect(css).toMatch(/\.lines \{ white-space: pre-line; \}/);
+    expect(screen.queryByText("Part of speech")).not.toBeInTheDocument();
+    expect(screen.getByText("Definition")).toBeInTheDocument();
   });
 
   it("says when nothing is due", async () => {

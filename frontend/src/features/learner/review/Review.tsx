@@ -141,14 +141,18 @@ function Session({
         <Listen term={card.lemma} language={card.term_language} />
         {revealed && (
           <dl className="answer">
-            <dt>Part of speech</dt>
-            <dd>{card.part_of_speech}</dd>
+            {card.part_of_speech && (
+              <>
+                <dt>Part of speech</dt>
+                <dd>{card.part_of_speech}</dd>
+              </>
+            )}
             <dt>Definition</dt>
-            <dd>{card.definition}</dd>
+            <dd className="lines">{card.definition}</dd>
             {card.example && (
               <>
                 <dt>Example</dt>
-                <dd lang={card.term_language}>
+                <dd lang={card.term_language} className="lines">
                   <q>{card.example}</q>
                 </dd>
               </>
