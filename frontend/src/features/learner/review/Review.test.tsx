@@ -339,6 +339,17 @@ describe("Review", () => {
     expect(screen.getByText("Definition")).toBeInTheDocument();
   });
 
+  it("names a teacher's deck on its card, so the same term of two decks is told apart; a library word names none", async () => {
+    const cards = [card("1", "cat"), { ...card("2", "wind"), deck_title: "Weather words" }];
+    fakeServer((req) => (req.path === "/GetSchedule" ? json(schedule(cards)) : json(reviewed((req.body as { card_id: string }).card_id))));
+    const user = await startSession();
+    expect(screen.queryByText(/^From /)).not.toBeInTheDocument();
+    await user.keyboard(" ");
+    await user.keyboard("3");
+    await screen.findByRole("heading", { name: "wind" });
+    expect(screen.getByText("From Weather words")).toBeInTheDocument();
+  });
+
   it("says when nothing is due", async () => {
     fakeServer(() => json(schedule([])));
     renderApp(<Review />);

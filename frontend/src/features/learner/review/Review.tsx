@@ -135,6 +135,7 @@ function Session({
       <p className="muted">{newLeftText(newCardsLeft(newCount, cards, index))}</p>
       <article className="card" aria-labelledby="card-lemma">
         {card.again && <p className="badge coming-back">Coming back</p>}
+        {card.deck_title && <p className="muted">From {card.deck_title}</p>}
         <h2 id="card-lemma" ref={cardHeading} tabIndex={-1} lang={card.term_language}>
           {card.lemma}
         </h2>
