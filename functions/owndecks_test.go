@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lexora-app/lexora/pkg/decks"
 	"github.com/lexora-app/lexora/pkg/events"
 )
 
@@ -447,4 +448,43 @@ func TestLookupLibraryTermOffersWordNetsEntry(t *testing.T) {
 	require.Equal(t, http.StatusBadRequest, code)
 	code, _ = f.call(t, (*Service).LookupLibraryTerm, http.MethodGet, "/?term=cat", f.learner, "")
 	require.Equal(t, http.StatusNotFound, code)
+}
+
+// The largest deck CreateDeck saves (2,000 entries of the longest texts in
+// Latin script) exports to about 3.5 MB, and that file, as base64 in an
+// import's body, previews and imports back whole.
+func TestLargestDeckExportImportsBack(t *testing.T) {
+	_, f := setup(t)
+	long := func(prefix string, n int) string { return prefix + strings.Repeat("a", n-len(prefix)) }
+	entries := make([]map[string]string, decks.MaxEntries)
+	for i := range entries {
+		entries[i] = map[string]string{"term": long(fmt.Sprintf("w%d ", i), decks.MaxTerm), "meaning": long("m ", decks.MaxMeaning),
+			"example": long("e ", decks.MaxExample), "part_of_speech": long("p ", decks.MaxPartOfSpeech)}
+	}
+	rec := f.send(t, (*Service).CreateDeck, http.MethodPost, "/", f.teacher, []byte(jsonOf(t, map[string]any{
+		"title": "Largest", "term_language": "en", "meaning_language": "en", "entries": entries})))
+	require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String()[:min(rec.Body.Len(), 500)])
+	var created struct{ Deck struct{ ID string } }
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &created))
+
+	rec = f.send(t, (*Service).ExportDeck, http.MethodGet, "/?deck_id="+created.Deck.ID, f.teacher, nil)
+	require.Equal(t, http.StatusOK, rec.Code)
+	require.InDelta(t, 3.5e6, rec.Body.Len(), 0.02e6)
+	file := base64.StdEncoding.EncodeToString(rec.Body.Bytes())
+
+	rec = f.send(t, (*Service).PreviewDeckImport, http.MethodPost, "/", f.teacher, []byte(jsonOf(t, map[string]any{"file": file})))
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String()[:min(rec.Body.Len(), 500)])
+	var preview struct{ Rows, Refused []any }
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &preview))
+	require.Len(t, preview.Rows, decks.MaxEntries)
+	require.Empty(t, preview.Refused)
+
+	copyID, _ := f.ownDeck(t, f.teacher, "Largest, imported")
+	rec = f.send(t, (*Service).ImportDeckEntries, http.MethodPost, "/", f.teacher, []byte(jsonOf(t, map[string]any{
+		"deck_id": copyID, "file": file})))
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String()[:min(rec.Body.Len(), 500)])
+	var n int
+	require.NoError(t, f.pool.QueryRow(context.Background(), `SELECT count(*) FROM deck_items di JOIN lexemes l ON l.id = di.lexeme_id
+		WHERE di.deck_id = $1 AND l.definition = $2`, copyID, long("m ", decks.MaxMeaning)).Scan(&n))
+	require.Equal(t, decks.MaxEntries, n)
 }

@@ -83,7 +83,7 @@
 //
 // # Rules and limits
 //
-// Input: at most MaxInputBytes (1 MiB) of UTF-8, with or without a
+// Input: at most MaxInputBytes (4 MiB) of UTF-8, with or without a
 // byte-order mark, lines ending in LF or CRLF; at most MaxEntries (2,000)
 // rows, accepted or refused; and Preview.Plan keeps a deck, its entries and
 // the new ones, within MaxEntries. Each field: trimmed of surrounding white

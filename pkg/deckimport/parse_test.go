@@ -542,7 +542,7 @@ func TestParseRefusesInput(t *testing.T) {
 		{name: "a header only", in: []byte("term,meaning\r\n"), want: ErrEmpty},
 		{name: "an Anki header only", in: []byte("#separator:tab\n#html:true\n"), want: ErrEmpty},
 		{name: "10 MiB", in: []byte(strings.Repeat("cat\tchat\n", 10<<20/9+1)), want: ErrTooLarge},
-		{name: "1 MiB and a byte", in: []byte(strings.Repeat("a", MaxInputBytes-5) + "\tchat\n"), want: ErrTooLarge},
+		{name: "MaxInputBytes and a byte", in: []byte(strings.Repeat("a", MaxInputBytes-5) + "\tchat\n"), want: ErrTooLarge},
 		{name: "a PNG", in: []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), want: ErrBinary, line: 3, offset: 8},
 		{name: "an Anki package (zip)", in: []byte("PK\x03\x04\x14\x00\x00\x00\x08\x00"), want: ErrBinary, line: 1, offset: 5},
 		{name: "UTF-16 LE with a byte-order mark", in: utf16le, want: ErrUTF16},
