@@ -381,6 +381,7 @@ func TestOwnDeckBadInputChangesNothing(t *testing.T) {
 		{"UTF-16 file", "ImportDeckEntries", imp(file([]byte("\xff\xfet\x00e\x00r\x00m\x00"))), 415, "file", "UTF-16"},
 		{"Latin-1 file", "ImportDeckEntries", imp(file([]byte("caf\xe9\tcoffee\n"))), 415, "file", "line 1"},
 		{"unbalanced quote on line 7", "ImportDeckEntries", imp(map[string]any{"text": table}), 400, "line 7: line", "unbalanced quote"},
+		{"a third column in a tab list without a header", "ImportDeckEntries", imp(map[string]any{"text": "perro\tdog\nGato\tcat\tEl gato duerme.\n"}), 400, "line 2: line", "line 2 has 3 columns separated by tabs"},
 		{"more columns than the header", "ImportDeckEntries", imp(map[string]any{"text": "term,meaning\ncat,chat,extra\n"}), 400, "line 2: line", "the header names 2"},
 		{"a term of 10,000 characters", "CreateDeck", create(entry(strings.Repeat("a", 10000))), 400, "entries[0].term", "at most 200"},
 		{"a term of 10,000 characters, imported", "ImportDeckEntries", imp(map[string]any{"text": strings.Repeat("a", 10000) + "\tm\n"}), 400, "line 1: term", "at most 200"},

@@ -21,7 +21,9 @@
 // pet"); but a line that is exactly two RFC 4180 cells with a quote (a
 // spreadsheet's CSV without a header row: `cat,"a small animal, a pet"`)
 // is those two cells. Other quotes and HTML are text. Blank lines are left
-// out. Without a forced separator it is detected (detectList): the
+// out. A tab list's line with a third column (term, meaning, example) is
+// refused as a whole, its reason asking for a header row and the table
+// format, since a tab is never a meaning's character. Without a forced separator it is detected (detectList): the
 // candidate among tab, " - ", semicolon and comma found in the most lines;
 // of candidates found in as many, the one that comes first in a line most
 // often (the term comes first and rarely holds one); then tab, " - ",
