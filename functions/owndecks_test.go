@@ -421,6 +421,14 @@ func TestOwnDeckBadInputChangesNothing(t *testing.T) {
 		})
 	}
 
+	t.Run("a stale entry is named by its term", func(t *testing.T) {
+		id := entries["gato"]["id"].(string)
+		code, body := f.call(t, (*Service).EditDeckEntries, http.MethodPost, "/", f.teacher,
+			`{"deck_id":"`+d+`","remove":[{"id":"`+id+`","version":2}]}`)
+		require.Equal(t, http.StatusConflict, code, body)
+		require.Equal(t, `entry "gato" (`+id+`) changed since the version given (now version 1): reload it and make the change again`, body["detail"])
+		require.Equal(t, before, f.deckState(t))
+	})
 	t.Run("a 10 MiB body", func(t *testing.T) {
 		body := []byte(`{"deck_id":"` + d + `","text":"` + strings.Repeat("a\\tb\\n", 10<<20/6) + `"}`)
 		rec := f.send(t, (*Service).ImportDeckEntries, http.MethodPost, "/", f.teacher, body)
