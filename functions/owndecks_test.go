@@ -497,3 +497,27 @@ func TestLargestDeckExportImportsBack(t *testing.T) {
 		WHERE di.deck_id = $1 AND l.definition = $2`, copyID, long("m ", decks.MaxMeaning)).Scan(&n))
 	require.Equal(t, decks.MaxEntries, n)
 }
+
+// GetDeck and ListOwnDecks say alike whether an own deck is assigned; a
+// library deck is never said to be.
+func TestGetDeckAndListOwnDecksAgreeOnAssigned(t *testing.T) {
+	_, f := setup(t)
+	assigned, _ := f.ownDeck(t, f.teacher, "Assigned", [2]string{"gato", "cat"})
+	f.assignOwn(t, assigned)
+	unassigned, _ := f.ownDeck(t, f.teacher, "Unassigned", [2]string{"perro", "dog"})
+	library := f.libraryDeck(t, "Library words")
+	code, body := f.call(t, (*Service).ListOwnDecks, http.MethodGet, "/", f.teacher, "")
+	require.Equal(t, http.StatusOK, code, body)
+	listed := map[string]any{}
+	for _, d := range body["decks"].([]any) {
+		listed[d.(map[string]any)["id"].(string)] = d.(map[string]any)["assigned"]
+	}
+	for deck, want := range map[uuid.UUID]bool{assigned: true, unassigned: false, library: false} {
+		code, body := f.call(t, (*Service).GetDeck, http.MethodGet, "/?deck_id="+deck.String(), f.teacher, "")
+		require.Equal(t, http.StatusOK, code, body)
+		require.Equal(t, want, body["deck"].(map[string]any)["assigned"], deck)
+		if deck != library {
+			require.Equal(t, want, listed[deck.String()], deck)
+		}
+	}
+}

@@ -1502,7 +1502,7 @@ export interface components {
             entries: number;
             /** @description A library deck's frequency band; null for an own deck. */
             level: number | null;
-            /** @description Whether a learner has or had it (ListOwnDecks only; such a deck cannot be deleted). */
+            /** @description Whether a learner has or had an own deck (ListOwnDecks and GetDeck alike; such a deck cannot be deleted); false for a library deck. */
             assigned: boolean;
             /** Format: date-time */
             archived_at: string | null;
