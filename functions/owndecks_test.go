@@ -8,11 +8,14 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/lexora-app/lexora/pkg/decks"
 	"github.com/lexora-app/lexora/pkg/events"
@@ -520,4 +523,40 @@ func TestGetDeckAndListOwnDecksAgreeOnAssigned(t *testing.T) {
 			require.Equal(t, want, listed[deck.String()], deck)
 		}
 	}
+}
+
+// openAPIDescription is the description of path's GET in openapi.yaml.
+func openAPIDescription(t testing.TB, path string) string {
+	t.Helper()
+	spec, err := os.ReadFile("openapi.yaml")
+	require.NoError(t, err)
+	var doc struct {
+		Paths map[string]struct{ Get struct{ Description string } }
+	}
+	require.NoError(t, yaml.Unmarshal(spec, &doc))
+	return doc.Paths[path].Get.Description
+}
+
+// The columns openapi.yaml says the class progress CSV begins with are
+// the ones it has, before the deck columns.
+func TestExportClassProgressColumnsAreDocumented(t *testing.T) {
+	_, f := setup(t)
+	deck, _ := f.ownDeck(t, f.teacher, "Unit 1", [2]string{"gato", "cat"})
+	f.assignOwn(t, deck)
+	rec := f.send(t, (*Service).ExportClassProgress, http.MethodGet, "/?class_id="+f.class.String(), f.teacher, nil)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	header, _, _ := strings.Cut(strings.TrimPrefix(rec.Body.String(), "\ufeff"), "\r\n")
+	var fixed []string
+	for _, c := range strings.Split(header, ",") {
+		if strings.HasPrefix(c, "Unit 1: ") {
+			break
+		}
+		fixed = append(fixed, c)
+	}
+	desc := strings.Join(strings.Fields(openAPIDescription(t, "/ExportClassProgress")), " ")
+	_, names, ok := strings.Cut(desc, "The header row names ")
+	require.True(t, ok, desc)
+	names, _, ok = strings.Cut(names, ", then for each deck")
+	require.True(t, ok, desc)
+	require.Equal(t, fixed, strings.Split(regexp.MustCompile(` \([^)]*\)`).ReplaceAllString(names, ""), ", "))
 }

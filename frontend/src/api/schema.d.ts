@@ -766,7 +766,7 @@ export interface paths {
         };
         /**
          * A class's progress grid as CSV for a gradebook: one row per learner, one column group per deck
-         * @description The header row names learner, email, then for each deck the class has (in GetClassProgress's order) "<deck>: seen", "<deck>: learned", "<deck>: total", "<deck>: completed" (the completion date, YYYY-MM-DD in UTC, or empty). The counts are the progress projection's, as in GetClassProgress. Every cell is neutralised against CSV injection as in ExportDeck (a learner named =1+1 is written '=1+1). UTF-8 with a byte-order mark, CRLF.
+         * @description The header row names learner (the learner's display name; no email or other account detail), then for each deck the class has (in GetClassProgress's order, then any assigned to a learner alone) "<deck>: seen", "<deck>: learned", "<deck>: total", "<deck>: completed" (the completion date, YYYY-MM-DD in UTC, or empty). The counts are the progress projection's, as in GetClassProgress. Every cell is neutralised against CSV injection as in ExportDeck (a learner named =1+1 is written '=1+1). UTF-8 with a byte-order mark, CRLF.
          */
         get: operations["ExportClassProgress"];
         put?: never;
