@@ -258,6 +258,7 @@ func TestImportPreviewsThenSavesAsChosen(t *testing.T) {
 	code, body = f.call(t, (*Service).ImportDeckEntries, http.MethodPost, "/", f.teacher, jsonOf(t, map[string]any{"deck_id": deck, "text": list}))
 	require.Equal(t, http.StatusBadRequest, code, body)
 	require.Equal(t, "https://lexora.app/problems/import-refused", body["type"])
+	require.Equal(t, "1 line is refused: fix it, or choose to leave it out", body["detail"])
 	require.Equal(t, []any{map[string]any{"field": "line 4: term", "reason": "the term is empty"}}, body["errors"])
 	require.Equal(t, before, f.deckState(t))
 
