@@ -30,9 +30,10 @@ import (
 
 // deckBodyBytes caps the body of a function that takes a deck's entries or
 // a list to import (64 KiB, httpx.MaxBodyBytes, for the others): 2,000
-// entries of ordinary length, or the 1 MiB list deckimport reads (1.4 MiB
-// in base64), fit; a 10 MiB body is a 413 before it is read.
-const deckBodyBytes = 4 << 20
+// entries of the longest texts (about 3.6 MB as JSON), or the 4 MiB list
+// deckimport reads (deckimport.MaxInputBytes: 5.3 MiB in base64), fit; a
+// 10 MiB body is a 413 before it is read.
+const deckBodyBytes = 6 << 20
 
 // decks is the decks' rules on s's clock and scheduler.
 func (s *Service) decks() decks.Decks { return decks.New(s.clock, s.scheduler) }
@@ -82,7 +83,7 @@ func (s *Service) GetDeck(w http.ResponseWriter, r *http.Request) {
 // with the deck and its entries; 400 naming the field (title,
 // entries[3].term) of an invalid one, or a term twice in any letter case;
 // 409 for a title the teacher has already; 413 for more than 2,000 entries
-// or a body over 4 MiB.
+// or a body over 6 MiB.
 func (s *Service) CreateDeck(w http.ResponseWriter, r *http.Request) {
 	postUpTo(s, w, r, account.Teacher, "CreateDeck", http.StatusCreated, deckBodyBytes,
 		func(ctx context.Context, tx pgx.Tx, t user, req api.CreateDeckJSONBody) (any, error) {
@@ -147,7 +148,7 @@ func (s *Service) UpdateDeck(w http.ResponseWriter, r *http.Request) {
 // it did; 400 naming the invalid field (add[2].meaning) or a term the deck
 // has in any letter case; 404 for another teacher's deck, the library's,
 // or none; 409 (stale-version) when an entry changed or was removed since
-// the version given; 413 beyond 2,000 entries or a 4 MiB body.
+// the version given; 413 beyond 2,000 entries or a 6 MiB body.
 func (s *Service) EditDeckEntries(w http.ResponseWriter, r *http.Request) {
 	postUpTo(s, w, r, account.Teacher, "EditDeckEntries", http.StatusOK, deckBodyBytes,
 		func(ctx context.Context, tx pgx.Tx, t user, req api.EditDeckEntriesJSONBody) (any, error) {
@@ -186,7 +187,7 @@ func (s *Service) ReorderDeckEntries(w http.ResponseWriter, r *http.Request) {
 // its line, field and reason. Answers: 200; 400 for an empty list, a
 // table without a header, inconsistent options, or not exactly one of
 // text and file; 404 for a deck_id that is not the teacher's; 413 for more
-// than 1 MiB or 2,000 rows; 415 for a binary, UTF-16 or non-UTF-8 file.
+// than 4 MiB or 2,000 rows; 415 for a binary, UTF-16 or non-UTF-8 file.
 // It takes an Idempotency-Key, as a POST does, though it writes nothing.
 func (s *Service) PreviewDeckImport(w http.ResponseWriter, r *http.Request) {
 	postUpTo(s, w, r, account.Teacher, "PreviewDeckImport", http.StatusOK, deckBodyBytes,

@@ -8,12 +8,16 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
 
+	"github.com/lexora-app/lexora/pkg/decks"
 	"github.com/lexora-app/lexora/pkg/events"
 )
 
@@ -254,6 +258,7 @@ func TestImportPreviewsThenSavesAsChosen(t *testing.T) {
 	code, body = f.call(t, (*Service).ImportDeckEntries, http.MethodPost, "/", f.teacher, jsonOf(t, map[string]any{"deck_id": deck, "text": list}))
 	require.Equal(t, http.StatusBadRequest, code, body)
 	require.Equal(t, "https://lexora.app/problems/import-refused", body["type"])
+	require.Equal(t, "1 line is refused: fix it, or choose to leave it out", body["detail"])
 	require.Equal(t, []any{map[string]any{"field": "line 4: term", "reason": "the term is empty"}}, body["errors"])
 	require.Equal(t, before, f.deckState(t))
 
@@ -380,6 +385,7 @@ func TestOwnDeckBadInputChangesNothing(t *testing.T) {
 		{"UTF-16 file", "ImportDeckEntries", imp(file([]byte("\xff\xfet\x00e\x00r\x00m\x00"))), 415, "file", "UTF-16"},
 		{"Latin-1 file", "ImportDeckEntries", imp(file([]byte("caf\xe9\tcoffee\n"))), 415, "file", "line 1"},
 		{"unbalanced quote on line 7", "ImportDeckEntries", imp(map[string]any{"text": table}), 400, "line 7: line", "unbalanced quote"},
+		{"a third column in a tab list without a header", "ImportDeckEntries", imp(map[string]any{"text": "perro\tdog\nGato\tcat\tEl gato duerme.\n"}), 400, "line 2: line", "line 2 has 3 columns separated by tabs"},
 		{"more columns than the header", "ImportDeckEntries", imp(map[string]any{"text": "term,meaning\ncat,chat,extra\n"}), 400, "line 2: line", "the header names 2"},
 		{"a term of 10,000 characters", "CreateDeck", create(entry(strings.Repeat("a", 10000))), 400, "entries[0].term", "at most 200"},
 		{"a term of 10,000 characters, imported", "ImportDeckEntries", imp(map[string]any{"text": strings.Repeat("a", 10000) + "\tm\n"}), 400, "line 1: term", "at most 200"},
@@ -419,6 +425,14 @@ func TestOwnDeckBadInputChangesNothing(t *testing.T) {
 		})
 	}
 
+	t.Run("a stale entry is named by its term", func(t *testing.T) {
+		id := entries["gato"]["id"].(string)
+		code, body := f.call(t, (*Service).EditDeckEntries, http.MethodPost, "/", f.teacher,
+			`{"deck_id":"`+d+`","remove":[{"id":"`+id+`","version":2}]}`)
+		require.Equal(t, http.StatusConflict, code, body)
+		require.Equal(t, `entry "gato" (`+id+`) changed since the version given (now version 1): reload it and make the change again`, body["detail"])
+		require.Equal(t, before, f.deckState(t))
+	})
 	t.Run("a 10 MiB body", func(t *testing.T) {
 		body := []byte(`{"deck_id":"` + d + `","text":"` + strings.Repeat("a\\tb\\n", 10<<20/6) + `"}`)
 		rec := f.send(t, (*Service).ImportDeckEntries, http.MethodPost, "/", f.teacher, body)
@@ -484,4 +498,103 @@ func TestTheSameTermInTwoDecksIsTwoCardsNamingTheirDecks(t *testing.T) {
 		}
 	}
 	require.Positive(t, library, "the library deck's cards are due")
+}
+
+// The largest deck CreateDeck saves (2,000 entries of the longest texts in
+// Latin script) exports to about 3.5 MB, and that file, as base64 in an
+// import's body, previews and imports back whole.
+func TestLargestDeckExportImportsBack(t *testing.T) {
+	_, f := setup(t)
+	long := func(prefix string, n int) string { return prefix + strings.Repeat("a", n-len(prefix)) }
+	entries := make([]map[string]string, decks.MaxEntries)
+	for i := range entries {
+		entries[i] = map[string]string{"term": long(fmt.Sprintf("w%d ", i), decks.MaxTerm), "meaning": long("m ", decks.MaxMeaning),
+			"example": long("e ", decks.MaxExample), "part_of_speech": long("p ", decks.MaxPartOfSpeech)}
+	}
+	rec := f.send(t, (*Service).CreateDeck, http.MethodPost, "/", f.teacher, []byte(jsonOf(t, map[string]any{
+		"title": "Largest", "term_language": "en", "meaning_language": "en", "entries": entries})))
+	require.Equal(t, http.StatusCreated, rec.Code, rec.Body.String()[:min(rec.Body.Len(), 500)])
+	var created struct{ Deck struct{ ID string } }
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &created))
+
+	rec = f.send(t, (*Service).ExportDeck, http.MethodGet, "/?deck_id="+created.Deck.ID, f.teacher, nil)
+	require.Equal(t, http.StatusOK, rec.Code)
+	require.InDelta(t, 3.5e6, rec.Body.Len(), 0.02e6)
+	file := base64.StdEncoding.EncodeToString(rec.Body.Bytes())
+
+	rec = f.send(t, (*Service).PreviewDeckImport, http.MethodPost, "/", f.teacher, []byte(jsonOf(t, map[string]any{"file": file})))
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String()[:min(rec.Body.Len(), 500)])
+	var preview struct{ Rows, Refused []any }
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &preview))
+	require.Len(t, preview.Rows, decks.MaxEntries)
+	require.Empty(t, preview.Refused)
+
+	copyID, _ := f.ownDeck(t, f.teacher, "Largest, imported")
+	rec = f.send(t, (*Service).ImportDeckEntries, http.MethodPost, "/", f.teacher, []byte(jsonOf(t, map[string]any{
+		"deck_id": copyID, "file": file})))
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String()[:min(rec.Body.Len(), 500)])
+	var n int
+	require.NoError(t, f.pool.QueryRow(context.Background(), `SELECT count(*) FROM deck_items di JOIN lexemes l ON l.id = di.lexeme_id
+		WHERE di.deck_id = $1 AND l.definition = $2`, copyID, long("m ", decks.MaxMeaning)).Scan(&n))
+	require.Equal(t, decks.MaxEntries, n)
+}
+
+// GetDeck and ListOwnDecks say alike whether an own deck is assigned; a
+// library deck is never said to be.
+func TestGetDeckAndListOwnDecksAgreeOnAssigned(t *testing.T) {
+	_, f := setup(t)
+	assigned, _ := f.ownDeck(t, f.teacher, "Assigned", [2]string{"gato", "cat"})
+	f.assignOwn(t, assigned)
+	unassigned, _ := f.ownDeck(t, f.teacher, "Unassigned", [2]string{"perro", "dog"})
+	library := f.libraryDeck(t, "Library words")
+	code, body := f.call(t, (*Service).ListOwnDecks, http.MethodGet, "/", f.teacher, "")
+	require.Equal(t, http.StatusOK, code, body)
+	listed := map[string]any{}
+	for _, d := range body["decks"].([]any) {
+		listed[d.(map[string]any)["id"].(string)] = d.(map[string]any)["assigned"]
+	}
+	for deck, want := range map[uuid.UUID]bool{assigned: true, unassigned: false, library: false} {
+		code, body := f.call(t, (*Service).GetDeck, http.MethodGet, "/?deck_id="+deck.String(), f.teacher, "")
+		require.Equal(t, http.StatusOK, code, body)
+		require.Equal(t, want, body["deck"].(map[string]any)["assigned"], deck)
+		if deck != library {
+			require.Equal(t, want, listed[deck.String()], deck)
+		}
+	}
+}
+
+// openAPIDescription is the description of path's GET in openapi.yaml.
+func openAPIDescription(t testing.TB, path string) string {
+	t.Helper()
+	spec, err := os.ReadFile("openapi.yaml")
+	require.NoError(t, err)
+	var doc struct {
+		Paths map[string]struct{ Get struct{ Description string } }
+	}
+	require.NoError(t, yaml.Unmarshal(spec, &doc))
+	return doc.Paths[path].Get.Description
+}
+
+// The columns openapi.yaml says the class progress CSV begins with are
+// the ones it has, before the deck columns.
+func TestExportClassProgressColumnsAreDocumented(t *testing.T) {
+	_, f := setup(t)
+	deck, _ := f.ownDeck(t, f.teacher, "Unit 1", [2]string{"gato", "cat"})
+	f.assignOwn(t, deck)
+	rec := f.send(t, (*Service).ExportClassProgress, http.MethodGet, "/?class_id="+f.class.String(), f.teacher, nil)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	header, _, _ := strings.Cut(strings.TrimPrefix(rec.Body.String(), "\ufeff"), "\r\n")
+	var fixed []string
+	for _, c := range strings.Split(header, ",") {
+		if strings.HasPrefix(c, "Unit 1: ") {
+			break
+		}
+		fixed = append(fixed, c)
+	}
+	desc := strings.Join(strings.Fields(openAPIDescription(t, "/ExportClassProgress")), " ")
+	_, names, ok := strings.Cut(desc, "The header row names ")
+	require.True(t, ok, desc)
+	names, _, ok = strings.Cut(names, ", then for each deck")
+	require.True(t, ok, desc)
+	require.Equal(t, fixed, strings.Split(regexp.MustCompile(` \([^)]*\)`).ReplaceAllString(names, ""), ", "))
 }

@@ -468,3 +468,17 @@ func TestAptStepsAreNoninteractive(t *testing.T) {
 	}
 	require.GreaterOrEqual(t, apt, 2, "the test and compat steps install PostgreSQL")
 }
+
+// .ci/ensure-postgres says where PostgreSQL is ready, not a database URL:
+// the run it precedes may be given another -database-url.
+func TestEnsurePostgresClaimsNoURL(t *testing.T) {
+	t.Parallel()
+	script, err := os.ReadFile("../.ci/ensure-postgres")
+	require.NoError(t, err)
+	for _, line := range strings.Split(string(script), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "log ") {
+			require.NotContains(t, line, "://", "a message of .ci/ensure-postgres names a URL")
+		}
+	}
+	require.Contains(t, string(script), `log "PostgreSQL ready at $HOST:$PORT`)
+}

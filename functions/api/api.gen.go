@@ -539,7 +539,7 @@ type DeckDeletion struct {
 type DeckDetails struct {
 	ArchivedAt *time.Time `json:"archived_at"`
 
-	// Assigned Whether a learner has or had it (ListOwnDecks only; such a deck cannot be deleted).
+	// Assigned Whether a learner has or had an own deck (ListOwnDecks and GetDeck alike; such a deck cannot be deleted); false for a library deck.
 	Assigned bool `json:"assigned"`
 
 	// CopiedFrom The deck it was copied from (CopyDeck).

@@ -48,3 +48,19 @@ func BenchmarkExport(b *testing.B) {
 	}
 	b.SetBytes(int64(buf.Len()))
 }
+
+// BenchmarkParseLargest reads the export of the largest deck the deck
+// editor saves (largestDeck: about 3.5 MB).
+func BenchmarkParseLargest(b *testing.B) {
+	var buf bytes.Buffer
+	if err := Export(&buf, largestDeck()); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(buf.Len()))
+	for b.Loop() {
+		p, err := Parse(buf.Bytes(), Options{})
+		if err != nil || len(p.Rows) != MaxEntries {
+			b.Fatalf("%v, %d rows", err, len(p.Rows))
+		}
+	}
+}

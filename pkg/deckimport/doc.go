@@ -21,7 +21,9 @@
 // pet"); but a line that is exactly two RFC 4180 cells with a quote (a
 // spreadsheet's CSV without a header row: `cat,"a small animal, a pet"`)
 // is those two cells. Other quotes and HTML are text. Blank lines are left
-// out. Without a forced separator it is detected (detectList): the
+// out. A tab list's line with a third column (term, meaning, example) is
+// refused as a whole, its reason asking for a header row and the table
+// format, since a tab is never a meaning's character. Without a forced separator it is detected (detectList): the
 // candidate among tab, " - ", semicolon and comma found in the most lines;
 // of candidates found in as many, the one that comes first in a line most
 // often (the term comes first and rarely holds one); then tab, " - ",
@@ -83,7 +85,7 @@
 //
 // # Rules and limits
 //
-// Input: at most MaxInputBytes (1 MiB) of UTF-8, with or without a
+// Input: at most MaxInputBytes (4 MiB) of UTF-8, with or without a
 // byte-order mark, lines ending in LF or CRLF; at most MaxEntries (2,000)
 // rows, accepted or refused; and Preview.Plan keeps a deck, its entries and
 // the new ones, within MaxEntries. Each field: trimmed of surrounding white

@@ -15,10 +15,14 @@ import (
 // The limits of one import. A deck's text goes to learners' screens and to
 // the database; these keep a card readable and a request small.
 const (
-	// MaxInputBytes is the largest input Parse reads: 1 MiB (1,048,576
-	// bytes). A deck of MaxEntries entries of typical length (a word, a
-	// definition of about 100 characters and an example) is about 0.5 MiB.
-	MaxInputBytes = 1 << 20
+	// MaxInputBytes is the largest input Parse reads: 4 MiB (4,194,304
+	// bytes), so that every deck the deck editor (pkg/decks) can save reads
+	// back from its Export: MaxEntries entries of the longest term, meaning,
+	// example and part of speech in Latin script export to about 3.5 MB
+	// (TestLargestDeckReadsBack). A deck of MaxEntries entries of typical
+	// length (a word, a definition of about 100 characters and an example)
+	// is about 0.3 MB.
+	MaxInputBytes = 4 << 20
 	// MaxEntries is the most entries a deck may hold and the most rows (not
 	// blank or comments, accepted or refused) one input may hold: 2,000.
 	MaxEntries = 2000

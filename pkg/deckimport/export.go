@@ -21,9 +21,11 @@ var exportHeader = []string{string(FieldTerm), string(FieldMeaning), string(Fiel
 // the system's code page), the header row term,meaning,example,
 // part_of_speech, one row per entry, RFC 4180 quoting, CRLF line ends (a
 // line break inside a meaning too), each cell neutralised against CSV
-// injection (neutralise). Its errors are w's. A deck whose CSV is larger
-// than MaxInputBytes (2,000 entries of more than about 520 bytes each) does
-// not read back in one Parse.
+// injection (neutralise). Its errors are w's. Every deck pkg/decks can
+// save fits in MaxInputBytes in Latin script; one whose CSV is larger (2,000
+// entries of more than about 2,090 bytes each: the longest texts in a
+// script of two or three bytes a character) does not read back in one
+// Parse.
 func Export(w io.Writer, entries []Entry) error {
 	rows := make([][]string, 0, len(entries)+1)
 	rows = append(rows, exportHeader)

@@ -3,6 +3,7 @@ package deckimport
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -121,4 +122,37 @@ func TestExportRoundTripEdges(t *testing.T) {
 		{Term: "#tag", Meaning: "a line\nand another", PartOfSpeech: "phrasal verb"},
 		{Term: "\"quoted\"", Meaning: "a, b; c\td"[:7]},
 	})
+}
+
+// largestDeck is a deck of MaxEntries entries of the longest term,
+// meaning, example and part of speech, in Latin letters (one byte each).
+func largestDeck() []Entry {
+	long := func(prefix string, n int) string { return prefix + strings.Repeat("a", n-len(prefix)) }
+	entries := make([]Entry, MaxEntries)
+	for i := range entries {
+		entries[i] = Entry{Term: long(fmt.Sprintf("w%d ", i), MaxTermRunes), Meaning: long("m ", MaxMeaningRunes),
+			Example: long("e ", MaxExampleRunes), PartOfSpeech: PartOfSpeech(long("p ", MaxPartOfSpeechRunes))}
+	}
+	return entries
+}
+
+// Every deck the deck editor can save reads back from its export in one
+// Parse: the largest, in Latin script, is about 3.5 MB.
+func TestLargestDeckReadsBack(t *testing.T) {
+	t.Parallel()
+	entries := largestDeck()
+	var b bytes.Buffer
+	require.NoError(t, Export(&b, entries))
+	// A BOM and the header, then per entry its four texts, three commas and CRLF.
+	require.Equal(t, 3+len("term,meaning,example,part_of_speech\r\n")+
+		MaxEntries*(MaxTermRunes+MaxMeaningRunes+MaxExampleRunes+MaxPartOfSpeechRunes+3+2), b.Len())
+	require.InDelta(t, 3.5e6, b.Len(), 0.02e6)
+	require.LessOrEqual(t, b.Len(), MaxInputBytes)
+	p, err := Parse(b.Bytes(), Options{})
+	require.NoError(t, err)
+	require.Empty(t, p.Refused)
+	require.Len(t, p.Rows, MaxEntries)
+	for i, r := range p.Rows {
+		require.Equal(t, entries[i], r.Entry)
+	}
 }

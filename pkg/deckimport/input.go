@@ -16,7 +16,7 @@ var (
 	// header and nothing under it).
 	ErrEmpty = errors.New("the list is empty: paste or upload at least one entry")
 	// ErrTooLarge: the input is longer than MaxInputBytes.
-	ErrTooLarge = fmt.Errorf("the list is larger than %d bytes (1 MiB): split it into several decks", MaxInputBytes)
+	ErrTooLarge = fmt.Errorf("the list is larger than %d bytes (4 MiB): split it into several decks", MaxInputBytes)
 	// ErrTooManyEntries: the input holds more than MaxEntries rows.
 	ErrTooManyEntries = fmt.Errorf("the list has more than %d entries: split it into several decks", MaxEntries)
 	// ErrBinary: the input holds a NUL byte and is not UTF-16 text (an

@@ -11,7 +11,9 @@ import (
 var listSeparators = []Separator{SeparatorTab, SeparatorDash, SeparatorSemicolon, SeparatorComma}
 
 // list reads FormatList: each line that is not blank is one row, split by
-// splitList. HTML is text.
+// splitList. HTML is text. A tab-separated line with a third column
+// (term, meaning, example) is refused as a whole, the reason asking for a
+// header row (tabColumns), and not for the tab in its meaning.
 func (p *parser) list() error {
 	lines := strings.Split(p.data, "\n")
 	for i := range lines {
@@ -30,6 +32,14 @@ func (p *parser) list() error {
 		term, meaning, ok := splitList(l, sep)
 		if !ok {
 			if err := p.refuse(i+1, fmt.Sprintf("no %s between the term and the meaning", separatorName(sep))); err != nil {
+				return err
+			}
+			continue
+		}
+		if sep == SeparatorTab && strings.Contains(meaning, "\t") {
+			// A tab is never text (text.CheckSingleLine), so a second one
+			// is a third column, not a meaning's character.
+			if err := p.refuse(i+1, tabColumns(i+1, strings.Count(l, "\t")+1)); err != nil {
 				return err
 			}
 			continue
@@ -98,6 +108,14 @@ func detectList(lines []string, candidates []Separator) (sep Separator, ambiguou
 		}
 	}
 	return candidates[win], ambiguous
+}
+
+// tabColumns is the reason a tab list's line (from 1) of n columns is
+// refused: a list has two, a term and a meaning, and only a table's
+// header row says what more columns hold.
+func tabColumns(line, n int) string {
+	return fmt.Sprintf("line %d has %d columns separated by tabs, and a list has 2 (term, meaning): "+
+		"add a header row naming them (term, meaning, example, part_of_speech) and choose the table format", line, n)
 }
 
 // separatorName is sep as a reason names it.

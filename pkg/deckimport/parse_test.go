@@ -152,11 +152,11 @@ func TestParseList(t *testing.T) {
 			want: []row{{1, "cat", "a small animal, often a pet", "", ""}, {2, "big, large", "grande", "", ""}, {3, "say", "to speak; \"say it\"", "", ""}, {4, "dog", "a canine", "", ""}},
 		},
 		{
-			name:    "a tab in the meaning is refused",
+			name:    "a third column is refused, asking for a header",
 			in:      "chat\tcat\tanimal\n",
 			sep:     SeparatorTab,
 			want:    []row{},
-			refused: []refusal{{1, FieldMeaning, "U+0009 (a control character) is not allowed"}},
+			refused: []refusal{{1, FieldLine, "line 1 has 3 columns separated by tabs"}},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -488,6 +488,8 @@ func TestParseRefusesRows(t *testing.T) {
 		{"a line break in a part of speech", "term,meaning,pos\ncat,chat,\"noun\nverb\"\n", refusal{2, FieldPartOfSpeech, "U+000A (a control character) is not allowed"}},
 		{"zero-width space in a part of speech", "term,meaning,pos\ncat,chat,no\u200bun\n", refusal{2, FieldPartOfSpeech, "U+200B ZERO WIDTH SPACE is not allowed"}},
 		{"a lone surrogate's replacement", "cat\tch\ufffdat\n", refusal{1, FieldMeaning, "U+FFFD REPLACEMENT CHARACTER is not allowed"}},
+		{"a third column in a tab list", "\n\ncat\tchat\tLe chat dort.\n", refusal{3, FieldLine, "line 3 has 3 columns separated by tabs, and a list has 2 (term, meaning): add a header row naming them (term, meaning, example, part_of_speech) and choose the table format"}},
+		{"a fourth column in a tab list", "cat\tchat\t\tnoun\n", refusal{1, FieldLine, "line 1 has 4 columns separated by tabs"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -542,7 +544,7 @@ func TestParseRefusesInput(t *testing.T) {
 		{name: "a header only", in: []byte("term,meaning\r\n"), want: ErrEmpty},
 		{name: "an Anki header only", in: []byte("#separator:tab\n#html:true\n"), want: ErrEmpty},
 		{name: "10 MiB", in: []byte(strings.Repeat("cat\tchat\n", 10<<20/9+1)), want: ErrTooLarge},
-		{name: "1 MiB and a byte", in: []byte(strings.Repeat("a", MaxInputBytes-5) + "\tchat\n"), want: ErrTooLarge},
+		{name: "MaxInputBytes and a byte", in: []byte(strings.Repeat("a", MaxInputBytes-5) + "\tchat\n"), want: ErrTooLarge},
 		{name: "a PNG", in: []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), want: ErrBinary, line: 3, offset: 8},
 		{name: "an Anki package (zip)", in: []byte("PK\x03\x04\x14\x00\x00\x00\x08\x00"), want: ErrBinary, line: 1, offset: 5},
 		{name: "UTF-16 LE with a byte-order mark", in: utf16le, want: ErrUTF16},

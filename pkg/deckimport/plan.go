@@ -3,6 +3,8 @@ package deckimport
 import (
 	"fmt"
 	"slices"
+
+	"github.com/lexora-app/lexora/pkg/platform/text"
 )
 
 // Duplicates is the teacher's choice for a term that is in the file twice or
@@ -70,7 +72,8 @@ func (p *Preview) Plan(choice Duplicates, leaveOut bool) (Plan, error) {
 	slices.Sort(left)
 	plan.Left = slices.Compact(left)
 	if total := p.existing + len(plan.Add); total > MaxEntries {
-		return Plan{}, &InputError{Err: ErrTooManyEntries, Detail: fmt.Sprintf("the deck has %d entries and %d would be added: a deck holds at most %d", p.existing, len(plan.Add), MaxEntries)}
+		return Plan{}, &InputError{Err: ErrTooManyEntries, Detail: fmt.Sprintf("the deck has %s and %d would be added: a deck holds at most %d",
+			text.Count(p.existing, "entry", "entries"), len(plan.Add), MaxEntries)}
 	}
 	return plan, nil
 }

@@ -2,6 +2,7 @@ package deckimport
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -88,4 +89,12 @@ func TestPlanRefusesAFullDeck(t *testing.T) {
 	_, err = p.Plan(Skip, false)
 	require.ErrorIs(t, err, ErrTooManyEntries)
 	require.ErrorContains(t, err, "the deck has 1999 entries and 2 would be added")
+
+	var rows strings.Builder
+	for i := range MaxEntries {
+		fmt.Fprintf(&rows, "new %d\tm\n", i)
+	}
+	p = parse(t, rows.String(), Options{Existing: []string{"chat"}})
+	_, err = p.Plan(Skip, false)
+	require.ErrorContains(t, err, "the deck has 1 entry and 2000 would be added", "a count of one is singular")
 }

@@ -44,8 +44,8 @@ type Deck struct {
 	Entries int
 	// Level is a library deck's frequency band (1 to 5), nil for an own deck.
 	Level *int
-	// Assigned tells whether a learner has or had the deck (List only; such
-	// a deck cannot be deleted).
+	// Assigned tells whether a learner has or had an own deck (List and
+	// Get, alike; such a deck cannot be deleted); false for the library's.
 	Assigned   bool
 	ArchivedAt *time.Time
 	CopiedFrom *uuid.UUID
@@ -83,7 +83,7 @@ func Get(ctx context.Context, db store.DBTX, teacherID, deckID uuid.UUID) (Deck,
 	if err != nil {
 		return Deck{}, nil, fmt.Errorf("load deck: %w", err)
 	}
-	d := Deck{ID: row.ID, OwnerID: row.OwnerID, Library: row.OwnerID == nil, Version: int(row.Version), Entries: int(row.Entries),
+	d := Deck{ID: row.ID, OwnerID: row.OwnerID, Library: row.OwnerID == nil, Version: int(row.Version), Entries: int(row.Entries), Assigned: row.Assigned,
 		DeckInfo:   DeckInfo{Title: row.Title, Description: row.Description, TermLanguage: row.TermLanguage, MeaningLanguage: row.MeaningLanguage},
 		ArchivedAt: row.ArchivedAt, CopiedFrom: row.CopiedFrom, CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt}
 	if row.Level != nil {

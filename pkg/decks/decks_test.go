@@ -451,7 +451,7 @@ func TestAnEditNeverUndoesAnother(t *testing.T) {
 	var conflict *ConflictError
 	require.ErrorAs(t, err, &conflict)
 	require.ErrorIs(t, err, ErrConflict)
-	require.Equal(t, ConflictError{EntryID: gato.ID, Version: 2}, *conflict)
+	require.Equal(t, ConflictError{EntryID: gato.ID, Term: "gato", Version: 2}, *conflict)
 	require.Equal(t, before, b.snapshot(t))
 	_, err = b.edit(b.teacher, d.ID, EntriesEdit{Remove: []EntryRemoval{{ID: gato.ID, Version: 1}}})
 	require.ErrorIs(t, err, ErrConflict, "a removal based on an old version too")

@@ -207,7 +207,7 @@ func checkVersion(current map[uuid.UUID]Entry, id uuid.UUID, version int) error 
 	case !ok:
 		return &EntryNotFoundError{EntryID: id}
 	case e.Version != version:
-		return &ConflictError{EntryID: id, Version: e.Version}
+		return &ConflictError{EntryID: id, Term: e.Term, Version: e.Version}
 	}
 	return nil
 }

@@ -73,11 +73,13 @@ func (e *InputError) Is(target error) bool {
 	return target == ErrInvalid
 }
 
-// ConflictError is ErrConflict for one entry (EntryID), or for the deck
-// itself (EntryID uuid.Nil): Version is its version now, which the client
-// reloads before trying again.
+// ConflictError is ErrConflict for one entry (EntryID, and Term, its term
+// now, by which a teacher knows it), or for the deck itself (EntryID
+// uuid.Nil): Version is its version now, which the client reloads before
+// trying again.
 type ConflictError struct {
 	EntryID uuid.UUID
+	Term    string
 	Version int
 }
 
@@ -85,7 +87,7 @@ func (e *ConflictError) Error() string {
 	if e.EntryID == uuid.Nil {
 		return fmt.Sprintf("the deck %s (now version %d)", ErrConflict, e.Version)
 	}
-	return fmt.Sprintf("entry %s %s (now version %d)", e.EntryID, ErrConflict, e.Version)
+	return fmt.Sprintf("entry %q (%s) %s (now version %d)", e.Term, e.EntryID, ErrConflict, e.Version)
 }
 
 // Is makes a ConflictError ErrConflict.

@@ -3,7 +3,6 @@ package decks
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/google/uuid"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/lexora-app/lexora/pkg/deckimport"
 	"github.com/lexora-app/lexora/pkg/events"
+	"github.com/lexora-app/lexora/pkg/platform/text"
 	"github.com/lexora-app/lexora/pkg/store"
 )
 
@@ -40,8 +40,16 @@ type ImportResult struct {
 // choose to leave them out.
 type RefusedError struct{ Refused []deckimport.Refusal }
 
+// Error counts the lines refused (a row refused in two fields is one line).
 func (e *RefusedError) Error() string {
-	return fmt.Sprintf("%d lines are refused: fix them, or choose to leave them out", len(e.Refused))
+	lines := map[int]bool{}
+	for _, r := range e.Refused {
+		lines[r.Line] = true
+	}
+	if len(lines) == 1 {
+		return "1 line is refused: fix it, or choose to leave it out"
+	}
+	return text.Count(len(lines), "line", "lines") + " are refused: fix them, or choose to leave them out"
 }
 
 // Is makes a RefusedError ErrRefused.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/lexora-app/lexora/pkg/account"
 	"github.com/lexora-app/lexora/pkg/classroom"
+	"github.com/lexora-app/lexora/pkg/deckimport"
 	"github.com/lexora-app/lexora/pkg/events"
 	"github.com/lexora-app/lexora/pkg/study"
 )
@@ -276,4 +277,13 @@ func TestFromLibrary(t *testing.T) {
 	got, err = FromLibrary(ctx, b.pool, "zzz")
 	require.NoError(t, err)
 	require.Empty(t, got)
+}
+
+// A RefusedError counts lines, not refusals, in the right number.
+func TestRefusedErrorCountsLines(t *testing.T) {
+	t.Parallel()
+	one := &RefusedError{Refused: []deckimport.Refusal{{Line: 2, Field: deckimport.FieldTerm}, {Line: 2, Field: deckimport.FieldMeaning}}}
+	require.Equal(t, "1 line is refused: fix it, or choose to leave it out", one.Error())
+	two := &RefusedError{Refused: append(one.Refused, deckimport.Refusal{Line: 5, Field: deckimport.FieldLine})}
+	require.Equal(t, "2 lines are refused: fix them, or choose to leave them out", two.Error())
 }

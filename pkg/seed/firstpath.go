@@ -100,5 +100,5 @@ func startFirstLearner(ctx context.Context, tx pgx.Tx, c clock.Clock) error {
 	if err := ob.Enqueue(ctx, tx, append(evs, more...)...); err != nil {
 		return fmt.Errorf("assign %s to the demo class: %w", AssignedDeck, err)
 	}
-	return startOwnDeck(ctx, tx, c, sched, ob)
+	return startOwnDeck(ctx, tx, c, sched, ob, due)
 }

@@ -3,6 +3,7 @@ package seed
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -16,8 +17,9 @@ import (
 )
 
 // OwnDeck is the title of the demo teacher's own deck (issue 26), which she
-// wrote herself and assigned to the demo class, due
-// SeededAssignmentDueDays after the seed ran, so that a newcomer sees a
+// wrote herself and assigned to the demo class, due as AssignedDeck is (at
+// the end, 11:59 PM in her zone, of the day SeededAssignmentDueDays after
+// the seed ran), so that a newcomer sees a
 // teacher's own words at once: in Ada's deck list and editor, and as cards
 // on her learners' Today. OwnDeckEntries are its entries, in their order;
 // the one of OwnMeaningTerm has the meaning Ada wrote, not the library's
@@ -49,10 +51,9 @@ var OwnDeckEntries = []decks.EntryInput{
 // (pkg/decks' rules: its entries are lexemes of its own, deck.created is
 // enqueued) and assigns it to the demo class as a class (classroom.Assign,
 // which gives each of its learners a card of every entry, due at once),
-// due SeededAssignmentDueDays after c's instant, in tx, enqueuing the
-// events on ob. A second run finds both and changes nothing, as for
-// AssignedDeck.
-func startOwnDeck(ctx context.Context, tx pgx.Tx, c clock.Clock, sched *learning.Scheduler, ob *outbox.Outbox) error {
+// due at due (AssignedDeck's due time), in tx, enqueuing the events on ob.
+// A second run finds both and changes nothing, as for AssignedDeck.
+func startOwnDeck(ctx context.Context, tx pgx.Tx, c clock.Clock, sched *learning.Scheduler, ob *outbox.Outbox, due time.Time) error {
 	own, err := decks.List(ctx, tx, TeacherID, true)
 	if err != nil {
 		return err
@@ -75,7 +76,7 @@ func startOwnDeck(ctx context.Context, tx pgx.Tx, c clock.Clock, sched *learning
 		deckID = d.ID
 	}
 	_, batch, err := classroom.New(ob, c, sched).Assign(ctx, tx, TeacherID, classroom.AssignRequest{
-		ClassID: ClassID, DeckID: deckID, DueAt: c.Now().AddDate(0, 0, SeededAssignmentDueDays)})
+		ClassID: ClassID, DeckID: deckID, DueAt: due})
 	if err != nil {
 		return fmt.Errorf("assign %s to the demo class: %w", OwnDeck, err)
 	}

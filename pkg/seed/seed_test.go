@@ -255,6 +255,13 @@ func TestAdaHasHerOwnDeckAssignedToTheDemoClass(t *testing.T) {
 	require.Equal(t, len(OwnDeckEntries), own[0].Entries)
 	require.True(t, own[0].Assigned)
 	require.GreaterOrEqual(t, len(OwnDeckEntries), 10)
+	// Due as AssignedDeck is: 11:59 PM in Ada's zone, for the class and each learner.
+	dues := pgtest.Column[time.Time](t, pool, `SELECT due_at FROM class_decks WHERE deck_id = $1
+		UNION ALL SELECT due_at FROM assignments WHERE deck_id = $1`, own[0].ID)
+	require.Len(t, dues, 1+len(Classes[0].Learners))
+	for _, d := range dues {
+		require.Equal(t, seededDue(seededAt.Now()), d.UTC())
+	}
 
 	var hers, library string
 	require.NoError(t, pool.QueryRow(ctx, `SELECT

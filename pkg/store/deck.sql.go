@@ -626,7 +626,9 @@ func (q *Queries) UpdateEntries(ctx context.Context, arg UpdateEntriesParams) ([
 const visibleDeck = `-- name: VisibleDeck :one
 SELECT d.id, d.owner_id, d.title, d.description, d.term_language, d.meaning_language, d.level, d.version,
        d.archived_at, d.copied_from, d.created_at, d.updated_at,
-       (SELECT count(*) FROM deck_items di WHERE di.deck_id = d.id) AS entries
+       (SELECT count(*) FROM deck_items di WHERE di.deck_id = d.id) AS entries,
+       (d.owner_id IS NOT NULL AND (EXISTS (SELECT 1 FROM assignments a WHERE a.deck_id = d.id)
+        OR EXISTS (SELECT 1 FROM class_decks cd WHERE cd.deck_id = d.id)))::boolean AS assigned
 FROM decks d
 WHERE d.id = $1 AND (d.owner_id IS NULL OR d.owner_id = $2::uuid)
 `
@@ -645,10 +647,12 @@ type VisibleDeckRow struct {
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
 	Entries         int64
+	Assigned        bool
 }
 
 // VisibleDeck is a deck of the library, or of owner_id (null: the library
-// only), with its number of entries.
+// only), with its number of entries and, for an own deck, whether it is
+// assigned (as OwnDecks says; false for the library).
 func (q *Queries) VisibleDeck(ctx context.Context, deckID uuid.UUID, ownerID *uuid.UUID) (VisibleDeckRow, error) {
 	row := q.db.QueryRow(ctx, visibleDeck, deckID, ownerID)
 	var i VisibleDeckRow
@@ -666,6 +670,7 @@ func (q *Queries) VisibleDeck(ctx context.Context, deckID uuid.UUID, ownerID *uu
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.Entries,
+		&i.Assigned,
 	)
 	return i, err
 }

@@ -608,7 +608,7 @@ export interface paths {
         put?: never;
         /**
          * A teacher creates a deck of their own, with its first entries (none is allowed)
-         * @description Emits deck.created. Limits (characters are Unicode code points after trimming and NFC): title 1 to 200, one line, unique among the teacher's decks (409 with type https://lexora.app/problems/conflict otherwise); description at most 2,000; languages BCP 47 tags (en, es, fr-CA), stored canonical; at most 2,000 entries (413). Each entry: term 1 to 200, one line; meaning 1 to 1,000 and example at most 500, line breaks kept; part_of_speech at most 50, one line. No control or invisible character (U+202E RIGHT-TO-LEFT OVERRIDE, U+200B ZERO WIDTH SPACE) anywhere; markup (HTML, a script element too) is stored and answered as text. Two entries whose terms differ only in letter case are the same term (400 on the second). Every refusal is a 400 naming the field (entries[3].term) and nothing is written. The body may be up to 4 MiB.
+         * @description Emits deck.created. Limits (characters are Unicode code points after trimming and NFC): title 1 to 200, one line, unique among the teacher's decks (409 with type https://lexora.app/problems/conflict otherwise); description at most 2,000; languages BCP 47 tags (en, es, fr-CA), stored canonical; at most 2,000 entries (413). Each entry: term 1 to 200, one line; meaning 1 to 1,000 and example at most 500, line breaks kept; part_of_speech at most 50, one line. No control or invisible character (U+202E RIGHT-TO-LEFT OVERRIDE, U+200B ZERO WIDTH SPACE) anywhere; markup (HTML, a script element too) is stored and answered as text. Two entries whose terms differ only in letter case are the same term (400 on the second). Every refusal is a 400 naming the field (entries[3].term) and nothing is written. The body may be up to 6 MiB.
          */
         post: operations["CreateDeck"];
         delete?: never;
@@ -668,7 +668,7 @@ export interface paths {
         put?: never;
         /**
          * A teacher adds, changes and removes entries of their deck, assigned or not, in one edit
-         * @description Applied whole or not at all. An added entry becomes a new card, due at once, for every learner who has the deck (an assignment of it, or a self-study start), in the same transaction; a changed entry keeps its cards (their FSRS state and history) and shows the new text on them; a removed entry's cards leave the learners' schedules and progress totals, their review history kept. Each change and removal gives the entry's version as last read: when the entry changed since, nothing is written and the answer is 409 (type https://lexora.app/problems/stale-version, detail naming the entry and its version now). A term another live entry has, in any letter case, is a 400 naming add[i].term. More than 2,000 live entries after the edit is a 413. Emits deck.entries_changed when anything changed. The body may be up to 4 MiB.
+         * @description Applied whole or not at all. An added entry becomes a new card, due at once, for every learner who has the deck (an assignment of it, or a self-study start), in the same transaction; a changed entry keeps its cards (their FSRS state and history) and shows the new text on them; a removed entry's cards leave the learners' schedules and progress totals, their review history kept. Each change and removal gives the entry's version as last read: when the entry changed since, nothing is written and the answer is 409 (type https://lexora.app/problems/stale-version, detail naming the entry by its term and id, and its version now). A term another live entry has, in any letter case, is a 400 naming add[i].term. More than 2,000 live entries after the edit is a 413. Emits deck.entries_changed when anything changed. The body may be up to 6 MiB.
          */
         post: operations["EditDeckEntries"];
         delete?: never;
@@ -708,7 +708,7 @@ export interface paths {
         put?: never;
         /**
          * Read a pasted list or a file (list, CSV/TSV, Anki text) and show what an import would save; writes nothing
-         * @description The preview gives every accepted row as it will be saved, with its line, and its duplicates (same_as: the line of an earlier row of the same term, compared ignoring case; in_deck: the deck has the term), and every refused row with its line, field and reason (empty term, too long, a control or invisible character named by code point, an unbalanced quote, more columns than the header). The input is text (a paste) or file (the file's bytes, base64), exactly one, at most 1 MiB and 2,000 rows (413 beyond), UTF-8 with or without a byte-order mark; a file that is binary, UTF-16 or not UTF-8 (Latin-1) is a 415 saying how to save it again; an empty one a 400. With deck_id (one of the caller's decks) its entries are the ones duplicates are found in. The body may be up to 4 MiB. A part of speech is what the deck editor accepts (one line, at most 50): a name or abbreviation Lexora knows is saved as its name (n., Noun and noun as noun; adj. as adjective), any other text (phrasal verb) as typed.
+         * @description The preview gives every accepted row as it will be saved, with its line, and its duplicates (same_as: the line of an earlier row of the same term, compared ignoring case; in_deck: the deck has the term), and every refused row with its line, field and reason (empty term, too long, a control or invisible character named by code point, an unbalanced quote, more columns than the header). The input is text (a paste) or file (the file's bytes, base64), exactly one, at most 4 MiB and 2,000 rows (413 beyond), UTF-8 with or without a byte-order mark; a file that is binary, UTF-16 or not UTF-8 (Latin-1) is a 415 saying how to save it again; an empty one a 400. With deck_id (one of the caller's decks) its entries are the ones duplicates are found in. The body may be up to 6 MiB. A part of speech is what the deck editor accepts (one line, at most 50): a name or abbreviation Lexora knows is saved as its name (n., Noun and noun as noun; adj. as adjective), any other text (phrasal verb) as typed.
          */
         post: operations["PreviewDeckImport"];
         delete?: never;
@@ -766,7 +766,7 @@ export interface paths {
         };
         /**
          * A class's progress grid as CSV for a gradebook: one row per learner, one column group per deck
-         * @description The header row names learner, email, then for each deck the class has (in GetClassProgress's order) "<deck>: seen", "<deck>: learned", "<deck>: total", "<deck>: completed" (the completion date, YYYY-MM-DD in UTC, or empty). The counts are the progress projection's, as in GetClassProgress. Every cell is neutralised against CSV injection as in ExportDeck (a learner named =1+1 is written '=1+1). UTF-8 with a byte-order mark, CRLF.
+         * @description The header row names learner (the learner's display name; no email or other account detail), then for each deck the class has (in GetClassProgress's order, then any assigned to a learner alone) "<deck>: seen", "<deck>: learned", "<deck>: total", "<deck>: completed" (the completion date, YYYY-MM-DD in UTC, or empty). The counts are the progress projection's, as in GetClassProgress. Every cell is neutralised against CSV injection as in ExportDeck (a learner named =1+1 is written '=1+1). UTF-8 with a byte-order mark, CRLF.
          */
         get: operations["ExportClassProgress"];
         put?: never;
@@ -1504,7 +1504,7 @@ export interface components {
             entries: number;
             /** @description A library deck's frequency band; null for an own deck. */
             level: number | null;
-            /** @description Whether a learner has or had it (ListOwnDecks only; such a deck cannot be deleted). */
+            /** @description Whether a learner has or had an own deck (ListOwnDecks and GetDeck alike; such a deck cannot be deleted); false for a library deck. */
             assigned: boolean;
             /** Format: date-time */
             archived_at: string | null;

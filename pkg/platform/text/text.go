@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -136,6 +137,17 @@ func refused(r rune) error {
 // surrounding white space and in Unicode Normalization Form C, so that one
 // name is stored one way.
 func Name(s string) string { return norm.NFC.String(strings.TrimSpace(s)) }
+
+// Count is n and the noun of a count as a message words it, singular for
+// exactly one and plural otherwise: Count(1, "line", "lines") is "1 line",
+// Count(3, "line", "lines") "3 lines", Count(0, "entry", "entries")
+// "0 entries".
+func Count(n int, singular, plural string) string {
+	if n == 1 {
+		return "1 " + singular
+	}
+	return strconv.Itoa(n) + " " + plural
+}
 
 // ErrEmail is returned by CanonicalEmail for text that is not an address.
 // Its refusals of one spelling wrap it with their own reason (the error's

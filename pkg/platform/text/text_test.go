@@ -137,3 +137,10 @@ func TestParseTime(t *testing.T) {
 		require.Error(t, err, s)
 	}
 }
+
+func TestCount(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "1 line", Count(1, "line", "lines"))
+	require.Equal(t, "3 lines", Count(3, "line", "lines"))
+	require.Equal(t, "0 entries", Count(0, "entry", "entries"))
+}

@@ -31,11 +31,14 @@ FOR NO KEY UPDATE;
 SELECT 1 FROM decks WHERE id = $1 AND owner_id IS NOT NULL FOR SHARE;
 
 -- VisibleDeck is a deck of the library, or of owner_id (null: the library
--- only), with its number of entries.
+-- only), with its number of entries and, for an own deck, whether it is
+-- assigned (as OwnDecks says; false for the library).
 -- name: VisibleDeck :one
 SELECT d.id, d.owner_id, d.title, d.description, d.term_language, d.meaning_language, d.level, d.version,
        d.archived_at, d.copied_from, d.created_at, d.updated_at,
-       (SELECT count(*) FROM deck_items di WHERE di.deck_id = d.id) AS entries
+       (SELECT count(*) FROM deck_items di WHERE di.deck_id = d.id) AS entries,
+       (d.owner_id IS NOT NULL AND (EXISTS (SELECT 1 FROM assignments a WHERE a.deck_id = d.id)
+        OR EXISTS (SELECT 1 FROM class_decks cd WHERE cd.deck_id = d.id)))::boolean AS assigned
 FROM decks d
 WHERE d.id = sqlc.arg(deck_id) AND (d.owner_id IS NULL OR d.owner_id = sqlc.narg(owner_id)::uuid);
 
