@@ -6,6 +6,7 @@ import type { components } from "../../api/schema";
 import { DataTable, type Column } from "../../components/DataTable";
 import { DownloadButton } from "../../components/Download";
 import { Empty, QueryState } from "../../components/States";
+import { dueTime } from "../../components/when";
 import { DeckRetention } from "./DeckRetention";
 
 type Grid = components["schemas"]["ClassProgress"];
@@ -98,7 +99,7 @@ function ProgressGrid({ g }: { g: Grid }) {
             <ul data-testid="class-decks">
               {g.decks.map((d) => (
                 <li key={d.deck_id}>
-                  {d.deck_title} <span className="muted small">due {date.format(new Date(d.due_at))}</span>
+                  {d.deck_title} <span className="muted small">due {dueTime(d.due_at)}</span>
                 </li>
               ))}
             </ul>
@@ -111,7 +112,7 @@ function ProgressGrid({ g }: { g: Grid }) {
   const columns: Column<Row>[] = [
     { header: "Learner", rowHeader: true, cell: (row) => row.display_name },
     ...cols.map((c) => ({
-      header: `${c.title} (due ${date.format(new Date(c.due))})`,
+      header: `${c.title} (due ${dueTime(c.due)})`,
       key: c.deckId,
       cell: (row: Row) => {
         const a = row.assignments.find((x) => x.deck_id === c.deckId);
@@ -159,7 +160,7 @@ function GridCell({ a, timezone }: { a: Cell; timezone: string }) {
         {a.completed_at ? (
           <span className="badge ok">completed {date.format(new Date(a.completed_at))}</span>
         ) : (
-          `due ${date.format(new Date(a.due_at))}`
+          `due ${dueTime(a.due_at)}`
         )}
       </span>
     </div>
