@@ -143,6 +143,13 @@ describe("ClassProgress", () => {
     expect(screen.getByText(/No lapses yet/)).toBeInTheDocument();
   });
 
+  it("orders the learners by name whatever their case", async () => {
+    const [mia, noah] = grid.learners;
+    show({ ...grid, learners: [noah!, { ...mia!, learner_id: "00000000-0000-4000-8000-000000000003", display_name: "zoe Hart" }, mia!] });
+    const table = within(await screen.findByRole("region", { name: "Progress by learner and assignment" })).getByRole("table");
+    expect(within(table).getAllByRole("rowheader").map((h) => h.textContent)).toEqual(["Mia Laurent", "Noah Brooks", "zoe Hart"]);
+  });
+
   it("lists the class's decks before anyone has joined", async () => {
     show({
       ...grid,

@@ -5,6 +5,7 @@ import { classQueries } from "../../api/queries";
 import type { components } from "../../api/schema";
 import { DataTable, type Column } from "../../components/DataTable";
 import { DownloadButton } from "../../components/Download";
+import { byName } from "../../components/names";
 import { Empty, QueryState } from "../../components/States";
 import { dueTime } from "../../components/when";
 import { DeckRetention } from "./DeckRetention";
@@ -126,7 +127,7 @@ function ProgressGrid({ g }: { g: Grid }) {
       className="grid"
       caption="Each learner's progress in each assigned deck"
       captionClassName="visually-hidden"
-      rows={g.learners}
+      rows={[...g.learners].sort((a, b) => byName(a.display_name, b.display_name))}
       rowKey={(row) => row.learner_id}
       columns={columns}
     />

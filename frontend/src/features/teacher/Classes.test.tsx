@@ -155,6 +155,23 @@ describe("Classes", () => {
     expect(within(await within(full).findByLabelText("Deck")).getByRole("option", { name: /^Rare verbs/ })).toBeEnabled();
   });
 
+  it("lists the members by name whatever their case, as the server's order may not", async () => {
+    const named = (id: string, name: string) => ({ learner_id: id, display_name: name, account_name: name, email: `${id}@lexora.test`, joined_at: "2026-03-01T10:00:00Z" });
+    const mixed = {
+      ...cls,
+      members: [named("l1", "Bea Stone"), named("l2", "Zoe Hart"), named("l3", "ada lovelace"), named("l4", "émile Roux")],
+    } satisfies components["schemas"]["Class"];
+    fakeServer((req) =>
+      req.path === "/ListClasses"
+        ? json({ classes: [mixed] } satisfies components["schemas"]["ClassList"])
+        : json({ decks } satisfies components["schemas"]["DeckList"]),
+    );
+    renderApp(<Classes />, { user: teacher });
+    const card = (await screen.findByRole("heading", { name: "Year 9 English" }, { timeout: 5000 })).closest("li")!;
+    const members = within(card).getAllByRole("listitem").filter((li) => li.closest("ul")?.className === "members" && !li.closest("ul")?.getAttribute("aria-label"));
+    expect(members.map((li) => li.textContent?.split(" ").slice(0, 2).join(" "))).toEqual(["ada lovelace", "Bea Stone", "émile Roux", "Zoe Hart"]);
+  });
+
   it("shows the empty state when the teacher has no class", async () => {
     fakeServer(() => json({ classes: [] } satisfies components["schemas"]["ClassList"]));
     renderApp(<Classes />, { user: teacher });

@@ -8,6 +8,7 @@ import { classQueries, deckQueries } from "../../api/queries";
 import type { components } from "../../api/schema";
 import { useMe } from "../../auth/me";
 import { deckGroups, levelName } from "../../components/decks";
+import { byName } from "../../components/names";
 import { ProblemAlert } from "../../components/ProblemAlert";
 import { Empty, QueryState } from "../../components/States";
 import { dueTime } from "../../components/when";
@@ -90,12 +91,14 @@ function ClassCard({ c, readAt }: { c: Class; readAt: number }) {
         <p className="muted">Nobody has joined yet.</p>
       ) : (
         <ul className="members">
-          {c.members.map((m) => (
-            <li key={m.learner_id}>
-              {m.display_name} <span className="muted small">{m.email} · joined {date.format(new Date(m.joined_at))}</span>
-              <MemberActions c={c} m={m} />
-            </li>
-          ))}
+          {[...c.members]
+            .sort((a, b) => byName(a.display_name, b.display_name))
+            .map((m) => (
+              <li key={m.learner_id}>
+                {m.display_name} <span className="muted small">{m.email} · joined {date.format(new Date(m.joined_at))}</span>
+                <MemberActions c={c} m={m} />
+              </li>
+            ))}
         </ul>
       )}
       <ClassDecks c={c} readAt={readAt} />
@@ -325,7 +328,7 @@ function DeckDetail({ deck }: { deck: Deck | undefined }) {
 
 /** What assigning did, with the due time in zone (the teacher's), named. */
 function Outcome({ outcome, deck, zone }: { outcome: AssignOutcome; deck: string; zone: string | undefined }) {
-  const names = (list: string[]) => list.join(", ");
+  const names = (list: string[]) => [...list].sort(byName).join(", ");
   const due = dueTime(outcome.dueAt, zone);
   return (
     <p role="status" className="ok-note">
