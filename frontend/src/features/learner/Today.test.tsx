@@ -101,8 +101,8 @@ describe("Today", () => {
     // The due time names its zone, and the pace names the same time.
     const zone = zoneName(dueAt);
     expect(screen.getByText(/^due /)).toHaveTextContent(`due ${dueTime(dueAt)}`);
-    expect(screen.getByText(/^due /).textContent!.endsWith(` ${zone}`)).toBe(true);
-    expect(screen.getByText(/8 words a day to finish by/).textContent!.endsWith(` at ${clockTime(dueAt)}.`)).toBe(true);
+    expect(screen.getByText(/^due /).textContent.endsWith(` ${zone}`)).toBe(true);
+    expect(screen.getByText(/8 words a day to finish by/).textContent.endsWith(` at ${clockTime(dueAt)}.`)).toBe(true);
     expect(server.seen.find((s) => s.path === "/GetSchedule")!.query.get("limit")).toBe("1");
   });
 

@@ -96,7 +96,7 @@ describe("ClassProgress", () => {
       `Rare verbs (due ${dueTime("2026-03-20T22:59:00Z")})`,
     ]);
     const zone = new Intl.DateTimeFormat(undefined, { timeZoneName: "short" }).formatToParts(new Date("2026-03-20T22:59:00Z")).find((p) => p.type === "timeZoneName")!.value;
-    expect(within(table).getAllByRole("columnheader")[2]!.textContent!.endsWith(` ${zone})`)).toBe(true);
+    expect(within(table).getAllByRole("columnheader")[2]!.textContent.endsWith(` ${zone})`)).toBe(true);
     const [, miaRow, noahRow] = within(table).getAllByRole("row");
     const mia = within(miaRow!).getAllByRole("cell");
     expect(mia[0]).toHaveTextContent("25 of 25 learned");
