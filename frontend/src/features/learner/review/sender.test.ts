@@ -288,7 +288,7 @@ describe("ReviewSender", () => {
         if (sent.push(r) === 3) before.stop();
         throw new TypeError("Failed to fetch");
       },
-      // Each retry waits a minute: the rating is soon older than clientTimeAfterMs.
+      // Each retry waits a minute; the rating still carries the time it was made.
       { pause: async () => void (clock += 60_000), online: () => true, now },
     );
     await before.rate("card-a", "cat", 3);
