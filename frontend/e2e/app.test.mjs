@@ -442,7 +442,7 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     await card.getByText("Lena Vogel").waitFor();
     await card.getByLabel("Deck", { exact: true }).selectOption({ label: `${deck} (${words} words)` });
     await card.getByRole("button", { name: "Assign to 1 learner" }).click();
-    await card.getByText(`${deck} assigned to Lena Vogel.`).waitFor();
+    await card.getByText(`${deck} assigned to Lena Vogel, due`).waitFor();
     await checkScreen(page, "classes");
     assert.equal(
       stack.sql(`SELECT count(*) FROM assignments WHERE learner_id = '${lena}' AND deck_id = '${deckId}'`),

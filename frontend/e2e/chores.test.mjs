@@ -133,8 +133,18 @@ async function chores() {
   await card.waitFor();
   await checkScreen(page, "classes");
 
+  // The settings disclosure shows a marker (its summary is a flex box: no native triangle), turning as it opens.
+  const settings = card.getByText("Class settings");
+  const marker = () => settings.evaluate((el) => {
+    const m = getComputedStyle(el, "::before");
+    return { shown: m.content !== "none" && m.borderRightWidth !== "0px", transform: m.transform };
+  });
+  const closed = await marker();
+  assert.equal(closed.shown, true, "Class settings has a visible disclosure marker");
+
   // Rename the class.
-  await card.getByText("Class settings").click();
+  await settings.click();
+  assert.notEqual((await marker()).transform, closed.transform, "the marker turns when Class settings opens");
   await card.getByLabel("Name of this class").fill("Demo class, spring term");
   await card.getByRole("button", { name: "Rename", exact: true }).click();
   await page.getByRole("heading", { name: "Demo class, spring term", level: 2 }).waitFor();

@@ -1,4 +1,5 @@
 import { Empty, QueryState } from "../../components/States";
+import { dueTime } from "../../components/when";
 import { pendingNote, useProgress } from "./progress";
 import { StartedDecks } from "./StartedDecks";
 
@@ -65,7 +66,7 @@ export function Progress() {
                       <div className="row">
                         <strong>{a.deck}</strong>
                         <span className="muted">
-                          {a.completed_at ? `completed ${date.format(new Date(a.completed_at))}` : `due ${dateTime.format(new Date(a.due_at))}`}
+                          {a.completed_at ? `completed ${date.format(new Date(a.completed_at))}` : `due ${dueTime(a.due_at)}`}
                         </span>
                       </div>
                       {a.pending ? (

@@ -2,6 +2,7 @@ import { screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
 import type { components } from "../../api/schema";
+import { clockTime, dueTime } from "../../components/when";
 import { fakeServer, json, renderApp } from "../../test/render";
 import { Today } from "./Today";
 
@@ -43,10 +44,15 @@ const noProgress = {
   started_decks: [],
 } satisfies components["schemas"]["Progress"];
 
+/** The browser's short name of its zone at the instant at, e.g. "UTC" or "GMT+1". */
+const zoneName = (at: string) =>
+  new Intl.DateTimeFormat(undefined, { timeZoneName: "short" }).formatToParts(new Date(at)).find((p) => p.type === "timeZoneName")!.value;
+
 const inDays = (days: number) => new Date(Date.now() + days * 86_400_000 - 60_000).toISOString();
 
 describe("Today", () => {
   it("shows cards due, the new cards left of the daily limit, the streak, and each assignment with its pace", async () => {
+    const dueAt = inDays(3);
     const server = fakeServer((req) =>
       req.path === "/GetSchedule"
         ? json({
@@ -72,7 +78,7 @@ describe("Today", () => {
               {
                 assignment_id: "8b1c2a44-3f7e-4d5b-9a0e-1c2d3e4f5a6b",
                 deck: "Common verbs 1",
-                due_at: inDays(3),
+                due_at: dueAt,
                 completed_at: null,
                 cards_total: 25,
                 cards_seen: 5,
@@ -92,6 +98,11 @@ describe("Today", () => {
     expect(screen.getByRole("progressbar")).toHaveAttribute("value", "1");
     // 24 words over 3 days.
     expect(screen.getByText(/8 words a day to finish by/)).toBeInTheDocument();
+    // The due time names its zone, and the pace names the same time.
+    const zone = zoneName(dueAt);
+    expect(screen.getByText(/^due /)).toHaveTextContent(`due ${dueTime(dueAt)}`);
+    expect(screen.getByText(/^due /).textContent.endsWith(` ${zone}`)).toBe(true);
+    expect(screen.getByText(/8 words a day to finish by/).textContent.endsWith(` at ${clockTime(dueAt)}.`)).toBe(true);
     expect(server.seen.find((s) => s.path === "/GetSchedule")!.query.get("limit")).toBe("1");
   });
 

@@ -4,6 +4,7 @@ import { useApi } from "../../api/ApiContext";
 import { scheduleQueries } from "../../api/queries";
 import type { components } from "../../api/schema";
 import { Empty, QueryState } from "../../components/States";
+import { dueTime } from "../../components/when";
 import { JoinClass } from "./JoinClass";
 import { pace } from "./pace";
 import { pendingNote, useProgress } from "./progress";
@@ -88,7 +89,7 @@ function Assignments({ list }: { list: AssignmentProgress[] }) {
         <li key={a.assignment_id}>
           <div className="row">
             <strong>{a.deck}</strong>
-            <span className="muted">due {dateTime.format(new Date(a.due_at))}</span>
+            <span className="muted">due {dueTime(a.due_at)}</span>
           </div>
           {a.pending ? (
             <p className="pace">{pendingNote}</p>

@@ -109,7 +109,16 @@ describe("Class chores", () => {
     await waitFor(() => expect(screen.getByTestId("join-code")).toHaveTextContent("K7QX2MPA"));
 
     expect(screen.getByRole("heading", { name: /Add a learner/ })).toBeInTheDocument();
-    await user.click(screen.getByRole("button", { name: "Archive this class" }));
+    // Archiving asks first, saying what it does; Cancel changes nothing.
+    await user.click(screen.getByRole("button", { name: "Archive this class…" }));
+    expect(screen.getByRole("group", { name: "Confirm archiving" })).toHaveTextContent(
+      "Archive Year 9 English, spring? Nobody can join it and no deck can be assigned to it; its learners keep studying their assignments and you keep its progress.",
+    );
+    await user.click(screen.getByRole("button", { name: "Cancel" }));
+    expect(screen.queryByRole("group", { name: "Confirm archiving" })).not.toBeInTheDocument();
+    expect(bodies(server, "/UpdateClass")).toHaveLength(1);
+    await user.click(screen.getByRole("button", { name: "Archive this class…" }));
+    await user.click(screen.getByRole("button", { name: "Archive" }));
     expect(await screen.findByText("archived")).toBeInTheDocument();
     expect(screen.queryByRole("heading", { name: /Add a learner/ })).not.toBeInTheDocument();
     expect(screen.queryByRole("heading", { name: /Assign a deck/ })).not.toBeInTheDocument();

@@ -20,8 +20,8 @@ function useInvalidateClass(classId: string) {
 }
 
 /**
- * A class's own chores (UpdateClass, NewJoinCode): rename it, put it in the archive or take it out, and
- * give it a new join code, which stops the old one at once. An archived class keeps its learners, their
+ * A class's own chores (UpdateClass, NewJoinCode): rename it, put it in the archive (once confirmed) or
+ * take it out, and give it a new join code (once confirmed), which stops the old one at once. An archived class keeps its learners, their
  * assignments and its progress; it takes no new learners or decks.
  */
 export function ClassSettings({ c }: { c: Class }) {
@@ -30,6 +30,7 @@ export function ClassSettings({ c }: { c: Class }) {
   const invalidate = useInvalidateClass(c.id);
   const [name, setName] = useState(c.name);
   const [confirmCode, setConfirmCode] = useState(false);
+  const [confirmArchive, setConfirmArchive] = useState(false);
   const update = useWrite({
     mutationFn: async (v: { key: string; name?: string; archived?: boolean }) =>
       unwrap(
@@ -38,7 +39,10 @@ export function ClassSettings({ c }: { c: Class }) {
           body: { class_id: c.id, ...(v.name !== undefined && { name: v.name }), ...(v.archived !== undefined && { archived: v.archived }) },
         }),
       ),
-    onSuccess: invalidate,
+    onSuccess: () => {
+      setConfirmArchive(false);
+      invalidate();
+    },
   });
   const newCode = useWrite({
     mutationFn: async (v: { key: string }) => unwrap(await api.POST("/NewJoinCode", { params: idempotent(v.key), body: { class_id: c.id } })),
@@ -98,9 +102,30 @@ export function ClassSettings({ c }: { c: Class }) {
           ? "Archived: its learners keep studying their assignments and you keep its progress, but nobody can join and no deck can be assigned."
           : "Archive a class at the end of a term: its learners keep their assignments and progress; nobody can join and no deck can be assigned."}
       </p>
-      <button type="button" disabled={update.isPending} onClick={() => update.submit({ archived: !archived })}>
-        {archived ? "Take out of the archive" : "Archive this class"}
-      </button>
+      {archived ? (
+        <button type="button" disabled={update.isPending} onClick={() => update.submit({ archived: false })}>
+          Take out of the archive
+        </button>
+      ) : confirmArchive ? (
+        <div className="confirm" role="group" aria-label="Confirm archiving">
+          <p>
+            Archive {c.name}? Nobody can join it and no deck can be assigned to it; its learners keep studying their assignments and you
+            keep its progress. You can take it out of the archive later.
+          </p>
+          <div className="actions">
+            <button type="button" className="primary" disabled={update.isPending} onClick={() => update.submit({ archived: true })}>
+              Archive
+            </button>
+            <button type="button" onClick={() => setConfirmArchive(false)}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      ) : (
+        <button type="button" onClick={() => setConfirmArchive(true)}>
+          Archive this class…
+        </button>
+      )}
     </details>
   );
 }

@@ -2,6 +2,7 @@ import { screen, within } from "@testing-library/react";
 import { Route, Routes } from "react-router";
 import { describe, expect, it } from "vitest";
 import type { components } from "../../api/schema";
+import { dueTime } from "../../components/when";
 import { fakeServer, json, renderApp } from "../../test/render";
 import { workload } from "../../test/workload";
 import { ClassProgress } from "./ClassProgress";
@@ -88,12 +89,14 @@ describe("ClassProgress", () => {
     expect(screen.getByTestId("freshness")).toHaveTextContent(/Progress last updated .*2026/);
 
     const table = within(screen.getByRole("region", { name: "Progress by learner and assignment" })).getByRole("table");
-    // Columns by earliest due date, each saying it: Everyday nouns, then Rare verbs.
+    // Columns by earliest due date, each saying it with its zone named: Everyday nouns, then Rare verbs.
     expect(within(table).getAllByRole("columnheader").map((h) => h.textContent)).toEqual([
       "Learner",
-      expect.stringMatching(/^Everyday nouns \(due .*2026\)$/),
-      expect.stringMatching(/^Rare verbs \(due .*2026\)$/),
+      `Everyday nouns (due ${dueTime("2026-03-10T22:59:00Z")})`,
+      `Rare verbs (due ${dueTime("2026-03-20T22:59:00Z")})`,
     ]);
+    const zone = new Intl.DateTimeFormat(undefined, { timeZoneName: "short" }).formatToParts(new Date("2026-03-20T22:59:00Z")).find((p) => p.type === "timeZoneName")!.value;
+    expect(within(table).getAllByRole("columnheader")[2]!.textContent.endsWith(` ${zone})`)).toBe(true);
     const [, miaRow, noahRow] = within(table).getAllByRole("row");
     const mia = within(miaRow!).getAllByRole("cell");
     expect(mia[0]).toHaveTextContent("25 of 25 learned");
@@ -140,6 +143,13 @@ describe("ClassProgress", () => {
     expect(screen.getByText(/No lapses yet/)).toBeInTheDocument();
   });
 
+  it("orders the learners by name whatever their case", async () => {
+    const [mia, noah] = grid.learners;
+    show({ ...grid, learners: [noah!, { ...mia!, learner_id: "00000000-0000-4000-8000-000000000003", display_name: "zoe Hart" }, mia!] });
+    const table = within(await screen.findByRole("region", { name: "Progress by learner and assignment" })).getByRole("table");
+    expect(within(table).getAllByRole("rowheader").map((h) => h.textContent)).toEqual(["Mia Laurent", "Noah Brooks", "zoe Hart"]);
+  });
+
   it("lists the class's decks before anyone has joined", async () => {
     show({
       ...grid,
@@ -157,7 +167,7 @@ describe("ClassProgress", () => {
       ],
     });
     expect(await screen.findByText(/Nobody has joined this class yet/)).toBeInTheDocument();
-    expect(screen.getByTestId("class-decks")).toHaveTextContent("Rare verbs");
+    expect(screen.getByTestId("class-decks")).toHaveTextContent(`Rare verbs due ${dueTime("2026-03-20T22:59:00Z")}`);
     // Its retention beside the workload it asks.
     expect(await screen.findByRole("spinbutton", { name: /Desired retention/ })).toHaveValue(90);
     expect(await screen.findByText("90 % (now)")).toBeInTheDocument();

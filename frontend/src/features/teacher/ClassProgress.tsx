@@ -5,7 +5,9 @@ import { classQueries } from "../../api/queries";
 import type { components } from "../../api/schema";
 import { DataTable, type Column } from "../../components/DataTable";
 import { DownloadButton } from "../../components/Download";
+import { byName } from "../../components/names";
 import { Empty, QueryState } from "../../components/States";
+import { dueTime } from "../../components/when";
 import { DeckRetention } from "./DeckRetention";
 
 type Grid = components["schemas"]["ClassProgress"];
@@ -98,7 +100,7 @@ function ProgressGrid({ g }: { g: Grid }) {
             <ul data-testid="class-decks">
               {g.decks.map((d) => (
                 <li key={d.deck_id}>
-                  {d.deck_title} <span className="muted small">due {date.format(new Date(d.due_at))}</span>
+                  {d.deck_title} <span className="muted small">due {dueTime(d.due_at)}</span>
                 </li>
               ))}
             </ul>
@@ -111,7 +113,7 @@ function ProgressGrid({ g }: { g: Grid }) {
   const columns: Column<Row>[] = [
     { header: "Learner", rowHeader: true, cell: (row) => row.display_name },
     ...cols.map((c) => ({
-      header: `${c.title} (due ${date.format(new Date(c.due))})`,
+      header: `${c.title} (due ${dueTime(c.due)})`,
       key: c.deckId,
       cell: (row: Row) => {
         const a = row.assignments.find((x) => x.deck_id === c.deckId);
@@ -125,7 +127,7 @@ function ProgressGrid({ g }: { g: Grid }) {
       className="grid"
       caption="Each learner's progress in each assigned deck"
       captionClassName="visually-hidden"
-      rows={g.learners}
+      rows={[...g.learners].sort((a, b) => byName(a.display_name, b.display_name))}
       rowKey={(row) => row.learner_id}
       columns={columns}
     />
@@ -159,7 +161,7 @@ function GridCell({ a, timezone }: { a: Cell; timezone: string }) {
         {a.completed_at ? (
           <span className="badge ok">completed {date.format(new Date(a.completed_at))}</span>
         ) : (
-          `due ${date.format(new Date(a.due_at))}`
+          `due ${dueTime(a.due_at)}`
         )}
       </span>
     </div>

@@ -2,6 +2,7 @@ import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import type { components } from "../../api/schema";
+import { dueTime } from "../../components/when";
 import { doubleClick, fakeServer, gate, json, renderApp } from "../../test/render";
 import { dayAfter } from "./assign";
 import { Classes } from "./Classes";
@@ -68,6 +69,9 @@ const answer = (assigned: string[], already: string[] = []) => ({
   ],
 }) satisfies components["schemas"]["ClassAssignment"];
 
+/** An instant as the assign form shows it: in the teacher's zone (Me), named. */
+const inTokyo = (iso: string) => dueTime(iso, me.timezone);
+
 const problem = (status: number, title: string, extra: Partial<components["schemas"]["Problem"]> = {}) =>
   json({ type: "https://lexora.app/problems/x", title, status, ...extra } satisfies components["schemas"]["Problem"], status);
 
@@ -107,7 +111,7 @@ describe("Classes", () => {
     await user.selectOptions(await screen.findByLabelText("Deck"), "Rare verbs (30 words)");
     await waitFor(() => expect(screen.getByRole("button", { name: "Assign to the class" })).toBeEnabled());
     await user.click(screen.getByRole("button", { name: "Assign to the class" }));
-    expect(await screen.findByRole("status")).toHaveTextContent("Rare verbs assigned to the class: learners who join get it.");
+    expect(await screen.findByRole("status")).toHaveTextContent(`Rare verbs assigned to the class, due ${inTokyo(answer([]).due_at)}: learners who join get it.`);
     expect(server.seen.filter((s) => s.path === "/CreateAssignment").map((s) => (s.body as { class_id: string }).class_id)).toEqual([empty.id]);
     expect(screen.queryByRole("alert")).not.toBeInTheDocument();
   });
@@ -133,7 +137,8 @@ describe("Classes", () => {
     renderApp(<Classes />, { user: teacher });
     const card = (await screen.findByRole("heading", { name: "Empty" }, { timeout: 5000 })).closest("li")!;
     const list = within(card).getByRole("list", { name: "Decks of Empty" });
-    const day = (iso: string) => new Intl.DateTimeFormat(undefined, { dateStyle: "medium" }).format(new Date(iso));
+    // No Me answered: the browser's zone, named.
+    const day = (iso: string) => dueTime(iso);
     expect(within(list).getAllByRole("listitem").map((li) => li.textContent)).toEqual([
       `Everyday nouns was due ${day(past)}`,
       `Rare verbs due ${day(future)}`,
@@ -148,6 +153,23 @@ describe("Classes", () => {
     const full = screen.getByRole("heading", { name: "Year 9 English" }).closest("li")!;
     expect(within(full).getByText("No decks assigned yet.")).toBeInTheDocument();
     expect(within(await within(full).findByLabelText("Deck")).getByRole("option", { name: /^Rare verbs/ })).toBeEnabled();
+  });
+
+  it("lists the members by name whatever their case, as the server's order may not", async () => {
+    const named = (id: string, name: string) => ({ learner_id: id, display_name: name, account_name: name, email: `${id}@lexora.test`, joined_at: "2026-03-01T10:00:00Z" });
+    const mixed = {
+      ...cls,
+      members: [named("l1", "Bea Stone"), named("l2", "Zoe Hart"), named("l3", "ada lovelace"), named("l4", "émile Roux")],
+    } satisfies components["schemas"]["Class"];
+    fakeServer((req) =>
+      req.path === "/ListClasses"
+        ? json({ classes: [mixed] } satisfies components["schemas"]["ClassList"])
+        : json({ decks } satisfies components["schemas"]["DeckList"]),
+    );
+    renderApp(<Classes />, { user: teacher });
+    const card = (await screen.findByRole("heading", { name: "Year 9 English" }, { timeout: 5000 })).closest("li")!;
+    const members = within(card).getAllByRole("listitem").filter((li) => li.closest("ul")?.className === "members" && !li.closest("ul")?.getAttribute("aria-label"));
+    expect(members.map((li) => li.textContent?.split(" ").slice(0, 2).join(" "))).toEqual(["ada lovelace", "Bea Stone", "émile Roux", "Zoe Hart"]);
   });
 
   it("shows the empty state when the teacher has no class", async () => {
@@ -169,10 +191,8 @@ describe("Classes", () => {
     await user.selectOptions(await screen.findByLabelText("Deck"), "Rare verbs (30 words)");
     await waitFor(() => expect(screen.getByRole("button", { name: "Assign to 2 learners" })).toBeEnabled());
     await user.click(screen.getByRole("button", { name: "Assign to 2 learners" }));
-    const day = new Intl.DateTimeFormat(undefined, { day: "numeric", month: "long", timeZone: me.timezone }).format(
-      new Date("2026-03-20T14:59:59Z"),
-    );
-    expect(await screen.findByRole("status")).toHaveTextContent(`The class already has Rare verbs, due ${day}: that due date stays`);
+    // The time and its zone: the end of 20 March in Tokyo, said so.
+    expect(await screen.findByRole("status")).toHaveTextContent(/The class already has Rare verbs, due Mar 20(, 2026)?, 11:59\sPM GMT\+9: that due date stays/);
   });
 
   it("assigns a library deck to the class in one request, due at the end of the chosen day in the teacher's zone", async () => {
@@ -196,7 +216,9 @@ describe("Classes", () => {
     await waitFor(() => expect(screen.getByRole("button", { name: "Assign to 2 learners" })).toBeEnabled());
     await user.click(screen.getByRole("button", { name: "Assign to 2 learners" }));
 
-    expect(await screen.findByRole("status")).toHaveTextContent("Rare verbs assigned to Mia Laurent. Noah Brooks already had it.");
+    expect(await screen.findByRole("status")).toHaveTextContent(
+      `Rare verbs assigned to Mia Laurent, due ${inTokyo(answer([]).due_at)}. Noah Brooks already had it.`,
+    );
     const sent = server.seen.filter((s) => s.path === "/CreateAssignment");
     expect(sent.map((s) => s.body)).toEqual([{ class_id: cls.id, deck_id: decks[1]!.id, due_at: `${day}T14:59:59.000Z` }]);
     expect(sent[0]!.headers.get("Idempotency-Key")).toBeTruthy();
@@ -250,7 +272,7 @@ describe("Classes", () => {
     await user.selectOptions(await screen.findByLabelText("Deck"), "Rare verbs (30 words)");
     await user.click(screen.getByRole("button", { name: "Assign to 2 learners" }));
     expect(await screen.findByRole("status", {}, { timeout: 3000 })).toHaveTextContent(
-      "Rare verbs assigned to Mia Laurent, Noah Brooks.",
+      `Rare verbs assigned to Mia Laurent, Noah Brooks, due ${inTokyo(answer([]).due_at)}.`,
     );
     const sent = server.seen.filter((s) => s.path === "/CreateAssignment");
     expect(sent).toHaveLength(2);
@@ -421,7 +443,7 @@ describe("Classes", () => {
     const sent = () => server.seen.filter((s) => s.path === "/CreateAssignment");
     expect(sent()).toHaveLength(1);
     await user.click(screen.getByRole("button", { name: "Assign to 2 learners" }));
-    expect(await screen.findByRole("status")).toHaveTextContent("Rare verbs assigned to Mia Laurent, Noah Brooks.");
+    expect(await screen.findByRole("status")).toHaveTextContent(`Rare verbs assigned to Mia Laurent, Noah Brooks, due ${inTokyo(answer([]).due_at)}.`);
     const keys = sent().map((s) => s.headers.get("Idempotency-Key"));
     expect(keys).toHaveLength(2);
     expect(keys[1]).toBe(keys[0]);

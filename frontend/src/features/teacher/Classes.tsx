@@ -8,9 +8,11 @@ import { classQueries, deckQueries } from "../../api/queries";
 import type { components } from "../../api/schema";
 import { useMe } from "../../auth/me";
 import { deckGroups, levelName } from "../../components/decks";
+import { byName } from "../../components/names";
 import { ProblemAlert } from "../../components/ProblemAlert";
 import { Empty, QueryState } from "../../components/States";
-import { assignToClass, dayAfter, dayOf, endOfDay, type AssignOutcome } from "./assign";
+import { dueTime } from "../../components/when";
+import { assignToClass, dayAfter, endOfDay, type AssignOutcome } from "./assign";
 import { ClassSettings, MemberActions } from "./ClassChores";
 import { CreateClass } from "./CreateClass";
 import { NewCardsPerDay } from "./NewCardsPerDay";
@@ -89,12 +91,14 @@ function ClassCard({ c, readAt }: { c: Class; readAt: number }) {
         <p className="muted">Nobody has joined yet.</p>
       ) : (
         <ul className="members">
-          {c.members.map((m) => (
-            <li key={m.learner_id}>
-              {m.display_name} <span className="muted small">{m.email} · joined {date.format(new Date(m.joined_at))}</span>
-              <MemberActions c={c} m={m} />
-            </li>
-          ))}
+          {[...c.members]
+            .sort((a, b) => byName(a.display_name, b.display_name))
+            .map((m) => (
+              <li key={m.learner_id}>
+                {m.display_name} <span className="muted small">{m.email} · joined {date.format(new Date(m.joined_at))}</span>
+                <MemberActions c={c} m={m} />
+              </li>
+            ))}
         </ul>
       )}
       <ClassDecks c={c} readAt={readAt} />
@@ -112,8 +116,12 @@ function ClassCard({ c, readAt }: { c: Class; readAt: number }) {
   );
 }
 
-/** The decks assigned to the class (learners who join before a deck is due get it), each with its due date. */
+/**
+ * The decks assigned to the class (learners who join before a deck is due
+ * get it), each with its due time, zone named, in the teacher's zone (Me).
+ */
 function ClassDecks({ c, readAt }: { c: Class; readAt: number }) {
+  const zone = useMe().data?.timezone;
   return (
     <>
       <h3>
@@ -127,7 +135,7 @@ function ClassDecks({ c, readAt }: { c: Class; readAt: number }) {
             <li key={d.deck_id}>
               {d.deck_title}{" "}
               <span className="muted small">
-                {Date.parse(d.due_at) <= readAt ? "was due" : "due"} {date.format(new Date(d.due_at))}
+                {Date.parse(d.due_at) <= readAt ? "was due" : "due"} {dueTime(d.due_at, zone)}
               </span>
             </li>
           ))}
@@ -137,11 +145,15 @@ function ClassDecks({ c, readAt }: { c: Class; readAt: number }) {
   );
 }
 
-/** What the deck picker adds to a deck the class has: assigning it again changes nothing until it is due, then renews it. */
-function hasDeck(c: Class, deckId: string, now: number): { note: string; disabled: boolean } | undefined {
+/**
+ * What the deck picker adds to a deck the class has (its due time in
+ * timeZone, named): assigning it again changes nothing until it is due,
+ * then renews it.
+ */
+function hasDeck(c: Class, deckId: string, now: number, timeZone: string | undefined): { note: string; disabled: boolean } | undefined {
   const d = c.decks.find((x) => x.deck_id === deckId);
   if (!d) return undefined;
-  const day = date.format(new Date(d.due_at));
+  const day = dueTime(d.due_at, timeZone);
   return Date.parse(d.due_at) > now
     ? { note: ` · assigned, due ${day}`, disabled: true }
     : { note: ` · was due ${day}: assign again to renew`, disabled: false };
@@ -266,7 +278,7 @@ function AssignDeck({ c, readAt }: { c: Class; readAt: number }) {
                 {deckGroups(list).map((g) => (
                   <optgroup key={g.label} label={g.label}>
                     {g.decks.map((d) => {
-                      const has = hasDeck(c, d.id, readAt);
+                      const has = hasDeck(c, d.id, readAt, zone);
                       return (
                         <option key={d.id} value={d.id} disabled={has?.disabled}>
                           {d.title} ({d.words} words){has?.note}
@@ -314,15 +326,17 @@ function DeckDetail({ deck }: { deck: Deck | undefined }) {
   );
 }
 
+/** What assigning did, with the due time in zone (the teacher's), named. */
 function Outcome({ outcome, deck, zone }: { outcome: AssignOutcome; deck: string; zone: string | undefined }) {
-  const names = (list: string[]) => list.join(", ");
+  const names = (list: string[]) => [...list].sort(byName).join(", ");
+  const due = dueTime(outcome.dueAt, zone);
   return (
     <p role="status" className="ok-note">
-      {outcome.assigned.length === 0 && outcome.toClass && `${deck} assigned to the class: learners who join get it.`}
+      {outcome.assigned.length === 0 && outcome.toClass && `${deck} assigned to the class, due ${due}: learners who join get it.`}
       {outcome.assigned.length === 0 &&
         !outcome.toClass &&
-        `The class already has ${deck}, due ${dayOf(outcome.dueAt, zone)}: that due date stays (it changes once it has passed).`}
-      {outcome.assigned.length > 0 && `${deck} assigned to ${names(outcome.assigned)}.`}
+        `The class already has ${deck}, due ${due}: that due date stays (it changes once it has passed).`}
+      {outcome.assigned.length > 0 && `${deck} assigned to ${names(outcome.assigned)}, due ${due}.`}
       {outcome.already.length > 0 && ` ${names(outcome.already)} already had it.`}
     </p>
   );

@@ -98,13 +98,3 @@ export function dayAfter(from: Date, days: number, timeZone?: string): string {
   const d = new Date(Date.UTC(get("year"), get("month") - 1, get("day") + days));
   return d.toISOString().slice(0, 10);
 }
-
-/** The day of the instant at (RFC 3339) in timeZone (the browser's when undefined or unknown), as "6 December". */
-export function dayOf(at: string, timeZone?: string): string {
-  const options: Intl.DateTimeFormatOptions = { day: "numeric", month: "long" };
-  try {
-    return new Intl.DateTimeFormat(undefined, { ...options, timeZone }).format(new Date(at));
-  } catch {
-    return new Intl.DateTimeFormat(undefined, options).format(new Date(at)); // RangeError: an unknown zone
-  }
-}

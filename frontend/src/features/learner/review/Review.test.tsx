@@ -10,6 +10,9 @@ import { Review } from "./Review";
 // The stylesheet itself (vitest hands a test an empty string for CSS imports, even ?raw ones).
 const css = readFileSync(join(process.cwd(), "src", "styles.css"), "utf8");
 
+/** Any RFC 3339 instant: every rating carries the time it was made (reviewed_at). */
+const anInstant: unknown = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+
 const card = (id: string, lemma: string) => ({
   card_id: `00000000-0000-4000-8000-${id.padStart(12, "0")}`,
   lemma,
@@ -110,9 +113,9 @@ describe("Review", () => {
 
     const submits = server.seen.filter((s) => s.path === "/SubmitReview");
     expect(submits.map((s) => s.body)).toEqual([
-      { card_id: cards[0]!.card_id, rating: 3 },
-      { card_id: cards[1]!.card_id, rating: 1 },
-      { card_id: cards[2]!.card_id, rating: 4 },
+      { card_id: cards[0]!.card_id, rating: 3, reviewed_at: anInstant },
+      { card_id: cards[1]!.card_id, rating: 1, reviewed_at: anInstant },
+      { card_id: cards[2]!.card_id, rating: 4, reviewed_at: anInstant },
     ]);
     expect(submits.every((s) => s.headers.get("Authorization") === "Bearer test-token")).toBe(true);
     expect(new Set(submits.map((s) => s.headers.get("Idempotency-Key"))).size).toBe(3);
@@ -203,7 +206,7 @@ describe("Review", () => {
       expect(submits.length).toBeGreaterThan(5);
       expect(Date.now() - start).toBeGreaterThan(70_000);
       expect(new Set(submits.map((s) => s.headers.get("Idempotency-Key"))).size).toBe(1);
-      expect(new Set(submits.map((s) => JSON.stringify(s.body)))).toEqual(new Set([JSON.stringify({ card_id: cards[0]!.card_id, rating: 3 })]));
+      expect(new Set(submits.map((s) => JSON.stringify(s.body)))).toEqual(new Set([JSON.stringify({ card_id: cards[0]!.card_id, rating: 3, reviewed_at: "2026-03-02T09:00:00.000Z" })]));
       expect(screen.queryByRole("alert")).not.toBeInTheDocument();
     } finally {
       vi.useRealTimers();
@@ -286,10 +289,10 @@ describe("Review", () => {
 
     const writes = server.seen.filter((s) => s.path !== "/GetSchedule");
     expect(writes.map((s) => [s.path, s.body])).toEqual([
-      ["/SubmitReview", { card_id: cards[0]!.card_id, rating: 3 }],
+      ["/SubmitReview", { card_id: cards[0]!.card_id, rating: 3, reviewed_at: anInstant }],
       ["/UndoReview", { card_id: cards[0]!.card_id, review_id: 101 }],
-      ["/SubmitReview", { card_id: cards[0]!.card_id, rating: 4 }],
-      ["/SubmitReview", { card_id: cards[1]!.card_id, rating: 2 }],
+      ["/SubmitReview", { card_id: cards[0]!.card_id, rating: 4, reviewed_at: anInstant }],
+      ["/SubmitReview", { card_id: cards[1]!.card_id, rating: 2, reviewed_at: anInstant }],
     ]);
     expect(new Set(writes.map((s) => s.headers.get("Idempotency-Key"))).size).toBe(4);
   });
@@ -407,10 +410,10 @@ describe("Review", () => {
     await waitFor(() => expect(screen.getByTestId("queue-status")).toHaveTextContent("All ratings saved."));
     const submits = server.seen.filter((s) => s.path === "/SubmitReview").map((s) => s.body);
     expect(submits).toEqual([
-      { card_id: cards[0]!.card_id, rating: 1 },
-      { card_id: cards[1]!.card_id, rating: 3 },
-      { card_id: cards[2]!.card_id, rating: 3 },
-      { card_id: cards[0]!.card_id, rating: 3 },
+      { card_id: cards[0]!.card_id, rating: 1, reviewed_at: anInstant },
+      { card_id: cards[1]!.card_id, rating: 3, reviewed_at: anInstant },
+      { card_id: cards[2]!.card_id, rating: 3, reviewed_at: anInstant },
+      { card_id: cards[0]!.card_id, rating: 3, reviewed_at: anInstant },
     ]);
   });
 
@@ -527,14 +530,14 @@ describe("Review", () => {
     const writes = server.seen.filter((s) => s.path !== "/GetSchedule").map((s) => [s.path, s.body]);
     const [cat, run] = [cards[0]!.card_id, cards[1]!.card_id];
     expect(writes).toEqual([
-      ["/SubmitReview", { card_id: cat, rating: 1 }],
-      ["/SubmitReview", { card_id: run, rating: 3 }],
-      ["/SubmitReview", { card_id: cat, rating: 3 }],
+      ["/SubmitReview", { card_id: cat, rating: 1, reviewed_at: anInstant }],
+      ["/SubmitReview", { card_id: run, rating: 3, reviewed_at: anInstant }],
+      ["/SubmitReview", { card_id: cat, rating: 3, reviewed_at: anInstant }],
       ["/UndoReview", { card_id: cat, review_id: 103 }],
       ["/UndoReview", { card_id: run, review_id: 102 }],
       ["/UndoReview", { card_id: cat, review_id: 101 }],
-      ["/SubmitReview", { card_id: cat, rating: 4 }],
-      ["/SubmitReview", { card_id: run, rating: 4 }],
+      ["/SubmitReview", { card_id: cat, rating: 4, reviewed_at: anInstant }],
+      ["/SubmitReview", { card_id: run, rating: 4, reviewed_at: anInstant }],
     ]);
   });
 });

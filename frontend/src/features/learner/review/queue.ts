@@ -8,8 +8,8 @@ export type Rating = 1 | 2 | 3 | 4;
  * acknowledged it. The key is its Idempotency-Key, fixed when it is made,
  * so that every retry of it is the same request and it is recorded once
  * however often it is sent. reviewedAt is when the learner acted: a rating
- * made offline, or that waited in the queue before it was first sent, sends
- * it as SubmitReview's reviewed_at (see request).
+ * sends it as SubmitReview's reviewed_at (see request), so that it counts
+ * for the study day it was made on however late it arrives.
  */
 export interface QueuedReview {
   /** Position in the queue (IndexedDB key, increasing). */
@@ -26,7 +26,7 @@ export interface QueuedReview {
   reviewedAt: string;
   /**
    * The request's own fields, fixed once, before the entry is first sent
-   * (or when a rating is made offline) and kept with it, so that every
+   * (a rating's when it is made) and kept with it, so that every
    * attempt under its key is the very same request, after a reload too
    * (the functions refuse a key reused with another body: 422). Absent
    * until then. See ReviewSender.
@@ -36,7 +36,7 @@ export interface QueuedReview {
 
 /**
  * What a queued entry sends besides its card and rating: a rating's
- * reviewed_at (absent: sent without it, scheduled when it arrives), an
+ * reviewed_at (absent only in an undo's), an
  * undo's review_id (absent: the undo names only the card).
  */
 export interface FixedRequest {

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ApiError } from "../../../api/problem";
 import { freshStore } from "../../../test/render";
 import type { QueuedReview, Rating, ReviewStore } from "./queue";
-import { ReviewSender, type SendReview, waitedSince } from "./sender";
+import { ReviewSender, type SendReview } from "./sender";
 
 const learnerId = "learner-1";
 const instant = () => Promise.resolve();
@@ -275,7 +275,7 @@ describe("ReviewSender", () => {
     expect(await store.list(learnerId)).toEqual([]);
   });
 
-  it("fixes a rating's request before its first attempt: sent at once, its retries go without reviewed_at, also after a reload", async () => {
+  it("fixes a rating's request when it is made: its retries carry the same reviewed_at, also after a reload", async () => {
     const store = freshStore();
     let clock = Date.parse("2026-03-02T09:00:00Z");
     const now = () => new Date(clock);
@@ -288,7 +288,7 @@ describe("ReviewSender", () => {
         if (sent.push(r) === 3) before.stop();
         throw new TypeError("Failed to fetch");
       },
-      // Each retry waits a minute: the rating is soon older than clientTimeAfterMs.
+      // Each retry waits a minute; the rating still carries the time it was made.
       { pause: async () => void (clock += 60_000), online: () => true, now },
     );
     await before.rate("card-a", "cat", 3);
@@ -299,7 +299,7 @@ describe("ReviewSender", () => {
     const after = new ReviewSender(store, learnerId, async (r) => void sent.push(r), { pause: instant, online: () => true, now });
     await after.flush();
     expect(new Set(sent.map((r) => r.key)).size).toBe(1);
-    expect(sent.map((r) => r.request)).toEqual(sent.map(() => ({})));
+    expect(sent.map((r) => r.request)).toEqual(sent.map(() => ({ reviewedAt: "2026-03-02T09:00:00.000Z" })));
   });
 
   it("sends a rating made offline with the time it was made, even when it goes out within the minute", async () => {
@@ -311,7 +311,31 @@ describe("ReviewSender", () => {
     expect(sent.map((r) => r.request)).toEqual([{ reviewedAt: "2026-03-02T09:00:00.000Z" }]);
   });
 
-  it("sends a rating that waited behind others over a minute before its first attempt with the time it was made", async () => {
+  it("sends a rating held while the server is down with the time it was made, not the time it arrives", async () => {
+    let clock = Date.parse("2026-03-02T23:59:50Z");
+    let down = 2;
+    const { sent, sender } = recording({
+      answer: async () => {
+        if (down-- > 0) throw new ApiError(503, { type: "https://lexora.app/problems/unavailable", title: "Service unavailable", status: 503 });
+      },
+      pause: async () => void (clock += 15_000),
+      now: () => new Date(clock),
+    });
+    await sender.rate("card-a", "cat", 3);
+    await sender.flush();
+    expect(sent).toHaveLength(3);
+    expect(sent.map((r) => r.request)).toEqual(sent.map(() => ({ reviewedAt: "2026-03-02T23:59:50.000Z" })));
+  });
+
+  it("sends a rating an older build queued without its request with the time it was made", async () => {
+    const store = freshStore();
+    await store.add({ key: "k-old", learnerId, cardId: "card-a", lemma: "cat", rating: 3, reviewedAt: "2026-03-02T09:00:00.000Z" });
+    const { sent, sender } = recording({ store, now: () => new Date("2026-03-02T09:00:30Z") });
+    await sender.flush();
+    expect(sent.map((r) => r.request)).toEqual([{ reviewedAt: "2026-03-02T09:00:00.000Z" }]);
+  });
+
+  it("sends every rating held behind a failing one with the time it was made", async () => {
     let clock = Date.parse("2026-03-02T09:00:00Z");
     let down = 3;
     const { sent, sender } = recording({
@@ -324,12 +348,13 @@ describe("ReviewSender", () => {
     void sender.rate("card-a", "cat", 3);
     await sender.rate("card-b", "run", 4);
     await sender.flush();
+    const at = { reviewedAt: "2026-03-02T09:00:00.000Z" };
     expect(sent.map((r) => [r.cardId, r.request])).toEqual([
-      ["card-a", {}],
-      ["card-a", {}],
-      ["card-a", {}],
-      ["card-a", {}],
-      ["card-b", { reviewedAt: "2026-03-02T09:00:00.000Z" }],
+      ["card-a", at],
+      ["card-a", at],
+      ["card-a", at],
+      ["card-a", at],
+      ["card-b", at],
     ]);
   });
 
@@ -360,7 +385,7 @@ describe("ReviewSender", () => {
     const after = new ReviewSender(store, learnerId, async (r) => void sent.push(r), { pause: instant, online: () => true });
     await after.flush();
     expect(sent.map((r) => [r.action ?? "rate", r.request])).toEqual([
-      ["rate", {}],
+      ["rate", { reviewedAt: a.reviewedAt }],
       ["undo", { reviewId: 42 }],
       ["undo", { reviewId: 42 }],
     ]);
@@ -404,16 +429,5 @@ describe("ReviewSender's retry message", () => {
     await sender.rate("card-a", "cat", 3);
     await sender.flush();
     expect(seen).toEqual(["Lexora cannot be reached", "Lexora answered: Service unavailable"]);
-  });
-});
-
-describe("waitedSince", () => {
-  const rating = { key: "k", learnerId: "l", cardId: "c", lemma: "cat", rating: 3 as const, reviewedAt: "2026-03-02T09:00:00.000Z" };
-
-  it("gives the time a rating was made only when it waited in the queue over a minute", () => {
-    expect(waitedSince(rating, new Date("2026-03-02T09:00:59Z"))).toBeUndefined();
-    expect(waitedSince(rating, new Date("2026-03-02T09:01:01Z"))).toBe("2026-03-02T09:00:00.000Z");
-    // A clock that jumped back is not a wait.
-    expect(waitedSince(rating, new Date("2026-03-02T08:00:00Z"))).toBeUndefined();
   });
 });

@@ -21,20 +21,6 @@ export interface Answered {
   due: string;
 }
 
-/** How long a rating waits in the queue before it is sent with the time it was made. */
-export const clientTimeAfterMs = 60_000;
-
-/**
- * The time a rating was made, when it waited in the queue longer than
- * clientTimeAfterMs before its first attempt: SubmitReview then schedules
- * the card from that instant (reviewed_at). A rating sent at once goes
- * without it, so that a device whose clock runs ahead is never refused for
- * a time in the future.
- */
-export function waitedSince(r: QueuedReview, now: Date): string | undefined {
-  return now.getTime() - Date.parse(r.reviewedAt) > clientTimeAfterMs ? r.reviewedAt : undefined;
-}
-
 /** What the review screen shows of the queue. */
 export interface SenderState {
   /** Ratings made but not yet acknowledged. */
@@ -92,9 +78,12 @@ function pauseOrOnline(ms: number): Promise<void> {
  * Every attempt under a key is the same request (the functions refuse a key
  * reused with another body): what a request carries besides the card and
  * the rating is fixed once, in the store, before its first attempt
- * (QueuedReview.request). A rating made offline carries the time it was
- * made (reviewed_at); one first sent after waiting over clientTimeAfterMs
- * too; one sent at once goes without, and so do its retries, however late.
+ * (QueuedReview.request). Every rating carries the instant the learner
+ * made it (reviewed_at), which decides its study day: made offline, held
+ * behind a 5xx or a network failure, or sent at once (a retry of a first
+ * attempt that failed is sent under the same key, so the first attempt
+ * already carries it). The server counts up to 5 minutes ahead of its
+ * clock as now.
  * An undo carries the review id of the rating it undoes when this sender
  * saw that rating acknowledged before the undo's first attempt.
  */
@@ -189,8 +178,8 @@ export class ReviewSender {
       lemma,
       rating,
       reviewedAt,
-      // Made offline: it will arrive late, so it carries its time from the start.
-      ...(!this.online() && { request: { reviewedAt } }),
+      // Fixed at once: whenever it arrives, it counts at the time it was made.
+      request: { reviewedAt },
     });
     this.newest = Math.max(this.newest, r.seq!);
     // Now in the store: counted there by the drain, no longer as being recorded.
@@ -326,8 +315,8 @@ export class ReviewSender {
       const reviewId = this.reviewIds.get(r.undoes!);
       if (reviewId !== undefined) request = { reviewId };
     } else {
-      const reviewedAt = waitedSince(r, this.now());
-      if (reviewedAt) request = { reviewedAt };
+      // Queued by an older build without its request: it was made at reviewedAt.
+      request = { reviewedAt: r.reviewedAt };
     }
     await this.store.fix(r.seq!, request);
     return { ...r, request };

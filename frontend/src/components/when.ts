@@ -1,0 +1,56 @@
+/**
+ * How the client shows an instant a learner or a teacher acts by (a due
+ * date): always with its time zone named, since the same instant is
+ * another day and hour for a learner in Paris or Kolkata than for the
+ * teacher in London who set it. timeZone is an IANA name (the teacher's
+ * own, from Me); undefined, or a zone this browser does not know, is the
+ * browser's. The locale is the browser's.
+ */
+
+/** A formatter for options in timeZone, or in the browser's zone when it does not know timeZone. */
+function formatter(options: Intl.DateTimeFormatOptions, timeZone?: string): Intl.DateTimeFormat {
+  try {
+    return new Intl.DateTimeFormat(undefined, { ...options, timeZone });
+  } catch {
+    return new Intl.DateTimeFormat(undefined, options); // RangeError: an unknown zone
+  }
+}
+
+const dayMs = 86_400_000;
+
+/**
+ * The calendar day the instant at falls on in timeZone, as a day number
+ * (days since 1 January 1970), so that two of them differ by the days
+ * between them there.
+ */
+export function dayNumber(at: Date, timeZone?: string): number {
+  const parts = formatter({ year: "numeric", month: "numeric", day: "numeric", calendar: "gregory", numberingSystem: "latn" }, timeZone).formatToParts(at);
+  const get = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)?.value);
+  return Math.round(Date.UTC(get("year"), get("month") - 1, get("day")) / dayMs);
+}
+
+/**
+ * An instant (RFC 3339 or a Date) as a date and time with its zone named,
+ * e.g. "Dec 17, 12:59 AM CET"; with the year when it is not the year of
+ * now (the current time by default).
+ */
+export function dueTime(at: string | Date, timeZone?: string, now: Date = new Date()): string {
+  const when = new Date(at);
+  const year = formatter({ year: "numeric" }, timeZone);
+  return formatter(
+    {
+      month: "short",
+      day: "numeric",
+      ...(year.format(when) !== year.format(now) && { year: "numeric" }),
+      hour: "numeric",
+      minute: "2-digit",
+      timeZoneName: "short",
+    },
+    timeZone,
+  ).format(when);
+}
+
+/** The time of day of an instant with its zone named, e.g. "12:59 AM CET". */
+export function clockTime(at: string | Date, timeZone?: string): string {
+  return formatter({ hour: "numeric", minute: "2-digit", timeZoneName: "short" }, timeZone).format(new Date(at));
+}
