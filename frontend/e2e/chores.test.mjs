@@ -144,7 +144,13 @@ async function chores() {
 
   // Rename the class.
   await settings.click();
-  assert.notEqual((await marker()).transform, closed.transform, "the marker turns when Class settings opens");
+  // It turns with a transition: read it until it has moved (at most 2 s).
+  let opened = await marker();
+  for (let i = 0; i < 40 && opened.transform === closed.transform; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    opened = await marker();
+  }
+  assert.notEqual(opened.transform, closed.transform, "the marker turns when Class settings opens");
   await card.getByLabel("Name of this class").fill("Demo class, spring term");
   await card.getByRole("button", { name: "Rename", exact: true }).click();
   await page.getByRole("heading", { name: "Demo class, spring term", level: 2 }).waitFor();
