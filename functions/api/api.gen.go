@@ -684,7 +684,7 @@ type DeckWorkload struct {
 type DueCard struct {
 	CardId openapi_types.UUID `json:"card_id"`
 
-	// DeckTitle The title of the teacher's deck the entry belongs to; empty for a library word. The same term in two of a learner's decks (two teachers, or a library deck and a teacher's) is two cards, each with its own meaning, FSRS state and deck title.
+	// DeckTitle The title of the card's deck: the teacher's deck its entry belongs to, or for a library word the first of the learner's decks (assigned or started) that holds it. The same term in two of a learner's decks (two teachers, or a library deck and a teacher's) is two cards, each with its own meaning, FSRS state and deck title.
 	DeckTitle string `json:"deck_title"`
 
 	// Definition The library's definition, or the meaning the teacher wrote (as text, never HTML).

@@ -181,7 +181,13 @@ const dueCards = `-- name: DueCards :many
 SELECT c.id, l.lemma, l.part_of_speech, l.definition, l.example, c.state, c.due, c.stability, c.difficulty,
        c.elapsed_days, c.scheduled_days, c.reps, c.lapses, c.step, c.last_review,
        coalesce(d.term_language, 'en')::text AS term_language,
-       coalesce(d.title, '')::text AS deck_title,
+       coalesce(d.title, (SELECT t.title
+                          FROM (SELECT a.deck_id, a.created_at AS since FROM assignments a WHERE a.learner_id = c.learner_id
+                                UNION ALL
+                                SELECT ld.deck_id, ld.started_at FROM learner_decks ld WHERE ld.learner_id = c.learner_id) s
+                          JOIN deck_items di ON di.deck_id = s.deck_id AND di.lexeme_id = c.lexeme_id
+                          JOIN decks t ON t.id = s.deck_id
+                          ORDER BY s.since, t.title LIMIT 1), '')::text AS deck_title,
        (SELECT coalesce(max(cd.desired_retention), $1::double precision)
         FROM assignments a
         JOIN class_decks cd ON cd.class_id = a.class_id AND cd.deck_id = a.deck_id
@@ -253,7 +259,9 @@ type DueCardsRow struct {
 // schedule's new cards"; TestDueCardsReadTheIndexes). term_language is the
 // BCP 47 tag of the language of the card's term: its own deck's for a
 // teacher's entry, en for the library's (the web client's listen button
-// speaks the term in it). desired_retention is the card's (CardRetention's rule). (sqlc types a
+// speaks the term in it). deck_title names the card's deck: a teacher's
+// entry's own, or for a library word the first of the learner's decks
+// (assigned or started) that holds it. desired_retention is the card's (CardRetention's rule). (sqlc types a
 // parameter compared with a column of a function's rows only by its cast.)
 func (q *Queries) DueCards(ctx context.Context, arg DueCardsParams) ([]DueCardsRow, error) {
 	rows, err := q.db.Query(ctx, dueCards,

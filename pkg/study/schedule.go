@@ -45,9 +45,10 @@ type DueCard struct {
 	// TermLanguage is the BCP 47 tag of the term's language: its deck's,
 	// "en" for the library.
 	TermLanguage string
-	// DeckTitle is the title of the teacher's deck the entry belongs to, ""
-	// for a library word. The same term in two of a learner's decks is two
-	// cards, each naming its deck.
+	// DeckTitle is the title of the card's deck: the teacher's deck its
+	// entry belongs to, or for a library word the first of the learner's
+	// decks (assigned or started) that holds it. The same term in a library
+	// deck and a teacher's deck is two cards, each naming its deck.
 	DeckTitle string
 	State     string
 	Due       time.Time

@@ -1173,7 +1173,7 @@ export interface components {
             example: string;
             /** @description The BCP 47 tag of the term's language (its deck's; en for the library), for the client to mark the term's language and speak it. */
             term_language: string;
-            /** @description The title of the teacher's deck the entry belongs to; empty for a library word. The same term in two of a learner's decks (two teachers, or a library deck and a teacher's) is two cards, each with its own meaning, FSRS state and deck title. */
+            /** @description The title of the card's deck: the teacher's deck its entry belongs to, or for a library word the first of the learner's decks (assigned or started) that holds it. The same term in two of a learner's decks (two teachers, or a library deck and a teacher's) is two cards, each with its own meaning, FSRS state and deck title. */
             deck_title: string;
             state: components["schemas"]["CardState"];
             /** Format: date-time */

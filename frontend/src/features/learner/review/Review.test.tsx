@@ -342,7 +342,7 @@ describe("Review", () => {
     expect(screen.getByText("Definition")).toBeInTheDocument();
   });
 
-  it("names a teacher's deck on its card, so the same term of two decks is told apart; a library word names none", async () => {
+  it("names its deck on a card, so the same term of two decks is told apart; a card with no deck title names none", async () => {
     const cards = [card("1", "cat"), { ...card("2", "wind"), deck_title: "Weather words" }];
     fakeServer((req) => (req.path === "/GetSchedule" ? json(schedule(cards)) : json(reviewed((req.body as { card_id: string }).card_id))));
     const user = await startSession();
