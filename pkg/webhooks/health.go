@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/lexora-app/lexora/pkg/platform/text"
 	"github.com/lexora-app/lexora/pkg/store"
 )
 
@@ -108,14 +109,13 @@ func attempts(n int) string {
 	return counted(n, "attempt", "attempts")
 }
 
+// counted is text.Count(n, one, many), or "N or more" from FailuresCounted
+// on, where the count stops.
 func counted(n int, one, many string) string {
-	switch {
-	case n == 1:
-		return "1 " + one
-	case n >= FailuresCounted:
+	if n >= FailuresCounted {
 		return fmt.Sprintf("%d or more %s", n, many)
 	}
-	return fmt.Sprintf("%d %s", n, many)
+	return text.Count(n, one, many)
 }
 
 // latest is the later of a and b, either of which may be null.
