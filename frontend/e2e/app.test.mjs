@@ -5,8 +5,11 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { artifacts, check, launch } from "./browser.mjs";
-import { startStack } from "./stack.mjs";
+import { artifacts, checkScreen, desktop, launch, signIn } from "./browser.mjs";
+import { startStack, until } from "./stack.mjs";
+
+/** until(), for at most 60 s. */
+const until60 = (get) => until(get, 60);
 
 const mia = "00000000-0000-4000-8000-000000000001";
 const noah = "00000000-0000-4000-8000-000000000002";
@@ -52,18 +55,6 @@ async function assignDeck(learner, { wholeClass = false, nth = 0 } = {}) {
 }
 
 /** A new browser context at a laptop's size (1280 × 800). */
-function desktop() {
-  return browser.newContext({ viewport: { width: 1280, height: 800 } });
-}
-
-async function signIn(context, name) {
-  const page = await context.newPage();
-  await page.goto(`${stack.baseURL}/`);
-  await page.getByRole("heading", { name: "Sign in to Lexora" }).waitFor();
-  await page.getByRole("button", { name: new RegExp(name) }).click();
-  return page;
-}
-
 /**
  * Opens the client in a new page of context and signs in with the
  * development sign-in's email field: an email without an account is someone
@@ -75,30 +66,6 @@ async function signInWithEmail(context, email) {
   await page.getByLabel("Email").fill(email);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
   return page;
-}
-
-/**
- * Screenshots the screen at its width and a phone's, and fails on a serious
- * or critical axe-core violation or on anything wider than a phone (375 px).
- */
-async function checkScreen(page, name) {
-  const { violations, overflow } = await check(page, name);
-  assert.deepEqual(violations, [], `${name}: serious or critical axe-core violations`);
-  assert.deepEqual(overflow, [], `${name}: wider than a phone's screen`);
-}
-
-/**
- * Resolves with get()'s first truthy result, checking every 100 ms, for at
- * most 60 s (the drain runs every second; a projection or a delivery is
- * a database change a test can only observe by looking).
- */
-async function until(get) {
-  for (let i = 0; i < 600; i++) {
-    const v = get();
-    if (v) return v;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`condition not met in 60 s: ${get}`);
 }
 
 const reviewCount = (learner) => Number(stack.sql(`SELECT count(*) FROM review_log WHERE learner_id = '${learner}'`));
@@ -125,7 +92,7 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
   });
 
   it("a learner signs in, reviews five cards with the keyboard, undoes one and sees the forecast change", async () => {
-    const context = await desktop();
+    const context = await desktop(browser);
     const page = await context.newPage();
     const consoleErrors = [];
     page.on("console", (m) => m.type() === "error" && consoleErrors.push(m.text()));
@@ -213,7 +180,7 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
 
     // Progress is a projection: once the drain has delivered every event
     // to it, it counts the reviews without the undone one (six made, one undone).
-    await until(() => stack.sql("SELECT count(*) FROM outbox_deliveries WHERE subscriber = 'progress'") === "0");
+    await until60(() => stack.sql("SELECT count(*) FROM outbox_deliveries WHERE subscriber = 'progress'") === "0");
     await page.getByRole("link", { name: "Progress" }).click();
     await page.getByText(/5 reviews\)/).waitFor({ timeout: 60_000 });
     await checkScreen(page, "progress");
@@ -229,8 +196,8 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
   });
 
   it("a review made offline arrives exactly once when the browser is back online", async () => {
-    const context = await desktop();
-    const page = await signIn(context, "Noah Brooks");
+    const context = await desktop(browser);
+    const page = await signIn(context, stack.baseURL, "Noah Brooks");
     await page.getByRole("heading", { name: "Today" }).waitFor();
     await page.getByRole("link", { name: "Review", exact: true }).click();
     await page.getByRole("button", { name: /Show answer/ }).waitFor();
@@ -256,8 +223,8 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
   });
 
   it("a learner starts a library deck and its words join their reviews", async () => {
-    const context = await desktop();
-    const page = await signIn(context, "Noah Brooks");
+    const context = await desktop(browser);
+    const page = await signIn(context, stack.baseURL, "Noah Brooks");
     await page.getByRole("heading", { name: "Today" }).waitFor();
     await page.getByRole("link", { name: "Library" }).click();
     await page.getByRole("heading", { name: "Library", level: 1 }).waitFor();
@@ -280,7 +247,7 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
   });
 
   it("someone new becomes a teacher by creating their first class", async () => {
-    const context = await desktop();
+    const context = await desktop(browser);
     const page = await signInWithEmail(context, "lena.novak@school.example");
     await page.getByRole("heading", { name: "Welcome to Lexora" }).waitFor();
     await checkScreen(page, "welcome");
@@ -303,7 +270,7 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
   });
 
   it("someone new joins a class with its code and sees its decks on Today", async () => {
-    const context = await desktop();
+    const context = await desktop(browser);
     // The development sign-in's "Someone new": a token for an email without an account, as a first Google sign-in.
     const page = await signInWithEmail(context, "kai.berg@school.example");
     await page.getByRole("heading", { name: "Welcome to Lexora" }).waitFor();
@@ -340,8 +307,8 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
   });
 
   it("a teacher adds a learner by email, who then signs in with it", async () => {
-    const teacher = await desktop();
-    const page = await signIn(teacher, "Ada Okafor");
+    const teacher = await desktop(browser);
+    const page = await signIn(teacher, stack.baseURL, "Ada Okafor");
     const card = page.locator("li.class-card", { has: page.getByRole("heading", { name: "Demo class", exact: true }) });
     await card.getByLabel("Learner's email").fill("Omar.Haddad@School.example");
     await card.getByLabel(/Learner's name/).fill("Omar Haddad");
@@ -355,7 +322,7 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     );
     await teacher.close();
 
-    const learner = await desktop();
+    const learner = await desktop(browser);
     const today = await signInWithEmail(learner, "omar.haddad@school.example");
     await today.getByRole("heading", { name: "Today", level: 1 }).waitFor();
     await today.getByText(stack.sql("SELECT title FROM decks ORDER BY title LIMIT 1"), { exact: true }).waitFor();
@@ -364,8 +331,8 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
   });
 
   it("a teacher registers a webhook endpoint and sees its secret once; a double click registers or rotates once", async () => {
-    const context = await desktop();
-    const page = await signIn(context, "Ada Okafor");
+    const context = await desktop(browser);
+    const page = await signIn(context, stack.baseURL, "Ada Okafor");
     await page.getByRole("heading", { name: "Classes", level: 1 }).waitFor();
     await page.getByRole("link", { name: "Webhooks" }).click();
     await page.getByRole("heading", { name: "Webhooks" }).waitFor();
@@ -412,8 +379,8 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
 
   /** The class progress story (the test above): kept apart so that its failure keeps the stack's logs and rows. */
   async function classProgress() {
-    const teacher = await desktop();
-    const page = await signIn(teacher, "Ada Okafor");
+    const teacher = await desktop(browser);
+    const page = await signIn(teacher, stack.baseURL, "Ada Okafor");
     await page.getByRole("heading", { name: "Classes", level: 1 }).waitFor();
     await page.getByTestId("join-code").getByText("DEMO2026").waitFor();
     await page.getByLabel("Class name").fill("Evening group B");
@@ -426,7 +393,7 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
 
     // Lena, new to Lexora (the demo learners have the Demo class's decks, whose cards would come first in her reviews),
     // joins with the code the teacher shares.
-    const learner = await desktop();
+    const learner = await desktop(browser);
     const review = await signInWithEmail(learner, "lena.vogel@school.example");
     await review.getByLabel("Your name, as your teacher will see it").fill("Lena Vogel");
     await review.getByLabel("Join code from your teacher").fill(code.toLowerCase());
@@ -497,12 +464,12 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
       // Yui has the Demo class's decks (the first by title, and the second, the seed's) since the start: a third one is
       // new to her and makes an assignment.created.
       await assignDeck(yui, { nth: 2 });
-      const id = await until(() =>
+      const id = await until60(() =>
         stack.sql("SELECT id FROM outbox_deliveries WHERE subscriber = 'webhook' AND state = 'dead'"),
       );
 
-      const context = await desktop();
-      const page = await signIn(context, "Ops On-Call");
+      const context = await desktop(browser);
+      const page = await signIn(context, stack.baseURL, "Ops On-Call");
       await page.getByRole("heading", { name: "Outbox" }).waitFor();
       await page.getByText(/status 400 Bad Request/).waitFor();
       await page.getByText("Deliveries per minute, last hour").waitFor();
@@ -517,7 +484,7 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
 
       assert.equal(stack.sql(`SELECT action || ' ' || reason FROM outbox_audit WHERE delivery_id = ${id}`), "replay receiver fixed");
       // The drain delivers it again; a delivered row leaves outbox_deliveries.
-      await until(() => stack.sql(`SELECT count(*) FROM outbox_deliveries WHERE id = ${id}`) === "0");
+      await until60(() => stack.sql(`SELECT count(*) FROM outbox_deliveries WHERE id = ${id}`) === "0");
       assert.deepEqual(
         received.map((r) => r.accepted),
         [false, true],

@@ -1,4 +1,5 @@
 // Debian's chromium driven by playwright-core, with axe-core and screenshots.
+import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import axe from "axe-core";
@@ -78,4 +79,31 @@ export async function audit(page, name) {
   });
   writeFileSync(join(artifacts, `${name}.axe.json`), JSON.stringify(violations, null, 2));
   return violations;
+}
+
+/** A desktop browser context (1280 × 800) of browser. */
+export function desktop(browser) {
+  return browser.newContext({ viewport: { width: 1280, height: 800 } });
+}
+
+/**
+ * Opens the client at baseURL in a new page of context and signs in with the
+ * development sign-in's button for the seeded user whose label matches name.
+ */
+export async function signIn(context, baseURL, name) {
+  const page = await context.newPage();
+  await page.goto(`${baseURL}/`);
+  await page.getByRole("heading", { name: "Sign in to Lexora" }).waitFor();
+  await page.getByRole("button", { name: new RegExp(name) }).click();
+  return page;
+}
+
+/**
+ * check()s the screen as artifacts/<name>*, and fails on a serious or
+ * critical axe-core violation or on anything wider than a phone.
+ */
+export async function checkScreen(page, name) {
+  const { violations, overflow } = await check(page, name);
+  assert.deepEqual(violations, [], `${name}: serious or critical axe-core violations`);
+  assert.deepEqual(overflow, [], `${name}: wider than a phone's screen`);
 }

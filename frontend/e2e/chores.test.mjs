@@ -11,8 +11,8 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { artifacts, audit, check, launch, phone } from "./browser.mjs";
-import { startStack } from "./stack.mjs";
+import { artifacts, audit, checkScreen, launch, phone, signIn } from "./browser.mjs";
+import { startStack, until } from "./stack.mjs";
 
 const mia = "00000000-0000-4000-8000-000000000001";
 const yui = "00000000-0000-4000-8000-000000000003";
@@ -44,37 +44,17 @@ async function status(user, name, body) {
   return r.status;
 }
 
-async function signIn(context, name) {
-  const page = await context.newPage();
-  await page.goto(`${stack.baseURL}/`);
-  await page.getByRole("heading", { name: "Sign in to Lexora" }).waitFor();
-  await page.getByRole("button", { name: new RegExp(name) }).click();
-  return page;
-}
-
 /**
  * Screenshots (chores-<name>.png, at its width and a phone's) and fails on serious axe-core violations, at
  * its width and at a phone's (chores-<name>-phone.axe.json), or a page wider than a phone.
  */
-async function checkScreen(page, name) {
-  const { violations, overflow } = await check(page, `chores-${name}`);
-  assert.deepEqual(violations, [], `${name}: serious or critical axe-core violations`);
-  assert.deepEqual(overflow, [], `${name}: wider than a phone's screen`);
+async function checkChoresScreen(page, name) {
+  await checkScreen(page, `chores-${name}`);
   const size = page.viewportSize();
   await page.setViewportSize(phone);
   const onPhone = (await audit(page, `chores-${name}-phone`)).filter((v) => v.impact === "serious" || v.impact === "critical");
   await page.setViewportSize(size);
   assert.deepEqual(onPhone, [], `${name}: serious or critical axe-core violations on a phone`);
-}
-
-/** Resolves with get()'s first truthy result, checking every 100 ms for at most 30 s. */
-async function until(get) {
-  for (let i = 0; i < 300; i++) {
-    const v = get();
-    if (v) return v;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`condition not met in 30 s: ${get}`);
 }
 
 describe("a teacher's chores on a class", { timeout: 600_000 }, () => {
@@ -112,7 +92,7 @@ describe("a teacher's chores on a class", { timeout: 600_000 }, () => {
 
 async function chores() {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  const page = await signIn(context, "Ada Okafor");
+  const page = await signIn(context, stack.baseURL, "Ada Okafor");
   await page.getByRole("heading", { name: "Classes", level: 1 }).waitFor();
 
   // A webhook endpoint for the class's changes, whose receiver is down.
@@ -131,7 +111,7 @@ async function chores() {
   await page.getByRole("link", { name: "Classes", exact: true }).click();
   const card = page.getByRole("listitem").filter({ has: page.getByRole("heading", { name: "Demo class", level: 2 }) });
   await card.waitFor();
-  await checkScreen(page, "classes");
+  await checkChoresScreen(page, "classes");
 
   // The settings disclosure shows a marker (its summary is a flex box: no native triangle), turning as it opens.
   const settings = card.getByText("Class settings");
@@ -160,7 +140,7 @@ async function chores() {
   // A new join code: the old one stops at once.
   await renamed.getByRole("button", { name: "New join code…" }).click();
   await renamed.getByRole("group", { name: "Confirm a new join code" }).waitFor();
-  await checkScreen(page, "new-code-confirm");
+  await checkChoresScreen(page, "new-code-confirm");
   await renamed.getByRole("button", { name: "Give a new code" }).click();
   await renamed.getByText(/New join code \S+: the old one no longer works/).waitFor();
   const code = stack.sql(`SELECT join_code FROM classes WHERE id = '${demoClass}'`);
@@ -180,7 +160,7 @@ async function chores() {
   await renamed.getByRole("button", { name: "Remove Yui Tanaka" }).click();
   const confirm = renamed.getByRole("group", { name: "Confirm removing Yui Tanaka" });
   await confirm.waitFor();
-  await checkScreen(page, "remove-confirm");
+  await checkChoresScreen(page, "remove-confirm");
   await page.setViewportSize(phone);
   const [box, removeBox] = [await confirm.boundingBox(), await confirm.getByRole("button", { name: "Remove", exact: true }).boundingBox()];
   assert.equal(await confirm.evaluate((e) => getComputedStyle(e).display), "block", "the confirmation is a box of its own, not inline text");
@@ -202,7 +182,7 @@ async function chores() {
   await renamed.getByRole("button", { name: "Save limit" }).click();
   await renamed.getByText("now gets up to 12 new cards a day").waitFor();
   assert.equal(stack.sql(`SELECT new_cards_per_day FROM classes WHERE id = '${demoClass}'`), "12");
-  await checkScreen(page, "classes-after");
+  await checkChoresScreen(page, "classes-after");
 
   // A class deck's desired retention, beside its workload.
   await renamed.getByRole("link", { name: "Progress of Demo class, spring term" }).click();
@@ -222,7 +202,7 @@ async function chores() {
   const table = deck.getByRole("table", { name: "Reviews per learner per day" });
   await table.getByRole("rowheader", { name: "80 %" }).waitFor();
   await table.getByRole("rowheader", { name: "95 %" }).waitFor();
-  await checkScreen(page, "progress");
+  await checkChoresScreen(page, "progress");
 
   // The drain posted the class's changes to the receiver, which is down: the endpoint is failing.
   await until(() => Number(stack.sql(`SELECT transient_failures_in_row FROM webhook_endpoints WHERE id = '${endpoint}'`)) > 0);
@@ -235,6 +215,6 @@ async function chores() {
   await health.getByText(/last error status 503 Service Unavailable \(retried\)/).waitFor();
   await health.getByText(/attempts? failed in a row/).waitFor();
   await health.getByText(/Lexora retries with backoff; check that the receiver is up/).waitFor();
-  await checkScreen(page, "webhooks");
+  await checkChoresScreen(page, "webhooks");
   await context.close();
 }

@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { artifacts, check, launch } from "./browser.mjs";
-import { startStack } from "./stack.mjs";
+import { artifacts, check, checkScreen, desktop, launch, signIn } from "./browser.mjs";
+import { startStack, until } from "./stack.mjs";
 
 const mia = "00000000-0000-4000-8000-000000000001";
 const title = "Unit 3: animals and home";
@@ -28,35 +28,6 @@ const broken = list.map((line, i) => (i === 6 ? `\t${words[6][1]}` : i === 18 ? 
 
 let stack;
 let browser;
-
-function desktop() {
-  return browser.newContext({ viewport: { width: 1280, height: 800 } });
-}
-
-async function signIn(context, name) {
-  const page = await context.newPage();
-  await page.goto(`${stack.baseURL}/`);
-  await page.getByRole("heading", { name: "Sign in to Lexora" }).waitFor();
-  await page.getByRole("button", { name: new RegExp(name) }).click();
-  return page;
-}
-
-/** Screenshots (decks-<name>.png, at its width and a phone's) and fails on serious axe-core violations or a page wider than a phone. */
-async function checkScreen(page, name) {
-  const { violations, overflow } = await check(page, `decks-${name}`);
-  assert.deepEqual(violations, [], `${name}: serious or critical axe-core violations`);
-  assert.deepEqual(overflow, [], `${name}: wider than a phone's screen`);
-}
-
-/** Resolves with get()'s first truthy result, checking every 100 ms for at most 30 s. */
-async function until(get) {
-  for (let i = 0; i < 300; i++) {
-    const v = get();
-    if (v) return v;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`condition not met in 30 s: ${get}`);
-}
 
 describe("a teacher's own words, from a pasted list to a learner's card", { timeout: 600_000 }, () => {
   before(async () => {
@@ -87,13 +58,13 @@ describe("a teacher's own words, from a pasted list to a learner's card", { time
 
 /** The whole path, teacher and learner, each in a browser context of their own. */
 async function ownWords() {
-  const teacher = await desktop();
-  const page = await signIn(teacher, "Ada Okafor");
+  const teacher = await desktop(browser);
+  const page = await signIn(teacher, stack.baseURL, "Ada Okafor");
   await page.getByRole("heading", { name: "Classes", level: 1 }).waitFor();
   await page.getByRole("link", { name: "Decks", exact: true }).click();
   await page.getByRole("heading", { name: "Decks", level: 1 }).waitFor();
   await page.getByRole("link", { name: /Core English 01/ }).first().waitFor();
-  await checkScreen(page, "list");
+  await checkScreen(page, "decks-list");
 
   // A deck of Spanish words with English meanings.
   await page.getByLabel("Title").fill(title);
@@ -112,7 +83,7 @@ async function ownWords() {
   const refused = page.getByRole("region", { name: "Refused lines" });
   assert.deepEqual(await refused.locator("tbody th").allTextContents(), ["7", "19"], "the refused lines by number");
   assert.equal(await page.getByRole("button", { name: "Import 28 entries" }).isDisabled(), true, "nothing is imported while a line is refused");
-  await checkScreen(page, "import-refused");
+  await checkScreen(page, "decks-import-refused");
   assert.equal(entries(), 0, "a preview saves nothing");
 
   // Fixed, previewed again, imported.
@@ -124,7 +95,7 @@ async function ownWords() {
   assert.equal(entries(), 30);
   await page.getByRole("button", { name: "Close", exact: true }).click();
   await page.getByRole("textbox", { name: "Row 30, term" }).waitFor();
-  await checkScreen(page, "editor");
+  await checkScreen(page, "decks-editor");
 
   // Assigned to the Demo class, from the form that lists the teacher's own decks beside the library's.
   await page.getByRole("link", { name: "Classes", exact: true }).click();
@@ -140,8 +111,8 @@ async function ownWords() {
     AND lexeme_id NOT IN (SELECT id FROM lexemes WHERE deck_id = '${deckId}')`);
 
   // The learner reviews a new word of the deck.
-  const learner = await desktop();
-  const review = await signIn(learner, "Mia Laurent");
+  const learner = await desktop(browser);
+  const review = await signIn(learner, stack.baseURL, "Mia Laurent");
   await review.getByRole("heading", { name: "Today", level: 1 }).waitFor();
   await review.goto(`${stack.baseURL}/review`);
   await review.getByRole("button", { name: /Show answer/ }).waitFor();
@@ -151,7 +122,7 @@ async function ownWords() {
   assert.equal(await review.locator("#card-lemma").getAttribute("lang"), "es", "the term is marked as Spanish");
   await review.getByRole("button", { name: /Show answer/ }).click();
   await review.getByText(meaning, { exact: true }).waitFor();
-  await checkScreen(review, "review");
+  await checkScreen(review, "decks-review");
   await review.getByRole("button", { name: /^Again/ }).click();
   await review.getByTestId("queue-status").getByText("All ratings saved.").waitFor();
   const cardSql = `SELECT c.id FROM cards c JOIN lexemes l ON l.id = c.lexeme_id
@@ -196,7 +167,7 @@ async function ownWords() {
   await mapped.getByText("águila", { exact: true }).waitFor();
   assert.equal(await page.getByRole("combobox", { name: "Column “Bedeutung” is read as" }).inputValue(), "meaning", "the two columns swap");
   assert.deepEqual(await mapped.locator("tbody td:nth-of-type(1)").allTextContents(), ["águila", "serpiente"], "the terms come from Wort");
-  await checkScreen(page, "import-columns");
+  await checkScreen(page, "decks-import-columns");
   await page.getByRole("button", { name: "Import 2 entries" }).click();
   await page.getByText(/Imported: 2 added, 0 updated/).waitFor();
   assert.equal(stack.sql(`SELECT definition FROM lexemes WHERE deck_id = '${deckId}' AND lemma = 'águila'`), "eagle");

@@ -103,3 +103,17 @@ export async function startStack() {
     },
   };
 }
+
+/**
+ * Resolves with get()'s first truthy result, checking every 100 ms for at
+ * most seconds (the drain runs every second; a projection or a delivery is
+ * a database change a test can only observe by looking).
+ */
+export async function until(get, seconds = 30) {
+  for (let i = 0; i < seconds * 10; i++) {
+    const v = get();
+    if (v) return v;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`condition not met in ${seconds} s: ${get}`);
+}
