@@ -30,13 +30,7 @@ func TestListWebhookEndpointsShowsTheirHealth(t *testing.T) {
 	_, err = f.pool.Exec(ctx, `UPDATE webhook_endpoints SET disabled_at = $2, disabled_reason = 'the receiver answered 410 Gone' WHERE id = $1`, gone, now)
 	require.NoError(t, err)
 
-	code, body := f.call(t, (*Service).ListWebhookEndpoints, http.MethodGet, "/", f.teacher, "")
-	require.Equal(t, http.StatusOK, code, body)
-	health := map[string]map[string]any{}
-	for _, ep := range body["endpoints"].([]any) {
-		ep := ep.(map[string]any)
-		health[ep["id"].(string)] = ep["health"].(map[string]any)
-	}
+	health := f.endpointHealth(t)
 	stamp := func(d time.Duration) string { return now.Add(-d).Format(time.RFC3339) }
 	h := health[failing]
 	require.Equal(t, "failing", h["state"])
@@ -115,13 +109,7 @@ func TestListWebhookEndpointsShowsTransientFailures(t *testing.T) {
 		($2, gen_random_uuid(), 200, true, $3::timestamptz - interval '2 hours')`, slow, recovered, now)
 	require.NoError(t, err)
 
-	code, body := f.call(t, (*Service).ListWebhookEndpoints, http.MethodGet, "/", f.teacher, "")
-	require.Equal(t, http.StatusOK, code, body)
-	health := map[string]map[string]any{}
-	for _, ep := range body["endpoints"].([]any) {
-		ep := ep.(map[string]any)
-		health[ep["id"].(string)] = ep["health"].(map[string]any)
-	}
+	health := f.endpointHealth(t)
 	stamp := func(d time.Duration) string { return now.Add(-d).Format(time.RFC3339) }
 	h := health[down]
 	require.Equal(t, "failing", h["state"])
@@ -147,4 +135,18 @@ func TestListWebhookEndpointsShowsTransientFailures(t *testing.T) {
 	require.Equal(t, stamp(2*time.Hour), h["last_delivery_at"])
 	require.EqualValues(t, 0, h["failures_in_row"])
 	require.Empty(t, h["action"])
+}
+
+// endpointHealth is the health of each of the fixture teacher's webhook
+// endpoints as ListWebhookEndpoints answers it, by endpoint id.
+func (f fixture) endpointHealth(t *testing.T) map[string]map[string]any {
+	t.Helper()
+	code, body := f.call(t, (*Service).ListWebhookEndpoints, http.MethodGet, "/", f.teacher, "")
+	require.Equal(t, http.StatusOK, code, body)
+	health := map[string]map[string]any{}
+	for _, ep := range body["endpoints"].([]any) {
+		ep := ep.(map[string]any)
+		health[ep["id"].(string)] = ep["health"].(map[string]any)
+	}
+	return health
 }
