@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { artifacts, checkScreen, desktop, launch, signIn } from "./browser.mjs";
+import { artifacts, checkScreen, desktop, launch, section, signIn } from "./browser.mjs";
 import { startStack, until } from "./stack.mjs";
 
 /** until(), for at most 60 s. */
@@ -108,7 +108,7 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     await page.waitForFunction(() => document.activeElement?.id === "schedule-title");
 
     await page.getByText("Reviews due per day, next 7 days").waitFor();
-    await page.getByRole("link", { name: "Review", exact: true }).click();
+    await section(page, "Review").click();
     await page.getByRole("button", { name: /Show answer/ }).waitFor();
     await checkScreen(page, "review-card");
     // The forecast as another tab of the same learner sees it (the figures of the table beside the chart),
@@ -170,7 +170,7 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
       "the log keeps the undone review and the new one",
     );
 
-    await page.getByRole("link", { name: "Schedule" }).click();
+    await section(page, "Schedule").click();
     await page.getByText("Reviews due per day, next 7 days").waitFor();
     await page.locator(".recharts-bar-rectangle").first().waitFor();
     await checkScreen(page, "schedule");
@@ -181,11 +181,11 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     // Progress is a projection: once the drain has delivered every event
     // to it, it counts the reviews without the undone one (six made, one undone).
     await until60(() => stack.sql("SELECT count(*) FROM outbox_deliveries WHERE subscriber = 'progress'") === "0");
-    await page.getByRole("link", { name: "Progress" }).click();
+    await section(page, "Progress").click();
     await page.getByText(/5 reviews\)/).waitFor({ timeout: 60_000 });
     await checkScreen(page, "progress");
 
-    await page.getByRole("link", { name: "Today" }).click();
+    await section(page, "Today").click();
     await page.getByText(/cards? due now/).waitFor();
     // A pace hint for each assignment: the Demo class's decks, the seed's two and this file's.
     await page.getByText(/a day to finish by|to learn to finish/).first().waitFor();
@@ -199,7 +199,7 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     const context = await desktop(browser);
     const page = await signIn(context, stack.baseURL, "Noah Brooks");
     await page.getByRole("heading", { name: "Today" }).waitFor();
-    await page.getByRole("link", { name: "Review", exact: true }).click();
+    await section(page, "Review").click();
     await page.getByRole("button", { name: /Show answer/ }).waitFor();
     assert.equal(reviewCount(noah), 0);
 
@@ -226,7 +226,7 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     const context = await desktop(browser);
     const page = await signIn(context, stack.baseURL, "Noah Brooks");
     await page.getByRole("heading", { name: "Today" }).waitFor();
-    await page.getByRole("link", { name: "Library" }).click();
+    await section(page, "Library").click();
     await page.getByRole("heading", { name: "Library", level: 1 }).waitFor();
     // The deck a teacher assigned him counts as begun.
     const assigned = stack.sql("SELECT title FROM decks ORDER BY title LIMIT 1");
@@ -257,7 +257,7 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     await page.getByRole("button", { name: "Create class" }).click();
     await page.getByRole("heading", { name: "Classes", level: 1 }).waitFor();
     await page.getByRole("heading", { name: "Morning group", exact: true }).waitFor();
-    await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Webhooks" }).waitFor();
+    await section(page, "Webhooks").waitFor();
     await page.getByText("Lena Novak").first().waitFor();
     assert.equal(stack.sql("SELECT role || ' ' || display_name FROM users WHERE email = 'lena.novak@school.example'"), "teacher Lena Novak");
     // A class name of 200 letters without a space wraps: the page stays as wide as a phone.
@@ -287,7 +287,7 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     // The Demo class's decks: the one this file assigned and the seed's two, each with all its cards due.
     const assigned = stack.sql("SELECT title FROM decks ORDER BY title LIMIT 1");
     for (const title of [assigned, seededDeck, adasDeck]) await page.getByText(title, { exact: true }).waitFor();
-    await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Review" }).waitFor();
+    await section(page, "Review").waitFor();
     await checkScreen(page, "today-new-learner");
     assert.equal(
       stack.sql(`SELECT u.role || ' ' || u.display_name || ' ' || count(m.*) FROM users u JOIN class_members m ON m.learner_id = u.id
@@ -334,7 +334,7 @@ describe("the web client on the local stack", { timeout: 600_000 }, () => {
     const context = await desktop(browser);
     const page = await signIn(context, stack.baseURL, "Ada Okafor");
     await page.getByRole("heading", { name: "Classes", level: 1 }).waitFor();
-    await page.getByRole("link", { name: "Webhooks" }).click();
+    await section(page, "Webhooks").click();
     await page.getByRole("heading", { name: "Webhooks" }).waitFor();
     await page.getByText("No endpoints yet.").waitFor();
     await page.getByLabel(/Endpoint URL/).fill("https://school.example/lexora");

@@ -99,6 +99,15 @@ export async function signIn(context, baseURL, name) {
 }
 
 /**
+ * The link named name in the app's Sections navigation: the sidebar on a
+ * desktop, the tab bar on a phone. Scoped to it so a link of the same name in
+ * the page's text never makes the locator ambiguous.
+ */
+export function section(page, name) {
+  return page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name, exact: true });
+}
+
+/**
  * check()s the screen as artifacts/<name>*, and fails on a serious or
  * critical axe-core violation or on anything wider than a phone.
  */

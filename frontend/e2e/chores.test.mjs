@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { artifacts, audit, checkScreen, launch, phone, signIn } from "./browser.mjs";
+import { artifacts, audit, checkScreen, launch, phone, section, signIn } from "./browser.mjs";
 import { startStack, until } from "./stack.mjs";
 
 const mia = "00000000-0000-4000-8000-000000000001";
@@ -97,7 +97,7 @@ async function chores() {
 
   // A webhook endpoint for the class's changes, whose receiver is down.
   const url = `http://127.0.0.1:${receiver.address().port}/lexora`;
-  await page.getByRole("link", { name: "Webhooks", exact: true }).click();
+  await section(page, "Webhooks").click();
   await page.getByRole("heading", { name: "Webhooks", level: 1 }).waitFor();
   await page.getByLabel("Endpoint URL").fill(url);
   await page.getByRole("checkbox", { name: /A class was renamed/ }).check();
@@ -108,7 +108,7 @@ async function chores() {
   const endpoint = stack.sql(`SELECT id FROM webhook_endpoints WHERE url = '${url}'`);
   assert.ok(endpoint, "the endpoint is registered");
 
-  await page.getByRole("link", { name: "Classes", exact: true }).click();
+  await section(page, "Classes").click();
   const card = page.getByRole("listitem").filter({ has: page.getByRole("heading", { name: "Demo class", level: 2 }) });
   await card.waitFor();
   await checkChoresScreen(page, "classes");
@@ -208,7 +208,7 @@ async function chores() {
   await until(() => Number(stack.sql(`SELECT transient_failures_in_row FROM webhook_endpoints WHERE id = '${endpoint}'`)) > 0);
   assert.ok(received > 0, "the receiver was posted to");
   assert.equal(stack.sql(`SELECT count(*) FROM webhook_attempts WHERE endpoint_id = '${endpoint}'`), "0", "a 503 is no answer");
-  await page.getByRole("link", { name: "Webhooks", exact: true }).click();
+  await section(page, "Webhooks").click();
   const row = page.getByRole("listitem").filter({ hasText: url });
   await row.getByText("Failing", { exact: true }).waitFor();
   const health = row.getByTestId("health");

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { artifacts, check, checkScreen, desktop, launch, signIn } from "./browser.mjs";
+import { artifacts, check, checkScreen, desktop, launch, section, signIn } from "./browser.mjs";
 import { startStack, until } from "./stack.mjs";
 
 const mia = "00000000-0000-4000-8000-000000000001";
@@ -61,7 +61,7 @@ async function ownWords() {
   const teacher = await desktop(browser);
   const page = await signIn(teacher, stack.baseURL, "Ada Okafor");
   await page.getByRole("heading", { name: "Classes", level: 1 }).waitFor();
-  await page.getByRole("link", { name: "Decks", exact: true }).click();
+  await section(page, "Decks").click();
   await page.getByRole("heading", { name: "Decks", level: 1 }).waitFor();
   await page.getByRole("link", { name: /Core English 01/ }).first().waitFor();
   await checkScreen(page, "decks-list");
@@ -98,7 +98,7 @@ async function ownWords() {
   await checkScreen(page, "decks-editor");
 
   // Assigned to the Demo class, from the form that lists the teacher's own decks beside the library's.
-  await page.getByRole("link", { name: "Classes", exact: true }).click();
+  await section(page, "Classes").click();
   const assign = page.getByRole("form", { name: "Assign a deck to Demo class" });
   await assign.getByLabel("Deck").selectOption({ label: `${title} (30 words)` });
   await assign.getByRole("link", { name: `See the words of ${title}` }).waitFor();

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { createServer, request } from "node:http";
 import { after, before, describe, it } from "node:test";
-import { check, launch, phone } from "./browser.mjs";
+import { check, launch, phone, section } from "./browser.mjs";
 import { startStack } from "./stack.mjs";
 
 const mia = "00000000-0000-4000-8000-000000000001";
@@ -99,7 +99,7 @@ describe("Lexora opens without a network", { timeout: 600_000 }, () => {
     await page.getByRole("heading", { name: "Sign in to Lexora" }).waitFor();
     await page.getByRole("button", { name: /Mia Laurent/ }).click();
     await page.getByRole("heading", { name: "Today", level: 1 }).waitFor();
-    await page.getByRole("link", { name: "Review", exact: true }).click();
+    await section(page, "Review").click();
     await page.getByText("Card 1 of").waitFor();
     assert.equal(reviews(), "0 0");
 
