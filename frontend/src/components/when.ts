@@ -4,7 +4,10 @@
  * another day and hour for a learner in Paris or Kolkata than for the
  * teacher in London who set it. timeZone is an IANA name (the teacher's
  * own, from Me); undefined, or a zone this browser does not know, is the
- * browser's. The locale is the browser's.
+ * browser's. The locale is the browser's. The zone is named by its generic
+ * name ("France Time", "India Time", "ET", "CET" in en-GB) rather than its
+ * offset ("GMT+1"), which a learner does not recognise as Paris; UTC keeps
+ * "UTC".
  */
 
 /** A formatter for options in timeZone, or in the browser's zone when it does not know timeZone. */
@@ -14,6 +17,12 @@ function formatter(options: Intl.DateTimeFormatOptions, timeZone?: string): Intl
   } catch {
     return new Intl.DateTimeFormat(undefined, options); // RangeError: an unknown zone
   }
+}
+
+/** The zone name option for timeZone: generic, but "UTC" for UTC (whose generic name is "GMT+0"). */
+function zoneName(timeZone?: string): Intl.DateTimeFormatOptions["timeZoneName"] {
+  const zone = formatter({}, timeZone).resolvedOptions().timeZone;
+  return zone === "UTC" || zone.startsWith("Etc/") ? "short" : "shortGeneric";
 }
 
 const dayMs = 86_400_000;
@@ -31,7 +40,7 @@ export function dayNumber(at: Date, timeZone?: string): number {
 
 /**
  * An instant (RFC 3339 or a Date) as a date and time with its zone named,
- * e.g. "Dec 17, 12:59 AM CET"; with the year when it is not the year of
+ * e.g. "Dec 17, 12:59 AM France Time"; with the year when it is not the year of
  * now (the current time by default).
  */
 export function dueTime(at: string | Date, timeZone?: string, now: Date = new Date()): string {
@@ -44,13 +53,13 @@ export function dueTime(at: string | Date, timeZone?: string, now: Date = new Da
       ...(year.format(when) !== year.format(now) && { year: "numeric" }),
       hour: "numeric",
       minute: "2-digit",
-      timeZoneName: "short",
+      timeZoneName: zoneName(timeZone),
     },
     timeZone,
   ).format(when);
 }
 
-/** The time of day of an instant with its zone named, e.g. "12:59 AM CET". */
+/** The time of day of an instant with its zone named, e.g. "5:29 AM India Time". */
 export function clockTime(at: string | Date, timeZone?: string): string {
-  return formatter({ hour: "numeric", minute: "2-digit", timeZoneName: "short" }, timeZone).format(new Date(at));
+  return formatter({ hour: "numeric", minute: "2-digit", timeZoneName: zoneName(timeZone) }, timeZone).format(new Date(at));
 }

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { components } from "../../api/schema";
 import { clockTime, dueTime } from "../../components/when";
 import { fakeServer, json, renderApp } from "../../test/render";
+import { zoneName } from "../../test/zone";
 import { Today } from "./Today";
 
 const due = (state: components["schemas"]["CardState"], i: number) => ({
@@ -43,10 +44,6 @@ const noProgress = {
   assignments: [],
   started_decks: [],
 } satisfies components["schemas"]["Progress"];
-
-/** The browser's short name of its zone at the instant at, e.g. "UTC" or "GMT+1". */
-const zoneName = (at: string) =>
-  new Intl.DateTimeFormat(undefined, { timeZoneName: "short" }).formatToParts(new Date(at)).find((p) => p.type === "timeZoneName")!.value;
 
 const inDays = (days: number) => new Date(Date.now() + days * 86_400_000 - 60_000).toISOString();
 

@@ -20,16 +20,16 @@ describe("pace", () => {
       left: 60,
       days: 3,
       perDay: 20,
-      hint: "20 words a day to finish by Friday at 11:59 PM GMT+1.",
+      hint: "20 words a day to finish by Friday at 11:59 PM France Time.",
     });
     // 47 left over 3 days: rounded up, so the last day is never the heaviest.
-    expect(pace(assignment(13, local(6, 23, 59)), now, paris).hint).toBe("16 words a day to finish by Friday at 11:59 PM GMT+1.");
+    expect(pace(assignment(13, local(6, 23, 59)), now, paris).hint).toBe("16 words a day to finish by Friday at 11:59 PM France Time.");
   });
 
   it("names the date beyond a week, and the day before with the words left", () => {
-    expect(pace(assignment(0, local(14, 18)), now, paris).hint).toBe("6 words a day to finish by 14 March at 6:00 PM GMT+1.");
-    expect(pace(assignment(55, local(5, 6)), now, paris).hint).toBe("5 words to learn to finish by tomorrow at 6:00 AM GMT+1.");
-    expect(pace(assignment(59, local(4, 20)), now, paris).hint).toBe("1 word to learn to finish today, by 8:00 PM GMT+1.");
+    expect(pace(assignment(0, local(14, 18)), now, paris).hint).toBe("6 words a day to finish by 14 March at 6:00 PM France Time.");
+    expect(pace(assignment(55, local(5, 6)), now, paris).hint).toBe("5 words to learn to finish by tomorrow at 6:00 AM France Time.");
+    expect(pace(assignment(59, local(4, 20)), now, paris).hint).toBe("1 word to learn to finish today, by 8:00 PM France Time.");
   });
 
   it("says when an assignment is past due or done", () => {
@@ -39,18 +39,18 @@ describe("pace", () => {
   });
 
   it("says when in the learner's days", () => {
-    expect(byWhen(new Date(local(4, 23)), now, paris)).toBe("today, by 11:00 PM GMT+1");
-    expect(byWhen(new Date(local(5, 1)), now, paris)).toBe("by tomorrow at 1:00 AM GMT+1");
-    expect(byWhen(new Date(local(10, 1)), now, paris)).toBe("by Tuesday at 1:00 AM GMT+1");
-    expect(byWhen(new Date(local(11, 1)), now, paris)).toBe("by 11 March at 1:00 AM GMT+1");
+    expect(byWhen(new Date(local(4, 23)), now, paris)).toBe("today, by 11:00 PM France Time");
+    expect(byWhen(new Date(local(5, 1)), now, paris)).toBe("by tomorrow at 1:00 AM France Time");
+    expect(byWhen(new Date(local(10, 1)), now, paris)).toBe("by Tuesday at 1:00 AM France Time");
+    expect(byWhen(new Date(local(11, 1)), now, paris)).toBe("by 11 March at 1:00 AM France Time");
   });
 
   it("names the day and the time of the due date in the learner's own zone, so that they agree", () => {
     // The end of 16 December in London is already 17 December in Paris and in Kolkata.
     const due = new Date("2026-12-16T23:59:59Z");
     const from = new Date("2026-12-01T12:00:00Z");
-    expect(byWhen(due, from, "Europe/London")).toBe("by 16 December at 11:59 PM GMT");
-    expect(byWhen(due, from, "Europe/Paris")).toBe("by 17 December at 12:59 AM GMT+1");
-    expect(byWhen(due, from, "Asia/Kolkata")).toBe("by 17 December at 5:29 AM GMT+5:30");
+    expect(byWhen(due, from, "Europe/London")).toBe("by 16 December at 11:59 PM United Kingdom Time");
+    expect(byWhen(due, from, "Europe/Paris")).toBe("by 17 December at 12:59 AM France Time");
+    expect(byWhen(due, from, "Asia/Kolkata")).toBe("by 17 December at 5:29 AM India Time");
   });
 });

@@ -24,7 +24,7 @@ function inZone(options: Intl.DateTimeFormatOptions, timeZone?: string): Intl.Da
 }
 
 /**
- * "by Friday at 11:59 PM CET" for a due date within the coming week, "by
+ * "by Friday at 11:59 PM France Time" for a due date within the coming week, "by
  * 12 March at …" beyond it, "today, by …" on the day itself: the day and
  * the time, zone named, both in timeZone (the browser's when undefined:
  * where the learner is), so that the day always agrees with the due time
@@ -43,7 +43,7 @@ export function byWhen(due: Date, now: Date, timeZone?: string): string {
  * The pace an assignment needs: its cards not yet learned spread over the
  * days left before its due date (days = the 24-hour periods left, rounded
  * up, so a deck due in 30 hours has 2), e.g. "12 words a day to finish by
- * Friday at 11:59 PM CET" (see byWhen for timeZone).
+ * Friday at 11:59 PM France Time" (see byWhen for timeZone).
  */
 export function pace(
   a: { cards_total: number; cards_learned: number; due_at: string; completed_at: string | null },

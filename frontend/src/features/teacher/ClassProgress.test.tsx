@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { components } from "../../api/schema";
 import { dueTime } from "../../components/when";
 import { fakeServer, json, renderApp } from "../../test/render";
+import { zoneName } from "../../test/zone";
 import { workload } from "../../test/workload";
 import { ClassProgress } from "./ClassProgress";
 
@@ -95,7 +96,7 @@ describe("ClassProgress", () => {
       `Everyday nouns (due ${dueTime("2026-03-10T22:59:00Z")})`,
       `Rare verbs (due ${dueTime("2026-03-20T22:59:00Z")})`,
     ]);
-    const zone = new Intl.DateTimeFormat(undefined, { timeZoneName: "short" }).formatToParts(new Date("2026-03-20T22:59:00Z")).find((p) => p.type === "timeZoneName")!.value;
+    const zone = zoneName("2026-03-20T22:59:00Z");
     expect(within(table).getAllByRole("columnheader")[2]!.textContent.endsWith(` ${zone})`)).toBe(true);
     const [, miaRow, noahRow] = within(table).getAllByRole("row");
     const mia = within(miaRow!).getAllByRole("cell");
