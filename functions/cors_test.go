@@ -3,6 +3,7 @@ package functions
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -34,6 +35,10 @@ func TestCORSAllowsOnlyTheWebClientsOrigin(t *testing.T) {
 	w = httptest.NewRecorder()
 	require.False(t, cors(w, r, app), "the actual request goes on")
 	require.Equal(t, app, w.Header().Get("Access-Control-Allow-Origin"))
+	exposed := strings.Split(w.Header().Get("Access-Control-Expose-Headers"), ", ")
+	// Date is not CORS-safelisted: without it the client cannot read the
+	// server's clock, which corrects a fast device clock's reviewed_at.
+	require.Subset(t, exposed, []string{"Date", "Idempotent-Replayed", "Retry-After"})
 
 	r.Header.Set("Origin", "https://evil.example")
 	w = httptest.NewRecorder()

@@ -14,7 +14,10 @@ var tracer = otel.Tracer("github.com/lexora-app/lexora/functions")
 
 // cors lets the web client's origin, and no other, call the functions from a
 // browser: it answers a preflight (OPTIONS) itself and reports true, or adds
-// the CORS headers to the actual response and reports false.
+// the CORS headers to the actual response and reports false. The response
+// headers the client reads are exposed: Idempotent-Replayed, Retry-After,
+// and Date, from which the client learns how far its device clock is off
+// the server's (a rating's reviewed_at is corrected by it).
 func cors(w http.ResponseWriter, r *http.Request, allowed string) bool {
 	origin := r.Header.Get("Origin")
 	w.Header().Add("Vary", "Origin")
@@ -27,7 +30,7 @@ func cors(w http.ResponseWriter, r *http.Request, allowed string) bool {
 	}
 	h := w.Header()
 	h.Set("Access-Control-Allow-Origin", origin)
-	h.Set("Access-Control-Expose-Headers", "Idempotent-Replayed, Retry-After")
+	h.Set("Access-Control-Expose-Headers", "Date, Idempotent-Replayed, Retry-After")
 	if r.Method != http.MethodOptions {
 		return false
 	}

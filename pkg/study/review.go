@@ -30,7 +30,9 @@ type ReviewRequest struct {
 // reviewInstant is when a review counts: the clock's now, or req.ReviewedAt
 // when set, which must be at most learning.MaxClockAhead ahead of now (a
 // client's clock skew; such an instant counts as now, so no card is
-// reviewed in the future) and at most MaxReviewAge before it. Errors:
+// reviewed in the future; the web client corrects a device clock further
+// off by the offset it measures from the functions' Date header) and at
+// most MaxReviewAge before it. Errors:
 // ErrReviewedInFuture, ErrReviewTooOld.
 func (s Study) reviewInstant(req ReviewRequest) (time.Time, error) {
 	now := s.clock.Now()

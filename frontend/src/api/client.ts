@@ -1,5 +1,6 @@
 import createClient, { type Middleware } from "openapi-fetch";
 import type { paths } from "./schema";
+import { clockMiddleware } from "./clock";
 import { ApiError } from "./problem";
 
 export type { components } from "./schema";
@@ -11,7 +12,9 @@ export type TokenSource = () => Promise<string | null>;
  * The functions' client, typed from functions/openapi.yaml (schema.d.ts is
  * generated from it by `npm run gen`, and make test fails when it is stale).
  * The functions are served from the client's own origin (`make run`, or
- * Vite's proxy in `npm run dev`), so the base URL is the page's.
+ * Vite's proxy in `npm run dev`), so the base URL is the page's. Every
+ * response's Date header measures the server clock's offset from the
+ * device's (see clock.ts; a rating's reviewed_at is corrected by it).
  */
 export function newApi(token: TokenSource, baseUrl = window.location.origin) {
   const client = createClient<paths>({ baseUrl });
@@ -22,7 +25,8 @@ export function newApi(token: TokenSource, baseUrl = window.location.origin) {
       return request;
     },
   };
-  client.use(auth);
+  // The clock's after auth: its request time is taken once the token is there.
+  client.use(auth, clockMiddleware());
   return client;
 }
 

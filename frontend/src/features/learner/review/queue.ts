@@ -7,9 +7,10 @@ export type Rating = 1 | 2 | 3 | 4;
  * A rating the learner gave, or the undo of one, kept until the server
  * acknowledged it. The key is its Idempotency-Key, fixed when it is made,
  * so that every retry of it is the same request and it is recorded once
- * however often it is sent. reviewedAt is when the learner acted: a rating
- * sends it as SubmitReview's reviewed_at (see request), so that it counts
- * for the study day it was made on however late it arrives.
+ * however often it is sent. reviewedAt is when the learner acted (RFC 3339,
+ * on the server's clock as the device estimates it: see ReviewSender): a
+ * rating sends it as SubmitReview's reviewed_at (see request), so that it
+ * counts for the study day it was made on however late it arrives.
  */
 export interface QueuedReview {
   /** Position in the queue (IndexedDB key, increasing). */

@@ -1,5 +1,6 @@
 // @vitest-environment node
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { keepOffset } from "../../../api/clock";
 import { ApiError } from "../../../api/problem";
 import { freshStore } from "../../../test/render";
 import type { QueuedReview, Rating, ReviewStore } from "./queue";
@@ -300,6 +301,43 @@ describe("ReviewSender", () => {
     await after.flush();
     expect(new Set(sent.map((r) => r.key)).size).toBe(1);
     expect(sent.map((r) => r.request)).toEqual(sent.map(() => ({ reviewedAt: "2026-03-02T09:00:00.000Z" })));
+  });
+
+  it("fixes a rating's reviewed_at on the server's clock: a device 10 minutes fast, and its retries keep it", async () => {
+    // This file runs in Node, which has no localStorage: the offset is kept in a Map.
+    const kept = new Map<string, string>();
+    vi.stubGlobal("localStorage", {
+      getItem: (k: string) => kept.get(k) ?? null,
+      setItem: (k: string, v: string) => void kept.set(k, v),
+    });
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(Date.parse("2026-03-02T09:10:00Z"));
+      keepOffset({ offsetMs: -600_000, serverAt: Date.parse("2026-03-02T09:00:00Z") });
+      let down = 2;
+      // No now: the sender's own clock.
+      const { sent, sender } = recording({
+        answer: async () => {
+          if (down-- > 0) throw new TypeError("Failed to fetch");
+        },
+        pause: async () => {
+          // Between attempts the device's clock is set right and a new offset measured.
+          vi.setSystemTime(Date.parse("2026-03-02T09:01:00Z"));
+          keepOffset({ offsetMs: 0, serverAt: Date.parse("2026-03-02T09:01:00Z") });
+        },
+      });
+      await sender.rate("card-a", "cat", 3);
+      await sender.flush();
+      expect(sent).toHaveLength(3);
+      expect(sent.map((r) => r.request)).toEqual(sent.map(() => ({ reviewedAt: "2026-03-02T09:00:00.000Z" })));
+
+      await sender.rate("card-b", "dog", 3);
+      await sender.flush();
+      expect(sent.at(-1)!.request).toEqual({ reviewedAt: "2026-03-02T09:01:00.000Z" });
+    } finally {
+      vi.useRealTimers();
+      vi.unstubAllGlobals();
+    }
   });
 
   it("sends a rating made offline with the time it was made, even when it goes out within the minute", async () => {

@@ -1,3 +1,4 @@
+import { serverNow } from "../../../api/clock";
 import { ApiError, type Problem } from "../../../api/problem";
 import type { FixedRequest, QueuedReview, Rating, ReviewStore } from "./queue";
 
@@ -43,6 +44,12 @@ export interface SenderOptions {
   pause?: (ms: number) => Promise<void>;
   online?: () => boolean;
   newKey?: () => string;
+  /**
+   * The clock a rating's reviewed_at is read from when it is made. By
+   * default the server's time as this device estimates it (serverNow: the
+   * device's clock corrected by the offset the API's responses measured),
+   * so that a device clock running fast does not have every rating refused.
+   */
   now?: () => Date;
 }
 
@@ -83,7 +90,13 @@ function pauseOrOnline(ms: number): Promise<void> {
  * behind a 5xx or a network failure, or sent at once (a retry of a first
  * attempt that failed is sent under the same key, so the first attempt
  * already carries it). The server counts up to 5 minutes ahead of its
- * clock as now.
+ * clock as now and refuses (400) anything further ahead, so the instant is
+ * read from the device's clock corrected by the server clock's offset last
+ * measured from the API's Date headers (api/clock.ts's serverNow, the
+ * default `now`; offsets under 30 s count as 0): a phone whose clock runs
+ * 10 minutes fast still has its ratings accepted, offline too (the offset
+ * is kept in localStorage). A rating already queued keeps the instant it
+ * was fixed with, whatever is measured later.
  * An undo carries the review id of the rating it undoes when this sender
  * saw that rating acknowledged before the undo's first attempt.
  */
@@ -124,7 +137,7 @@ export class ReviewSender {
     this.pause = opts.pause ?? pauseOrOnline;
     this.online = opts.online ?? (() => navigator.onLine);
     this.newKey = opts.newKey ?? (() => crypto.randomUUID());
-    this.now = opts.now ?? (() => new Date());
+    this.now = opts.now ?? (() => serverNow());
   }
 
   /** The current state; subscribe for changes. */
