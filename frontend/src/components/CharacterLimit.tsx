@@ -87,8 +87,8 @@ export interface LimitedFieldProps {
 
 /**
  * A text field's limit of characters, counted as the server counts them
- * (characters), in place of the maxLength attribute, which counts UTF-16
- * code units and cuts a paste without a word.
+ * (code points, see characters), in place of the maxLength attribute, which
+ * counts UTF-16 code units and cuts a paste without a word.
  *
  * Spread `field` on the input or textarea (keep its id, label and other
  * props; give its own aria-describedby ids as describedBy, not on the
@@ -159,7 +159,8 @@ export function useCharacterLimit({
         onChange(e.target.value);
         return;
       }
-      const how = pasted.current ? "insertFromPaste" : (native.inputType ?? "");
+      // inputType where the browser gives it; else the paste event just before.
+      const how = native.inputType || (pasted.current ? "insertFromPaste" : "");
       pasted.current = false;
       apply(e.target, value, how);
     },
