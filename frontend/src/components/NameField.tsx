@@ -1,3 +1,5 @@
+import { useCharacterLimit } from "./CharacterLimit";
+
 /**
  * The name a newcomer gives with their first request (CreateClass,
  * EnrollLearner by code): a labelled input of at most 200 characters.
@@ -14,10 +16,12 @@ export function NameField({
   value: string;
   onChange: (value: string) => void;
 }) {
+  const limit = useCharacterLimit({ value, onChange, limit: 200 });
   return (
     <>
       <label htmlFor={`${id}-you`}>{label}</label>
-      <input id={`${id}-you`} maxLength={200} autoComplete="name" value={value} onChange={(e) => onChange(e.target.value)} />
+      <input id={`${id}-you`} autoComplete="name" {...limit.field} />
+      {limit.note}
     </>
   );
 }

@@ -5,6 +5,7 @@ import { unwrap } from "../../api/client";
 import { idempotent, useWrite } from "../../api/mutation";
 import { ApiError } from "../../api/problem";
 import { meQueries, progressQueries, scheduleQueries } from "../../api/queries";
+import { useCharacterLimit } from "../../components/CharacterLimit";
 import { NameField } from "../../components/NameField";
 import { ProblemAlert } from "../../components/ProblemAlert";
 
@@ -21,6 +22,7 @@ export function JoinClass({ newcomer = false, onJoined }: { newcomer?: boolean; 
   const id = useId();
   const [code, setCode] = useState("");
   const [displayName, setDisplayName] = useState("");
+  const codeLimit = useCharacterLimit({ value: code, onChange: setCode, limit: 12 });
   const join = useWrite({
     mutationFn: async (v: { key: string; code: string; displayName: string }) =>
       unwrap(
@@ -73,17 +75,16 @@ export function JoinClass({ newcomer = false, onJoined }: { newcomer?: boolean; 
           id={`${id}-code`}
           required
           minLength={4}
-          maxLength={12}
           autoCapitalize="characters"
           autoComplete="off"
           spellCheck={false}
-          value={code}
-          onChange={(e) => setCode(e.target.value)}
+          {...codeLimit.field}
         />
         <button type="submit" className={newcomer ? "primary" : undefined} disabled={join.isPending}>
           {join.isPending ? "Joining…" : "Join"}
         </button>
       </div>
+      {codeLimit.note}
     </form>
   );
 }

@@ -6,6 +6,7 @@ import { idempotent, useWrite } from "../../api/mutation";
 import { outboxQueries } from "../../api/queries";
 import type { components } from "../../api/schema";
 import { BarChartWithTable } from "../../components/BarChartWithTable";
+import { useCharacterLimit } from "../../components/CharacterLimit";
 import { DataTable, type Column } from "../../components/DataTable";
 import { ProblemAlert } from "../../components/ProblemAlert";
 import { Empty, QueryState } from "../../components/States";
@@ -241,6 +242,7 @@ function Confirm({
   const [reason, setReason] = useState("");
   const [blank, setBlank] = useState(false);
   const reasonInput = useRef<HTMLInputElement>(null);
+  const reasonLimit = useCharacterLimit({ value: reason, onChange: setReason, limit: 1000, describedBy: blank ? `${id}-blank` : undefined });
   useEffect(() => reasonInput.current?.focus(), []);
   const apply = useWrite({
     mutationFn: async (v: { key: string; ids: number[]; reason: string }) => {
@@ -277,13 +279,11 @@ function Confirm({
         id={`${id}-reason`}
         ref={reasonInput}
         required
-        maxLength={1000}
         autoComplete="off"
         aria-invalid={blank}
-        aria-describedby={blank ? `${id}-blank` : undefined}
-        value={reason}
-        onChange={(e) => setReason(e.target.value)}
+        {...reasonLimit.field}
       />
+      {reasonLimit.note}
       {blank && (
         <p id={`${id}-blank`} className="field-error">
           Give a reason: it is recorded in the audit log.

@@ -79,6 +79,22 @@ describe("Class chores", () => {
     expect(bodies(server, "/SetLearnerName")).toEqual([{ class_id: cls.id, learner_id: sam, display_name: "Sam Rivera" }]);
   });
 
+  it("keeps a learner's name of 200 characters with emoji, as SetLearnerName counts them, and says when a paste went past it", async () => {
+    const server = serve(cls);
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole("button", { name: "Rename sam.r" }));
+    const field = screen.getByLabelText(/Name in this class/);
+    await user.clear(field);
+    // 204 runes; the validator's max=200 keeps "Sam " and 196 foxes (396 UTF-16 units: maxLength={200} kept 98).
+    await user.paste("Sam " + "🦊".repeat(200));
+    const kept = "Sam " + "🦊".repeat(196);
+    expect(field).toHaveValue(kept);
+    expect(field).toHaveAccessibleDescription("200 of 200 characters");
+    expect(screen.getByText("The pasted text was cut to 200 characters.")).toBeInTheDocument();
+    await user.click(screen.getByRole("button", { name: "Save name" }));
+    await waitFor(() => expect(bodies(server, "/SetLearnerName")).toEqual([{ class_id: cls.id, learner_id: sam, display_name: kept }]));
+  });
+
   it("removes a learner only once confirmed, saying what they keep", async () => {
     const server = serve(cls);
     const user = userEvent.setup();

@@ -5,6 +5,7 @@ import { unwrap } from "../../api/client";
 import { idempotent, useWrite } from "../../api/mutation";
 import { classQueries } from "../../api/queries";
 import type { components } from "../../api/schema";
+import { useCharacterLimit } from "../../components/CharacterLimit";
 import { ProblemAlert } from "../../components/ProblemAlert";
 
 type Class = components["schemas"]["Class"];
@@ -29,6 +30,7 @@ export function ClassSettings({ c }: { c: Class }) {
   const id = useId();
   const invalidate = useInvalidateClass(c.id);
   const [name, setName] = useState(c.name);
+  const nameLimit = useCharacterLimit({ value: name, onChange: setName, limit: 200 });
   const [confirmCode, setConfirmCode] = useState(false);
   const [confirmArchive, setConfirmArchive] = useState(false);
   const update = useWrite({
@@ -70,11 +72,12 @@ export function ClassSettings({ c }: { c: Class }) {
         <h3 id={`${id}-rename`}>Rename</h3>
         <label htmlFor={`${id}-name`}>Name of this class</label>
         <div className="row-input">
-          <input id={`${id}-name`} required maxLength={200} autoComplete="off" value={name} onChange={(e) => setName(e.target.value)} />
+          <input id={`${id}-name`} required autoComplete="off" {...nameLimit.field} />
           <button type="submit" disabled={update.isPending || name.trim() === "" || name.trim() === c.name}>
             Rename
           </button>
         </div>
+        {nameLimit.note}
       </form>
       <h3>Join code</h3>
       {archived ? (
@@ -142,6 +145,7 @@ export function MemberActions({ c, m }: { c: Class; m: Member }) {
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const [name, setName] = useState(m.display_name);
+  const nameLimit = useCharacterLimit({ value: name, onChange: setName, limit: 200 });
   const setLearnerName = useWrite({
     mutationFn: async (v: { key: string; name: string }) =>
       unwrap(
@@ -173,13 +177,14 @@ export function MemberActions({ c, m }: { c: Class; m: Member }) {
             <ProblemAlert error={setLearnerName.error} context="The name was not changed" fields={{ display_name: "Name in this class" }} />
           )}
           <label htmlFor={`${id}-name`}>Name in this class (empty: {m.account_name})</label>
-          <input id={`${id}-name`} maxLength={200} autoComplete="off" value={name} onChange={(e) => setName(e.target.value)} />
+          <input id={`${id}-name`} autoComplete="off" {...nameLimit.field} />
           <button type="submit" className="primary" disabled={setLearnerName.isPending}>
             Save name
           </button>
           <button type="button" onClick={() => setEditing(false)}>
             Cancel
           </button>
+          {nameLimit.note}
         </form>
       ) : (
         <button type="button" className="link" aria-label={`Rename ${m.display_name}`} onClick={() => setEditing(true)}>

@@ -9,6 +9,7 @@ import type { components } from "../../api/schema";
 import { useMe } from "../../auth/me";
 import { deckGroups, levelName } from "../../components/decks";
 import { byName } from "../../components/names";
+import { useCharacterLimit } from "../../components/CharacterLimit";
 import { ProblemAlert } from "../../components/ProblemAlert";
 import { Empty, QueryState } from "../../components/States";
 import { dueTime } from "../../components/when";
@@ -172,6 +173,8 @@ function AddLearner({ c }: { c: Class }) {
   const id = useId();
   const [email, setEmail] = useState("");
   const [name, setName] = useState("");
+  const emailLimit = useCharacterLimit({ value: email, onChange: setEmail, limit: 254 });
+  const nameLimit = useCharacterLimit({ value: name, onChange: setName, limit: 200 });
   const add = useWrite({
     mutationFn: async (v: { key: string; email: string; name: string }) =>
       unwrap(
@@ -213,18 +216,18 @@ function AddLearner({ c }: { c: Class }) {
         id={`${id}-email`}
         type="email"
         required
-        maxLength={254}
         autoComplete="off"
-        value={email}
-        onChange={(e) => setEmail(e.target.value)}
+        {...emailLimit.field}
       />
+      {emailLimit.note}
       <label htmlFor={`${id}-name`}>Learner's name (if they are new to Lexora)</label>
       <div className="row-input">
-        <input id={`${id}-name`} maxLength={200} autoComplete="off" value={name} onChange={(e) => setName(e.target.value)} />
+        <input id={`${id}-name`} autoComplete="off" {...nameLimit.field} />
         <button type="submit" disabled={add.isPending}>
           {add.isPending ? "Adding…" : "Add learner"}
         </button>
       </div>
+      {nameLimit.note}
     </form>
   );
 }

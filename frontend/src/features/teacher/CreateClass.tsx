@@ -4,6 +4,7 @@ import { useApi } from "../../api/ApiContext";
 import { unwrap } from "../../api/client";
 import { idempotent, useWrite } from "../../api/mutation";
 import { classQueries, meQueries } from "../../api/queries";
+import { useCharacterLimit } from "../../components/CharacterLimit";
 import { NameField } from "../../components/NameField";
 import { ProblemAlert } from "../../components/ProblemAlert";
 
@@ -17,6 +18,7 @@ export function CreateClass({ newcomer = false, onCreated }: { newcomer?: boolea
   const qc = useQueryClient();
   const id = useId();
   const [name, setName] = useState("");
+  const nameLimit = useCharacterLimit({ value: name, onChange: setName, limit: 200 });
   const [displayName, setDisplayName] = useState("");
   const create = useWrite({
     mutationFn: async (v: { key: string; name: string; displayName: string }) =>
@@ -59,15 +61,14 @@ export function CreateClass({ newcomer = false, onCreated }: { newcomer?: boolea
         <input
           id={`${id}-name`}
           required
-          maxLength={200}
           placeholder="Year 9 English, Tuesday group"
-          value={name}
-          onChange={(e) => setName(e.target.value)}
+          {...nameLimit.field}
         />
         <button type="submit" className="primary" disabled={create.isPending}>
           {create.isPending ? "Creating…" : "Create class"}
         </button>
       </div>
+      {nameLimit.note}
     </form>
   );
 }

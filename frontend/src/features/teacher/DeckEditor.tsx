@@ -6,6 +6,7 @@ import { idempotent, useWrite } from "../../api/mutation";
 import { ApiError } from "../../api/problem";
 import { classQueries, deckQueries, libraryQueries } from "../../api/queries";
 import type { components } from "../../api/schema";
+import { useCharacterLimit } from "../../components/CharacterLimit";
 import { ProblemAlert } from "../../components/ProblemAlert";
 import { TableWrap } from "../../components/TableWrap";
 import { blankRow, draftOf, editOf, fields, isBlank, isEmpty, move, orderAfter, type DraftRow, type Edit, type EntryText } from "./draft";
@@ -34,6 +35,54 @@ export const partsOfSpeech = [
 
 /** The longest part of speech the server keeps (characters). */
 export const maxPartOfSpeech = 50;
+
+/** The most characters the server keeps of each field of an entry (pkg/decks' MaxTerm, MaxMeaning, MaxExample, MaxPartOfSpeech). */
+export const entryLimits: Record<keyof EntryText, number> = { term: 200, meaning: 1000, example: 500, part_of_speech: maxPartOfSpeech };
+
+/**
+ * A cell of the editor: an input (term, part of speech) or a textarea
+ * (meaning, example, which keep line breaks) of at most entryLimits[field]
+ * characters. Its counter and cut notice show only while it has the
+ * focus, so that the table stays compact.
+ */
+function EntryCell({
+  field,
+  rowKey,
+  label,
+  invalid,
+  lang,
+  list,
+  value,
+  onChange,
+  onKeyDown,
+}: {
+  field: keyof EntryText;
+  rowKey: string;
+  label: string;
+  invalid: boolean;
+  lang?: string;
+  list?: string;
+  value: string;
+  onChange: (value: string) => void;
+  onKeyDown: (e: KeyboardEvent<HTMLElement>) => void;
+}) {
+  const limit = useCharacterLimit({ value, onChange, limit: entryLimits[field], counter: "focused" });
+  const common = {
+    "aria-label": label,
+    "aria-invalid": invalid || undefined,
+    "data-row": rowKey,
+    "data-field": field,
+    lang,
+    onKeyDown,
+    ...limit.field,
+  };
+  return (
+    <>
+      {field === "term" || field === "part_of_speech" ? <input list={list} {...common} /> : <textarea rows={linesOf(value)} {...common} />}
+      {limit.note}
+    </>
+  );
+}
 
 /** The rows of a cell's textarea: one per line of its text. */
 function linesOf(text: string): number {
@@ -294,44 +343,17 @@ export function DeckEditor({ deck, entries }: { deck: DeckDetail; entries: Entry
                   <th scope="row">{n}</th>
                   {fields.map((f) => (
                     <td key={f}>
-                      {f === "part_of_speech" ? (
-                        <input
-                          aria-label={`Row ${n}, ${headers[f].toLowerCase()}`}
-                          aria-invalid={cellInvalid(r, f) || undefined}
-                          data-row={r.key}
-                          data-field={f}
-                          list={`${id}-pos`}
-                          maxLength={maxPartOfSpeech}
-                          value={r[f]}
-                          onChange={(e) => set(r.key, f, e.target.value)}
-                          onKeyDown={(e) => onKey(e, i, f)}
-                        />
-                      ) : f === "term" ? (
-                        <input
-                          aria-label={`Row ${n}, ${headers[f].toLowerCase()}`}
-                          aria-invalid={cellInvalid(r, f) || undefined}
-                          data-row={r.key}
-                          data-field={f}
-                          lang={deck.term_language}
-                          maxLength={200}
-                          value={r[f]}
-                          onChange={(e) => set(r.key, f, e.target.value)}
-                          onKeyDown={(e) => onKey(e, i, f)}
-                        />
-                      ) : (
-                        <textarea
-                          aria-label={`Row ${n}, ${headers[f].toLowerCase()}`}
-                          aria-invalid={cellInvalid(r, f) || undefined}
-                          data-row={r.key}
-                          data-field={f}
-                          lang={f === "meaning" ? deck.meaning_language : deck.term_language}
-                          maxLength={f === "meaning" ? 1000 : 500}
-                          rows={linesOf(r[f])}
-                          value={r[f]}
-                          onChange={(e) => set(r.key, f, e.target.value)}
-                          onKeyDown={(e) => onKey(e, i, f)}
-                        />
-                      )}
+                      <EntryCell
+                        field={f}
+                        rowKey={r.key}
+                        label={`Row ${n}, ${headers[f].toLowerCase()}`}
+                        invalid={cellInvalid(r, f)}
+                        lang={f === "part_of_speech" ? undefined : f === "meaning" ? deck.meaning_language : deck.term_language}
+                        list={f === "part_of_speech" ? `${id}-pos` : undefined}
+                        value={r[f]}
+                        onChange={(value) => set(r.key, f, value)}
+                        onKeyDown={(e) => onKey(e, i, f)}
+                      />
                       {f === "term" && active === r.key && r.meaning.trim() === "" && deck.term_language.split("-")[0] === "en" && (
                         <Suggestions term={r.term} onPick={(e) => fill(r.key, e)} />
                       )}

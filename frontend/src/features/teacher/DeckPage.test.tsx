@@ -222,6 +222,25 @@ describe("the deck editor", () => {
     expect(server.seen.find((r) => r.path === "/EditDeckEntries")?.body).toMatchObject({ change: [{ meaning: "difficulty,\nsetbacks\nhardship" }] });
   });
 
+  it("cuts a paste into a cell at the server's limit, says so, and shows the counter only in the focused cell", async () => {
+    const user = userEvent.setup();
+    serve(withEntries(details(), [entry(1, "gato", "cat")]));
+    open();
+    const meaning = await screen.findByRole("textbox", { name: "Row 1, meaning" });
+    expect(meaning).not.toHaveAttribute("maxlength");
+    await user.click(meaning);
+    await user.keyboard("{Control>}a{/Control}");
+    // 600 emoji and 600 letters: 1,200 characters as the server counts them (pkg/decks' MaxMeaning is 1,000).
+    await user.paste("🐈".repeat(600) + "x".repeat(600));
+    expect(meaning).toHaveValue("🐈".repeat(600) + "x".repeat(400));
+    expect(screen.getByText("The pasted text was cut to 1,000 characters.")).toBeInTheDocument();
+    expect(meaning).toHaveAccessibleDescription("1,000 of 1,000 characters");
+    expect(cell(1, "term")).not.toHaveAccessibleDescription();
+    await user.click(cell(1, "term"));
+    expect(screen.queryByText(/of 1,000 characters/)).toBeNull();
+    expect(screen.queryByText(/was cut/)).toBeNull();
+  });
+
   it("keeps a part of speech the server stored as free text, and offers the usual names to type", async () => {
     const user = userEvent.setup();
     const server = serve(withEntries(details(), [entry(1, "give up", "to stop trying", { part_of_speech: "phrasal verb" })]), (req) =>
@@ -231,7 +250,8 @@ describe("the deck editor", () => {
     await screen.findByRole("textbox", { name: "Row 1, term" });
     const pos = cell(1, "part of speech");
     expect(pos).toHaveValue("phrasal verb");
-    expect(pos).toHaveAttribute("maxlength", "50");
+    // The limit is the server's, in characters: no maxLength, which counts UTF-16 units.
+    expect(pos).not.toHaveAttribute("maxlength");
     const list = document.getElementById(pos.getAttribute("list") ?? "");
     expect([...(list?.querySelectorAll("option") ?? [])].map((o) => o.value)).toContain("noun");
     await user.type(pos, ", informal");

@@ -7,6 +7,7 @@ import { idempotent, useWrite } from "../../api/mutation";
 import { classQueries, deckQueries } from "../../api/queries";
 import type { components } from "../../api/schema";
 import { ApiError } from "../../api/problem";
+import { useCharacterLimit } from "../../components/CharacterLimit";
 import { DataTable } from "../../components/DataTable";
 import { DownloadButton } from "../../components/Download";
 import { levelName } from "../../components/decks";
@@ -147,7 +148,11 @@ function EditDetails({ deck }: { deck: DeckDetail }) {
     update.reset();
     start((await qc.fetchQuery({ ...deckQueries.detail(api, deck.id), staleTime: 0 })).deck);
   };
-  const set = (field: keyof Details) => (e: { target: { value: string } }) => setForm((f) => ({ ...f, [field]: e.target.value }));
+  const set = (field: keyof Details) => (value: string) => setForm((f) => ({ ...f, [field]: value }));
+  const titleLimit = useCharacterLimit({ value: form.title, onChange: set("title"), limit: 200 });
+  const aboutLimit = useCharacterLimit({ value: form.description, onChange: set("description"), limit: 2000 });
+  const termLimit = useCharacterLimit({ value: form.term_language, onChange: set("term_language"), limit: 35, describedBy: `${id}-tags` });
+  const meaningLimit = useCharacterLimit({ value: form.meaning_language, onChange: set("meaning_language"), limit: 35, describedBy: `${id}-tags` });
   const submit = (e: FormEvent) => {
     e.preventDefault();
     update.submit({
@@ -200,23 +205,20 @@ function EditDetails({ deck }: { deck: DeckDetail }) {
             </p>
           )}
           <label htmlFor={`${id}-name`}>Title</label>
-          <input id={`${id}-name`} required maxLength={200} value={form.title} onChange={set("title")} />
+          <input id={`${id}-name`} required {...titleLimit.field} />
+          {titleLimit.note}
           <label htmlFor={`${id}-about`}>Description</label>
-          <textarea id={`${id}-about`} rows={3} maxLength={2000} value={form.description} onChange={set("description")} />
+          <textarea id={`${id}-about`} rows={3} {...aboutLimit.field} />
+          {aboutLimit.note}
           <p className="muted small" id={`${id}-tags`}>
             Languages are BCP 47 tags, such as en, es or fr-CA.
           </p>
           <label htmlFor={`${id}-term`}>Term language</label>
-          <input id={`${id}-term`} required maxLength={35} aria-describedby={`${id}-tags`} value={form.term_language} onChange={set("term_language")} />
+          <input id={`${id}-term`} required {...termLimit.field} />
+          {termLimit.note}
           <label htmlFor={`${id}-meaning`}>Meaning language</label>
-          <input
-            id={`${id}-meaning`}
-            required
-            maxLength={35}
-            aria-describedby={`${id}-tags`}
-            value={form.meaning_language}
-            onChange={set("meaning_language")}
-          />
+          <input id={`${id}-meaning`} required {...meaningLimit.field} />
+          {meaningLimit.note}
           <p className="actions">
             <button type="submit" className="primary" disabled={update.isPending}>
               {update.isPending ? "Saving…" : "Save details"}
@@ -264,6 +266,7 @@ function CopyDeck({ deck }: { deck: DeckDetail }) {
   const navigate = useNavigate();
   const id = useId();
   const [title, setTitle] = useState(`${deck.title} (my copy)`);
+  const titleLimit = useCharacterLimit({ value: title, onChange: setTitle, limit: 200 });
   const copy = useWrite({
     mutationFn: async (v: { key: string; title: string }) =>
       unwrap(await api.POST("/CopyDeck", { params: idempotent(v.key), body: { source_id: deck.id, title: v.title } })),
@@ -283,11 +286,12 @@ function CopyDeck({ deck }: { deck: DeckDetail }) {
       {copy.isError && <ProblemAlert error={copy.error} context="Not copied" fields={{ title: "Title of the copy" }} />}
       <label htmlFor={`${id}-name`}>Title of the copy</label>
       <div className="row-input">
-        <input id={`${id}-name`} required maxLength={200} value={title} onChange={(e) => setTitle(e.target.value)} />
+        <input id={`${id}-name`} required {...titleLimit.field} />
         <button type="submit" disabled={copy.isPending}>
           {copy.isPending ? "Copying…" : "Copy"}
         </button>
       </div>
+      {titleLimit.note}
     </form>
   );
 }

@@ -71,4 +71,31 @@ describe("Decks", () => {
       expect(server.seen.filter((r) => r.path === "/CreateDeck").at(-1)?.body).toEqual({ title: "Unit 3", term_language: "es", meaning_language: "en" }),
     );
   });
+
+  it("keeps a title of 200 emoji and a description of 2,000 characters, the server's limits, and says what a paste lost", async () => {
+    const server = fakeServer((req) => {
+      if (req.path === "/ListOwnDecks") return json({ decks: [] } satisfies components["schemas"]["OwnDeckList"]);
+      if (req.path === "/ListDecks") return json({ decks: library } satisfies components["schemas"]["DeckList"]);
+      if (req.path === "/CreateDeck") return json(withEntries(details({ id: "d-new" }), []), 201);
+      return json(problem(404, "Not found"), 404);
+    });
+    const user = userEvent.setup();
+    open();
+    expect(await screen.findByText(/No deck of your own yet/)).toBeInTheDocument();
+    const title = screen.getByRole("textbox", { name: "Title" });
+    await user.click(title);
+    // 200 characters as the server counts them (400 UTF-16 units: maxLength={200} kept 100).
+    await user.paste("📚".repeat(200));
+    expect(title).toHaveValue("📚".repeat(200));
+    expect(title).toHaveAccessibleDescription("200 of 200 characters");
+    const description = screen.getByRole("textbox", { name: "Description (optional)" });
+    await user.click(description);
+    await user.paste("d".repeat(2500));
+    // CreateDeck keeps 2,000, as UpdateDeck (the field once cut at 1,000).
+    expect(description).toHaveValue("d".repeat(2000));
+    expect(screen.getByText("The pasted text was cut to 2,000 characters.")).toBeInTheDocument();
+    await user.click(screen.getByRole("button", { name: "Create and add words" }));
+    expect(await screen.findByText("The deck page")).toBeInTheDocument();
+    expect(server.seen.find((r) => r.path === "/CreateDeck")?.body).toMatchObject({ title: "📚".repeat(200), description: "d".repeat(2000) });
+  });
 });

@@ -6,6 +6,7 @@ import { unwrap } from "../../api/client";
 import { idempotent, useWrite } from "../../api/mutation";
 import { deckQueries } from "../../api/queries";
 import type { components } from "../../api/schema";
+import { useCharacterLimit } from "../../components/CharacterLimit";
 import { DataTable } from "../../components/DataTable";
 import { deckGroups } from "../../components/decks";
 import { ProblemAlert } from "../../components/ProblemAlert";
@@ -118,6 +119,11 @@ function CreateDeck() {
   const [description, setDescription] = useState("");
   const [termLanguage, setTermLanguage] = useState("en");
   const [meaningLanguage, setMeaningLanguage] = useState("en");
+  const titleLimit = useCharacterLimit({ value: title, onChange: setTitle, limit: 200 });
+  // 2,000 as UpdateDeck's and the server's (pkg/decks' MaxDescription).
+  const descriptionLimit = useCharacterLimit({ value: description, onChange: setDescription, limit: 2000 });
+  const termsLimit = useCharacterLimit({ value: termLanguage, onChange: setTermLanguage, limit: 35, describedBy: `${id}-tag` });
+  const meaningsLimit = useCharacterLimit({ value: meaningLanguage, onChange: setMeaningLanguage, limit: 35, describedBy: `${id}-tag` });
   const create = useWrite({
     mutationFn: async (v: { key: string; title: string; description: string; term_language: string; meaning_language: string }) =>
       unwrap(
@@ -150,27 +156,17 @@ function CreateDeck() {
       <h2 id={`${id}-title`}>Create a deck</h2>
       {create.isError && <ProblemAlert error={create.error} context="No deck created" fields={deckFields} />}
       <label htmlFor={`${id}-name`}>Title</label>
-      <input id={`${id}-name`} required maxLength={200} value={title} onChange={(e) => setTitle(e.target.value)} />
+      <input id={`${id}-name`} required {...titleLimit.field} />
+      {titleLimit.note}
       <label htmlFor={`${id}-description`}>Description (optional)</label>
-      <input id={`${id}-description`} maxLength={1000} value={description} onChange={(e) => setDescription(e.target.value)} />
+      <input id={`${id}-description`} {...descriptionLimit.field} />
+      {descriptionLimit.note}
       <label htmlFor={`${id}-terms`}>Language of the words</label>
-      <input
-        id={`${id}-terms`}
-        required
-        maxLength={35}
-        aria-describedby={`${id}-tag`}
-        value={termLanguage}
-        onChange={(e) => setTermLanguage(e.target.value)}
-      />
+      <input id={`${id}-terms`} required {...termsLimit.field} />
+      {termsLimit.note}
       <label htmlFor={`${id}-meanings`}>Language of the meanings</label>
-      <input
-        id={`${id}-meanings`}
-        required
-        maxLength={35}
-        aria-describedby={`${id}-tag`}
-        value={meaningLanguage}
-        onChange={(e) => setMeaningLanguage(e.target.value)}
-      />
+      <input id={`${id}-meanings`} required {...meaningsLimit.field} />
+      {meaningsLimit.note}
       <p id={`${id}-tag`} className="muted small">
         A language tag: en, es, fr-CA… The learners' Listen button speaks the words in the first.
       </p>
