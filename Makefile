@@ -100,13 +100,15 @@ test: ## The full gate before stopping: static checks, all tests with -race, fuz
 	@# All of them, its seed's TestEndToEnd too.
 	LEXORA_MAILPIT=$(BIN)/mailpit .ci/compat-previous $$(cat .ci/previous-release) \
 		./functions/ ./pkg/study/ ./pkg/classroom/
-	@# The request decoders' fuzzers, for a bounded time (`go test` above runs their seeds).
+	@# The request decoders' and the deck importer's fuzzers, for a bounded time (`go test` above runs their seeds).
 	@# A count of runs rather than a duration, and no minimisation: a duration
 	@# can end before the (growing) cached corpus is replayed, which fails the run.
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeJSON$$' -fuzztime 50000x -fuzzminimizetime 0 ./pkg/platform/httpx
 	@for fuzzer in FuzzSubmitReview FuzzCreateAssignment FuzzEnrollLearner; do \
 		$(GO) test -run '^$$' -fuzz "^$$fuzzer$$" -fuzztime 1000x -fuzzminimizetime 0 ./functions || exit 1; \
 	done
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 50000x -fuzzminimizetime 0 ./pkg/deckimport
+	$(GO) test -run '^$$' -fuzz '^FuzzExportImportsBack$$' -fuzztime 10000x -fuzzminimizetime 0 ./pkg/decks
 	@# The whole product under fire for about 3 minutes (docs/chaos.md).
 	$(GO) build -o $(BIN)/ $(CHAOS_CMDS)
 	$(BIN)/chaos -profile short -bin $(BIN)
