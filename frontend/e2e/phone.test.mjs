@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { artifacts, audit, launch } from "./browser.mjs";
-import { startStack } from "./stack.mjs";
+import { startStack, until } from "./stack.mjs";
 
 const mia = "00000000-0000-4000-8000-000000000001";
 
@@ -124,6 +124,17 @@ describe("a learner on a phone", { timeout: 600_000 }, () => {
       }
       await page.getByText("Card 3 of").waitFor();
       await page.getByTestId("queue-status").getByText("All ratings saved.").waitFor();
+      // Undo is where the thumb is after a mistaken rating: beside Show answer, above the tab bar.
+      const undo = page.getByRole("button", { name: /^Undo last rating/ });
+      const undoAt = await placeOf(undo);
+      assert.ok(undoAt.reachable && undoAt.bottom <= bar.top && undoAt.top >= viewport.height / 2, `Undo is in the thumb's reach: ${JSON.stringify(undoAt)}`);
+      const undos = () => Number(stack.sql(`SELECT count(*) FROM review_undo WHERE learner_id = '${mia}'`));
+      const undone = undos();
+      await undo.tap();
+      await page.getByText("Card 2 of").waitFor();
+      await page.getByText(/is undone: rate it again/).waitFor();
+      await checkPhoneScreen(page, `phone-${size}-review-undone`);
+      await until(() => undos() === undone + 1);
 
       for (const [tab, heading] of [
         ["Schedule", "Schedule"],

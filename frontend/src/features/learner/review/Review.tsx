@@ -28,7 +28,9 @@ export const sessionSize = 50;
  * card shows at once whatever the network does; the queue's state is shown
  * below the card. On a touch screen the reveal button and the ratings sit
  * at the bottom of the screen, in the thumb's reach, and the card scrolls
- * above them (styles.css, .thumb-bar).
+ * above them (styles.css, .thumb-bar). Undo sits beside the reveal button,
+ * where the thumb is right after a mistaken rating; below the card while
+ * the ratings are shown.
  */
 export function Review() {
   const api = useApi();
@@ -161,14 +163,17 @@ function Session({
           </dl>
         )}
       </article>
-      {undoButton && <p className="actions">{undoButton}</p>}
+      {revealed && undoButton && <p className="actions">{undoButton}</p>}
       <div className="thumb-bar">
         {revealed ? (
           <RatingButtons card={card} rate={rate} />
         ) : (
-          <button type="button" ref={revealButton} className="primary reveal" onClick={reveal} aria-keyshortcuts="Space Enter">
-            Show answer <kbd>Space</kbd>
-          </button>
+          <>
+            {undoButton}
+            <button type="button" ref={revealButton} className="primary reveal" onClick={reveal} aria-keyshortcuts="Space Enter">
+              Show answer <kbd>Space</kbd>
+            </button>
+          </>
         )}
       </div>
     </>
