@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { artifacts, checkScreen, desktop, launch, section, signIn } from "./browser.mjs";
-import { startStack, until } from "./stack.mjs";
+import { artifacts, checkScreen, desktop, section, signIn, startStackAndBrowser } from "./browser.mjs";
+import { until } from "./stack.mjs";
 
 /** until(), for at most 60 s. */
 const until60 = (get) => until(get, 60);
@@ -72,11 +72,7 @@ const reviewCount = (learner) => Number(stack.sql(`SELECT count(*) FROM review_l
 
 describe("the web client on the local stack", { timeout: 600_000 }, () => {
   before(async () => {
-    // Both start at once; if either fails, the other is stopped before the failure is reported.
-    const [s, b] = await Promise.allSettled([startStack(), launch()]);
-    stack = s.value;
-    browser = b.value;
-    if (s.status === "rejected" || b.status === "rejected") throw s.reason ?? b.reason;
+    ({ stack, browser } = await startStackAndBrowser());
     // Mia, Noah and Yui are in the Demo class, which has the seed's library deck and Ada's own deck; the newcomers who
     // join it later must get these decks as well.
     assert.equal(

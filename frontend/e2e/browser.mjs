@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import axe from "axe-core";
 import { chromium } from "playwright-core";
-import { root } from "./stack.mjs";
+import { root, startStack } from "./stack.mjs";
 
 export const artifacts = join(root, "frontend", "e2e", "artifacts");
 
@@ -79,6 +79,19 @@ export async function audit(page, name) {
   });
   writeFileSync(join(artifacts, `${name}.axe.json`), JSON.stringify(violations, null, 2));
   return violations;
+}
+
+/**
+ * Starts the local stack (stack.mjs's startStack) and chromium (launch) at
+ * once and resolves with both; if either fails to start, the other is
+ * stopped and the failure thrown.
+ */
+export async function startStackAndBrowser() {
+  const [s, b] = await Promise.allSettled([startStack(), launch()]);
+  if (s.status === "fulfilled" && b.status === "fulfilled") return { stack: s.value, browser: b.value };
+  if (b.status === "fulfilled") await b.value.close();
+  if (s.status === "fulfilled") await s.value.stop();
+  throw s.reason ?? b.reason;
 }
 
 /** A desktop browser context (1280 × 800) of browser. */

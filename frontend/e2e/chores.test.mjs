@@ -11,8 +11,8 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { artifacts, audit, checkScreen, launch, phone, section, signIn } from "./browser.mjs";
-import { startStack, until } from "./stack.mjs";
+import { artifacts, audit, checkScreen, phone, section, signIn, startStackAndBrowser } from "./browser.mjs";
+import { until } from "./stack.mjs";
 
 const mia = "00000000-0000-4000-8000-000000000001";
 const yui = "00000000-0000-4000-8000-000000000003";
@@ -65,10 +65,7 @@ describe("a teacher's chores on a class", { timeout: 600_000 }, () => {
       res.writeHead(503).end();
     });
     await new Promise((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-    const [s, b] = await Promise.allSettled([startStack(), launch()]);
-    stack = s.value;
-    browser = b.value;
-    if (s.status === "rejected" || b.status === "rejected") throw s.reason ?? b.reason;
+    ({ stack, browser } = await startStackAndBrowser());
   });
   after(async () => {
     await browser?.close();

@@ -5,8 +5,8 @@
 // and counts at the server's now.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { desktop, launch, section, signIn } from "./browser.mjs";
-import { startStack, until } from "./stack.mjs";
+import { desktop, section, signIn, startStackAndBrowser } from "./browser.mjs";
+import { until } from "./stack.mjs";
 
 const mia = "00000000-0000-4000-8000-000000000001";
 const hour = 3_600_000;
@@ -16,10 +16,7 @@ let browser;
 
 describe("a device clock an hour fast", { timeout: 600_000 }, () => {
   before(async () => {
-    const [s, b] = await Promise.allSettled([startStack(), launch()]);
-    stack = s.value;
-    browser = b.value;
-    if (s.status === "rejected" || b.status === "rejected") throw s.reason ?? b.reason;
+    ({ stack, browser } = await startStackAndBrowser());
   });
   after(async () => {
     await browser?.close();

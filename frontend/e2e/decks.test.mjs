@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { artifacts, check, checkScreen, desktop, launch, section, signIn } from "./browser.mjs";
-import { startStack, until } from "./stack.mjs";
+import { artifacts, check, checkScreen, desktop, section, signIn, startStackAndBrowser } from "./browser.mjs";
+import { until } from "./stack.mjs";
 
 const mia = "00000000-0000-4000-8000-000000000001";
 const title = "Unit 3: animals and home";
@@ -31,10 +31,7 @@ let browser;
 
 describe("a teacher's own words, from a pasted list to a learner's card", { timeout: 600_000 }, () => {
   before(async () => {
-    const [s, b] = await Promise.allSettled([startStack(), launch()]);
-    stack = s.value;
-    browser = b.value;
-    if (s.status === "rejected" || b.status === "rejected") throw s.reason ?? b.reason;
+    ({ stack, browser } = await startStackAndBrowser());
   });
   after(async () => {
     await browser?.close();

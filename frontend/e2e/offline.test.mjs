@@ -7,8 +7,7 @@
 import assert from "node:assert/strict";
 import { createServer, request } from "node:http";
 import { after, before, describe, it } from "node:test";
-import { check, launch, phone, section } from "./browser.mjs";
-import { startStack } from "./stack.mjs";
+import { check, phone, section, startStackAndBrowser } from "./browser.mjs";
 
 const mia = "00000000-0000-4000-8000-000000000001";
 
@@ -61,10 +60,7 @@ const reviews = () => stack.sql(`SELECT count(*) || ' ' || count(DISTINCT card_i
 
 describe("Lexora opens without a network", { timeout: 600_000 }, () => {
   before(async () => {
-    const [s, b] = await Promise.allSettled([startStack(), launch()]);
-    stack = s.value;
-    browser = b.value;
-    if (s.status === "rejected" || b.status === "rejected") throw s.reason ?? b.reason;
+    ({ stack, browser } = await startStackAndBrowser());
     proxy = await startProxy(stack.baseURL);
   });
   after(async () => {

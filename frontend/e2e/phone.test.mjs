@@ -8,8 +8,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { artifacts, audit, launch } from "./browser.mjs";
-import { startStack, until } from "./stack.mjs";
+import { artifacts, audit, startStackAndBrowser } from "./browser.mjs";
+import { until } from "./stack.mjs";
 
 const mia = "00000000-0000-4000-8000-000000000001";
 
@@ -54,10 +54,7 @@ function placeOf(locator) {
 
 describe("a learner on a phone", { timeout: 600_000 }, () => {
   before(async () => {
-    const [s, b] = await Promise.allSettled([startStack(), launch()]);
-    stack = s.value;
-    browser = b.value;
-    if (s.status === "rejected" || b.status === "rejected") throw s.reason ?? b.reason;
+    ({ stack, browser } = await startStackAndBrowser());
     // Every card of Mia's has a long definition.
     stack.sql(`UPDATE lexemes SET definition = '${longDefinition}'
       WHERE id IN (SELECT lexeme_id FROM cards WHERE learner_id = '${mia}')`);
