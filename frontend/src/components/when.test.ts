@@ -1,6 +1,6 @@
 // @vitest-environment node
-import { describe, expect, it } from "vitest";
-import { clockTime, dayNumber, dueTime } from "./when";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { clockTime, dayNumber, dueTime, zonePlace } from "./when";
 
 // The end of 16 December in London, as a teacher there sets it.
 const due = "2026-12-16T23:59:59Z";
@@ -27,5 +27,36 @@ describe("clockTime and dayNumber", () => {
   it("read the instant in the zone given", () => {
     expect(clockTime(due, "Asia/Kolkata")).toMatch(/^5:29\sAM India Time$/);
     expect(dayNumber(new Date(due), "Asia/Kolkata") - dayNumber(new Date(due), "Europe/London")).toBe(1);
+  });
+});
+
+describe("zonePlace", () => {
+  it("names a zone by its place, and a zone without one by itself", () => {
+    expect(zonePlace("Europe/Paris")).toBe("Paris");
+    expect(zonePlace("America/Argentina/Buenos_Aires")).toBe("Buenos Aires");
+    expect(zonePlace("UTC")).toBe("UTC");
+    expect(zonePlace("Etc/GMT+12")).toBe("Etc/GMT+12");
+  });
+});
+
+describe("locale", () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    vi.resetModules();
+  });
+
+  it("writes dates in English inside the English sentences, for a browser in another language too", async () => {
+    vi.stubGlobal("navigator", { language: "fr-FR" });
+    vi.resetModules();
+    const when = await import("./when");
+    expect(when.locale).toBe("en-GB");
+    expect(when.dueTime(due, "Europe/Paris", now)).toMatch(/^17 Dec, 00:59\sCET$/);
+    expect(when.clockTime(due, "Asia/Kolkata")).toMatch(/^05:29\sIndia Time$/);
+  });
+
+  it("keeps an English browser's own", async () => {
+    vi.stubGlobal("navigator", { language: "en-US" });
+    vi.resetModules();
+    expect((await import("./when")).locale).toBeUndefined();
   });
 });

@@ -4,18 +4,29 @@
  * another day and hour for a learner in Paris or Kolkata than for the
  * teacher in London who set it. timeZone is an IANA name (the teacher's
  * own, from Me); undefined, or a zone this browser does not know, is the
- * browser's. The locale is the browser's. The zone is named by its generic
+ * browser's. The locale is the browser's English one, or British English
+ * (see locale). The zone is named by its generic
  * name ("France Time", "India Time", "ET", "CET" in en-GB) rather than its
  * offset ("GMT+1"), which a learner does not recognise as Paris; UTC keeps
  * "UTC".
  */
 
+/**
+ * The locale the client writes dates and times in: the browser's when it is
+ * an English one, since every sentence around them is English; else
+ * British English (day before month, a 24-hour clock), so that a French
+ * browser reads "9 Dec, 16:53 France Time", not "9 déc., 16:53 heure :
+ * France" inside an English sentence.
+ */
+export const locale: string | undefined =
+  typeof navigator === "undefined" || /^en\b/i.test(navigator.language ?? "") ? undefined : "en-GB";
+
 /** A formatter for options in timeZone, or in the browser's zone when it does not know timeZone. */
 function formatter(options: Intl.DateTimeFormatOptions, timeZone?: string): Intl.DateTimeFormat {
   try {
-    return new Intl.DateTimeFormat(undefined, { ...options, timeZone });
+    return new Intl.DateTimeFormat(locale, { ...options, timeZone });
   } catch {
-    return new Intl.DateTimeFormat(undefined, options); // RangeError: an unknown zone
+    return new Intl.DateTimeFormat(locale, options); // RangeError: an unknown zone
   }
 }
 
@@ -62,4 +73,14 @@ export function dueTime(at: string | Date, timeZone?: string, now: Date = new Da
 /** The time of day of an instant with its zone named, e.g. "5:29 AM India Time". */
 export function clockTime(at: string | Date, timeZone?: string): string {
   return formatter({ hour: "numeric", minute: "2-digit", timeZoneName: zoneName(timeZone) }, timeZone).format(new Date(at));
+}
+
+/**
+ * The place an IANA zone is named after, as a teacher reads a learner's
+ * zone: "Europe/Paris" is "Paris", "America/Argentina/Buenos_Aires" is
+ * "Buenos Aires"; a zone without a place ("UTC", "Etc/GMT+12") is itself.
+ */
+export function zonePlace(timeZone: string): string {
+  if (timeZone.startsWith("Etc/") || !timeZone.includes("/")) return timeZone;
+  return timeZone.slice(timeZone.lastIndexOf("/") + 1).replaceAll("_", " ");
 }

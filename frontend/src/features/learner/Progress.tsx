@@ -1,10 +1,10 @@
 import { Empty, QueryState } from "../../components/States";
-import { dueTime } from "../../components/when";
+import { dueTime, locale } from "../../components/when";
 import { pendingNote, useProgress } from "./progress";
 import { StartedDecks } from "./StartedDecks";
 
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
-const date = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
+const dateTime = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "short" });
+const date = new Intl.DateTimeFormat(locale, { dateStyle: "medium" });
 
 /** A recall probability as a whole percentage ("87 %"). */
 export function recallPercent(p: number): string {

@@ -5,10 +5,11 @@ import { scheduleQueries } from "../../api/queries";
 import type { components } from "../../api/schema";
 import { BarChartWithTable } from "../../components/BarChartWithTable";
 import { QueryState } from "../../components/States";
+import { locale } from "../../components/when";
 
 type ForecastDay = components["schemas"]["ForecastDay"];
 
-const weekday = new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric", timeZone: "UTC" });
+const weekday = new Intl.DateTimeFormat(locale, { weekday: "short", day: "numeric", timeZone: "UTC" });
 
 /** "Mon 3" for a local date YYYY-MM-DD (the learner's own day, so read as UTC). */
 export function dayLabel(date: string): string {

@@ -1,10 +1,11 @@
 import { Link } from "react-router";
 import type { components } from "../../api/schema";
 import { Empty } from "../../components/States";
+import { locale } from "../../components/when";
 
 type DeckProgress = components["schemas"]["DeckProgress"];
 
-const date = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
+const date = new Intl.DateTimeFormat(locale, { dateStyle: "medium" });
 
 /**
  * The library decks the learner started on their own (GetProgress's

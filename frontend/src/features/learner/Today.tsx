@@ -4,7 +4,7 @@ import { useApi } from "../../api/ApiContext";
 import { scheduleQueries } from "../../api/queries";
 import type { components } from "../../api/schema";
 import { Empty, QueryState } from "../../components/States";
-import { dueTime } from "../../components/when";
+import { dueTime, locale } from "../../components/when";
 import { JoinClass } from "./JoinClass";
 import { pace } from "./pace";
 import { pendingNote, useProgress } from "./progress";
@@ -12,7 +12,7 @@ import { StartedDecks } from "./StartedDecks";
 
 type AssignmentProgress = components["schemas"]["AssignmentProgress"];
 
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+const dateTime = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "short" });
 
 /** How many due cards Today reads: it shows the counts only, which cover all. */
 const dueLimit = 1;

@@ -10,12 +10,13 @@ import { useCharacterLimit } from "../../components/CharacterLimit";
 import { DataTable, type Column } from "../../components/DataTable";
 import { ProblemAlert } from "../../components/ProblemAlert";
 import { Empty, QueryState } from "../../components/States";
+import { locale } from "../../components/when";
 
 type Health = components["schemas"]["OutboxHealth"];
 type DeadDelivery = components["schemas"]["DeadDelivery"];
 type Backlog = components["schemas"]["TopicBacklog"];
 
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "short", timeStyle: "medium" });
+const dateTime = new Intl.DateTimeFormat(locale, { dateStyle: "short", timeStyle: "medium" });
 
 /** "4 min 2 s" for an age in seconds. */
 export function age(seconds: number): string {

@@ -7,7 +7,8 @@ import { DataTable, type Column } from "../../components/DataTable";
 import { DownloadButton } from "../../components/Download";
 import { byName } from "../../components/names";
 import { Empty, QueryState } from "../../components/States";
-import { dueTime } from "../../components/when";
+import { useMe } from "../../auth/me";
+import { dueTime, locale, zonePlace } from "../../components/when";
 import { DeckRetention } from "./DeckRetention";
 
 type Grid = components["schemas"]["ClassProgress"];
@@ -15,9 +16,9 @@ type Row = components["schemas"]["ClassProgressRow"];
 type Cell = components["schemas"]["ClassProgressCell"];
 type HardWord = components["schemas"]["HardWord"];
 
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" });
-const date = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
-const studyDay = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeZone: "UTC" });
+const dateTime = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "medium" });
+const date = new Intl.DateTimeFormat(locale, { dateStyle: "medium" });
+const studyDay = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone: "UTC" });
 
 /** How often the grid is read again while it is open (ms). */
 export const refreshEvery = 5000;
@@ -89,7 +90,12 @@ function Freshness({ g, readAt }: { g: Grid; readAt: number }) {
   );
 }
 
+/**
+ * The grid, its due dates in the teacher's own zone (Me), as the assign
+ * form on Classes writes them, so that both screens give the same day.
+ */
 function ProgressGrid({ g }: { g: Grid }) {
+  const zone = useMe().data?.timezone;
   if (g.learners.length === 0)
     return (
       <>
@@ -100,7 +106,7 @@ function ProgressGrid({ g }: { g: Grid }) {
             <ul data-testid="class-decks">
               {g.decks.map((d) => (
                 <li key={d.deck_id}>
-                  {d.deck_title} <span className="muted small">due {dueTime(d.due_at)}</span>
+                  {d.deck_title} <span className="muted small">due {dueTime(d.due_at, zone)}</span>
                 </li>
               ))}
             </ul>
@@ -113,11 +119,11 @@ function ProgressGrid({ g }: { g: Grid }) {
   const columns: Column<Row>[] = [
     { header: "Learner", rowHeader: true, cell: (row) => row.display_name },
     ...cols.map((c) => ({
-      header: `${c.title} (due ${dueTime(c.due)})`,
+      header: `${c.title} (due ${dueTime(c.due, zone)})`,
       key: c.deckId,
       cell: (row: Row) => {
         const a = row.assignments.find((x) => x.deck_id === c.deckId);
-        return a ? <GridCell a={a} timezone={row.timezone} /> : <span className="muted">not assigned</span>;
+        return a ? <GridCell a={a} timezone={row.timezone} zone={zone} /> : <span className="muted">not assigned</span>;
       },
     })),
   ];
@@ -136,9 +142,10 @@ function ProgressGrid({ g }: { g: Grid }) {
 
 /**
  * One learner's assignment. Its last study day is the learner's (a day in their zone, timezone, as
- * their streaks count it), which the cell says, since the teacher's day may be another.
+ * their streaks count it), which the cell says by the zone's place, since the teacher's day may be
+ * another; its due date is in the teacher's zone (zone; undefined: the browser's).
  */
-function GridCell({ a, timezone }: { a: Cell; timezone: string }) {
+function GridCell({ a, timezone, zone }: { a: Cell; timezone: string; zone?: string }) {
   const p = a.progress;
   return (
     <div className="cell">
@@ -152,7 +159,7 @@ function GridCell({ a, timezone }: { a: Cell; timezone: string }) {
       <span>{a.cards_due} due now</span>
       <span className="muted small">
         {p?.last_study_day
-          ? `last studied ${studyDay.format(new Date(`${p.last_study_day}T00:00:00Z`))} (the learner's day, ${timezone})`
+          ? `last studied ${studyDay.format(new Date(`${p.last_study_day}T00:00:00Z`))} (the learner's day, in ${zonePlace(timezone)})`
           : p && p.cards_seen > 0
             ? "studied before it was assigned"
             : "not started"}
@@ -161,7 +168,7 @@ function GridCell({ a, timezone }: { a: Cell; timezone: string }) {
         {a.completed_at ? (
           <span className="badge ok">completed {date.format(new Date(a.completed_at))}</span>
         ) : (
-          `due ${dueTime(a.due_at)}`
+          `due ${dueTime(a.due_at, zone)}`
         )}
       </span>
     </div>

@@ -12,7 +12,7 @@ import { byName } from "../../components/names";
 import { useCharacterLimit } from "../../components/CharacterLimit";
 import { ProblemAlert } from "../../components/ProblemAlert";
 import { Empty, QueryState } from "../../components/States";
-import { dueTime } from "../../components/when";
+import { dueTime, locale } from "../../components/when";
 import { assignToClass, dayAfter, endOfDay, type AssignOutcome } from "./assign";
 import { ClassSettings, MemberActions } from "./ClassChores";
 import { CreateClass } from "./CreateClass";
@@ -21,7 +21,7 @@ import { NewCardsPerDay } from "./NewCardsPerDay";
 type Class = components["schemas"]["Class"];
 type Deck = components["schemas"]["Deck"];
 
-const date = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
+const date = new Intl.DateTimeFormat(locale, { dateStyle: "medium" });
 
 /**
  * A teacher's classes: each with its join code, members and decks (with due dates), a form to add

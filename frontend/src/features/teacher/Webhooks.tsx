@@ -7,6 +7,7 @@ import { webhookQueries } from "../../api/queries";
 import type { components } from "../../api/schema";
 import { ProblemAlert } from "../../components/ProblemAlert";
 import { Empty, QueryState } from "../../components/States";
+import { locale } from "../../components/when";
 
 type Endpoint = components["schemas"]["WebhookEndpoint"];
 type Health = components["schemas"]["WebhookHealth"];
@@ -84,7 +85,7 @@ interface Secret {
   secret: string;
 }
 
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+const dateTime = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "short" });
 
 /** A teacher's webhook endpoints: register, see the secret once, rotate, re-enable, delete. */
 export function Webhooks() {
