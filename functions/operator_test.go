@@ -3,6 +3,7 @@ package functions
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -117,6 +118,25 @@ func TestResolvingDeadLettersOfAnUnknownSubscriberOrTopic(t *testing.T) {
 	require.Equal(t, http.StatusOK, code, body)
 	require.Equal(t, float64(0), body["replayed"])
 	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM outbox_deliveries WHERE state = 'dead'"))
+}
+
+// A reason's 1,000 are characters, as the client counts them, not bytes:
+// 1,000 "é" (2,000 bytes) skips the dead letter, 1,001 is a 400 naming
+// reason and resolves nothing.
+func TestAReasonOfAThousandCharactersIsTaken(t *testing.T) {
+	_, f := setup(t)
+	op, before := f.deadEmail(t)
+	code, problem := f.call(t, (*Service).SkipDeadLetters, http.MethodPost, "/SkipDeadLetters", op,
+		`{"subscriber":"email","reason":"`+strings.Repeat("é", 1001)+`"}`)
+	require.Equal(t, http.StatusBadRequest, code, problem)
+	require.Equal(t, []string{"reason"}, fieldsNamed(problem))
+	require.Equal(t, before, f.everything(t))
+
+	code, body := f.call(t, (*Service).SkipDeadLetters, http.MethodPost, "/SkipDeadLetters", op,
+		`{"subscriber":"email","reason":"`+strings.Repeat("é", 1000)+`"}`)
+	require.Equal(t, http.StatusOK, code, body)
+	require.Equal(t, float64(1), body["skipped"])
+	require.Equal(t, 1, f.count(t, "SELECT count(*) FROM outbox_audit WHERE char_length(reason) = 1000 AND octet_length(reason) = 2000"))
 }
 
 // A listing filtered on a topic or subscriber that the routing table does

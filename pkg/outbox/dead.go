@@ -46,8 +46,8 @@ var ErrNoReason = errors.New("outbox: replaying or skipping needs a reason")
 var ErrInvalidFilter = errors.New("outbox: invalid filter")
 
 // Validate returns an error wrapping ErrInvalidFilter when a text field is
-// not UTF-8, holds NUL or is longer than 200 bytes, or until is before
-// since. ListDead, Replay and Skip call it.
+// not UTF-8, holds NUL or is longer than 200 characters (code points), or
+// until is before since. ListDead, Replay and Skip call it.
 func (f DeadFilter) Validate() error {
 	for _, field := range []struct{ name, value string }{{"topic", f.Topic}, {"subscriber", f.Subscriber}} {
 		if err := checkText(field.name, field.value, 200); err != nil {
@@ -60,9 +60,15 @@ func (f DeadFilter) Validate() error {
 	return nil
 }
 
-func checkText(name, value string, maxBytes int) error {
-	if !utf8.ValidString(value) || strings.ContainsRune(value, 0) || len(value) > maxBytes {
-		return fmt.Errorf("%w: %s must be UTF-8 text without NUL, at most %d bytes", ErrInvalidFilter, name, maxBytes)
+// checkText returns an error wrapping ErrInvalidFilter, naming the field,
+// when value is not UTF-8, holds NUL or has more than maxChars characters.
+// Characters are code points (utf8.RuneCountInString), as the functions'
+// validate max= tags and the client count them, so a reason of 1,000 "é"
+// (2,000 bytes) that the API accepts is not refused here. The columns are
+// text, without a length of their own.
+func checkText(name, value string, maxChars int) error {
+	if !utf8.ValidString(value) || strings.ContainsRune(value, 0) || utf8.RuneCountInString(value) > maxChars {
+		return fmt.Errorf("%w: %s must be UTF-8 text without NUL, at most %d characters", ErrInvalidFilter, name, maxChars)
 	}
 	return nil
 }

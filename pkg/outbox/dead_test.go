@@ -3,6 +3,7 @@ package outbox
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -91,4 +92,28 @@ func TestReplayAndSkipAreAudited(t *testing.T) {
 	n, err = Replay(ctx, b.pool, DeadFilter{Subscriber: "nobody"}, "ops", "nothing to do")
 	require.NoError(t, err)
 	require.Zero(t, n)
+}
+
+// The reason's limit counts characters (code points), as the API's
+// validate tag and the client do, not bytes: 1,000 "é" (2,000 bytes) is
+// kept, 1,001 refused.
+func TestReasonLimitCountsCharacters(t *testing.T) {
+	ctx, b, _ := deadSetup(t)
+	dead, err := ListDead(ctx, b.pool, DeadFilter{})
+	require.NoError(t, err)
+
+	_, err = Skip(ctx, b.pool, DeadFilter{IDs: []int64{dead[0].ID}}, "ops", strings.Repeat("é", 1001))
+	require.ErrorIs(t, err, ErrInvalidFilter)
+	require.ErrorContains(t, err, "reason must be UTF-8 text without NUL, at most 1000 characters")
+	_, err = Replay(ctx, b.pool, DeadFilter{All: true}, strings.Repeat("é", 201), "why")
+	require.ErrorContains(t, err, "actor must be UTF-8 text without NUL, at most 200 characters")
+	require.Zero(t, b.count(t, "SELECT count(*) FROM outbox_audit"))
+
+	n, err := Skip(ctx, b.pool, DeadFilter{IDs: []int64{dead[0].ID}}, strings.Repeat("é", 200), strings.Repeat("é", 1000))
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	n, err = Replay(ctx, b.pool, DeadFilter{All: true}, "ops", strings.Repeat("é", 1000))
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	require.Equal(t, 2, b.count(t, "SELECT count(*) FROM outbox_audit WHERE char_length(reason) = 1000 AND octet_length(reason) = 2000"))
 }

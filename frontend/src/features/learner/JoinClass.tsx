@@ -10,6 +10,20 @@ import { NameField } from "../../components/NameField";
 import { ProblemAlert } from "../../components/ProblemAlert";
 
 /**
+ * The join code typed, made as EnrollLearner takes it (ASCII letters and
+ * digits, any case: the server uppercases it). NFKC first makes the
+ * full-width forms that a Japanese, Chinese or Korean keyboard types
+ * ("ＤＥＭＯ２０２６", "－", U+3000) the ASCII ones ("DEMO2026", "-", " "),
+ * which the server's alphanum check would refuse as "must be letters and
+ * digits only". Then white space and dashes go: a code read aloud or copied
+ * is often typed in groups ("dbtp 4kr2", "DBTP-4KR2", "DBTP–4KR2" with the
+ * en dash a word processor makes of a hyphen).
+ */
+function joinCode(typed: string): string {
+  return typed.normalize("NFKC").replace(/[\s\p{Pd}]+/gu, "");
+}
+
+/**
  * A learner joins a class with the join code their teacher gave them
  * (EnrollLearner); the class's assignments become theirs at once. For a
  * newcomer (an identity without an account) it is their first class, which
@@ -46,8 +60,7 @@ export function JoinClass({ newcomer = false, onJoined }: { newcomer?: boolean; 
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    // A code read aloud or copied is often typed in groups ("dbtp 4kr2", "DBTP-4KR2"): the spaces and hyphens go.
-    join.submit({ code: code.replace(/[\s-]+/g, ""), displayName: displayName.trim() });
+    join.submit({ code: joinCode(code), displayName: displayName.trim() });
   };
   const joined = join.data && "assignments" in join.data ? join.data : undefined;
   const n = joined?.assignments.length ?? 0;

@@ -1,4 +1,4 @@
-import { screen, within } from "@testing-library/react";
+import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
 import type { components } from "../../api/schema";
@@ -200,5 +200,26 @@ describe("Today", () => {
     const joins = server.seen.filter((s) => s.path === "/EnrollLearner");
     expect(joins.map((s) => s.body)).toEqual([{ join_code: "NOPE1" }, { join_code: "MORN42" }]);
     expect(new Set(joins.map((s) => s.headers.get("Idempotency-Key"))).size).toBe(2);
+  });
+
+  it("joins with a code typed in full-width letters and digits, as a Japanese keyboard types it (NFKC)", async () => {
+    const server = fakeServer((req) => {
+      if (req.path === "/GetSchedule") return json(emptySchedule);
+      if (req.path === "/GetProgress") return json(noProgress);
+      return json({ class_id: "c1", class_name: "Morning B", learner_id: "x", assignments: [] } satisfies components["schemas"]["Enrollment"], 201);
+    });
+    const user = userEvent.setup();
+    renderApp(<Today />);
+    const input = await screen.findByLabelText("Join code from your teacher");
+    // Full-width letters, digits, hyphen (U+FF0D) and space (U+3000); then an en dash between groups.
+    await user.type(input, "ＤＥＭＯ－２０\u3000２６");
+    await user.click(screen.getByRole("button", { name: "Join" }));
+    expect(await screen.findByText("You joined Morning B.")).toBeInTheDocument();
+    await user.clear(input);
+    await user.type(input, "demo–2026");
+    await user.click(screen.getByRole("button", { name: "Join" }));
+    await waitFor(() => expect(server.seen.filter((s) => s.path === "/EnrollLearner")).toHaveLength(2));
+    // The server uppercases the code itself: its case is left as typed.
+    expect(server.seen.filter((s) => s.path === "/EnrollLearner").map((s) => s.body)).toEqual([{ join_code: "DEMO2026" }, { join_code: "demo2026" }]);
   });
 });

@@ -3,6 +3,7 @@ import userEvent from "@testing-library/user-event";
 import { Route, Routes } from "react-router";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { components } from "../../api/schema";
+import { characters } from "../../components/CharacterLimit";
 import { fakeServer, json, renderApp, type Seen } from "../../test/render";
 import { DeckPage } from "./DeckPage";
 import { details, edited, entries, entry, libraryId, ownId, problem, teacher, withEntries } from "./fixtures";
@@ -51,6 +52,40 @@ describe("a library deck", () => {
     await userEvent.click(screen.getByRole("button", { name: "Copy" }));
     await waitFor(() => expect(server.seen.some((r) => r.path === "/CopyDeck")).toBe(true));
     expect(server.seen.find((r) => r.path === "/CopyDeck")?.body).toEqual({ source_id: libraryId, title: "Core English 01 (my copy)" });
+  });
+});
+
+describe("copying a deck", () => {
+  it("starts with a title that fits: a 200-character title is cut, whole characters, so that with \" (my copy)\" it has at most 200", async () => {
+    // 189 "é", then an emoji of 2 code points (👩🏽) at 190..191 that a cut at 190 would split, then more.
+    const long = "é".repeat(189) + "👩🏽" + "x".repeat(9);
+    expect(characters(long)).toBe(200);
+    const library = withEntries(details({ id: libraryId, library: true, owner_id: null, title: long }), []);
+    const server = serve(library, (req) =>
+      req.path === "/CopyDeck" ? json(withEntries(details({ id: "d-copy", title: "copied" })), 201) : undefined,
+    );
+    open(libraryId);
+    const field = await screen.findByRole("textbox", { name: "Title of the copy" });
+    const want = "é".repeat(189) + " (my copy)";
+    expect(field).toHaveValue(want);
+    expect(characters(want)).toBe(199);
+    expect(screen.getByText("199 of 200 characters")).toBeInTheDocument();
+    await userEvent.click(screen.getByRole("button", { name: "Copy" }));
+    await waitFor(() => expect(server.seen.some((r) => r.path === "/CopyDeck")).toBe(true));
+    expect(server.seen.find((r) => r.path === "/CopyDeck")?.body).toEqual({ source_id: libraryId, title: want });
+  });
+
+  it("drops the white space that a cut leaves at the end of the title", async () => {
+    const long = "a".repeat(189) + " " + "b".repeat(10);
+    serve(withEntries(details({ id: libraryId, library: true, owner_id: null, title: long }), []));
+    open(libraryId);
+    expect(await screen.findByRole("textbox", { name: "Title of the copy" })).toHaveValue("a".repeat(189) + " (my copy)");
+  });
+
+  it("keeps a short title whole", async () => {
+    serve(withEntries(details({ id: libraryId, library: true, owner_id: null, title: "Core English 01" }), []));
+    open(libraryId);
+    expect(await screen.findByRole("textbox", { name: "Title of the copy" })).toHaveValue("Core English 01 (my copy)");
   });
 });
 

@@ -7,7 +7,7 @@ import { idempotent, useWrite } from "../../api/mutation";
 import { classQueries, deckQueries } from "../../api/queries";
 import type { components } from "../../api/schema";
 import { ApiError } from "../../api/problem";
-import { useCharacterLimit } from "../../components/CharacterLimit";
+import { characters, cutTo, useCharacterLimit } from "../../components/CharacterLimit";
 import { DataTable } from "../../components/DataTable";
 import { DownloadButton } from "../../components/Download";
 import { levelName } from "../../components/decks";
@@ -15,6 +15,9 @@ import { ProblemAlert } from "../../components/ProblemAlert";
 import { QueryState } from "../../components/States";
 import { DeckEditor } from "./DeckEditor";
 import { ImportDialog } from "./ImportDialog";
+
+/** The most characters (code points) a deck's title has on the server (pkg/decks; UpdateDeck, CopyDeck). */
+const titleMax = 200;
 
 type DeckDetail = components["schemas"]["DeckDetails"];
 type Entry = components["schemas"]["DeckEntry"];
@@ -149,7 +152,7 @@ function EditDetails({ deck }: { deck: DeckDetail }) {
     start((await qc.fetchQuery({ ...deckQueries.detail(api, deck.id), staleTime: 0 })).deck);
   };
   const set = (field: keyof Details) => (value: string) => setForm((f) => ({ ...f, [field]: value }));
-  const titleLimit = useCharacterLimit({ value: form.title, onChange: set("title"), limit: 200 });
+  const titleLimit = useCharacterLimit({ value: form.title, onChange: set("title"), limit: titleMax });
   const aboutLimit = useCharacterLimit({ value: form.description, onChange: set("description"), limit: 2000 });
   const termLimit = useCharacterLimit({ value: form.term_language, onChange: set("term_language"), limit: 35, describedBy: `${id}-tags` });
   const meaningLimit = useCharacterLimit({ value: form.meaning_language, onChange: set("meaning_language"), limit: 35, describedBy: `${id}-tags` });
@@ -259,14 +262,26 @@ function ExportDeck({ deck }: { deck: DeckDetail }) {
   );
 }
 
+const copySuffix = " (my copy)";
+
+/**
+ * The title CopyDeck's form starts with: title and " (my copy)", the title
+ * cut (whole characters, see cutTo, and without the white space the cut
+ * leaves at its end) so that the whole has at most 200 characters, which
+ * the server takes; a 200-character title gives 190 of it and the suffix.
+ */
+function copyTitle(title: string): string {
+  return cutTo(title, titleMax - characters(copySuffix)).trimEnd() + copySuffix;
+}
+
 /** Copies the deck (a library deck or one's own) into a new deck of the teacher's own (CopyDeck), and opens the copy. */
 function CopyDeck({ deck }: { deck: DeckDetail }) {
   const api = useApi();
   const qc = useQueryClient();
   const navigate = useNavigate();
   const id = useId();
-  const [title, setTitle] = useState(`${deck.title} (my copy)`);
-  const titleLimit = useCharacterLimit({ value: title, onChange: setTitle, limit: 200 });
+  const [title, setTitle] = useState(() => copyTitle(deck.title));
+  const titleLimit = useCharacterLimit({ value: title, onChange: setTitle, limit: titleMax });
   const copy = useWrite({
     mutationFn: async (v: { key: string; title: string }) =>
       unwrap(await api.POST("/CopyDeck", { params: idempotent(v.key), body: { source_id: deck.id, title: v.title } })),

@@ -98,6 +98,28 @@ describe("Webhooks", () => {
     expect(field).toHaveAccessibleDescription("An https:// address. A local stack (make run) also takes http://.");
   });
 
+  it("keeps the URL within the server's 2,000 characters: a longer paste is cut and said so, and the cut URL is sent", async () => {
+    const server = fakeServer((req) =>
+      req.path === "/ListWebhookEndpoints"
+        ? json({ endpoints: [] } satisfies components["schemas"]["WebhookEndpointList"])
+        : json({ type: "https://lexora.app/problems/validation-failed", title: "Invalid request", status: 400 }, 400),
+    );
+    const user = userEvent.setup();
+    renderApp(<Webhooks />, { user: teacher });
+    expect(await screen.findByText("No endpoints yet.")).toBeInTheDocument();
+    const field = screen.getByLabelText("Endpoint URL");
+    const long = "https://school.example/" + "p".repeat(2100);
+    await user.click(field);
+    await user.paste(long);
+    expect(field).toHaveValue(long.slice(0, 2000));
+    expect(screen.getByText("The pasted text was cut to 2,000 characters.")).toBeInTheDocument();
+    expect(field).toHaveAccessibleDescription("An https:// address. A local stack (make run) also takes http://. 2,000 of 2,000 characters");
+    await user.click(screen.getByRole("checkbox", { name: /A deck was assigned/ }));
+    await user.click(screen.getByRole("button", { name: "Register" }));
+    await waitFor(() => expect(server.seen.some((s) => s.path === "/RegisterWebhookEndpoint")).toBe(true));
+    expect(server.seen.find((s) => s.path === "/RegisterWebhookEndpoint")?.body).toMatchObject({ url: long.slice(0, 2000) });
+  });
+
   it("shows a refusal's title and field errors, and changes nothing", async () => {
     const server = fakeServer((req) =>
       req.path === "/ListWebhookEndpoints"

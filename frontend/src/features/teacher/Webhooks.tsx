@@ -5,6 +5,7 @@ import { unwrap } from "../../api/client";
 import { idempotent, useWrite } from "../../api/mutation";
 import { webhookQueries } from "../../api/queries";
 import type { components } from "../../api/schema";
+import { useCharacterLimit } from "../../components/CharacterLimit";
 import { ProblemAlert } from "../../components/ProblemAlert";
 import { Empty, QueryState } from "../../components/States";
 import { locale } from "../../components/when";
@@ -139,6 +140,9 @@ function Register({ onSecret }: { onSecret: (s: Secret) => void }) {
   const qc = useQueryClient();
   const id = useId();
   const [url, setUrl] = useState("");
+  // RegisterWebhookEndpoint refuses a URL of more than 2,000 characters
+  // (validate max=2000; pkg/webhooks.CheckURL).
+  const urlLimit = useCharacterLimit({ value: url, onChange: setUrl, limit: 2000, describedBy: `${id}-url-hint` });
   const [chosen, setChosen] = useState<Topic[]>([]);
   const [noTopic, setNoTopic] = useState(false);
   const register = useWrite({
@@ -174,11 +178,10 @@ function Register({ onSecret }: { onSecret: (s: Secret) => void }) {
         id={`${id}-url`}
         type="url"
         required
-        aria-describedby={`${id}-url-hint`}
         placeholder="https://school.example/lexora"
-        value={url}
-        onChange={(e) => setUrl(e.target.value)}
+        {...urlLimit.field}
       />
+      {urlLimit.note}
       <fieldset aria-describedby={noTopic ? `${id}-topics-error` : undefined}>
         <legend>Events</legend>
         {topics.map((t) => (
