@@ -313,7 +313,7 @@ describe("ReviewSender", () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     try {
       vi.setSystemTime(Date.parse("2026-03-02T09:10:00Z"));
-      keepOffset({ offsetMs: -600_000, serverAt: Date.parse("2026-03-02T09:00:00Z") });
+      keepOffset({ offsetMs: -600_000, serverAt: Date.parse("2026-03-02T09:00:00Z"), deviceAt: Date.parse("2026-03-02T09:10:00Z") });
       let down = 2;
       // No now: the sender's own clock.
       const { sent, sender } = recording({
@@ -323,7 +323,7 @@ describe("ReviewSender", () => {
         pause: async () => {
           // Between attempts the device's clock is set right and a new offset measured.
           vi.setSystemTime(Date.parse("2026-03-02T09:01:00Z"));
-          keepOffset({ offsetMs: 0, serverAt: Date.parse("2026-03-02T09:01:00Z") });
+          keepOffset({ offsetMs: 0, serverAt: Date.parse("2026-03-02T09:01:00Z"), deviceAt: Date.parse("2026-03-02T09:01:00Z") });
         },
       });
       await sender.rate("card-a", "cat", 3);
