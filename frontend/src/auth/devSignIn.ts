@@ -1,3 +1,4 @@
+import { keepOffset, measureOffset } from "../api/clock";
 import { ApiError } from "../api/problem";
 import type { Role, StoredSession } from "./session";
 
@@ -27,13 +28,22 @@ export async function listDevUsers(): Promise<DevUser[]> {
   return (await json<{ users: DevUser[] }>(r)).users;
 }
 
-/** Mints a development ID token for the user or email (POST /dev/token). */
+/**
+ * Mints a development ID token for the user or email (POST /dev/token).
+ * Its response's Date measures the clock's offset (keepOffset), as the
+ * API client's responses do: the token's expiry is the server's time, and
+ * loadSession compares it with the server's time, which a first sign-in
+ * has not measured otherwise.
+ */
 export async function devSignIn(who: DevIdentity): Promise<StoredSession> {
+  const sentAt = Date.now();
   const r = await fetch("/dev/token", {
     method: "POST",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify("userId" in who ? { user_id: who.userId } : { email: who.email }),
   });
+  const o = measureOffset(sentAt, Date.now(), r.headers.get("Date"));
+  if (o) keepOffset(o);
   const t = await json<{ token: string; expires_at: string; user: DevUser }>(r);
   return {
     token: t.token,

@@ -1,3 +1,5 @@
+import { serverNow } from "../api/clock";
+
 /** The roles a Lexora user has (users.role). */
 export type Role = "learner" | "teacher" | "operator";
 
@@ -22,7 +24,14 @@ export interface StoredSession {
 
 const key = "lexora.session";
 
-export function loadSession(now = Date.now()): StoredSession | null {
+/**
+ * The development sign-in kept, or null when there is none, it does not
+ * parse or it has expired: expiresAt (the server's time + 12 h, RFC 3339)
+ * is compared with now, the server's time as this device estimates it
+ * (serverNow, milliseconds since the epoch), so that a device clock more
+ * than 12 h fast does not drop every sign-in as expired.
+ */
+export function loadSession(now = serverNow().getTime()): StoredSession | null {
   const raw = localStorage.getItem(key);
   if (!raw) return null;
   try {
