@@ -1,3 +1,4 @@
+import { toServerTime } from "../../api/clock";
 import { Empty, QueryState } from "../../components/States";
 import { dueTime, locale } from "../../components/when";
 import { pendingNote, useProgress } from "./progress";
@@ -29,7 +30,7 @@ export function Progress() {
       <h1 id="progress-title">Progress</h1>
       <p className="muted">
         Progress is updated in the background a few seconds after each review
-        {progress.dataUpdatedAt > 0 && <> (read {dateTime.format(progress.dataUpdatedAt)})</>}.
+        {progress.dataUpdatedAt > 0 && <> (read {dateTime.format(toServerTime(progress.dataUpdatedAt))})</>}.
       </p>
       <QueryState query={progress} what="your progress">
         {(p) => (

@@ -1,8 +1,9 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { keepOffset } from "../../api/clock";
 import type { components } from "../../api/schema";
-import { clockTime, dueTime } from "../../components/when";
+import { clockTime, dueTime, locale } from "../../components/when";
 import { fakeServer, json, renderApp } from "../../test/render";
 import { zoneName } from "../../test/zone";
 import { Today } from "./Today";
@@ -101,6 +102,37 @@ describe("Today", () => {
     expect(screen.getByText(/^due /).textContent.endsWith(` ${zone}`)).toBe(true);
     expect(screen.getByText(/8 words a day to finish by/).textContent.endsWith(` at ${clockTime(dueAt)}.`)).toBe(true);
     expect(server.seen.find((s) => s.path === "/GetSchedule")!.query.get("limit")).toBe("1");
+  });
+
+  it("counts the pace and the read time from the server's clock on a device 2 days fast", async () => {
+    const server = Date.parse("2026-03-02T09:00:00.000Z");
+    const device = server + 2 * 86_400_000;
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(device);
+      keepOffset({ offsetMs: server - device, serverAt: server, deviceAt: device });
+      // Due 3 days after the server's now, which the device's clock says is 1 day away.
+      const dueAt = new Date(server + 3 * 86_400_000 - 60_000).toISOString();
+      const assignment = {
+        assignment_id: "8b1c2a44-3f7e-4d5b-9a0e-1c2d3e4f5a6b",
+        deck: "Common verbs 1",
+        due_at: dueAt,
+        completed_at: null,
+        cards_total: 25,
+        cards_seen: 5,
+        cards_learned: 1,
+        reviews: 7,
+        pending: false,
+      } satisfies components["schemas"]["AssignmentProgress"];
+      fakeServer((req) => json(req.path === "/GetSchedule" ? emptySchedule : { ...noProgress, assignments: [assignment] }));
+      renderApp(<Today />);
+      // 24 words over 3 days, not 24 in the 1 day the device's clock counts.
+      expect(await screen.findByText(/8 words a day to finish by/)).toBeInTheDocument();
+      const dateTime = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "short" });
+      expect(screen.getByText(/Progress is updated in the background/)).toHaveTextContent(`(read ${dateTime.format(server)})`);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("says a new assignment is being prepared until the drain has counted it, and reads again by itself", async () => {

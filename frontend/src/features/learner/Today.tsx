@@ -1,6 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { Link } from "react-router";
 import { useApi } from "../../api/ApiContext";
+import { serverNow, toServerTime } from "../../api/clock";
 import { scheduleQueries } from "../../api/queries";
 import type { components } from "../../api/schema";
 import { Empty, QueryState } from "../../components/States";
@@ -63,7 +64,7 @@ export function Today() {
       <h2>Assignments</h2>
       <p className="muted">
         Progress is updated in the background a few seconds after each review
-        {progress.dataUpdatedAt > 0 && <> (read {dateTime.format(progress.dataUpdatedAt)})</>}.
+        {progress.dataUpdatedAt > 0 && <> (read {dateTime.format(toServerTime(progress.dataUpdatedAt))})</>}.
       </p>
       <QueryState query={progress} what="your assignments">
         {(p) => (
@@ -82,7 +83,8 @@ export function Today() {
 function Assignments({ list }: { list: AssignmentProgress[] }) {
   const open = [...list].sort((a, b) => Number(a.completed_at !== null) - Number(b.completed_at !== null) || a.due_at.localeCompare(b.due_at));
   if (open.length === 0) return <Empty>No assignments yet: your teacher's decks appear here.</Empty>;
-  const now = new Date();
+  // The due dates are the server's instants: the pace counts from its time.
+  const now = serverNow();
   return (
     <ul className="assignments">
       {open.map((a) => (

@@ -1,8 +1,9 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import { Route, Routes } from "react-router";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { keepOffset } from "../../api/clock";
 import type { components } from "../../api/schema";
-import { dueTime } from "../../components/when";
+import { dueTime, locale } from "../../components/when";
 import { fakeServer, json, renderApp } from "../../test/render";
 import { workload } from "../../test/workload";
 import { ClassProgress } from "./ClassProgress";
@@ -129,6 +130,23 @@ describe("ClassProgress", () => {
 
     const words = within(screen.getByRole("region", { name: "Hardest words" })).getByRole("table");
     expect(within(words).getAllByRole("row")[1]).toHaveTextContent(/ephemeral\s*adjective\s*5\s*2\s*1/);
+  });
+
+  it("says when the grid was read on the server's clock, on a device an hour fast", async () => {
+    const server = Date.parse(grid.now);
+    const device = server + 3_600_000;
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(device);
+      keepOffset({ offsetMs: server - device, serverAt: server, deviceAt: device });
+      show(grid);
+      await screen.findByRole("heading", { name: "Year 9 English: progress" });
+      const dateTime = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "medium" });
+      // Read 30 s after the projection changed (10:15:30), not an hour and 30 s.
+      expect(screen.getByTestId("freshness")).toHaveTextContent(`read ${dateTime.format(server)}, and again`);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("orders the columns by due date even when a later-due deck sorts first by title or its times are written otherwise", async () => {

@@ -1,6 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { Link, useParams } from "react-router";
 import { useApi } from "../../api/ApiContext";
+import { toServerTime } from "../../api/clock";
 import { classQueries } from "../../api/queries";
 import type { components } from "../../api/schema";
 import { DataTable, type Column } from "../../components/DataTable";
@@ -79,13 +80,19 @@ export function ClassProgress() {
   );
 }
 
+/**
+ * When the projection last changed (progress_updated_at, the server's
+ * clock) and when the grid was read: readAt is react-query's dataUpdatedAt
+ * (the device's clock, epoch ms), shown on the server's clock (toServerTime)
+ * so that a device an hour fast does not show the data an hour old.
+ */
 function Freshness({ g, readAt }: { g: Grid; readAt: number }) {
   return (
     <p className="muted" data-testid="freshness">
       Cards learned and last activity are updated asynchronously, a few seconds after each review, so they can trail
       the latest reviews; cards due are counted live. Progress last updated{" "}
       <strong>{g.progress_updated_at ? dateTime.format(new Date(g.progress_updated_at)) : "never (nothing counted yet)"}</strong>
-      ; read {dateTime.format(readAt)}, and again every {refreshEvery / 1000} s.
+      ; read {dateTime.format(toServerTime(readAt))}, and again every {refreshEvery / 1000} s.
     </p>
   );
 }

@@ -2,6 +2,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
 import { Link } from "react-router";
 import { useApi } from "../../api/ApiContext";
+import { serverNow, toServerTime } from "../../api/clock";
 import { unwrap } from "../../api/client";
 import { idempotent, useWrite } from "../../api/mutation";
 import { classQueries, deckQueries } from "../../api/queries";
@@ -46,7 +47,7 @@ export function Classes() {
           ) : (
             <ul className="classes">
               {list.map((c) => (
-                <ClassCard key={c.id} c={c} readAt={classes.dataUpdatedAt} />
+                <ClassCard key={c.id} c={c} readAt={toServerTime(classes.dataUpdatedAt).getTime()} />
               ))}
             </ul>
           )
@@ -58,9 +59,10 @@ export function Classes() {
 }
 
 /**
- * A class with its forms. readAt is when the class list was read (epoch
- * ms): a deck is shown as past due, and may be assigned again, when its due
- * date had passed then.
+ * A class with its forms. readAt is when the class list was read, on the
+ * server's clock (toServerTime of dataUpdatedAt, epoch ms): a deck is
+ * shown as past due, and may be assigned again, when its due date had
+ * passed then.
  */
 function ClassCard({ c, readAt }: { c: Class; readAt: number }) {
   const id = useId();
@@ -243,7 +245,7 @@ function AssignDeck({ c, readAt }: { c: Class; readAt: number }) {
   // default (a week on) until the teacher picks one.
   const zone = me.data?.timezone;
   const [picked, setDue] = useState<string | null>(null);
-  const due = picked ?? dayAfter(new Date(), 7, zone);
+  const due = picked ?? dayAfter(serverNow(), 7, zone);
   // One intent, one request: the server assigns to every learner of the
   // class in one transaction, and a retry keeps the intent's key.
   const assign = useWrite({
@@ -297,8 +299,8 @@ function AssignDeck({ c, readAt }: { c: Class; readAt: number }) {
                 id={`${id}-due`}
                 type="date"
                 required
-                min={dayAfter(new Date(), 0, zone)}
-                max={dayAfter(new Date(), 365, zone)}
+                min={dayAfter(serverNow(), 0, zone)}
+                max={dayAfter(serverNow(), 365, zone)}
                 value={due}
                 onChange={(e) => setDue(e.target.value)}
               />
