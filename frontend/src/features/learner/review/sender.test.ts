@@ -340,6 +340,32 @@ describe("ReviewSender", () => {
     }
   });
 
+  it("stamps a rating with the device's clock once it was set right offline after a reload: the 3-day-fast offset is stale", async () => {
+    const kept = new Map<string, string>();
+    vi.stubGlobal("localStorage", {
+      getItem: (k: string) => kept.get(k) ?? null,
+      setItem: (k: string, v: string) => void kept.set(k, v),
+    });
+    const day = 86_400_000;
+    const measuredAt = Date.parse("2026-03-05T09:00:00Z");
+    // An earlier page measured the device 3 days fast.
+    kept.set("lexora.clock", JSON.stringify({ offsetMs: -3 * day, serverAt: measuredAt - 3 * day, deviceAt: measuredAt }));
+    // Offline, the device's clock is set right, and the page reloaded: its monotonic clock agrees with the wall clock.
+    const now = Date.parse("2026-03-02T09:30:00Z");
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.spyOn(performance, "now").mockReturnValue(now - performance.timeOrigin);
+    try {
+      vi.setSystemTime(now);
+      const { sent, sender } = recording();
+      await sender.rate("card-a", "cat", 3);
+      await sender.flush();
+      expect(sent.map((r) => r.request)).toEqual([{ reviewedAt: "2026-03-02T09:30:00.000Z" }]);
+    } finally {
+      vi.useRealTimers();
+      vi.unstubAllGlobals();
+    }
+  });
+
   it("sends a rating made offline with the time it was made, even when it goes out within the minute", async () => {
     let online = false;
     const { sent, sender } = recording({ online: () => online, pause: tick, now: () => new Date("2026-03-02T09:00:00Z") });
