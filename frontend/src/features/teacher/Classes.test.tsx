@@ -1,6 +1,7 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
+import { keepOffset } from "../../api/clock";
 import type { components } from "../../api/schema";
 import { dueTime } from "../../components/when";
 import { doubleClick, fakeServer, gate, json, renderApp } from "../../test/render";
@@ -153,6 +154,33 @@ describe("Classes", () => {
     const full = screen.getByRole("heading", { name: "Year 9 English" }).closest("li")!;
     expect(within(full).getByText("No decks assigned yet.")).toBeInTheDocument();
     expect(within(await within(full).findByLabelText("Deck")).getByRole("option", { name: /^Rare verbs/ })).toBeEnabled();
+  });
+
+  it("on a device a day fast, says a deck due in 12 h is due, and offers due days from the server's today", async () => {
+    const server = Date.parse("2026-03-02T09:00:00.000Z");
+    const device = server + 86_400_000;
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(device);
+      keepOffset({ offsetMs: server - device, serverAt: server, deviceAt: device });
+      const soon = new Date(server + 12 * 3_600_000).toISOString();
+      const one = {
+        ...cls,
+        decks: [{ deck_id: decks[1]!.id, deck_title: "Rare verbs", due_at: soon, assigned_at: "2026-03-01T09:00:00Z", desired_retention: 0.9 }],
+      } satisfies components["schemas"]["Class"];
+      fakeServer((req) =>
+        req.path === "/ListClasses"
+          ? json({ classes: [one] } satisfies components["schemas"]["ClassList"])
+          : json({ decks } satisfies components["schemas"]["DeckList"]),
+      );
+      renderApp(<Classes />, { user: teacher });
+      const card = (await screen.findByRole("heading", { name: "Year 9 English" }, { timeout: 5000 })).closest("li")!;
+      const list = within(card).getByRole("list", { name: "Decks of Year 9 English" });
+      expect(within(list).getByRole("listitem")).toHaveTextContent(`Rare verbs due ${dueTime(soon)}`);
+      expect(await within(card).findByLabelText("Due by the end of")).toHaveAttribute("min", dayAfter(new Date(server), 0));
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("lists the members by name whatever their case, as the server's order may not", async () => {
