@@ -1,5 +1,6 @@
 // @vitest-environment node
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { keepOffset } from "../api/clock";
 import { clockTime, dayNumber, dueTime, zonePlace } from "./when";
 
 // The end of 16 December in London, as a teacher there sets it.
@@ -16,6 +17,26 @@ describe("dueTime", () => {
 
   it("gives the year only when it is not this year's", () => {
     expect(dueTime(due, "Europe/London", new Date("2027-01-05T12:00:00Z"))).toMatch(/^Dec 16, 2026, 11:59\sPM United Kingdom Time$/);
+  });
+
+  it("counts this year from the server's clock, on a device 5 days fast at the turn of the year", () => {
+    // This file runs in Node, which has no localStorage: the offset is kept in a Map.
+    const kept = new Map<string, string>();
+    vi.stubGlobal("localStorage", {
+      getItem: (k: string) => kept.get(k) ?? null,
+      setItem: (k: string, v: string) => void kept.set(k, v),
+    });
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const server = Date.parse("2026-12-30T12:00:00Z");
+      const device = server + 5 * 86_400_000;
+      vi.setSystemTime(device);
+      keepOffset({ offsetMs: server - device, serverAt: server, deviceAt: device });
+      expect(dueTime("2027-01-10T12:00:00Z", "UTC")).toMatch(/^Jan 10, 2027, 12:00\sPM UTC$/);
+    } finally {
+      vi.useRealTimers();
+      vi.unstubAllGlobals();
+    }
   });
 
   it("uses the browser's zone for one it does not know", () => {

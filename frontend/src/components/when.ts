@@ -1,3 +1,5 @@
+import { serverNow } from "../api/clock";
+
 /**
  * How the client shows an instant a learner or a teacher acts by (a due
  * date): always with its time zone named, since the same instant is
@@ -52,9 +54,10 @@ export function dayNumber(at: Date, timeZone?: string): number {
 /**
  * An instant (RFC 3339 or a Date) as a date and time with its zone named,
  * e.g. "Dec 17, 12:59 AM France Time"; with the year when it is not the year of
- * now (the current time by default).
+ * now (by default the server's time as this device estimates it, serverNow:
+ * the due dates are the server's instants).
  */
-export function dueTime(at: string | Date, timeZone?: string, now: Date = new Date()): string {
+export function dueTime(at: string | Date, timeZone?: string, now: Date = serverNow()): string {
   const when = new Date(at);
   const year = formatter({ year: "numeric" }, timeZone);
   return formatter(
