@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { keepOffset } from "../api/clock";
 import { clockTime, dayNumber, dueTime, zonePlace } from "./when";
+import { memoryLocalStorage } from "../test/storage";
 
 // The end of 16 December in London, as a teacher there sets it.
 const due = "2026-12-16T23:59:59Z";
@@ -20,12 +21,7 @@ describe("dueTime", () => {
   });
 
   it("counts this year from the server's clock, on a device 5 days fast at the turn of the year", () => {
-    // This file runs in Node, which has no localStorage: the offset is kept in a Map.
-    const kept = new Map<string, string>();
-    vi.stubGlobal("localStorage", {
-      getItem: (k: string) => kept.get(k) ?? null,
-      setItem: (k: string, v: string) => void kept.set(k, v),
-    });
+    memoryLocalStorage();
     vi.useFakeTimers({ toFake: ["Date"] });
     try {
       const server = Date.parse("2026-12-30T12:00:00Z");

@@ -7,9 +7,9 @@ import { dueTime, locale } from "../../components/when";
 import { fakeServer, json, renderApp } from "../../test/render";
 import { workload } from "../../test/workload";
 import { ClassProgress } from "./ClassProgress";
+import { teacher, teacherMe } from "../../test/teacher";
 
 
-const teacher = { id: "00000000-0000-4000-8000-00000000000a", displayName: "Ada", email: "ada@lexora.test", role: "teacher" as const };
 const classId = "00000000-0000-4000-8000-0000000000c1";
 const nouns = "d0000000-0000-4000-8000-000000000001";
 const verbs = "d0000000-0000-4000-8000-000000000002";
@@ -67,16 +67,7 @@ const grid = {
   hardest_words: [{ lexeme_id: "l1", lemma: "ephemeral", part_of_speech: "adjective", lapses: 5, learners: 2, leeches: 1 }],
 } satisfies components["schemas"]["ClassProgress"];
 
-// The teacher's zone (Me): Tokyo, 9 hours east of UTC all year, whatever zone the tests run in.
-const me = {
-  id: teacher.id,
-  display_name: "Ada",
-  email: teacher.email,
-  roles: ["teacher"],
-  timezone: "Asia/Tokyo",
-  classes: [],
-  teaching: [],
-} satisfies components["schemas"]["Me"];
+const me = teacherMe;
 
 /** Opens the class's progress on GetClassProgress's answer body (a grid, or a problem with status). */
 function show(body: components["schemas"]["ClassProgress"] | components["schemas"]["Problem"], status = 200) {

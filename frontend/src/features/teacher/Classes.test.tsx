@@ -7,8 +7,8 @@ import { dueTime } from "../../components/when";
 import { doubleClick, fakeServer, gate, json, renderApp } from "../../test/render";
 import { dayAfter } from "./assign";
 import { Classes } from "./Classes";
+import { teacher, teacherMe } from "../../test/teacher";
 
-const teacher = { id: "00000000-0000-4000-8000-00000000000a", displayName: "Ada", email: "ada@lexora.test", role: "teacher" as const };
 const mia = "00000000-0000-4000-8000-000000000001";
 const noah = "00000000-0000-4000-8000-000000000002";
 
@@ -32,17 +32,7 @@ const decks = [
   { id: "d0000000-0000-4000-8000-000000000003", title: "My trip words", description: "", words: 12, level: null, library: false, started: false },
 ] satisfies components["schemas"]["Deck"][];
 
-// The teacher's zone (Me): 9 hours east of UTC all year, so the end of a
-// day there is 14:59:59Z, whatever zone the tests run in.
-const me = {
-  id: teacher.id,
-  display_name: "Ada",
-  email: teacher.email,
-  roles: ["teacher"],
-  timezone: "Asia/Tokyo",
-  classes: [],
-  teaching: [],
-} satisfies components["schemas"]["Me"];
+const me = teacherMe;
 
 /** CreateAssignment's answer: each learner of learners assigned, each of already not. */
 const answer = (assigned: string[], already: string[] = []) => ({

@@ -5,6 +5,7 @@ import { ApiError } from "../../../api/problem";
 import { freshStore } from "../../../test/render";
 import type { QueuedReview, Rating, ReviewStore } from "./queue";
 import { ReviewSender, type SendReview } from "./sender";
+import { memoryLocalStorage } from "../../../test/storage";
 
 const learnerId = "learner-1";
 const instant = () => Promise.resolve();
@@ -304,12 +305,7 @@ describe("ReviewSender", () => {
   });
 
   it("fixes a rating's reviewed_at on the server's clock: a device 10 minutes fast, and its retries keep it", async () => {
-    // This file runs in Node, which has no localStorage: the offset is kept in a Map.
-    const kept = new Map<string, string>();
-    vi.stubGlobal("localStorage", {
-      getItem: (k: string) => kept.get(k) ?? null,
-      setItem: (k: string, v: string) => void kept.set(k, v),
-    });
+    memoryLocalStorage();
     vi.useFakeTimers({ toFake: ["Date"] });
     try {
       vi.setSystemTime(Date.parse("2026-03-02T09:10:00Z"));
@@ -341,11 +337,7 @@ describe("ReviewSender", () => {
   });
 
   it("stamps a rating with the device's clock once it was set right offline after a reload: the 3-day-fast offset is stale", async () => {
-    const kept = new Map<string, string>();
-    vi.stubGlobal("localStorage", {
-      getItem: (k: string) => kept.get(k) ?? null,
-      setItem: (k: string, v: string) => void kept.set(k, v),
-    });
+    const kept = memoryLocalStorage();
     const day = 86_400_000;
     const measuredAt = Date.parse("2026-03-05T09:00:00Z");
     // An earlier page measured the device 3 days fast.
