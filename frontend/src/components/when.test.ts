@@ -14,6 +14,8 @@ describe("dueTime", () => {
     expect(dueTime(due, "Europe/Paris", now)).toMatch(/^Dec 17, 12:59\sAM France Time$/);
     expect(dueTime(due, "Asia/Kolkata", now)).toMatch(/^Dec 17, 5:29\sAM India Time$/);
     expect(dueTime(due, "UTC", now)).toMatch(/^Dec 16, 11:59\sPM UTC$/);
+    // Where the generic name is an abbreviation ("ET"), the long one.
+    expect(dueTime(due, "America/New_York", now)).toMatch(/^Dec 16, 6:59\sPM Eastern Time$/);
   });
 
   it("gives the year only when it is not this year's", () => {
@@ -67,7 +69,7 @@ describe("locale", () => {
     vi.resetModules();
     const when = await import("./when");
     expect(when.locale).toBe("en-GB");
-    expect(when.dueTime(due, "Europe/Paris", now)).toMatch(/^17 Dec, 00:59\sCET$/);
+    expect(when.dueTime(due, "Europe/Paris", now)).toMatch(/^17 Dec, 00:59\sCentral European Time$/);
     expect(when.clockTime(due, "Asia/Kolkata")).toMatch(/^05:29\sIndia Time$/);
   });
 

@@ -7,10 +7,9 @@ import { serverNow } from "../api/clock";
  * teacher in London who set it. timeZone is an IANA name (the teacher's
  * own, from Me); undefined, or a zone this browser does not know, is the
  * browser's. The locale is the browser's English one, or British English
- * (see locale). The zone is named by its generic
- * name ("France Time", "India Time", "ET", "CET" in en-GB) rather than its
- * offset ("GMT+1"), which a learner does not recognise as Paris; UTC keeps
- * "UTC".
+ * (see locale). The zone is named as a place or a region (zoneLabel:
+ * "France Time", "India Time", "Central European Time") rather than by its
+ * offset ("GMT+1"), which a learner does not recognise as Paris.
  */
 
 /**
@@ -32,10 +31,33 @@ function formatter(options: Intl.DateTimeFormatOptions, timeZone?: string): Intl
   }
 }
 
-/** The zone name option for timeZone: generic, but "UTC" for UTC (whose generic name is "GMT+0"). */
-function zoneName(timeZone?: string): Intl.DateTimeFormatOptions["timeZoneName"] {
+/** The name of timeZone at the instant at, as formatter writes it with the timeZoneName option name. */
+function zonePart(at: Date, name: Intl.DateTimeFormatOptions["timeZoneName"], timeZone?: string): string {
+  return formatter({ timeZoneName: name }, timeZone).formatToParts(at).find((p) => p.type === "timeZoneName")?.value ?? "";
+}
+
+/**
+ * How timeZone (the browser's when undefined or unknown) is named at the
+ * instant at: by its short generic name ("France Time", "India Time",
+ * "Japan Time"), or its long one where the short one is an abbreviation
+ * ("CET" becomes "Central European Time", "ET" "Eastern Time"); "UTC" for
+ * UTC and the Etc zones, whose generic names are offsets.
+ */
+function zoneOption(at: Date, timeZone?: string): Intl.DateTimeFormatOptions["timeZoneName"] {
   const zone = formatter({}, timeZone).resolvedOptions().timeZone;
-  return zone === "UTC" || zone.startsWith("Etc/") ? "short" : "shortGeneric";
+  if (zone === "UTC" || zone.startsWith("Etc/")) return "short";
+  return /^[A-Z]{1,5}$/.test(zonePart(at, "shortGeneric", timeZone)) ? "longGeneric" : "shortGeneric";
+}
+
+/** The name of timeZone at the instant at, as due and clock times write it (see zoneOption). */
+export function zoneLabel(at: string | Date, timeZone?: string): string {
+  const when = new Date(at);
+  return zonePart(when, zoneOption(when, timeZone), timeZone);
+}
+
+/** The instant at formatted with options in timeZone, its zone named (see zoneOption). */
+function withZone(options: Intl.DateTimeFormatOptions, at: Date, timeZone?: string): string {
+  return formatter({ ...options, timeZoneName: zoneOption(at, timeZone) }, timeZone).format(at);
 }
 
 const dayMs = 86_400_000;
@@ -60,22 +82,22 @@ export function dayNumber(at: Date, timeZone?: string): number {
 export function dueTime(at: string | Date, timeZone?: string, now: Date = serverNow()): string {
   const when = new Date(at);
   const year = formatter({ year: "numeric" }, timeZone);
-  return formatter(
+  return withZone(
     {
       month: "short",
       day: "numeric",
       ...(year.format(when) !== year.format(now) && { year: "numeric" }),
       hour: "numeric",
       minute: "2-digit",
-      timeZoneName: zoneName(timeZone),
     },
+    when,
     timeZone,
-  ).format(when);
+  );
 }
 
 /** The time of day of an instant with its zone named, e.g. "5:29 AM India Time". */
 export function clockTime(at: string | Date, timeZone?: string): string {
-  return formatter({ hour: "numeric", minute: "2-digit", timeZoneName: zoneName(timeZone) }, timeZone).format(new Date(at));
+  return withZone({ hour: "numeric", minute: "2-digit" }, new Date(at), timeZone);
 }
 
 /**

@@ -1,9 +1,8 @@
 import { screen } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import type { components } from "../../api/schema";
-import { dueTime } from "../../components/when";
+import { dueTime, zoneLabel } from "../../components/when";
 import { fakeServer, json, renderApp } from "../../test/render";
-import { zoneName } from "../../test/zone";
 import { Progress } from "./Progress";
 
 function progress(recall: components["schemas"]["Progress"]["predicted_recall"]): components["schemas"]["Progress"] {
@@ -73,7 +72,7 @@ describe("Progress", () => {
     expect(own).toHaveTextContent("1 of 40 cards learned (3 seen, 3 reviews)");
     expect(screen.getByText("Core English 02")).toBeInTheDocument();
     // The due time names its zone (the browser's: the test's own).
-    const zone = zoneName("2099-01-01T00:00:00Z");
+    const zone = zoneLabel("2099-01-01T00:00:00Z");
     expect(screen.getByText(/^due /).textContent).toBe(`due ${dueTime("2099-01-01T00:00:00Z")}`);
     expect(screen.getByText(/^due /).textContent.endsWith(` ${zone}`)).toBe(true);
   });

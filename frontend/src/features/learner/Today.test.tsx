@@ -3,9 +3,8 @@ import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import { keepOffset } from "../../api/clock";
 import type { components } from "../../api/schema";
-import { clockTime, dueTime, locale } from "../../components/when";
+import { clockTime, dueTime, locale, zoneLabel } from "../../components/when";
 import { fakeServer, json, renderApp } from "../../test/render";
-import { zoneName } from "../../test/zone";
 import { Today } from "./Today";
 
 const due = (state: components["schemas"]["CardState"], i: number) => ({
@@ -97,7 +96,7 @@ describe("Today", () => {
     // 24 words over 3 days.
     expect(screen.getByText(/8 words a day to finish by/)).toBeInTheDocument();
     // The due time names its zone, and the pace names the same time.
-    const zone = zoneName(dueAt);
+    const zone = zoneLabel(dueAt);
     expect(screen.getByText(/^due /)).toHaveTextContent(`due ${dueTime(dueAt)}`);
     expect(screen.getByText(/^due /).textContent.endsWith(` ${zone}`)).toBe(true);
     expect(screen.getByText(/8 words a day to finish by/).textContent.endsWith(` at ${clockTime(dueAt)}.`)).toBe(true);
