@@ -71,39 +71,61 @@ func (c Client) Messages(ctx context.Context) (_ []Message, err error) {
 }
 
 // Start runs a private mailpit on free loopback ports for the duration of
-// the test and returns its SMTP port and an API client. It fails the test
-// when the binary cannot be found or does not start within 10 seconds.
+// the test and returns its SMTP port and an API client. A port found free
+// can be taken by another test's server before mailpit binds it (mailpit
+// then exits, or the API answering is another server's), so it tries up to
+// three times, on new ports each time. It fails the test when the binary
+// cannot be found or no try answers within 10 seconds.
 func Start(t testing.TB) (smtpPort int, client Client) {
 	t.Helper()
 	bin, err := binary()
 	if err != nil {
 		t.Fatalf("mailpit: no binary: set LEXORA_MAILPIT, or run .ci/ensure-mailpit (make test and make run do): %v", err)
 	}
-	smtpPort, httpPort := testport.Free(t), testport.Free(t)
+	var tries []error
+	for range 3 {
+		smtpPort = testport.Free(t)
+		client, stop, err := start(bin, t.TempDir(), smtpPort, testport.Free(t))
+		if err == nil {
+			t.Cleanup(stop)
+			return smtpPort, client
+		}
+		tries = append(tries, err)
+	}
+	t.Fatalf("mailpit: %v", errors.Join(tries...))
+	return 0, Client{}
+}
+
+// start runs bin with its database in dir, SMTP on smtpPort and its API on
+// httpPort, and returns once the API answers, with stop, which kills it; or
+// it returns why not, mailpit stopped.
+func start(bin, dir string, smtpPort, httpPort int) (client Client, stop func(), err error) {
 	cmd := exec.Command(bin,
 		"--smtp", "127.0.0.1:"+strconv.Itoa(smtpPort),
 		"--listen", "127.0.0.1:"+strconv.Itoa(httpPort),
-		"--database", filepath.Join(t.TempDir(), "mailpit.db"),
+		"--database", filepath.Join(dir, "mailpit.db"),
 		"--disable-version-check")
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("mailpit: start %s: %v", bin, err)
+		return Client{}, nil, fmt.Errorf("start %s: %w", bin, err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
+	stop = func() {
 		_ = cmd.Process.Kill()
-		<-exited //nolint:errcheck // killed by this cleanup: Wait only says so
-	})
+		<-exited //nolint:errcheck // killed by stop: Wait only says so
+	}
 	client = Client{URL: (&url.URL{Scheme: "http", Host: "127.0.0.1:" + strconv.Itoa(httpPort)}).String()}
 	for _, port := range []int{smtpPort, httpPort} {
 		if err := testport.Await("127.0.0.1:"+strconv.Itoa(port), 10*time.Second, exited); err != nil {
-			t.Fatalf("mailpit: %v", err)
+			stop()
+			return Client{}, nil, err
 		}
 	}
 	if _, err := client.Messages(context.Background()); err != nil {
-		t.Fatalf("mailpit: listening but its API does not answer: %v", err)
+		stop()
+		return Client{}, nil, fmt.Errorf("listening but its API does not answer: %w", err)
 	}
-	return smtpPort, client
+	return client, stop, nil
 }
 
 // binary returns the mailpit to start: LEXORA_MAILPIT when set, else
