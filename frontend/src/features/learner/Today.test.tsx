@@ -47,6 +47,20 @@ const noProgress = {
 
 const inDays = (days: number) => new Date(Date.now() + days * 86_400_000 - 60_000).toISOString();
 
+/** Common verbs 1, due at dueAt, 24 of its 25 words still to learn. */
+const verbsDueAt = (dueAt: string) =>
+  ({
+    assignment_id: "8b1c2a44-3f7e-4d5b-9a0e-1c2d3e4f5a6b",
+    deck: "Common verbs 1",
+    due_at: dueAt,
+    completed_at: null,
+    cards_total: 25,
+    cards_seen: 5,
+    cards_learned: 1,
+    reviews: 7,
+    pending: false,
+  }) satisfies components["schemas"]["AssignmentProgress"];
+
 describe("Today", () => {
   it("shows cards due, the new cards left of the daily limit, the streak, and each assignment with its pace", async () => {
     const dueAt = inDays(3);
@@ -71,19 +85,7 @@ describe("Today", () => {
             achievements: [],
             feed: [],
             started_decks: [],
-            assignments: [
-              {
-                assignment_id: "8b1c2a44-3f7e-4d5b-9a0e-1c2d3e4f5a6b",
-                deck: "Common verbs 1",
-                due_at: dueAt,
-                completed_at: null,
-                cards_total: 25,
-                cards_seen: 5,
-                cards_learned: 1,
-                reviews: 7,
-                pending: false,
-              },
-            ],
+            assignments: [verbsDueAt(dueAt)],
           } satisfies components["schemas"]["Progress"]),
     );
     renderApp(<Today />);
@@ -112,18 +114,7 @@ describe("Today", () => {
       keepOffset({ offsetMs: server - device, serverAt: server, deviceAt: device });
       // Due 3 days after the server's now, which the device's clock says is 1 day away.
       const dueAt = new Date(server + 3 * 86_400_000 - 60_000).toISOString();
-      const assignment = {
-        assignment_id: "8b1c2a44-3f7e-4d5b-9a0e-1c2d3e4f5a6b",
-        deck: "Common verbs 1",
-        due_at: dueAt,
-        completed_at: null,
-        cards_total: 25,
-        cards_seen: 5,
-        cards_learned: 1,
-        reviews: 7,
-        pending: false,
-      } satisfies components["schemas"]["AssignmentProgress"];
-      fakeServer((req) => json(req.path === "/GetSchedule" ? emptySchedule : { ...noProgress, assignments: [assignment] }));
+      fakeServer((req) => json(req.path === "/GetSchedule" ? emptySchedule : { ...noProgress, assignments: [verbsDueAt(dueAt)] }));
       renderApp(<Today />);
       // 24 words over 3 days, not 24 in the 1 day the device's clock counts.
       expect(await screen.findByText(/8 words a day to finish by/)).toBeInTheDocument();
